@@ -1,0 +1,15 @@
+namespace Voron.LoadTests.Experiments;
+
+/// <summary>Every experiment the program knows, in the order <c>list</c> prints them.</summary>
+internal static class ExperimentCatalog
+{
+    internal const string Default = "machine";
+
+    internal static IReadOnlyList<IExperiment> All { get; } =
+    [
+        new MachineExperiment(),
+    ];
+
+    internal static IExperiment? Find(string name) =>
+        All.FirstOrDefault(e => string.Equals(e.Name, name, StringComparison.OrdinalIgnoreCase));
+}

@@ -1,0 +1,63 @@
+namespace Voron.LoadTests.Experiments;
+
+/// <summary>What an experiment runs with: where its data goes, whether it is a quick run, where it reports.</summary>
+internal sealed class ExperimentContext : IDisposable
+{
+    private readonly bool _ownsDirectory;
+
+    private ExperimentContext(TextWriter output, bool quick, string dataDirectory, bool ownsDirectory)
+    {
+        Output = output;
+        Quick = quick;
+        DataDirectory = dataDirectory;
+        _ownsDirectory = ownsDirectory;
+    }
+
+    public TextWriter Output { get; }
+
+    /// <summary>A run under a minute, with smaller counts: for smoke tests and CI.</summary>
+    public bool Quick { get; }
+
+    /// <summary>A directory the experiment may fill; deleted afterwards when the program made it.</summary>
+    public string DataDirectory { get; }
+
+    internal static ExperimentContext Create(TextWriter output, bool quick, string? directory)
+    {
+        if (directory != null)
+        {
+            Directory.CreateDirectory(directory);
+            return new ExperimentContext(output, quick, Path.GetFullPath(directory), ownsDirectory: false);
+        }
+
+        var temporary = Path.Combine(Path.GetTempPath(), "voron-loadtests-" + Guid.NewGuid().ToString("N")[..12]);
+        Directory.CreateDirectory(temporary);
+        return new ExperimentContext(output, quick, temporary, ownsDirectory: true);
+    }
+
+    /// <summary>A fresh subdirectory of <see cref="DataDirectory"/> for one engine or one run.</summary>
+    public string NewDirectory(string name)
+    {
+        var path = Path.Combine(DataDirectory, name);
+        if (Directory.Exists(path))
+        {
+            Directory.Delete(path, recursive: true);
+        }
+
+        Directory.CreateDirectory(path);
+        return path;
+    }
+
+    /// <summary>Prints a progress line, prefixed with the time since the program started.</summary>
+    public void Progress(string message) =>
+        Output.WriteLine($"[{Environment.TickCount64 / 1000.0 - StartSeconds,7:F1}s] {message}");
+
+    private static readonly double StartSeconds = Environment.TickCount64 / 1000.0;
+
+    public void Dispose()
+    {
+        if (_ownsDirectory && Directory.Exists(DataDirectory))
+        {
+            Directory.Delete(DataDirectory, recursive: true);
+        }
+    }
+}

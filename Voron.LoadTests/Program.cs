@@ -1,0 +1,3 @@
+using Voron.LoadTests;
+
+return await CommandLine.RunAsync(args, Console.Out).ConfigureAwait(false);

@@ -1,0 +1,140 @@
+using System.Globalization;
+using System.Text;
+using System.Text.Json;
+using System.Text.Json.Nodes;
+
+namespace Voron.LoadTests.Reporting;
+
+/// <summary>
+/// An experiment's result: a title, facts about the run (machine, durability mode, flush
+/// latency), and a table of rows. Saved as <c>reports/&lt;name&gt;.json</c> (rows as objects keyed
+/// by column name, for tools) and <c>reports/&lt;name&gt;.md</c> (for people).
+/// </summary>
+internal sealed class Report
+{
+    private readonly List<string> _columns = [];
+    private readonly List<Dictionary<string, object?>> _rows = [];
+    private readonly List<KeyValuePair<string, object?>> _facts = [];
+    private readonly List<string> _notes = [];
+
+    public Report(string experiment, string title)
+    {
+        Experiment = experiment;
+        Title = title;
+        AddFact("experiment", experiment);
+        AddFact("startedUtc", DateTime.UtcNow.ToString("u", CultureInfo.InvariantCulture));
+        AddFact("machine", $"{Environment.ProcessorCount} cores, {Environment.OSVersion}, .NET {Environment.Version}");
+    }
+
+    public string Experiment { get; }
+
+    public string Title { get; }
+
+    public IReadOnlyList<Dictionary<string, object?>> Rows => _rows;
+
+    public void AddFact(string name, object? value)
+    {
+        _facts.RemoveAll(f => f.Key == name);
+        _facts.Add(new(name, value));
+    }
+
+    public void AddNote(string note) => _notes.Add(note);
+
+    /// <summary>Adds a row; columns appear in the order they are first seen.</summary>
+    public void AddRow(params (string Column, object? Value)[] cells)
+    {
+        var row = new Dictionary<string, object?>();
+        foreach (var (column, value) in cells)
+        {
+            if (!_columns.Contains(column))
+            {
+                _columns.Add(column);
+            }
+
+            row[column] = value;
+        }
+
+        _rows.Add(row);
+    }
+
+    public (string JsonPath, string MarkdownPath) Save(string directory)
+    {
+        Directory.CreateDirectory(directory);
+        var json = Path.Combine(directory, Experiment + ".json");
+        var markdown = Path.Combine(directory, Experiment + ".md");
+        File.WriteAllText(json, ToJson());
+        File.WriteAllText(markdown, ToMarkdown());
+        return (json, markdown);
+    }
+
+    public string ToJson()
+    {
+        var root = new JsonObject();
+        foreach (var (name, value) in _facts)
+        {
+            root[name] = JsonValue(value);
+        }
+
+        var rows = new JsonArray();
+        foreach (var row in _rows)
+        {
+            var item = new JsonObject();
+            foreach (var (column, value) in row)
+            {
+                item[column] = JsonValue(value);
+            }
+
+            rows.Add(item);
+        }
+
+        root["rows"] = rows;
+        root["notes"] = new JsonArray([.. _notes.Select(n => (JsonNode?)n)]);
+        return root.ToJsonString(new JsonSerializerOptions { WriteIndented = true });
+    }
+
+    public string ToMarkdown()
+    {
+        var text = new StringBuilder();
+        text.Append(CultureInfo.InvariantCulture, $"# {Title}\n\n");
+        foreach (var (name, value) in _facts)
+        {
+            text.Append(CultureInfo.InvariantCulture, $"- {name}: {Format(value)}\n");
+        }
+
+        text.Append('\n');
+        text.Append("| ").AppendJoin(" | ", _columns).Append(" |\n");
+        text.Append('|').AppendJoin("|", _columns.Select(_ => "---")).Append("|\n");
+        foreach (var row in _rows)
+        {
+            text.Append("| ").AppendJoin(" | ", _columns.Select(c => Format(row.GetValueOrDefault(c)))).Append(" |\n");
+        }
+
+        foreach (var note in _notes)
+        {
+            text.Append('\n').Append(note).Append('\n');
+        }
+
+        return text.ToString();
+    }
+
+    private static JsonValue? JsonValue(object? value) => value switch
+    {
+        null => null,
+        double d => System.Text.Json.Nodes.JsonValue.Create(Math.Round(d, 4)),
+        long l => System.Text.Json.Nodes.JsonValue.Create(l),
+        int i => System.Text.Json.Nodes.JsonValue.Create(i),
+        bool b => System.Text.Json.Nodes.JsonValue.Create(b),
+        _ => System.Text.Json.Nodes.JsonValue.Create(Convert.ToString(value, CultureInfo.InvariantCulture)),
+    };
+
+    private static string Format(object? value) => value switch
+    {
+        null => "",
+        double d when Math.Abs(d) >= 1000 => d.ToString("N0", CultureInfo.InvariantCulture),
+        double d when Math.Abs(d) >= 10 => d.ToString("F1", CultureInfo.InvariantCulture),
+        double d => d.ToString("0.###", CultureInfo.InvariantCulture),
+        long l => l.ToString("N0", CultureInfo.InvariantCulture),
+        int i => i.ToString("N0", CultureInfo.InvariantCulture),
+        _ => Convert.ToString(value, CultureInfo.InvariantCulture) ?? "",
+    };
+}
