@@ -1,0 +1,43 @@
+namespace Voron.Trees;
+
+/// <summary>
+/// How a tree reaches pages: the transaction's view of the store. Implemented by the
+/// transaction layer (and by a plain dictionary in the tree unit tests).
+/// </summary>
+/// <remarks>
+/// Page numbers are stable: modifying a page keeps its number (MVCC is the transaction layer's
+/// page table, not copy-on-write paths), so a tree never has to rewrite a parent because a child
+/// changed. Spans returned here point into transaction-owned buffers or the read-only data-file
+/// mapping: they are valid until the transaction ends, and a span from <see cref="GetPage"/> may
+/// go stale after <see cref="ModifyPage"/> of the same page — fetch again after modifying.
+/// </remarks>
+internal interface IPageAccess
+{
+    /// <summary>Whether this is a write transaction; trees refuse changes otherwise.</summary>
+    bool IsWritable { get; }
+
+    /// <summary>The data file's path, for <see cref="CorruptionException"/> messages (a page's
+    /// offset in it is its number times <see cref="Constants.PageSize"/>).</summary>
+    string DataFilePath { get; }
+
+    /// <summary>
+    /// The current version of a page as this transaction sees it: one page, or for an overflow
+    /// page the whole run (its length from the header's OverflowSize). Validated on first read
+    /// from the data file: a bad page raises <see cref="CorruptionException"/>.
+    /// </summary>
+    ReadOnlySpan<byte> GetPage(long pageNumber);
+
+    /// <summary>A writable copy of a single page (never an overflow run), made once per
+    /// transaction; later calls return the same buffer.</summary>
+    Span<byte> ModifyPage(long pageNumber);
+
+    /// <summary>
+    /// Allocates <paramref name="pageCount"/> consecutive pages and returns a zeroed, writable
+    /// buffer over all of them, with the page number already in the header. The caller sets the
+    /// flags (and OverflowSize for a run).
+    /// </summary>
+    Span<byte> AllocatePages(int pageCount, out long pageNumber);
+
+    /// <summary>Frees a page, or the whole overflow run starting at it.</summary>
+    void FreePages(long pageNumber, int pageCount);
+}
