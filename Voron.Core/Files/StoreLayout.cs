@@ -1,0 +1,24 @@
+namespace Voron.Files;
+
+/// <summary>
+/// The files of one store directory:
+/// <code>
+///   &lt;dir&gt;/voron.lock         held exclusively while the store is open
+///   &lt;dir&gt;/voron.data         the data file: 8 KiB pages, memory-mapped read-only
+///   &lt;dir&gt;/headers.one        header copy written at odd revisions (Files/HeaderFile.cs)
+///   &lt;dir&gt;/headers.two        header copy written at even revisions
+///   &lt;dir&gt;/journal/           journal files, 0000000000000000001.journal ... (Journal/)
+/// </code>
+/// </summary>
+internal sealed record StoreLayout(string Directory)
+{
+    public string LockFile => Path.Combine(Directory, "voron.lock");
+
+    public string DataFile => Path.Combine(Directory, "voron.data");
+
+    public string JournalDirectory => Path.Combine(Directory, "journal");
+
+    /// <summary>The header copy a given revision is written to: odd revisions to one, even to two,
+    /// so a torn header write always leaves the other copy intact.</summary>
+    public string HeaderFile(long revision) => Path.Combine(Directory, revision % 2 == 1 ? "headers.one" : "headers.two");
+}

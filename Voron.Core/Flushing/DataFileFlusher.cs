@@ -1,0 +1,196 @@
+using Voron.Files;
+using Voron.Journal;
+using Voron.Transactions;
+
+namespace Voron.Flushing;
+
+// Design notes — flushing and syncing.
+//
+//   Flush(), under _flushLock (one flush at a time):
+//     1. F = newest committed tx <= oldest live reader's snapshot (FL1)
+//     2. pages = every page written by a transaction in (flushed, F]; for each, the newest
+//        version with tx <= F from the page table
+//     3. data file: extend, write the pages as gathered runs (Pager.WritePages)
+//     4. data file: FlushData (fdatasync)                           (FL2: before the header)
+//     5. header: revision + 1, LastSyncedTxId = F, journal position after F's record,
+//        state as of F; written to the other copy and FlushData'd   (FL3: before releasing)
+//     6. page table: drop versions <= F of those pages (PT4)
+//     7. journal: recycle files wholly before F's position (under the journal lock)
+//   any failure: the environment fails (fail-stop); the journal still holds everything.
+//
+// Invariants:
+//   FL1. F never exceeds the snapshot of a live reader, so the data file never holds a page
+//        version newer than a reader that falls through to it expects (PageTable PT3).
+//   FL2. The header never claims a transaction the data file has not synced.
+//   FL3. A journal file is recycled only after a synced header no longer needs it for recovery.
+
+/// <summary>Copies committed pages from the page table to the data file, in the background or on demand.</summary>
+internal sealed class DataFileFlusher
+{
+    private readonly StorageEnvironment _environment;
+    private readonly StorageEnvironmentOptions _options;
+    private readonly object _flushLock = new();
+    private readonly object _journalLock = new();
+    private readonly CancellationTokenSource _stop = new();
+    private readonly SemaphoreSlim _wake = new(0);
+    private readonly Task? _background;
+
+    // Guarded by _queueLock: committed transactions not yet in the data file, oldest first.
+    private readonly object _queueLock = new();
+    private readonly List<UnflushedTransaction> _unflushed = [];
+    private long _unflushedBytes;
+
+    private HeaderRecord _header;
+
+    public DataFileFlusher(StorageEnvironment environment, HeaderRecord header, StorageEnvironmentOptions options)
+    {
+        _environment = environment;
+        _options = options;
+        _header = header;
+        if (options.BackgroundFlush)
+        {
+            _background = Task.Run(RunAsync);
+        }
+    }
+
+    public long FlushedTxId => Volatile.Read(ref _header).LastSyncedTxId;
+
+    /// <summary>Appends a record to the journal, excluding journal recycling while it runs.</summary>
+    public JournalPosition AppendToJournal(long txId, byte[] state, IReadOnlyList<JournalPage> pages)
+    {
+        lock (_journalLock)
+        {
+            return _environment.Journal.Append(txId, state, pages);
+        }
+    }
+
+    public void Enqueue(UnflushedTransaction transaction)
+    {
+        bool wake;
+        lock (_queueLock)
+        {
+            _unflushed.Add(transaction);
+            _unflushedBytes += transaction.Bytes;
+            wake = _unflushedBytes >= _options.FlushThresholdBytes;
+        }
+
+        if (wake && _background != null)
+        {
+            _wake.Release();
+        }
+    }
+
+    public FlushStatistics? Flush()
+    {
+        lock (_flushLock)
+        {
+            try
+            {
+                return FlushLocked();
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+            {
+                _environment.Fail(e);
+                throw new EnvironmentFailedException(_environment.Path, e);
+            }
+        }
+    }
+
+    private FlushStatistics? FlushLocked()
+    {
+        if (_environment.Failure != null)
+        {
+            return null;
+        }
+
+        var oldestReader = _environment.OldestReader() ?? long.MaxValue;
+        List<UnflushedTransaction> batch;
+        lock (_queueLock)
+        {
+            batch = _unflushed.TakeWhile(t => t.TxId <= oldestReader).ToList();
+        }
+
+        if (batch.Count == 0)
+        {
+            return null;
+        }
+
+        var last = batch[^1];
+        var pageNumbers = new HashSet<long>();
+        foreach (var transaction in batch)
+        {
+            pageNumbers.UnionWith(transaction.Pages);
+        }
+
+        var images = _environment.PageTable.NewestUpTo(pageNumbers, last.TxId);
+        var pager = _environment.Pager;
+        var seeks = pager.WritePages(images);
+        pager.Sync(); // FL2
+        var header = new HeaderRecord(_header.Revision + 1, last.TxId, last.JournalEnd.FileNumber, last.JournalEnd.Offset, last.State);
+        HeaderFile.Write(_environment.FileSystem, _environment.Layout, header);
+        Volatile.Write(ref _header, header);
+        _environment.PageTable.RemoveUpTo(pageNumbers, last.TxId);
+        lock (_journalLock)
+        {
+            _environment.Journal.ReleaseBefore(last.JournalEnd); // FL3
+        }
+
+        lock (_queueLock)
+        {
+            _unflushed.RemoveRange(0, batch.Count);
+            _unflushedBytes -= batch.Sum(t => t.Bytes);
+        }
+
+        long bytes = images.Sum(i => (long)i.Value.Length);
+        return new FlushStatistics(last.TxId, batch.Count, bytes / Constants.PageSize, bytes, seeks);
+    }
+
+    private async Task RunAsync()
+    {
+        while (!_stop.IsCancellationRequested)
+        {
+            try
+            {
+                await _wake.WaitAsync(_options.FlushInterval, _stop.Token).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException)
+            {
+                return;
+            }
+
+            bool pending;
+            lock (_queueLock)
+            {
+                pending = _unflushed.Count > 0;
+            }
+
+            if (!pending || _environment.IsDisposed)
+            {
+                continue;
+            }
+
+            try
+            {
+                Flush();
+            }
+            catch (EnvironmentFailedException)
+            {
+                return; // fail-stop: the environment refuses writes; nothing more to flush
+            }
+        }
+    }
+
+    /// <summary>Stops the background flush and waits for a flush in progress to end.</summary>
+    public void Stop()
+    {
+        _stop.Cancel();
+        try
+        {
+            _background?.Wait();
+        }
+        catch (AggregateException)
+        {
+            // The background loop ended with an error that already failed the environment.
+        }
+    }
+}

@@ -1,0 +1,227 @@
+using System.Buffers.Binary;
+using Voron.Platform;
+
+namespace Voron.Paging;
+
+// Design notes — the pager.
+//
+// The data file is mapped read-only once, with a large address-space reservation
+// (StorageEnvironmentOptions.MaxDataFileSize), so growing the file never moves the mapping and
+// pages that live readers hold stay valid (on Linux a MAP_SHARED mapping beyond end of file is
+// legal; only touching bytes past the end faults, and nothing does: P-invariants below).
+// Every write goes through IStorageFile.Write, never through the mapping; the OS page cache keeps
+// the mapping coherent with those writes.
+//
+// Invariants:
+//   PG1. Only the flusher and recovery write the data file, and only pages whose versions no live
+//        reader needs from the mapping (Transactions/PageTable.cs explains which).
+//   PG2. A page is read through the mapping only below the file's length: the file is extended
+//        (preallocated) before any page beyond its end is written.
+//   PG3. A page read from the mapping is validated (P1–P4 in PageHeader.cs) before its bytes
+//        are returned, the first time after open or after the flusher rewrote it; a bit per page
+//        remembers that it passed. A race between a reader setting the bit and the flusher
+//        clearing it can only skip re-verifying bytes the flusher itself wrote from verified
+//        memory.
+
+/// <summary>The data file: validated reads through a read-only mapping, positional writes, growth.</summary>
+internal sealed class Pager : IDisposable
+{
+    private readonly IStorageFile _file;
+    private readonly IMappedRegion _map;
+    private long[] _verified = new long[1024]; // PG3: one bit per page
+    private long _length;
+
+    public Pager(IStorageFile file, long maxFileSize)
+    {
+        _file = file;
+        _length = file.Length;
+        if (_length % Constants.PageSize != 0)
+        {
+            throw new CorruptionException(file.Path, _length, $"the data file's length {_length} is not a whole number of {Constants.PageSize}-byte pages");
+        }
+
+        if (_length > maxFileSize)
+        {
+            throw new ArgumentException($"The data file '{file.Path}' is {_length} bytes, above MaxDataFileSize ({maxFileSize}); raise the option.", nameof(maxFileSize));
+        }
+
+        _map = file.MapReadOnly(maxFileSize);
+    }
+
+    public string Path => _file.Path;
+
+    /// <summary>The file's length in pages.</summary>
+    public long PageCount => Volatile.Read(ref _length) / Constants.PageSize;
+
+    /// <summary>
+    /// A page (or the whole overflow run it starts) from the mapping, validated (PG3). The span
+    /// points into the mapping: valid until the environment is disposed.
+    /// </summary>
+    public ReadOnlySpan<byte> ReadPage(long pageNumber)
+    {
+        var offset = pageNumber * Constants.PageSize;
+        if (pageNumber <= 0 || pageNumber >= PageCount)
+        {
+            throw new CorruptionException(Path, offset, $"page {pageNumber} is referenced but lies outside the data file ({PageCount} pages)");
+        }
+
+        var page = _map.GetSpan(offset, Constants.PageSize);
+        var flags = PageHeader.GetFlags(page);
+        var runLength = Constants.PageSize;
+        if (flags == PageFlags.Overflow)
+        {
+            var size = PageHeader.GetOverflowSize(page);
+            var pages = size < 0 ? long.MaxValue : (PageHeader.Size + (long)size + Constants.PageSize - 1) / Constants.PageSize;
+            if (pages > PageCount - pageNumber)
+            {
+                throw new CorruptionException(Path, offset, $"rule P3: overflow page {pageNumber} claims {size} bytes, past the end of the file");
+            }
+
+            runLength = checked((int)(pages * Constants.PageSize));
+            page = _map.GetSpan(offset, runLength);
+        }
+
+        if (!IsVerified(pageNumber))
+        {
+            Validate(page, pageNumber, flags);
+            MarkVerified(pageNumber);
+        }
+
+        return page;
+    }
+
+    private void Validate(ReadOnlySpan<byte> run, long pageNumber, PageFlags flags)
+    {
+        var offset = pageNumber * Constants.PageSize;
+        if (PageHeader.GetPageNumber(run) != pageNumber)
+        {
+            throw new CorruptionException(Path, offset, $"rule P1: page {pageNumber} holds the header of page {PageHeader.GetPageNumber(run)}");
+        }
+
+        if (flags is not (PageFlags.Leaf or PageFlags.Branch or PageFlags.Overflow or PageFlags.FreeSpace))
+        {
+            throw new CorruptionException(Path, offset, $"rule P2: page {pageNumber} has unknown flags 0x{(byte)flags:X2}");
+        }
+
+        var expected = PageHeader.ComputeChecksum(run);
+        var actual = PageHeader.GetChecksum(run);
+        if (expected != actual)
+        {
+            throw new CorruptionException(Path, offset, $"rule P4: page {pageNumber} checksum is 0x{actual:X8}, its bytes give 0x{expected:X8} (a torn or damaged page)");
+        }
+    }
+
+    private bool IsVerified(long pageNumber)
+    {
+        var bits = Volatile.Read(ref _verified);
+        var word = pageNumber >> 6;
+        return word < bits.Length && (Volatile.Read(ref bits[word]) & (1L << (int)(pageNumber & 63))) != 0;
+    }
+
+    private void MarkVerified(long pageNumber)
+    {
+        var word = pageNumber >> 6;
+        var bits = Volatile.Read(ref _verified);
+        if (word >= bits.Length)
+        {
+            // Growing may lose a concurrent reader's bit: that page is just verified again.
+            var grown = new long[Math.Max(bits.Length * 2, word + 1)];
+            Array.Copy(bits, grown, bits.Length);
+            Volatile.Write(ref _verified, grown);
+            bits = grown;
+        }
+
+        Interlocked.Or(ref bits[word], 1L << (int)(pageNumber & 63));
+    }
+
+    private void ForgetVerified(long pageNumber, int pageCount)
+    {
+        var bits = Volatile.Read(ref _verified);
+        for (var p = pageNumber; p < pageNumber + pageCount; p++)
+        {
+            var word = p >> 6;
+            if (word < bits.Length)
+            {
+                Interlocked.And(ref bits[word], ~(1L << (int)(p & 63)));
+            }
+        }
+    }
+
+    /// <summary>Extends the file (preallocating blocks) so it holds at least <paramref name="pages"/> pages.
+    /// Grows geometrically: by the current size, at least 64 pages, at most 1 GiB at a time.</summary>
+    public void EnsurePageCount(long pages)
+    {
+        var current = PageCount;
+        if (pages <= current)
+        {
+            return;
+        }
+
+        var step = Math.Clamp(current, 64, (1L << 30) / Constants.PageSize);
+        var target = Math.Max(pages, current + step);
+        var bytes = target * Constants.PageSize;
+        if (bytes > _map.ReservedLength)
+        {
+            bytes = Math.Max(pages * Constants.PageSize, Math.Min(bytes, _map.ReservedLength));
+            if (bytes > _map.ReservedLength)
+            {
+                throw new IOException($"The data file '{Path}' would grow past MaxDataFileSize ({_map.ReservedLength} bytes); raise the option.");
+            }
+        }
+
+        _file.Preallocate(bytes);
+        Volatile.Write(ref _length, bytes);
+    }
+
+    /// <summary>
+    /// Writes page images (each a whole page or run, keyed by first page number) sorted by page
+    /// number, one gathered write per contiguous run. Returns the number of runs (seeks).
+    /// </summary>
+    public int WritePages(IReadOnlyList<KeyValuePair<long, byte[]>> sortedPages)
+    {
+        var runs = 0;
+        var i = 0;
+        var batch = new List<ReadOnlyMemory<byte>>();
+        while (i < sortedPages.Count)
+        {
+            var start = sortedPages[i].Key;
+            var next = start;
+            batch.Clear();
+            while (i < sortedPages.Count && sortedPages[i].Key == next)
+            {
+                var image = sortedPages[i].Value;
+                batch.Add(image);
+                next += image.Length / Constants.PageSize;
+                i++;
+            }
+
+            EnsurePageCount(next);
+            _file.Write(start * Constants.PageSize, batch);
+            ForgetVerified(start, checked((int)(next - start)));
+            runs++;
+        }
+
+        return runs;
+    }
+
+    /// <summary>Writes one page image at its place (creation and recovery).</summary>
+    public void WritePage(long pageNumber, ReadOnlySpan<byte> image)
+    {
+        EnsurePageCount(pageNumber + image.Length / Constants.PageSize);
+        _file.Write(pageNumber * Constants.PageSize, image);
+        ForgetVerified(pageNumber, image.Length / Constants.PageSize);
+    }
+
+    /// <summary>Reads page 0 raw, for identity checks.</summary>
+    public ReadOnlySpan<byte> ReadIdentityPage() =>
+        PageCount > 0 ? _map.GetSpan(0, Constants.PageSize) : throw new CorruptionException(Path, 0, "the data file is empty: it has no identity page");
+
+    public void Sync() => _file.FlushData();
+
+    public void Dispose()
+    {
+        _map.Dispose();
+        _file.Dispose();
+    }
+
+}

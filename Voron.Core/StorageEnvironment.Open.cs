@@ -1,0 +1,125 @@
+using Voron.Allocation;
+using Voron.Files;
+using Voron.Journal;
+using Voron.Paging;
+using Voron.Platform;
+using Voron.Transactions;
+
+namespace Voron;
+
+public sealed partial class StorageEnvironment
+{
+    // Open algorithm:
+    //   1. create the directory (owner only) and take the exclusive lock (voron.lock)
+    //   2. read the newest valid header copy (Files/HeaderFile.cs); none at all = a new store:
+    //      write the data file's identity page, sync it, write header revision 1, sync the directory
+    //   3. map the data file and check its identity page (format version)
+    //   4. recovery: replay journal records after the header's synced point, in order, writing
+    //      their pages into the data file (Journal/JournalReader.cs decides torn tail vs corruption)
+    //   5. if anything was replayed: sync the data file, then write the next header copy, so the
+    //      replayed journal is no longer needed
+    //   6. resume the journal after the last valid record, load the free-space digest
+
+    private static StorageEnvironment OpenCore(StorageEnvironmentOptions options)
+    {
+        var fileSystem = options.FileSystem;
+        var layout = new StoreLayout(options.Directory);
+        fileSystem.CreateDirectory(layout.Directory);
+        var storeLock = fileSystem.LockExclusive(layout.LockFile);
+        Pager? pager = null;
+        JournalWriter? journal = null;
+        try
+        {
+            var header = HeaderFile.ReadNewest(fileSystem, layout) ?? CreateStore(fileSystem, layout);
+            pager = new Pager(fileSystem.Open(layout.DataFile, FileOpenMode.OpenExisting), options.MaxDataFileSize);
+            DataFileIdentity.Validate(pager.ReadIdentityPage(), layout.DataFile);
+
+            var (recovered, end) = Recover(fileSystem, layout, pager, header);
+            if (recovered.LastSyncedTxId != header.LastSyncedTxId)
+            {
+                pager.Sync();
+                HeaderFile.Write(fileSystem, layout, recovered);
+                header = recovered;
+            }
+
+            journal = new JournalWriter(fileSystem, layout.JournalDirectory, options.JournalFileSize, end, header.LastSyncedTxId + 1);
+            journal.ReleaseBefore(end);
+            var committed = new CommittedState(header.LastSyncedTxId, header.State, FreeSpaceSummary.Empty, end);
+            var environment = new StorageEnvironment(options, storeLock, pager, journal, committed, header);
+            environment.LoadFreeSpace();
+            return environment;
+        }
+        catch
+        {
+            journal?.Dispose();
+            pager?.Dispose();
+            storeLock.Dispose();
+            throw;
+        }
+    }
+
+    private static HeaderRecord CreateStore(IFileSystem fileSystem, StoreLayout layout)
+    {
+        // A data file bigger than its identity page, or journal files, without any header is not a
+        // store whose creation was interrupted: refuse rather than overwrite someone's data.
+        if (fileSystem.FileExists(layout.DataFile))
+        {
+            using var existing = fileSystem.Open(layout.DataFile, FileOpenMode.OpenExisting);
+            if (existing.Length > Constants.PageSize)
+            {
+                throw new CorruptionException(layout.DataFile, 0,
+                    "the data file holds data but both header files (headers.one, headers.two) are missing; refusing to create a new store over it");
+            }
+        }
+
+        if (fileSystem.ListFiles(layout.JournalDirectory, "*.journal").Count > 0)
+        {
+            throw new CorruptionException(layout.JournalDirectory, 0,
+                "journal files exist but both header files are missing; refusing to create a new store over them");
+        }
+
+        using (var data = fileSystem.Open(layout.DataFile, FileOpenMode.OpenOrCreate))
+        {
+            data.SetLength(0);
+            data.Write(0, DataFileIdentity.Create());
+            data.FlushData();
+        }
+
+        fileSystem.CreateDirectory(layout.JournalDirectory);
+        var header = new HeaderRecord(1, 0, JournalWriter.FirstFileNumber, 0, EnvironmentState.Empty);
+        HeaderFile.Write(fileSystem, layout, header);
+        fileSystem.SyncDirectory(layout.Directory);
+        return header;
+    }
+
+    /// <summary>Replays the journal after the header's synced point into the data file.</summary>
+    private static (HeaderRecord Header, JournalPosition End) Recover(IFileSystem fileSystem, StoreLayout layout, Pager pager, HeaderRecord header)
+    {
+        var state = header.State;
+        var result = JournalReader.Recover(fileSystem, layout.JournalDirectory,
+            new JournalPosition(header.JournalFile, header.JournalOffset), header.LastSyncedTxId + 1,
+            record =>
+            {
+                foreach (var page in record.Pages)
+                {
+                    pager.WritePage(page.PageNumber, page.Image.Span);
+                }
+
+                state = EnvironmentState.ReadFrom(record.State.Span, layout.JournalDirectory, record.Position.Offset);
+            });
+        if (result.LastTxId == header.LastSyncedTxId)
+        {
+            return (header, result.End);
+        }
+
+        return (new HeaderRecord(header.Revision + 1, result.LastTxId, result.End.FileNumber, result.End.Offset, state), result.End);
+    }
+
+    private void LoadFreeSpace()
+    {
+        var committed = _committed;
+        var reader = new LowLevelTransaction(this, committed, writable: false);
+        var summary = FreeSpaceSummary.Load(reader, committed.State.FreeSpaceRoot, committed.State.NextPageNumber);
+        _committed = committed with { FreeSpace = summary };
+    }
+}

@@ -1,0 +1,267 @@
+using Voron.Allocation;
+using Voron.Files;
+using Voron.Flushing;
+using Voron.Journal;
+using Voron.Paging;
+using Voron.Platform;
+using Voron.Transactions;
+
+namespace Voron;
+
+/// <summary>
+/// An open store: one directory (or one in-memory store) with its data file, headers and journal.
+/// Open it once per process — a second opener, in this process or another, gets
+/// <see cref="StoreLockedException"/>. Thread-safe; transactions are not (one caller at a time each).
+/// </summary>
+/// <remarks>
+/// Reading the source in call order: <see cref="Open"/> (this file and StorageEnvironment.Open.cs:
+/// headers, data file, recovery) → <see cref="BeginWrite"/> → <see cref="Tree.Put"/> (Trees/BTree)
+/// → <see cref="WriteTransaction.Commit"/> (StorageEnvironment.Commit.cs, Journal/JournalWriter) →
+/// Flushing/DataFileFlusher (journal → data file → header) → recovery on the next open.
+/// </remarks>
+public sealed partial class StorageEnvironment : IDisposable
+{
+    private readonly StorageEnvironmentOptions _options;
+    private readonly IFileSystem _fileSystem;
+    private readonly StoreLayout _layout;
+    private readonly IDisposable _lock;
+    private readonly SemaphoreSlim _writeLock = new(1, 1); // T1
+    private readonly DataFileFlusher _flusher;
+
+    // Guarded by _readersLock: the snapshots of live read transactions (txId -> count), and the
+    // number of live transactions of any kind (the mapping is released when it reaches zero
+    // after dispose).
+    private readonly object _readersLock = new();
+    private readonly SortedDictionary<long, int> _readers = [];
+    private int _liveTransactions;
+    private bool _disposed;
+    private bool _resourcesReleased;
+
+    private volatile CommittedState _committed;
+    private volatile Exception? _failure;
+
+    private StorageEnvironment(StorageEnvironmentOptions options, IDisposable storeLock, Pager pager, JournalWriter journal,
+        CommittedState committed, HeaderRecord header)
+    {
+        _options = options;
+        _fileSystem = options.FileSystem;
+        _layout = new StoreLayout(options.Directory);
+        _lock = storeLock;
+        Pager = pager;
+        Journal = journal;
+        _committed = committed;
+        _flusher = new DataFileFlusher(this, header, options);
+    }
+
+    /// <summary>The store's directory.</summary>
+    public string Path => _options.Directory;
+
+    /// <summary>The id of the last committed transaction (0 for a new store).</summary>
+    public long LastCommittedTransactionId => _committed.TxId;
+
+    /// <summary>The id of the last transaction the data file holds and has synced.</summary>
+    public long LastFlushedTransactionId => _flusher.FlushedTxId;
+
+    internal StorageEnvironmentOptions Options => _options;
+
+    internal IFileSystem FileSystem => _fileSystem;
+
+    internal StoreLayout Layout => _layout;
+
+    internal Pager Pager { get; }
+
+    internal PageTable PageTable { get; } = new();
+
+    internal JournalWriter Journal { get; }
+
+    internal CommittedState Committed => _committed;
+
+    /// <summary>Opens (creating if needed) the store the options describe, recovering from the journal.</summary>
+    public static StorageEnvironment Open(StorageEnvironmentOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        return OpenCore(options);
+    }
+
+    /// <summary>Begins a read transaction: a stable snapshot of the last committed state. Never blocks.</summary>
+    public ReadTransaction BeginRead()
+    {
+        var committed = EnterTransaction(reader: true);
+        return new ReadTransaction(this, new LowLevelTransaction(this, committed, writable: false));
+    }
+
+    /// <summary>
+    /// Begins the write transaction, waiting while another is active (one at a time: T1).
+    /// Throws <see cref="TimeoutException"/> after <paramref name="timeout"/> (default: wait forever).
+    /// </summary>
+    public WriteTransaction BeginWrite(TimeSpan? timeout = null)
+    {
+        ThrowIfUnusable();
+        if (!_writeLock.Wait(timeout ?? Timeout.InfiniteTimeSpan))
+        {
+            throw new TimeoutException($"Another write transaction on '{Path}' was still active after {timeout}.");
+        }
+
+        return StartWrite();
+    }
+
+    /// <summary>Begins the write transaction, waiting asynchronously while another is active.</summary>
+    public async Task<WriteTransaction> BeginWriteAsync(CancellationToken cancellationToken = default)
+    {
+        ThrowIfUnusable();
+        await _writeLock.WaitAsync(cancellationToken).ConfigureAwait(false);
+        return StartWrite();
+    }
+
+    private WriteTransaction StartWrite()
+    {
+        try
+        {
+            ThrowIfUnusable();
+            var committed = EnterTransaction(reader: false);
+            return new WriteTransaction(this, new LowLevelTransaction(this, committed, writable: true));
+        }
+        catch
+        {
+            _writeLock.Release();
+            throw;
+        }
+    }
+
+    /// <summary>
+    /// Copies every committed page that no live reader still needs from the journal side into
+    /// the data file, syncs it, writes the header and recycles journals (what the background
+    /// flush does). Returns the statistics of the flush, or null when there was nothing to do.
+    /// </summary>
+    public FlushStatistics? FlushToDataFile()
+    {
+        ThrowIfUnusable();
+        return _flusher.Flush();
+    }
+
+    private CommittedState EnterTransaction(bool reader)
+    {
+        lock (_readersLock)
+        {
+            ObjectDisposedException.ThrowIf(_disposed, this);
+            var committed = _committed;
+            if (reader)
+            {
+                _readers[committed.TxId] = _readers.GetValueOrDefault(committed.TxId) + 1;
+            }
+
+            _liveTransactions++;
+            return committed;
+        }
+    }
+
+    internal void ExitTransaction(LowLevelTransaction transaction)
+    {
+        var release = false;
+        lock (_readersLock)
+        {
+            if (!transaction.IsWritable)
+            {
+                var id = transaction.Committed.TxId;
+                if (--_readers[id] == 0)
+                {
+                    _readers.Remove(id);
+                }
+            }
+
+            _liveTransactions--;
+            release = _disposed && _liveTransactions == 0 && !_resourcesReleased;
+            _resourcesReleased |= release;
+        }
+
+        if (transaction.IsWritable)
+        {
+            _writeLock.Release();
+        }
+
+        if (release)
+        {
+            ReleaseResources();
+        }
+    }
+
+    /// <summary>The oldest snapshot a live reader holds, or null when there is none.</summary>
+    internal long? OldestReader()
+    {
+        lock (_readersLock)
+        {
+            return _readers.Count == 0 ? null : _readers.First().Key;
+        }
+    }
+
+    internal bool IsDisposed => Volatile.Read(ref _disposed);
+
+    internal void ThrowIfUnusable()
+    {
+        ObjectDisposedException.ThrowIf(IsDisposed, this);
+        if (_failure is { } failure)
+        {
+            throw new EnvironmentFailedException(Path, failure);
+        }
+    }
+
+    /// <summary>Fail-stop: after a failed journal write or flush, refuse writes until reopened.</summary>
+    internal void Fail(Exception cause) => Interlocked.CompareExchange(ref _failure, cause, null);
+
+    internal Exception? Failure => _failure;
+
+    /// <summary>
+    /// Closes the store. Committed data is flushed to the data file first when no transaction is
+    /// live and the store has not failed. Transactions still live become unusable
+    /// (<see cref="ObjectDisposedException"/>); the mapping they read from is released when the
+    /// last of them is disposed, so a straggling reader never touches unmapped memory.
+    /// </summary>
+    public void Dispose() => Close(flush: true);
+
+    /// <summary>
+    /// Closes the store as if the process had died: no final flush, so the next open must
+    /// recover from the journal. For recovery tests.
+    /// </summary>
+    internal void CloseWithoutFlush() => Close(flush: false);
+
+    private void Close(bool flush)
+    {
+        bool release;
+        lock (_readersLock)
+        {
+            if (_disposed)
+            {
+                return;
+            }
+
+            _disposed = true;
+            release = _liveTransactions == 0;
+            _resourcesReleased = release;
+        }
+
+        _flusher.Stop();
+        if (flush && release && _failure == null)
+        {
+            try
+            {
+                _flusher.Flush();
+            }
+            catch (IOException)
+            {
+                // Nothing is lost: the journal still holds every committed transaction.
+            }
+        }
+
+        _lock.Dispose();
+        if (release)
+        {
+            ReleaseResources();
+        }
+    }
+
+    private void ReleaseResources()
+    {
+        Journal.Dispose();
+        Pager.Dispose();
+    }
+}

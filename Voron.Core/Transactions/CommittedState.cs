@@ -1,0 +1,15 @@
+using Voron.Allocation;
+using Voron.Files;
+using Voron.Journal;
+
+namespace Voron.Transactions;
+
+/// <summary>
+/// Everything a transaction starts from, as of the last committed transaction: its id, the
+/// environment state, the free-space digest, and where its journal record ends. Immutable;
+/// the environment swaps in a new one at each commit, and a transaction keeps the one it began with.
+/// </summary>
+internal sealed record CommittedState(long TxId, EnvironmentState State, FreeSpaceSummary FreeSpace, JournalPosition JournalEnd);
+
+/// <summary>A committed transaction the flusher has yet to copy to the data file.</summary>
+internal sealed record UnflushedTransaction(long TxId, long[] Pages, long Bytes, EnvironmentState State, JournalPosition JournalEnd);

@@ -1,0 +1,251 @@
+using System.Text;
+using Voron.Allocation;
+using Voron.Files;
+using Voron.Journal;
+using Voron.Paging;
+using Voron.Trees;
+
+namespace Voron.Transactions;
+
+// Design notes — transactions.
+//
+// A transaction is an object, not bound to a thread: it may be used across awaits, by one
+// caller at a time (transactions are not thread-safe; the environment is).
+//
+//   state machine                       method
+//   (none) --begin--> Active            StorageEnvironment.BeginRead / BeginWrite
+//   Active --commit--> Committed        WriteTransaction.Commit (write only)
+//   Active --dispose--> Disposed        Dispose (a write transaction not committed rolls back)
+//   Committed --dispose--> Disposed     Dispose
+//   Active --environment disposed-->    every later call throws ObjectDisposedException
+//
+// Invariants:
+//   T1. At most one write transaction is active (StorageEnvironment._writeLock).
+//   T2. A write transaction never writes the data file: modified pages are private copies
+//       (_dirty) until commit journals them and publishes them to the page table.
+//   T3. A read transaction sees exactly the state of the last transaction committed before it
+//       began (its CommittedState), however many commits follow.
+//   T4. Commit returns only after the journal record is durable; the new state becomes visible
+//       to new transactions only after that (PageTable PT2).
+//   T5. A page's checksum is stamped at commit, so the journal and the data file carry it.
+
+/// <summary>The page-level transaction under <see cref="ReadTransaction"/> and <see cref="WriteTransaction"/>.</summary>
+internal sealed class LowLevelTransaction : IPageAccess, IAllocatorPages
+{
+    private readonly StorageEnvironment _environment;
+    private readonly Dictionary<long, byte[]>? _dirty;
+    private readonly PageAllocator? _allocator;
+    private readonly Dictionary<string, BTree> _openTrees = new(StringComparer.Ordinal);
+    private readonly HashSet<string> _createdTrees = new(StringComparer.Ordinal);
+    private BTree? _root;
+
+    public LowLevelTransaction(StorageEnvironment environment, CommittedState committed, bool writable)
+    {
+        _environment = environment;
+        Committed = committed;
+        IsWritable = writable;
+        if (writable)
+        {
+            _dirty = [];
+            _allocator = new PageAllocator(this, committed.FreeSpace, committed.State.NextPageNumber, committed.State.FreeSpaceRoot);
+        }
+    }
+
+    public CommittedState Committed { get; }
+
+    /// <summary>The id this transaction reads at (read) or will commit as (write).</summary>
+    public long Id => IsWritable ? Committed.TxId + 1 : Committed.TxId;
+
+    public bool IsWritable { get; }
+
+    public string DataFilePath => _environment.Pager.Path;
+
+    internal int DirtyPageCount => _dirty?.Count ?? 0;
+
+    internal PageAllocator Allocator => _allocator ?? throw new InvalidOperationException("A read transaction has no allocator.");
+
+    /// <summary>The root tree: the catalog of named trees.</summary>
+    internal BTree Root => _root ??= new BTree(this, Committed.State.RootTree);
+
+    public ReadOnlySpan<byte> GetPage(long pageNumber)
+    {
+        if (_dirty != null && _dirty.TryGetValue(pageNumber, out var own))
+        {
+            return own;
+        }
+
+        if (_environment.PageTable.TryGet(pageNumber, Committed.TxId, out var committed))
+        {
+            return committed;
+        }
+
+        return _environment.Pager.ReadPage(pageNumber);
+    }
+
+    public Span<byte> ModifyPage(long pageNumber)
+    {
+        var dirty = RequireWritable();
+        if (dirty.TryGetValue(pageNumber, out var own))
+        {
+            return own;
+        }
+
+        var current = GetPage(pageNumber);
+        if (current.Length != Constants.PageSize)
+        {
+            throw new InvalidOperationException($"Page {pageNumber} starts an overflow run; runs are replaced, never modified in place.");
+        }
+
+        var copy = current.ToArray();
+        dirty[pageNumber] = copy;
+        return copy;
+    }
+
+    public Span<byte> AllocatePages(int pageCount, out long pageNumber)
+    {
+        RequireWritable();
+        pageNumber = Allocator.Allocate(pageCount);
+        return CreatePage(pageNumber, pageCount);
+    }
+
+    public Span<byte> CreatePage(long pageNumber, int pageCount)
+    {
+        var dirty = RequireWritable();
+        var buffer = new byte[checked(pageCount * Constants.PageSize)];
+        PageHeader.SetPageNumber(buffer, pageNumber);
+        dirty[pageNumber] = buffer;
+        return buffer;
+    }
+
+    public void FreePages(long pageNumber, int pageCount)
+    {
+        var dirty = RequireWritable();
+        Allocator.Free(pageNumber, pageCount);
+        dirty.Remove(pageNumber);
+    }
+
+    /// <summary>A named tree as this transaction sees it, or null when there is none.</summary>
+    public BTree? OpenTree(string name)
+    {
+        if (_openTrees.TryGetValue(name, out var open))
+        {
+            return open;
+        }
+
+        var key = TreeNameKey(name);
+        if (!Root.TryGet(key, out var stateBytes))
+        {
+            return null;
+        }
+
+        var tree = new BTree(this, TreeState.ReadFrom(stateBytes, DataFilePath, 0));
+        _openTrees[name] = tree;
+        return tree;
+    }
+
+    /// <summary>Opens a named tree, creating it (empty) when missing.</summary>
+    public BTree CreateTree(string name)
+    {
+        RequireWritable();
+        var tree = OpenTree(name);
+        if (tree != null)
+        {
+            return tree;
+        }
+
+        tree = new BTree(this, default);
+        _openTrees[name] = tree;
+        _createdTrees.Add(name);
+        return tree;
+    }
+
+    /// <summary>Deletes a named tree and frees its pages; false when there was none.</summary>
+    public bool DeleteTree(string name)
+    {
+        RequireWritable();
+        var tree = OpenTree(name);
+        if (tree == null)
+        {
+            return false;
+        }
+
+        tree.DeleteAll();
+        _openTrees.Remove(name);
+        _createdTrees.Remove(name);
+        Root.Delete(TreeNameKey(name));
+        return true;
+    }
+
+    /// <summary>The names of every tree, in byte order of their UTF-8 names.</summary>
+    public List<string> TreeNames()
+    {
+        var names = new List<string>();
+        var cursor = Root.OpenCursor();
+        for (var more = cursor.SeekFirst(); more; more = cursor.MoveNext())
+        {
+            names.Add(Encoding.UTF8.GetString(cursor.Key));
+        }
+
+        if (IsWritable)
+        {
+            foreach (var created in _createdTrees)
+            {
+                if (!names.Contains(created))
+                {
+                    names.Add(created);
+                }
+            }
+
+            names.Sort((a, b) => TreeNameKey(a).AsSpan().SequenceCompareTo(TreeNameKey(b)));
+        }
+
+        return names;
+    }
+
+    /// <summary>
+    /// Writes every changed tree state into the catalog and stamps page checksums (T5).
+    /// Returns the new environment state and the pages to journal, sorted by page number.
+    /// </summary>
+    public (EnvironmentState State, List<KeyValuePair<long, byte[]>> Pages) PrepareCommit()
+    {
+        var dirty = RequireWritable();
+        Span<byte> stateBytes = stackalloc byte[TreeState.Size];
+        foreach (var (name, tree) in _openTrees)
+        {
+            var key = TreeNameKey(name);
+            var changed = _createdTrees.Contains(name) || !Root.TryGet(key, out var stored) ||
+                          TreeState.ReadFrom(stored, DataFilePath, 0) != tree.State;
+            if (changed)
+            {
+                tree.State.WriteTo(stateBytes);
+                Root.Put(key, stateBytes);
+            }
+        }
+
+        var pages = new List<KeyValuePair<long, byte[]>>(dirty.Count);
+        foreach (var (pageNumber, bytes) in dirty)
+        {
+            PageHeader.StampChecksum(bytes);
+            pages.Add(new(pageNumber, bytes));
+        }
+
+        pages.Sort((a, b) => a.Key.CompareTo(b.Key));
+        var state = new EnvironmentState(Root.State, Allocator.NextPageNumber, Allocator.DirectoryPage);
+        return (state, pages);
+    }
+
+    internal static byte[] TreeNameKey(string name)
+    {
+        ArgumentException.ThrowIfNullOrEmpty(name);
+        var key = Encoding.UTF8.GetBytes(name);
+        if (key.Length > Constants.MaxTreeNameSize)
+        {
+            throw new ArgumentException($"Tree name is {key.Length} UTF-8 bytes; the maximum is {Constants.MaxTreeNameSize}.", nameof(name));
+        }
+
+        return key;
+    }
+
+    private Dictionary<long, byte[]> RequireWritable() =>
+        _dirty ?? throw new InvalidOperationException("This is a read transaction; open a write transaction to change data.");
+}

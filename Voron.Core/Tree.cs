@@ -1,0 +1,81 @@
+using Voron.Trees;
+
+namespace Voron;
+
+/// <summary>
+/// A named, ordered map from byte-string keys (1 to <see cref="Constants.MaxKeySize"/> bytes,
+/// compared as unsigned bytes) to values of any size, seen through one transaction.
+/// </summary>
+/// <remarks>
+/// Spans returned by reads point into the store's pages: they are valid until the transaction
+/// ends, and in a write transaction only until the next change to the tree. Copy what you keep.
+/// </remarks>
+public sealed class Tree
+{
+    private readonly ReadTransaction _transaction;
+    private readonly BTree _tree;
+
+    internal Tree(ReadTransaction transaction, string name, BTree tree)
+    {
+        _transaction = transaction;
+        Name = name;
+        _tree = tree;
+    }
+
+    public string Name { get; }
+
+    /// <summary>The number of keys.</summary>
+    public long Count
+    {
+        get
+        {
+            _transaction.ThrowIfDisposed();
+            return _tree.State.EntryCount;
+        }
+    }
+
+    /// <summary>Reads a value; the span is valid as the remarks say.</summary>
+    public bool TryGet(ReadOnlySpan<byte> key, out ReadOnlySpan<byte> value)
+    {
+        _transaction.ThrowIfDisposed();
+        return _tree.TryGet(key, out value);
+    }
+
+    /// <summary>Reads a value into a new array, or null when the key is absent.</summary>
+    public byte[]? Get(ReadOnlySpan<byte> key) => TryGet(key, out var value) ? value.ToArray() : null;
+
+    /// <summary>Inserts or replaces a value.</summary>
+    public void Put(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
+    {
+        RequireWrite();
+        _tree.Put(key, value);
+    }
+
+    /// <summary>Removes a key; false when it was absent.</summary>
+    public bool Delete(ReadOnlySpan<byte> key)
+    {
+        RequireWrite();
+        return _tree.Delete(key);
+    }
+
+    /// <summary>A cursor over the tree, positioned nowhere until a Seek.</summary>
+    public TreeIterator Iterate()
+    {
+        _transaction.ThrowIfDisposed();
+        return new TreeIterator(_transaction, _tree.OpenCursor());
+    }
+
+    internal BTree Inner => _tree;
+
+    private void RequireWrite()
+    {
+        if (_transaction is WriteTransaction write)
+        {
+            write.ThrowIfWritable();
+            return;
+        }
+
+        _transaction.ThrowIfDisposed();
+        throw new InvalidOperationException($"Tree '{Name}' was opened by a read transaction; open it in a write transaction to change it.");
+    }
+}
