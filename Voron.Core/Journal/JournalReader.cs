@@ -98,6 +98,9 @@ internal sealed partial class JournalReader : IDisposable
         var position = start;
         var expected = expectedTransactionId;
         var count = 0;
+
+        // No step limit needed: each turn moves forward by a validated record size (>= 4096,
+        // inside the file) or to the next existing file, or returns.
         while (true)
         {
             var slot = ReadSlot(position, expected);

@@ -81,6 +81,34 @@ public sealed class JournalRecyclingTests
     }
 
     [Fact]
+    public void Recover_continues_into_the_next_file_after_a_stale_slot_of_a_recycled_file()
+    {
+        using var journal = FourFiles(seed: 66);
+        var synced = journal.Written.Last(r => r.Location.Start.FileNumber == 2);
+        journal.Writer.ReleaseBefore(synced.Location.End);
+
+        // File 4 is file 0 recycled, with a stale record every 12288 bytes. Five one-page records
+        // end at 61440, on a stale header; a 25-page record (208896 bytes) does not fit in the
+        // rest, so the writer leaves that stale slot behind and rotates to file 5.
+        Assert.Equal(new JournalPosition(4, 0), journal.AppendUntilRotation(runs: 1, maxRunPages: 1).Location.Start);
+        for (var i = 0; i < 4; i++)
+        {
+            journal.Append(runs: 1, maxRunPages: 1);
+        }
+
+        Assert.Equal(new JournalPosition(4, 61440), journal.Writer.Position);
+        Assert.True(JournalRecordHeader.TryRead(journal.ReadBytes(4, 61440, JournalRecord.HeaderSize), out var stale));
+        var rotated = journal.Append([journal.RandomPage(25)]);
+        Assert.Equal(new JournalPosition(5, 0), rotated.Location.Start);
+        Assert.True(stale.TransactionId < rotated.TransactionId);
+
+        var result = journal.Recover(out var records, synced.Location.End, synced.TransactionId + 1);
+
+        journal.AssertRecovered(records, from: journal.Written.IndexOf(synced) + 1);
+        Assert.Equal(rotated.Location.End, result.End);
+    }
+
+    [Fact]
     public void Recover_treats_a_spare_renamed_into_place_before_its_first_record_as_end_of_log()
     {
         using var journal = FourFiles(seed: 64);
