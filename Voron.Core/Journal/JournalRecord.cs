@@ -1,0 +1,176 @@
+using System.Buffers.Binary;
+using System.Numerics;
+using System.Runtime.InteropServices;
+
+namespace Voron.Journal;
+
+// FORMAT: journal record, version 1 — one committed write transaction in a journal file.
+//
+// A journal file (<journal dir>/{number:D19}.journal, preallocated) is a sequence of records,
+// each starting at a multiple of 4096 bytes and zero-padded to a multiple of 4096 bytes. A record
+// is a 128-byte header followed by the stored payload; the payload is a list of page entries,
+// each an entry header followed by the entry's bytes. One record is written with one positional
+// write and made durable with one FlushData before the transaction is acknowledged (J2 in
+// JournalWriter.cs). Integers are little-endian.
+//
+//   offset 0 (multiple of 4096)
+//   +------------------------------------------------------------------------------------------+
+//   | header (128): magic | version | flags | entries | tx id | sizes | checksums | state (64) |
+//   +------------------------------------------------------------------------------------------+
+//   | entry header (24) | bytes (StoredLength) | entry header (24) | bytes | ...   (payload)    |
+//   +------------------------------------------------------------------------------------------+
+//   | zero padding to the next multiple of 4096                                                |
+//   +------------------------------------------------------------------------------------------+
+//
+// Record header:
+//   OFFSET SIZE NAME                     MEANING
+//   0      8    Magic                    ASCII "VORONJNL" (0x4C4E4A4E4F524F56 read little-endian)
+//   8      2    FormatVersion            1
+//   10     2    Flags                    JournalRecordFlags; bit 0 = payload LZ4-compressed
+//                                        (reserved: version 1 never sets it); other bits reserved
+//   12     4    EntryCount               number of page entries in the payload, >= 0
+//   16     8    TransactionId            the committed transaction; consecutive records differ by 1
+//   24     8    StoredPayloadSize        bytes of payload as stored after the header
+//   32     8    UncompressedPayloadSize  bytes of payload once decompressed (= stored in version 1)
+//   40     4    PayloadChecksum          CRC32C of the StoredPayloadSize stored payload bytes
+//   44     4    HeaderChecksum           CRC32C of header bytes 0..127 with this field read as zero
+//   48     64   State                    opaque environment state after the transaction (root
+//                                        tree state, next page number, ...); never interpreted here
+//   112    16   Reserved                 zero
+//
+// Page entry header (at the start of the payload, then right after the previous entry's bytes):
+//   OFFSET SIZE NAME          MEANING
+//   0      8    PageNumber    first page of the entry, > 0 (page 0 is the data file's identity)
+//   8      4    PageCount     pages the entry spans, > 0 (an overflow run spans several)
+//   12     4    StoredLength  bytes that follow this entry header
+//   16     1    Encoding      JournalPageEncoding: 0 = full image (StoredLength = PageCount * 8192);
+//                             1 = diff against the previous version, 2 = diff against zeros
+//                             (both reserved for the page-diff version; version 1 never writes them)
+//   17     7    Reserved      zero
+//
+// Checksums (CRC32C, Castagnoli, as System.Numerics.BitOperations.Crc32C computes it, with the
+// usual initial value 0xFFFFFFFF and final inversion). The header checksum covers the whole
+// header, PayloadChecksum and State included, so an intact header vouches for every field in it.
+// The payload checksum covers exactly the stored payload bytes (entry headers and bytes), not the
+// padding. The header sits in the record's first 512-byte sector, so a torn write leaves it all
+// old or all new (F1 in Platform/IStorageFile.cs tears at sector granularity).
+//
+// Validity. The slot at a 4096-aligned offset of a journal file has an INTACT header iff
+//   H1. offset + 128 <= the file's length;
+//   H2. Magic is "VORONJNL";
+//   H3. HeaderChecksum matches.
+// The slot holds a VALID record for the expected transaction id E iff
+//   R1. its header is intact (H1..H3);
+//   R2. TransactionId = E;
+//   R3. FormatVersion = 1;
+//   R4. Flags = 0 (version 1 reads no flag, not even the reserved LZ4 bit);
+//   R5. the Reserved header bytes are zero;
+//   R6. EntryCount >= 0, 0 <= StoredPayloadSize, UncompressedPayloadSize = StoredPayloadSize, and
+//       the record (128 + StoredPayloadSize rounded up to 4096) is at most MaxRecordSize bytes and
+//       ends inside the file;
+//   R7. PayloadChecksum matches the stored payload;
+//   R8. the payload is exactly EntryCount entries: each entry header lies inside the payload,
+//       PageNumber > 0, PageCount > 0, PageNumber + PageCount does not overflow, Encoding = 0,
+//       StoredLength = PageCount * 8192 and lies inside the payload, the Reserved entry bytes are
+//       zero, and the last entry ends exactly at StoredPayloadSize.
+// What recovery makes of a slot that is not a valid record:
+//   not intact                         torn write, trailing space of a file, or garbage;
+//   intact, TransactionId < E          a stale record of a recycled file: end of the log there;
+//   intact, TransactionId > E          a gap: corruption;
+//   intact, = E, breaks R3..R6 or R8   corruption (the header checksum proves it was written so:
+//                                      "unsupported encoding 1 in record tx 17");
+//   intact, = E, breaks only R7        torn tail or corruption, as JournalReader.cs decides.
+//
+// Reading (JournalReader.Recover, which has the torn-tail / corruption decision as pseudo-code):
+// start at the position the data file was last synced to, expecting the transaction after the
+// last synced one; while the slot holds a valid record for E, apply it, E += 1, move to the end
+// of the record; a slot that is not valid either continues at offset 0 of the next file (the
+// writer rotated), or is the end of the log (a torn tail, discarded), or is corruption
+// (acknowledged records would be skipped).
+//
+// Compatibility: Magic, FormatVersion and HeaderChecksum keep their offsets in every version.
+// A change to the layout or to the meaning of a field bumps FormatVersion; a reader refuses a
+// version it does not know (R3) and a flag or encoding it does not know (R4, R8), rather than
+// misread it. Records of one journal are all of one version: a new version starts a new file.
+
+/// <summary>Constants, checksum and header accessors of the journal record; see the FORMAT block above.</summary>
+internal static partial class JournalRecord
+{
+    /// <summary>"VORONJNL" read as a little-endian 64-bit integer.</summary>
+    public const ulong Magic = 0x4C4E4A4E4F524F56;
+
+    public const ushort FormatVersion = 1;
+
+    /// <summary>Records start at multiples of this and are zero-padded to a multiple of it.</summary>
+    public const int Alignment = 4096;
+
+    /// <summary>The largest record, header and padding included: the largest 4096-aligned
+    /// buffer .NET can allocate. A transaction with more pages must be split by its caller.</summary>
+    public const int MaxRecordSize = 0x7FFF_F000;
+
+    // Record header (see the table above; same order).
+    public const int HeaderSize = 128;
+    public const int MagicOffset = 0;
+    public const int FormatVersionOffset = 8;
+    public const int FlagsOffset = 10;
+    public const int EntryCountOffset = 12;
+    public const int TransactionIdOffset = 16;
+    public const int StoredPayloadSizeOffset = 24;
+    public const int UncompressedPayloadSizeOffset = 32;
+    public const int PayloadChecksumOffset = 40;
+    public const int HeaderChecksumOffset = 44;
+    public const int StateOffset = 48;
+    public const int StateSize = 64;
+    public const int ReservedOffset = 112;
+    public const int ReservedSize = 16;
+
+    // Page entry header (see the table above; same order).
+    public const int EntryHeaderSize = 24;
+    public const int EntryPageNumberOffset = 0;
+    public const int EntryPageCountOffset = 8;
+    public const int EntryStoredLengthOffset = 12;
+    public const int EntryEncodingOffset = 16;
+    public const int EntryReservedOffset = 17;
+    public const int EntryReservedSize = 7;
+
+    /// <summary>The largest page count of one entry: its full image must fit a 32-bit StoredLength.</summary>
+    public const int MaxEntryPageCount = int.MaxValue / Constants.PageSize;
+
+    /// <summary>Rounds <paramref name="size"/> up to a multiple of <see cref="Alignment"/>.</summary>
+    public static long AlignUp(long size) => (size + Alignment - 1) & ~(long)(Alignment - 1);
+
+    /// <summary>The whole record's size for a stored payload of <paramref name="storedPayloadSize"/> bytes.</summary>
+    public static long RecordSize(long storedPayloadSize) => AlignUp(HeaderSize + storedPayloadSize);
+
+    /// <summary>CRC32C (Castagnoli) of <paramref name="bytes"/>.</summary>
+    public static uint Crc32C(ReadOnlySpan<byte> bytes) => ~Crc32CUpdate(0xFFFFFFFF, bytes);
+
+    /// <summary>The header checksum: CRC32C of the 128-byte header with HeaderChecksum read as zero.</summary>
+    public static uint ComputeHeaderChecksum(ReadOnlySpan<byte> header)
+    {
+        var crc = Crc32CUpdate(0xFFFFFFFF, header[..HeaderChecksumOffset]);
+        crc = BitOperations.Crc32C(crc, 0u);
+        crc = Crc32CUpdate(crc, header[(HeaderChecksumOffset + 4)..HeaderSize]);
+        return ~crc;
+    }
+
+    /// <summary>The transaction id a header claims; meaningful only for an intact header.</summary>
+    public static long GetTransactionId(ReadOnlySpan<byte> header) =>
+        BinaryPrimitives.ReadInt64LittleEndian(header[TransactionIdOffset..]);
+
+    private static uint Crc32CUpdate(uint crc, ReadOnlySpan<byte> bytes)
+    {
+        var words = MemoryMarshal.Cast<byte, ulong>(bytes);
+        foreach (var word in words)
+        {
+            crc = BitOperations.Crc32C(crc, word);
+        }
+
+        foreach (var b in bytes[(words.Length * sizeof(ulong))..])
+        {
+            crc = BitOperations.Crc32C(crc, b);
+        }
+
+        return crc;
+    }
+}

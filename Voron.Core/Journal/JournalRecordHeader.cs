@@ -1,0 +1,46 @@
+using System.Buffers.Binary;
+
+namespace Voron.Journal;
+
+/// <summary>
+/// The fields of an intact record header (H1..H3 in JournalRecord.cs), as read from disk. An
+/// intact header was written by some writer, but its fields still have to pass R2..R6 before they
+/// are trusted; <see cref="JournalRecord.ValidateHeader"/> checks them.
+/// </summary>
+internal readonly record struct JournalRecordHeader(
+    ushort FormatVersion,
+    JournalRecordFlags Flags,
+    int EntryCount,
+    long TransactionId,
+    long StoredPayloadSize,
+    long UncompressedPayloadSize,
+    uint PayloadChecksum,
+    bool ReservedIsZero)
+{
+    /// <summary>The record's size on disk, header and padding included. Valid after R6 held.</summary>
+    public long RecordSize => JournalRecord.RecordSize(StoredPayloadSize);
+
+    /// <summary>Reads the header in <paramref name="slot"/> (at least 128 bytes) if it is intact
+    /// (H2: magic, H3: header checksum); returns false for anything else, which is not a record.</summary>
+    public static bool TryRead(ReadOnlySpan<byte> slot, out JournalRecordHeader header)
+    {
+        header = default;
+        if (slot.Length < JournalRecord.HeaderSize ||
+            BinaryPrimitives.ReadUInt64LittleEndian(slot[JournalRecord.MagicOffset..]) != JournalRecord.Magic ||
+            BinaryPrimitives.ReadUInt32LittleEndian(slot[JournalRecord.HeaderChecksumOffset..]) != JournalRecord.ComputeHeaderChecksum(slot))
+        {
+            return false;
+        }
+
+        header = new JournalRecordHeader(
+            BinaryPrimitives.ReadUInt16LittleEndian(slot[JournalRecord.FormatVersionOffset..]),
+            (JournalRecordFlags)BinaryPrimitives.ReadUInt16LittleEndian(slot[JournalRecord.FlagsOffset..]),
+            BinaryPrimitives.ReadInt32LittleEndian(slot[JournalRecord.EntryCountOffset..]),
+            BinaryPrimitives.ReadInt64LittleEndian(slot[JournalRecord.TransactionIdOffset..]),
+            BinaryPrimitives.ReadInt64LittleEndian(slot[JournalRecord.StoredPayloadSizeOffset..]),
+            BinaryPrimitives.ReadInt64LittleEndian(slot[JournalRecord.UncompressedPayloadSizeOffset..]),
+            BinaryPrimitives.ReadUInt32LittleEndian(slot[JournalRecord.PayloadChecksumOffset..]),
+            !slot.Slice(JournalRecord.ReservedOffset, JournalRecord.ReservedSize).ContainsAnyExcept((byte)0));
+        return true;
+    }
+}

@@ -1,0 +1,9 @@
+namespace Voron.Journal;
+
+/// <summary>Where <see cref="JournalWriter.Append"/> put a record: it occupies
+/// [<see cref="Start"/>.Offset, <see cref="End"/>.Offset) of one journal file (J4).</summary>
+internal readonly record struct JournalRecordLocation(JournalPosition Start, JournalPosition End)
+{
+    /// <summary>The record's size on disk, padding included.</summary>
+    public long Length => End.Offset - Start.Offset;
+}

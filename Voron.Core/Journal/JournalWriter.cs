@@ -1,0 +1,241 @@
+using System.Diagnostics;
+using Voron.Platform;
+
+namespace Voron.Journal;
+
+// The journal: the write-ahead log of committed write transactions.
+//
+// The commit path hands each transaction's pages and the 64-byte environment state to
+// JournalWriter.Append, which makes them durable as one record before the commit is acknowledged.
+// The flusher later copies the pages to the data file, syncs it, records the synced position in
+// the header file, and calls ReleaseBefore. On open, JournalReader.Recover replays every record
+// after the synced position and finds where the log ends; a new JournalWriter resumes there.
+// The record format is in JournalRecord.cs (FORMAT block), the file names in JournalFiles.cs,
+// the torn-tail / corruption decision of recovery (D1..D5) in JournalReader.cs.
+//
+// Invariants (code and asserts cite them):
+//   J1. Records are in transaction-id order with no gaps: the record after tx n holds tx n + 1
+//       and starts where tx n's record ends, or at offset 0 of the file numbered one higher
+//       (rotation). Append refuses any other transaction id.
+//   J2. A record is acknowledged only after FlushData of its file returns: Append returns only
+//       then, and nothing else tells the caller the record is there.
+//   J3. A record is written only after every earlier record is durable: Append writes the whole
+//       record with one positional write and flushes it before returning, and appends never run
+//       concurrently. So a crash tears at most the last record, and an intact later record proves
+//       that an earlier broken one had been durable and was damaged afterwards (D4).
+//   J4. A record never spans files, and a file's size and name are durable (Preallocate,
+//       FlushData, SyncDirectory) before its first record is written into it: a durable record
+//       never disappears with its file's size or directory entry.
+//   J5. The writer resumes exactly where recovery says the log ends, overwriting a discarded torn
+//       tail in place, after deleting every journal file numbered beyond that position (D4 showed
+//       they hold nothing with tx >= the next transaction).
+//   J6. A journal file is released (deleted, or renamed to a spare) only after every record in it
+//       is synced to the data file and a durable header records a recovery start past it. So
+//       every record left in a spare has a transaction id below any that recovery will ever
+//       expect again: stale, the end of the log, never data and never corruption.
+//   J7. Fail-stop: once a write, a flush or the preparation of a file fails, the writer accepts
+//       nothing more (EnvironmentFailedException); the tail's state is unknown until recovery
+//       decides it on the next open.
+//   J8. Bytes read from disk are validated, never asserted: H1..H3 and R1..R8 in JournalRecord.cs,
+//       each failure a CorruptionException naming the file, the offset and the rule.
+//   J9. Deterministic: file numbers, sizes and record bytes depend only on the calls made; there
+//       is no clock and no randomness.
+//
+// Journal file lifecycle (each transition names the method that performs it):
+//
+//                     ctor / Rotate: create new, Preallocate, FlushData, SyncDirectory
+//     (no file) ------------------------------------------------------------+
+//                     Rotate: rename spare -> journal, Preallocate, ...      v
+//     spare ---------------------------------------------------------> current --+
+//       ^                                                                        | Rotate: the next
+//       | ReleaseBefore: synced past it, its size is the configured file size,   | record does not fit
+//       |                and fewer than MaxSpareFiles spares exist               v
+//       +------------------------------------------------------------------- written
+//                     ReleaseBefore: otherwise -> deleted
+//     any journal file numbered beyond the recovered end --ctor--> deleted (J5)
+//
+// Threading: one owner (the commit pipeline's writer) calls every method; none is thread-safe.
+
+/// <summary>
+/// Appends records to the journal files of one directory and recycles the files the data file no
+/// longer needs. See the invariants above.
+/// </summary>
+internal sealed partial class JournalWriter : IDisposable
+{
+    /// <summary>The default size of a journal file.</summary>
+    public const long DefaultFileSize = 64L << 20;
+
+    /// <summary>Released files kept to be reused as journal files instead of being deleted.</summary>
+    public const int MaxSpareFiles = 2;
+
+    /// <summary>The record buffer is kept between appends up to this size; a larger record gets a
+    /// buffer of its own, so one huge transaction does not pin its memory for the writer's life.</summary>
+    private const int RetainedBufferLimit = 8 << 20;
+
+    private readonly IFileSystem _fileSystem;
+    private readonly string _directory;
+    private readonly long _fileSize;
+    private IStorageFile _file;
+    private long _fileLength;
+    private long _fileNumber;
+    private long _offset;
+    private long _nextTransactionId;
+    private byte[] _buffer = [];
+    private Exception? _failure;
+    private bool _disposed;
+
+    /// <summary>Resumes after recovery: at <see cref="JournalRecoveryResult.End"/>, with the next transaction id.</summary>
+    public JournalWriter(IFileSystem fileSystem, string directory, JournalRecoveryResult recovered, long fileSize = DefaultFileSize)
+        : this(fileSystem, directory, (recovered ?? throw new ArgumentNullException(nameof(recovered))).End, recovered.NextTransactionId, fileSize)
+    {
+    }
+
+    /// <summary>
+    /// Resumes writing at <paramref name="resumeAt"/>, which must be where recovery over the same
+    /// directory found the end of the log (J5): journal files numbered above it are deleted.
+    /// </summary>
+    /// <param name="fileSize">The size of each journal file, a positive multiple of 4096; a record
+    /// larger than this gets a file of its own size.</param>
+    public JournalWriter(IFileSystem fileSystem, string directory, JournalPosition resumeAt, long nextTransactionId, long fileSize = DefaultFileSize)
+    {
+        ArgumentNullException.ThrowIfNull(fileSystem);
+        ArgumentNullException.ThrowIfNull(directory);
+        ArgumentOutOfRangeException.ThrowIfNegative(resumeAt.FileNumber);
+        ArgumentOutOfRangeException.ThrowIfNegative(resumeAt.Offset);
+        ArgumentOutOfRangeException.ThrowIfNegative(nextTransactionId);
+        ArgumentOutOfRangeException.ThrowIfLessThan(fileSize, JournalRecord.Alignment);
+        if (resumeAt.Offset % JournalRecord.Alignment != 0 || fileSize % JournalRecord.Alignment != 0)
+        {
+            throw new ArgumentException($"Journal positions and file sizes are multiples of {JournalRecord.Alignment}: {resumeAt}, file size {fileSize}.");
+        }
+
+        _fileSystem = fileSystem;
+        _directory = directory;
+        _fileSize = fileSize;
+        _nextTransactionId = nextTransactionId;
+        _fileSystem.CreateDirectory(directory);
+        DeleteFilesAfter(resumeAt.FileNumber);
+        _file = OpenResumeFile(resumeAt);
+        _fileNumber = resumeAt.FileNumber;
+        _offset = resumeAt.Offset;
+        _fileLength = _file.Length;
+    }
+
+    /// <summary>Where the next record will be written, unless it does not fit and the writer rotates.</summary>
+    public JournalPosition Position => new(_fileNumber, _offset);
+
+    /// <summary>The transaction id the next <see cref="Append"/> must carry (J1).</summary>
+    public long NextTransactionId => _nextTransactionId;
+
+    /// <summary>The configured journal file size.</summary>
+    public long FileSize => _fileSize;
+
+    /// <summary>
+    /// Writes transaction <paramref name="transactionId"/> as one record — the full image of each
+    /// page and the opaque <paramref name="state"/> — and makes it durable. When this returns the
+    /// transaction may be acknowledged (J2); when it throws, nothing may be, and the writer is
+    /// failed (J7). The spans and images are read during the call only.
+    /// </summary>
+    /// <param name="transactionId">Must be <see cref="NextTransactionId"/> (J1).</param>
+    /// <param name="state">Exactly 64 bytes of environment state, stored uninterpreted.</param>
+    /// <param name="pages">Each page's number (> 0) and image (a positive multiple of the page size).</param>
+    /// <returns>Where the record starts and ends: the end is the next record's position in this file.</returns>
+    public JournalRecordLocation Append(long transactionId, ReadOnlySpan<byte> state, IReadOnlyList<JournalPage> pages)
+    {
+        ThrowIfUnusable();
+        ArgumentNullException.ThrowIfNull(pages);
+        if (transactionId != _nextTransactionId)
+        {
+            throw new ArgumentException($"J1: the journal expects transaction {_nextTransactionId} next, not {transactionId}.", nameof(transactionId));
+        }
+
+        if (state.Length != JournalRecord.StateSize)
+        {
+            throw new ArgumentException($"The state is {JournalRecord.StateSize} bytes, not {state.Length}.", nameof(state));
+        }
+
+        CheckPages(pages);
+        var recordSize = JournalRecord.RecordSize(JournalRecord.MeasurePayload(pages));
+        if (recordSize > JournalRecord.MaxRecordSize)
+        {
+            throw new ArgumentException(
+                $"Transaction {transactionId} needs a {recordSize}-byte journal record; the largest is {JournalRecord.MaxRecordSize}.", nameof(pages));
+        }
+
+        var record = RecordBuffer((int)recordSize).AsSpan(0, (int)recordSize);
+        JournalRecord.Encode(record, transactionId, state, pages);
+        try
+        {
+            if (_fileLength - _offset < recordSize)
+            {
+                Rotate(recordSize);
+            }
+
+            // J3: one positional write of the whole record, durable before we return (J2).
+            _file.Write(_offset, record);
+            _file.FlushData();
+        }
+        catch (Exception e)
+        {
+            _failure = e;
+            throw;
+        }
+
+        var start = Position;
+        _offset += recordSize;
+        _nextTransactionId++;
+        Debug.Assert(_offset <= _fileLength, "J4: a record never spans files");
+        return new JournalRecordLocation(start, Position);
+    }
+
+    public void Dispose()
+    {
+        if (!_disposed)
+        {
+            _disposed = true;
+            _file.Dispose();
+        }
+    }
+
+    private static void CheckPages(IReadOnlyList<JournalPage> pages)
+    {
+        for (var i = 0; i < pages.Count; i++)
+        {
+            var page = pages[i];
+            var length = page.Image.Length;
+            if (page.PageNumber <= 0 || length == 0 || length % Constants.PageSize != 0 ||
+                page.PageCount > JournalRecord.MaxEntryPageCount || page.PageNumber > long.MaxValue - page.PageCount)
+            {
+                throw new ArgumentException(
+                    $"Page {i} of the transaction has number {page.PageNumber} and a {length}-byte image; " +
+                    $"page numbers are > 0 and images are whole pages of {Constants.PageSize} bytes.", nameof(pages));
+            }
+        }
+    }
+
+    /// <summary>A buffer of at least <paramref name="size"/> bytes; every byte of the record is
+    /// written by Encode, so its old contents do not matter.</summary>
+    private byte[] RecordBuffer(int size)
+    {
+        if (size > RetainedBufferLimit)
+        {
+            return GC.AllocateUninitializedArray<byte>(size);
+        }
+
+        if (_buffer.Length < size)
+        {
+            _buffer = GC.AllocateUninitializedArray<byte>(Math.Min(RetainedBufferLimit, Math.Max(size, _buffer.Length * 2)));
+        }
+
+        return _buffer;
+    }
+
+    private void ThrowIfUnusable()
+    {
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        if (_failure is not null)
+        {
+            throw new EnvironmentFailedException(_directory, _failure);
+        }
+    }
+}

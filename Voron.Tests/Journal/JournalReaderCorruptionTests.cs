@@ -1,0 +1,239 @@
+using System.Buffers.Binary;
+using Voron.Journal;
+using Voron.Platform;
+
+namespace Voron.Tests.Journal;
+
+/// <summary>
+/// Damage that a crash cannot explain — a broken record with acknowledged records after it, a
+/// gap, a record this version cannot read — is corruption, reported with the file and offset.
+/// </summary>
+public sealed class JournalReaderCorruptionTests
+{
+    [Fact]
+    public void Recover_throws_corruption_naming_file_and_offset_when_a_middle_record_payload_is_damaged()
+    {
+        using var journal = new JournalHarness(seed: 30);
+        for (var i = 0; i < 6; i++)
+        {
+            journal.Append(runs: 1, maxRunPages: 1);
+        }
+
+        var bad = journal.Written[2];
+        journal.FlipBit(bad.Location.Start, (JournalRecord.HeaderSize + 5000) * 8);
+        var applied = new List<long>();
+
+        var error = Assert.Throws<CorruptionException>(() =>
+            JournalReader.Recover(journal.FileSystem, journal.Directory, default, 1, r => applied.Add(r.TransactionId)));
+
+        Assert.Equal(journal.PathOf(bad.Location.Start.FileNumber), error.File);
+        Assert.Equal(bad.Location.Start.Offset, error.Offset);
+        Assert.Contains(journal.PathOf(bad.Location.Start.FileNumber), error.Message, StringComparison.Ordinal);
+        Assert.Contains($"offset {bad.Location.Start.Offset}", error.Message, StringComparison.Ordinal);
+        Assert.Contains($"record tx {bad.TransactionId} fails its payload checksum", error.Reason, StringComparison.Ordinal);
+        Assert.Contains($"record tx {bad.TransactionId + 1} follows", error.Reason, StringComparison.Ordinal);
+        Assert.Equal([1L, 2L], applied);
+    }
+
+    [Fact]
+    public void Recover_throws_corruption_when_a_middle_record_header_is_damaged()
+    {
+        using var journal = new JournalHarness(seed: 31);
+        for (var i = 0; i < 6; i++)
+        {
+            journal.Append();
+        }
+
+        var bad = journal.Written[3];
+        journal.FlipBit(bad.Location.Start, (JournalRecord.TransactionIdOffset * 8) + 1);
+
+        var error = Assert.Throws<CorruptionException>(() => journal.Recover(out _));
+
+        Assert.Equal(bad.Location.Start.Offset, error.Offset);
+        Assert.Contains("no intact record header", error.Reason, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Recover_throws_corruption_when_a_broken_last_record_of_a_file_is_followed_by_a_later_file()
+    {
+        using var journal = new JournalHarness(seed: 32);
+        var first = journal.AppendUntilRotation();
+        journal.Append();
+        var bad = journal.Written[journal.Written.IndexOf(first) - 1];
+        journal.FlipBit(bad.Location.Start, (JournalRecord.HeaderSize + 100) * 8);
+
+        var error = Assert.Throws<CorruptionException>(() => journal.Recover(out _));
+
+        Assert.Equal(journal.PathOf(bad.Location.Start.FileNumber), error.File);
+        Assert.Equal(bad.Location.Start.Offset, error.Offset);
+        Assert.Contains(journal.PathOf(first.Location.Start.FileNumber), error.Reason, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Recover_throws_corruption_on_a_transaction_gap()
+    {
+        using var journal = new JournalHarness(seed: 33);
+        journal.Append();
+        journal.Append();
+        var end = journal.Append().Location.End;
+        journal.Writer.Dispose();
+
+        // A writer that skips transaction 4: records 5 and 6 sit where 4 should be.
+        using (var skipping = new JournalWriter(journal.FileSystem, journal.Directory, end, 5, journal.FileSize))
+        {
+            skipping.Append(5, new byte[64], [journal.RandomPage(1)]);
+            skipping.Append(6, new byte[64], [journal.RandomPage(1)]);
+        }
+
+        var error = Assert.Throws<CorruptionException>(() => journal.Recover(out _));
+
+        Assert.Equal(end.Offset, error.Offset);
+        Assert.Contains("gap: record tx 5 sits where record tx 4 should be", error.Reason, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Recover_throws_corruption_when_the_first_record_after_the_start_is_later_than_expected()
+    {
+        using var journal = new JournalHarness(seed: 34);
+        journal.Append();
+        journal.Append();
+
+        var error = Assert.Throws<CorruptionException>(() => journal.Recover(out _, default, expectedTransactionId: 0));
+
+        Assert.Equal(0, error.Offset);
+        Assert.Contains("gap", error.Reason, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData(1)]
+    [InlineData(2)]
+    [InlineData(7)]
+    public void Recover_throws_corruption_on_an_unsupported_page_encoding(byte encoding)
+    {
+        using var journal = new JournalHarness(seed: 35);
+        journal.Append();
+        var record = journal.Append(runs: 2, maxRunPages: 1);
+        journal.Append();
+        journal.Rewrite(record, bytes => bytes[JournalRecord.HeaderSize + JournalRecord.EntryEncodingOffset] = encoding);
+
+        var error = Assert.Throws<CorruptionException>(() => journal.Recover(out _));
+
+        Assert.Equal(record.Location.Start.Offset, error.Offset);
+        Assert.Contains($"unsupported encoding {encoding} in record tx {record.TransactionId}", error.Message, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData((ushort)1)]
+    [InlineData((ushort)0x8000)]
+    public void Recover_throws_corruption_on_an_unknown_flag_even_in_the_last_record(ushort flags)
+    {
+        using var journal = new JournalHarness(seed: 36);
+        journal.Append();
+        var record = journal.Append();
+        journal.Rewrite(record, bytes => BinaryPrimitives.WriteUInt16LittleEndian(bytes.Slice(JournalRecord.FlagsOffset), flags));
+
+        var error = Assert.Throws<CorruptionException>(() => journal.Recover(out _));
+
+        Assert.Equal(record.Location.Start.Offset, error.Offset);
+        Assert.Contains($"unsupported flags 0x{flags:X4} in record tx {record.TransactionId}", error.Reason, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Recover_throws_corruption_on_an_unsupported_format_version()
+    {
+        using var journal = new JournalHarness(seed: 37);
+        var record = journal.Append();
+        journal.Rewrite(record, bytes => BinaryPrimitives.WriteUInt16LittleEndian(bytes.Slice(JournalRecord.FormatVersionOffset), 2));
+
+        var error = Assert.Throws<CorruptionException>(() => journal.Recover(out _));
+
+        Assert.Contains("unsupported format version 2", error.Reason, StringComparison.Ordinal);
+    }
+
+    public static TheoryData<string> BadEntries => ["page number 0", "page count 0", "short stored length", "extra payload byte", "reserved byte"];
+
+    [Theory]
+    [MemberData(nameof(BadEntries))]
+    public void Recover_throws_corruption_when_entries_do_not_fill_the_payload_exactly(string damage)
+    {
+        using var journal = new JournalHarness(seed: 38);
+        var record = journal.Append(runs: 2, maxRunPages: 2);
+        journal.Rewrite(record, bytes =>
+        {
+            var entry = bytes.Slice(JournalRecord.HeaderSize);
+            switch (damage)
+            {
+                case "page number 0":
+                    BinaryPrimitives.WriteInt64LittleEndian(entry[JournalRecord.EntryPageNumberOffset..], 0);
+                    break;
+                case "page count 0":
+                    BinaryPrimitives.WriteInt32LittleEndian(entry[JournalRecord.EntryPageCountOffset..], 0);
+                    break;
+                case "short stored length":
+                    BinaryPrimitives.WriteInt32LittleEndian(entry[JournalRecord.EntryStoredLengthOffset..], 100);
+                    break;
+                case "extra payload byte":
+                    var size = BinaryPrimitives.ReadInt64LittleEndian(bytes.Slice(JournalRecord.StoredPayloadSizeOffset));
+                    BinaryPrimitives.WriteInt64LittleEndian(bytes.Slice(JournalRecord.StoredPayloadSizeOffset), size + 1);
+                    BinaryPrimitives.WriteInt64LittleEndian(bytes.Slice(JournalRecord.UncompressedPayloadSizeOffset), size + 1);
+                    BinaryPrimitives.WriteUInt32LittleEndian(bytes.Slice(JournalRecord.PayloadChecksumOffset),
+                        JournalRecord.Crc32C(bytes.Slice(JournalRecord.HeaderSize, (int)size + 1)));
+                    break;
+                default:
+                    entry[JournalRecord.EntryReservedOffset + 3] = 1;
+                    break;
+            }
+        }, restampPayload: damage != "extra payload byte");
+
+        var error = Assert.Throws<CorruptionException>(() => journal.Recover(out _));
+
+        Assert.StartsWith("R8:", error.Reason, StringComparison.Ordinal);
+        Assert.Equal(record.Location.Start.Offset, error.Offset);
+    }
+
+    [Fact]
+    public void Recover_throws_corruption_when_an_intact_header_claims_a_record_past_the_end_of_the_file()
+    {
+        using var journal = new JournalHarness(seed: 39);
+        var record = journal.Append();
+        journal.Rewrite(record, bytes =>
+        {
+            BinaryPrimitives.WriteInt64LittleEndian(bytes.Slice(JournalRecord.StoredPayloadSizeOffset), journal.FileSize);
+            BinaryPrimitives.WriteInt64LittleEndian(bytes.Slice(JournalRecord.UncompressedPayloadSizeOffset), journal.FileSize);
+        }, restampPayload: false);
+
+        var error = Assert.Throws<CorruptionException>(() => journal.Recover(out _));
+
+        Assert.Contains("extends past the end of the file", error.Reason, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Recover_throws_corruption_when_a_journal_file_between_start_and_end_is_missing()
+    {
+        using var journal = new JournalHarness(seed: 40);
+        journal.AppendUntilRotation();
+        var third = journal.AppendUntilRotation();
+        journal.Append();
+        journal.FileSystem.DeleteFile(journal.PathOf(third.Location.Start.FileNumber - 1));
+
+        var error = Assert.Throws<CorruptionException>(() => journal.Recover(out _));
+
+        Assert.Equal(journal.PathOf(third.Location.Start.FileNumber - 2), error.File);
+        Assert.Contains($"record tx {third.TransactionId} follows", error.Reason, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Recover_throws_corruption_when_the_recovery_start_is_past_the_end_of_its_file()
+    {
+        using var journal = new JournalHarness(seed: 41);
+        journal.Append();
+        using (var file = journal.FileSystem.Open(journal.PathOf(0), FileOpenMode.OpenExisting))
+        {
+            Assert.True(file.Length < 1 << 20);
+        }
+
+        var error = Assert.Throws<CorruptionException>(() => journal.Recover(out _, new JournalPosition(0, 1 << 20), 2));
+
+        Assert.Contains("past the end", error.Reason, StringComparison.Ordinal);
+    }
+}

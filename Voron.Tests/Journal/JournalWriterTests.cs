@@ -1,0 +1,191 @@
+using Voron.Journal;
+using Voron.Platform;
+using Voron.Platform.Memory;
+
+namespace Voron.Tests.Journal;
+
+public sealed class JournalWriterTests
+{
+    private const string Directory = "/store/journal";
+
+    [Fact]
+    public void Append_writes_each_record_with_one_positional_write_then_one_flush()
+    {
+        var fs = new RecordingFileSystem(new InMemoryFileSystem(16 << 20));
+        using var writer = new JournalWriter(fs, Directory, new JournalPosition(0, 0), 1, JournalHarness.SmallFileSize);
+        fs.Log.Clear();
+
+        var location = writer.Append(1, new byte[64], [new JournalPage(3, new byte[Constants.PageSize])]);
+
+        var path = JournalFiles.PathOf(Directory, 0);
+        Assert.Equal([$"Write {path} 0 {location.Length}", $"FlushData {path}"], fs.Log);
+    }
+
+    [Fact]
+    public void Append_places_records_at_aligned_offsets_with_zero_padding()
+    {
+        using var journal = new JournalHarness(seed: 50);
+
+        var first = journal.Append(runs: 1, maxRunPages: 1);
+        var second = journal.Append(runs: 2, maxRunPages: 1);
+
+        // 128 header + 24 entry header + 8192 image = 8344 bytes, padded to 12288.
+        Assert.Equal(new JournalRecordLocation(new JournalPosition(0, 0), new JournalPosition(0, 12288)), first.Location);
+        Assert.Equal(12288, second.Location.Start.Offset);
+        Assert.Equal(0, second.Location.Length % JournalRecord.Alignment);
+        var padding = journal.ReadBytes(0, 8344, 12288 - 8344);
+        Assert.All(padding, b => Assert.Equal(0, b));
+    }
+
+    [Fact]
+    public void Append_rotates_into_a_preallocated_file_whose_size_and_name_are_durable_before_the_record()
+    {
+        var fs = new RecordingFileSystem(new InMemoryFileSystem(16 << 20));
+        using var writer = new JournalWriter(fs, Directory, new JournalPosition(0, 0), 1, JournalHarness.SmallFileSize);
+        var page = new JournalPage(1, new byte[11 * Constants.PageSize]);
+        writer.Append(1, new byte[64], [page]);
+        writer.Append(2, new byte[64], [page]);
+        fs.Log.Clear();
+
+        var third = writer.Append(3, new byte[64], [page]);
+
+        var path = JournalFiles.PathOf(Directory, 1);
+        Assert.Equal(new JournalPosition(1, 0), third.Start);
+        Assert.Equal(
+            [$"Create {path}", $"Preallocate {path} {JournalHarness.SmallFileSize}", $"FlushData {path}", $"SyncDirectory {Directory}",
+             $"Write {path} 0 {third.Length}", $"FlushData {path}"],
+            fs.Log);
+    }
+
+    [Fact]
+    public void Append_gives_a_record_larger_than_the_file_size_a_file_of_its_own_size()
+    {
+        using var journal = new JournalHarness(seed: 51);
+        journal.Append();
+
+        var big = journal.Append([journal.RandomPage(40)]);
+
+        Assert.Equal(new JournalPosition(1, 0), big.Location.Start);
+        Assert.Equal(JournalRecord.RecordSize(JournalRecord.MeasurePayload(big.Pages)), big.Location.Length);
+        Assert.Equal(big.Location.Length, journal.LengthOf(1));
+        Assert.Equal(new JournalPosition(2, 0), journal.Append().Location.Start);
+        Assert.Equal(journal.FileSize, journal.LengthOf(2));
+    }
+
+    [Fact]
+    public void Append_rejects_a_transaction_id_other_than_the_next_one()
+    {
+        using var journal = new JournalHarness(seed: 52);
+        journal.Append();
+
+        var error = Assert.Throws<ArgumentException>(() => journal.Writer.Append(3, new byte[64], [journal.RandomPage(1)]));
+
+        Assert.Contains("J1", error.Message, StringComparison.Ordinal);
+        Assert.Equal(2, journal.Writer.NextTransactionId);
+    }
+
+    [Theory]
+    [InlineData(0, 8192)]
+    [InlineData(-4, 8192)]
+    [InlineData(5, 0)]
+    [InlineData(5, 100)]
+    [InlineData(5, 8193)]
+    public void Append_rejects_pages_that_are_not_whole_or_numbered_zero(long pageNumber, int imageLength)
+    {
+        using var journal = new JournalHarness(seed: 53);
+
+        Assert.Throws<ArgumentException>(() => journal.Writer.Append(1, new byte[64], [new JournalPage(pageNumber, new byte[imageLength])]));
+        journal.Append();
+    }
+
+    [Fact]
+    public void Append_rejects_a_state_that_is_not_64_bytes()
+    {
+        using var journal = new JournalHarness(seed: 54);
+
+        Assert.Throws<ArgumentException>(() => journal.Writer.Append(1, new byte[63], [journal.RandomPage(1)]));
+    }
+
+    [Fact]
+    public void Append_accepts_a_transaction_without_pages()
+    {
+        using var journal = new JournalHarness(seed: 55);
+
+        journal.Append([]);
+        journal.Append();
+
+        journal.Recover(out var records);
+        journal.AssertRecovered(records);
+    }
+
+    [Fact]
+    public void Append_refuses_everything_after_a_failed_flush()
+    {
+        var fs = new RecordingFileSystem(new InMemoryFileSystem(16 << 20));
+        using var writer = new JournalWriter(fs, Directory, new JournalPosition(0, 0), 1, JournalHarness.SmallFileSize);
+        fs.FailWhen = line => line.StartsWith("FlushData", StringComparison.Ordinal);
+
+        Assert.Throws<IOException>(() => writer.Append(1, new byte[64], [new JournalPage(1, new byte[Constants.PageSize])]));
+        var error = Assert.Throws<EnvironmentFailedException>(() => writer.Append(1, new byte[64], [new JournalPage(1, new byte[Constants.PageSize])]));
+
+        Assert.IsType<IOException>(error.InnerException);
+        Assert.Equal(1, writer.NextTransactionId);
+    }
+
+    [Fact]
+    public void Constructor_deletes_journal_files_beyond_the_resume_position()
+    {
+        using var journal = new JournalHarness(seed: 56);
+        var kept = journal.Append();
+        journal.AppendUntilRotation();
+        journal.AppendUntilRotation();
+        journal.Writer.Dispose();
+
+        using var writer = new JournalWriter(journal.FileSystem, journal.Directory, kept.Location.End, kept.TransactionId + 1, journal.FileSize);
+
+        Assert.Equal([0L], JournalFiles.List(journal.FileSystem, journal.Directory));
+        Assert.Equal(kept.Location.End, writer.Position);
+    }
+
+    [Fact]
+    public void Constructor_finishes_the_preallocation_of_a_resume_file_left_short_by_a_crash()
+    {
+        var fs = new InMemoryFileSystem(16 << 20);
+        fs.Open(JournalFiles.PathOf(Directory, 0), FileOpenMode.CreateNew).Dispose();
+        var recovered = JournalReader.Recover(fs, Directory, new JournalPosition(0, 0), 1, _ => { });
+
+        using var writer = new JournalWriter(fs, Directory, recovered, JournalHarness.SmallFileSize);
+        var location = writer.Append(1, new byte[64], [new JournalPage(1, new byte[Constants.PageSize])]);
+
+        Assert.Equal(new JournalPosition(0, 0), location.Start);
+        using var file = fs.Open(JournalFiles.PathOf(Directory, 0), FileOpenMode.OpenExisting);
+        Assert.Equal(JournalHarness.SmallFileSize, file.Length);
+    }
+
+    [Fact]
+    public void Constructor_creates_the_first_file_preallocated()
+    {
+        using var journal = new JournalHarness(seed: 57);
+
+        Assert.Equal([0L], JournalFiles.List(journal.FileSystem, journal.Directory));
+        Assert.Equal(journal.FileSize, journal.LengthOf(0));
+    }
+
+    [Fact]
+    public void Append_writes_identical_files_for_identical_calls()
+    {
+        // J9: no clock, no randomness inside the journal.
+        using var a = new JournalHarness(seed: 58);
+        using var b = new JournalHarness(seed: 58);
+        for (var i = 0; i < 30; i++)
+        {
+            a.Append();
+            b.Append();
+        }
+
+        var filesA = a.Snapshot();
+        var filesB = b.Snapshot();
+        Assert.Equal(filesA.Keys, filesB.Keys);
+        Assert.All(filesA.Keys, n => Assert.True(filesA[n].AsSpan().SequenceEqual(filesB[n])));
+    }
+}
