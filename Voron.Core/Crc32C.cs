@@ -1,4 +1,4 @@
-using System.Buffers.Binary;
+using System.Runtime.InteropServices;
 using System.Numerics;
 
 namespace Voron;
@@ -11,13 +11,13 @@ internal static class Crc32C
     /// <summary>Continues a running (not yet inverted) CRC over more bytes.</summary>
     public static uint Append(uint crc, ReadOnlySpan<byte> data)
     {
-        while (data.Length >= 8)
+        var words = MemoryMarshal.Cast<byte, ulong>(data);
+        foreach (var word in words)
         {
-            crc = BitOperations.Crc32C(crc, BinaryPrimitives.ReadUInt64LittleEndian(data));
-            data = data[8..];
+            crc = BitOperations.Crc32C(crc, word); // little-endian machines only, like every format here
         }
 
-        foreach (var b in data)
+        foreach (var b in data[(words.Length * sizeof(ulong))..])
         {
             crc = BitOperations.Crc32C(crc, b);
         }

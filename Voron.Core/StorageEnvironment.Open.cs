@@ -42,7 +42,7 @@ public sealed partial class StorageEnvironment
                 header = recovered;
             }
 
-            journal = new JournalWriter(fileSystem, layout.JournalDirectory, options.JournalFileSize, end, header.LastSyncedTxId + 1);
+            journal = new JournalWriter(fileSystem, layout.JournalDirectory, end, header.LastSyncedTxId + 1, options.JournalFileSize);
             journal.ReleaseBefore(end);
             var committed = new CommittedState(header.LastSyncedTxId, header.State, FreeSpaceSummary.Empty, end);
             var environment = new StorageEnvironment(options, storeLock, pager, journal, committed, header);
@@ -86,7 +86,7 @@ public sealed partial class StorageEnvironment
         }
 
         fileSystem.CreateDirectory(layout.JournalDirectory);
-        var header = new HeaderRecord(1, 0, JournalWriter.FirstFileNumber, 0, EnvironmentState.Empty);
+        var header = new HeaderRecord(1, 0, 1, 0, EnvironmentState.Empty); // journal file 1, offset 0
         HeaderFile.Write(fileSystem, layout, header);
         fileSystem.SyncDirectory(layout.Directory);
         return header;
@@ -102,17 +102,17 @@ public sealed partial class StorageEnvironment
             {
                 foreach (var page in record.Pages)
                 {
-                    pager.WritePage(page.PageNumber, page.Image.Span);
+                    pager.WritePage(page.PageNumber, page.Bytes.Span);
                 }
 
-                state = EnvironmentState.ReadFrom(record.State.Span, layout.JournalDirectory, record.Position.Offset);
+                state = EnvironmentState.ReadFrom(record.State.Span, JournalFiles.PathOf(layout.JournalDirectory, record.Start.FileNumber), record.Start.Offset);
             });
-        if (result.LastTxId == header.LastSyncedTxId)
+        if (result.LastTransactionId == header.LastSyncedTxId)
         {
             return (header, result.End);
         }
 
-        return (new HeaderRecord(header.Revision + 1, result.LastTxId, result.End.FileNumber, result.End.Offset, state), result.End);
+        return (new HeaderRecord(header.Revision + 1, result.LastTransactionId, result.End.FileNumber, result.End.Offset, state), result.End);
     }
 
     private void LoadFreeSpace()

@@ -60,7 +60,7 @@ internal sealed class DataFileFlusher
     {
         lock (_journalLock)
         {
-            return _environment.Journal.Append(txId, state, pages);
+            return _environment.Journal.Append(txId, state, pages).End;
         }
     }
 

@@ -143,34 +143,18 @@ internal static partial class JournalRecord
     public static long RecordSize(long storedPayloadSize) => AlignUp(HeaderSize + storedPayloadSize);
 
     /// <summary>CRC32C (Castagnoli) of <paramref name="bytes"/>.</summary>
-    public static uint Crc32C(ReadOnlySpan<byte> bytes) => ~Crc32CUpdate(0xFFFFFFFF, bytes);
+    public static uint Crc32C(ReadOnlySpan<byte> bytes) => Voron.Crc32C.Compute(bytes);
 
     /// <summary>The header checksum: CRC32C of the 128-byte header with HeaderChecksum read as zero.</summary>
     public static uint ComputeHeaderChecksum(ReadOnlySpan<byte> header)
     {
-        var crc = Crc32CUpdate(0xFFFFFFFF, header[..HeaderChecksumOffset]);
+        var crc = Voron.Crc32C.Append(0xFFFFFFFF, header[..HeaderChecksumOffset]);
         crc = BitOperations.Crc32C(crc, 0u);
-        crc = Crc32CUpdate(crc, header[(HeaderChecksumOffset + 4)..HeaderSize]);
+        crc = Voron.Crc32C.Append(crc, header[(HeaderChecksumOffset + 4)..HeaderSize]);
         return ~crc;
     }
 
     /// <summary>The transaction id a header claims; meaningful only for an intact header.</summary>
     public static long GetTransactionId(ReadOnlySpan<byte> header) =>
         BinaryPrimitives.ReadInt64LittleEndian(header[TransactionIdOffset..]);
-
-    private static uint Crc32CUpdate(uint crc, ReadOnlySpan<byte> bytes)
-    {
-        var words = MemoryMarshal.Cast<byte, ulong>(bytes);
-        foreach (var word in words)
-        {
-            crc = BitOperations.Crc32C(crc, word);
-        }
-
-        foreach (var b in bytes[(words.Length * sizeof(ulong))..])
-        {
-            crc = BitOperations.Crc32C(crc, b);
-        }
-
-        return crc;
-    }
 }

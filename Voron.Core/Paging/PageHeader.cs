@@ -1,5 +1,4 @@
 using System.Buffers.Binary;
-using System.Runtime.InteropServices;
 
 namespace Voron.Paging;
 
@@ -97,13 +96,7 @@ internal static class PageHeader
         crc = System.Numerics.BitOperations.Crc32C(crc, BinaryPrimitives.ReadUInt64LittleEndian(run));
         crc = System.Numerics.BitOperations.Crc32C(crc, 0u);
         crc = System.Numerics.BitOperations.Crc32C(crc, BinaryPrimitives.ReadUInt32LittleEndian(run[12..]));
-        var words = MemoryMarshal.Cast<byte, ulong>(run[16..]);
-        foreach (var word in words)
-        {
-            crc = System.Numerics.BitOperations.Crc32C(crc, word);
-        }
-
-        return ~crc;
+        return ~Crc32C.Append(crc, run[16..]);
     }
 
     /// <summary>Writes the checksum of the page or run into its header.</summary>
