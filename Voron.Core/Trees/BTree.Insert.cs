@@ -1,0 +1,102 @@
+using Voron.Paging;
+
+namespace Voron.Trees;
+
+internal sealed partial class BTree
+{
+    /// <summary>Inserts <paramref name="key"/> or replaces its value.</summary>
+    public void Put(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
+    {
+        ValidateKey(key);
+        if (value.Length > Constants.MaxValueSize)
+        {
+            throw new ArgumentException($"the value is {value.Length} bytes; values must be at most {Constants.MaxValueSize} bytes", nameof(value));
+        }
+
+        EnsureWritable();
+        _version++;
+        var overflow = TreePageEditor.NeedsOverflow(key.Length, value.Length);
+        var nodeSize = overflow ? TreePageEditor.OverflowNodeSize(key.Length) : TreePageEditor.LeafNodeSize(key.Length, value.Length);
+
+        if (_state.RootPage == 0)
+        {
+            var runPage = overflow ? WriteRun(value) : 0;
+            var root = _pages.AllocatePages(1, out var rootNumber);
+            TreePageEditor.Initialize(root, PageFlags.Leaf);
+            TreePageEditor.WriteLeafNode(TreePageEditor.InsertNode(root, 0, nodeSize), key, value, runPage);
+            _state.RootPage = rootNumber;
+            _state.Depth = 1;
+            _state.EntryCount = 1;
+            _state.LeafPages = 1;
+            return;
+        }
+
+        var found = DescendForUpdate(key);
+        var level = _state.Depth - 1;
+        var leafNumber = _pathPages[level];
+        var index = _pathIndexes[level];
+        var oldNodeSize = 0;
+        if (found >= 0)
+        {
+            var leaf = OpenPage(leafNumber, level);
+            var field = leaf.GetValueField(index, out var flags, out var oldValueSize);
+            oldNodeSize = leaf.GetNode(index).Length;
+            if (flags == TreeNodeFlags.Inline && !overflow && oldNodeSize == nodeSize)
+            {
+                // Same size inline: rewrite the node where it is, and leave the page clean when
+                // the value did not change.
+                if (!field.SequenceEqual(value))
+                {
+                    TreePageEditor.WriteLeafNode(TreePageEditor.NodeAt(_pages.ModifyPage(leafNumber), index, nodeSize), key, value, 0);
+                }
+
+                return;
+            }
+
+            if (flags == TreeNodeFlags.Overflow)
+            {
+                FreeRun(leaf.GetRunPage(field), oldValueSize);
+            }
+        }
+
+        var run = overflow ? WriteRun(value) : 0;
+        var page = _pages.ModifyPage(leafNumber);
+        if (found >= 0)
+        {
+            TreePageEditor.RemoveNode(page, index, oldNodeSize);
+        }
+        else
+        {
+            _state.EntryCount++;
+        }
+
+        if (TreePageEditor.Fits(page, nodeSize))
+        {
+            TreePageEditor.WriteLeafNode(TreePageEditor.InsertNode(page, index, nodeSize), key, value, run);
+            return;
+        }
+
+        SplitLeaf(key, value, run, nodeSize);
+    }
+
+    /// <summary>Writes <paramref name="value"/> to a new overflow run and returns its first page.</summary>
+    private long WriteRun(ReadOnlySpan<byte> value)
+    {
+        var pageCount = PageHeader.OverflowPageCount(value.Length);
+        var run = _pages.AllocatePages(pageCount, out var runPage);
+        PageHeader.SetFlags(run, PageFlags.Overflow);
+        PageHeader.SetOverflowSize(run, value.Length);
+        value.CopyTo(run[PageHeader.Size..]);
+        _state.OverflowPages += pageCount;
+        return runPage;
+    }
+
+    /// <summary>Frees the run of a value of <paramref name="valueSize"/> bytes after checking it is one (B6), so a bad node cannot free foreign pages.</summary>
+    private void FreeRun(long runPage, int valueSize)
+    {
+        ReadRun(runPage, valueSize);
+        var pageCount = PageHeader.OverflowPageCount(valueSize);
+        _pages.FreePages(runPage, pageCount);
+        _state.OverflowPages -= pageCount;
+    }
+}

@@ -1,0 +1,103 @@
+using System.Diagnostics;
+using Voron.Paging;
+
+namespace Voron.Trees;
+
+internal sealed partial class BTree
+{
+    /// <summary>
+    /// Splits the recorded leaf, which has no room for the new node, into itself and a new right
+    /// sibling, inserting the node on the way, then adds the separator to the parent.
+    /// </summary>
+    private void SplitLeaf(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, long runPage, int nodeSize)
+    {
+        var level = _state.Depth - 1;
+        var leftNumber = _pathPages[level];
+        var index = _pathIndexes[level];
+        var scratch = Scratch;
+        scratch.Reset(isLeaf: true);
+        var leaf = TreePage.Open(_pages.ModifyPage(leftNumber), leftNumber, _file, allowEmpty: true);
+        var appending = index == leaf.Count && IsOnRightEdge(level);
+        scratch.AddNodes(leaf);
+        TreePageEditor.WriteLeafNode(scratch.Add(index, nodeSize), key, value, runPage);
+
+        var cut = scratch.ChooseSplit(appending ? scratch.Count - 1 : -1);
+        var rightNumber = WriteSplit(leftNumber, cut);
+        _state.LeafPages++;
+
+        var separator = ShortestSeparator(scratch.Key(cut - 1), scratch.Key(cut));
+        InsertSeparator(level - 1, separator, rightNumber);
+    }
+
+    /// <summary>
+    /// Inserts the separator <paramref name="key"/> for <paramref name="child"/> (a new right
+    /// sibling of the recorded path's page at <paramref name="level"/> + 1) into the branch at
+    /// <paramref name="level"/>, splitting branches up to a new root as needed.
+    /// </summary>
+    /// <remarks><paramref name="key"/> may live in the separator buffer, which a split reuses once the key is copied.</remarks>
+    private void InsertSeparator(int level, ReadOnlySpan<byte> key, long child)
+    {
+        for (; level >= 0; level--)
+        {
+            var pageNumber = _pathPages[level];
+            var index = _pathIndexes[level] + 1;
+            var nodeSize = TreePageEditor.BranchNodeSize(key.Length);
+            var page = _pages.ModifyPage(pageNumber);
+            if (TreePageEditor.Fits(page, nodeSize))
+            {
+                TreePageEditor.WriteBranchNode(TreePageEditor.InsertNode(page, index, nodeSize), key, child);
+                return;
+            }
+
+            var scratch = Scratch;
+            scratch.Reset(isLeaf: false);
+            var branch = TreePage.Open(page, pageNumber, _file);
+            var appending = index == branch.Count && IsOnRightEdge(level);
+            scratch.AddNodes(branch);
+            TreePageEditor.WriteBranchNode(scratch.Add(index, nodeSize), key, child);
+
+            // Appending keeps the last old child with the new one: a branch needs two children (BT4).
+            var cut = scratch.ChooseSplit(appending ? scratch.Count - 2 : -1);
+            child = WriteSplit(pageNumber, cut);
+            _state.BranchPages++;
+            key = CopySeparator(scratch.Key(cut));
+        }
+
+        // The root split: a new root above the old one and its new sibling.
+        var root = _pages.AllocatePages(1, out var rootNumber);
+        TreePageEditor.Initialize(root, PageFlags.Branch);
+        TreePageEditor.AppendBranchNode(root, [], _state.RootPage);
+        TreePageEditor.AppendBranchNode(root, key, child);
+        _state.RootPage = rootNumber;
+        _state.Depth++;
+        _state.BranchPages++;
+    }
+
+    /// <summary>Writes the scratch's nodes [0, cut) over <paramref name="leftNumber"/> and [cut, Count) to a new page; returns the new page.</summary>
+    private long WriteSplit(long leftNumber, int cut)
+    {
+        // BT9: allocate first, then fetch the left page writable again, so no span is stale.
+        var right = _pages.AllocatePages(1, out var rightNumber);
+        Scratch.WriteTo(right, cut, Scratch.Count);
+        Scratch.WriteTo(_pages.ModifyPage(leftNumber), 0, cut);
+        return rightNumber;
+    }
+
+    /// <summary>
+    /// The shortest prefix of <paramref name="right"/> that is still greater than
+    /// <paramref name="left"/>: a valid separator (BT3) that keeps branches small.
+    /// </summary>
+    private ReadOnlySpan<byte> ShortestSeparator(ReadOnlySpan<byte> left, ReadOnlySpan<byte> right)
+    {
+        Debug.Assert(left.SequenceCompareTo(right) < 0, "BT1: keys increase across the cut");
+        var common = left.CommonPrefixLength(right);
+        return CopySeparator(right[..(common + 1)]);
+    }
+
+    private ReadOnlySpan<byte> CopySeparator(ReadOnlySpan<byte> key)
+    {
+        var buffer = SeparatorBuffer;
+        key.CopyTo(buffer);
+        return buffer.AsSpan(0, key.Length);
+    }
+}

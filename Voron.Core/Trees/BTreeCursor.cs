@@ -1,0 +1,229 @@
+namespace Voron.Trees;
+
+/// <summary>
+/// Ordered iteration over a <see cref="BTree"/>: seek, then move either way. Holds the path from
+/// the root to the current entry as page numbers and slots, and re-reads pages on each call, so
+/// it allocates nothing after its first seek.
+/// </summary>
+/// <remarks>
+/// A cursor is tied to the tree's version (BT10): after any change to the tree, reading or moving
+/// a positioned cursor throws <see cref="InvalidOperationException"/>; seek again to continue.
+/// <see cref="Key"/> and <see cref="Value"/> point into pages and are valid until the tree changes.
+/// When a seek or move finds no entry, it returns false and the cursor is no longer positioned.
+/// </remarks>
+internal sealed class BTreeCursor
+{
+    private readonly BTree _tree;
+    private long[] _pages = new long[8];
+    private int[] _indexes = new int[8];
+    private int _leafLevel = -1;
+    private long _version;
+
+    internal BTreeCursor(BTree tree) => _tree = tree;
+
+    /// <summary>Whether the cursor is on an entry.</summary>
+    public bool IsPositioned => _leafLevel >= 0;
+
+    public ReadOnlySpan<byte> Key
+    {
+        get
+        {
+            EnsurePositioned();
+            return _tree.OpenPage(_pages[_leafLevel], _leafLevel).GetKey(_indexes[_leafLevel]);
+        }
+    }
+
+    public ReadOnlySpan<byte> Value
+    {
+        get
+        {
+            EnsurePositioned();
+            return _tree.ReadValue(_tree.OpenPage(_pages[_leafLevel], _leafLevel), _indexes[_leafLevel]);
+        }
+    }
+
+    public bool SeekFirst() => Start() && DescendEdge(0, _tree.State.RootPage, first: true);
+
+    public bool SeekLast() => Start() && DescendEdge(0, _tree.State.RootPage, first: false);
+
+    /// <summary>Positions on the first key &gt;= <paramref name="key"/> (any length; an empty key seeks the first entry).</summary>
+    public bool Seek(ReadOnlySpan<byte> key)
+    {
+        if (!Start())
+        {
+            return false;
+        }
+
+        var index = DescendTo(key, out _, out var count);
+        if (index < count)
+        {
+            _indexes[_leafLevel] = index;
+            return true;
+        }
+
+        // The key falls after this leaf's last key (separators may be shorter than keys): the
+        // answer is the next leaf's first entry.
+        _indexes[_leafLevel] = count - 1;
+        return MoveNext();
+    }
+
+    /// <summary>Positions on the last key &lt;= <paramref name="key"/>.</summary>
+    public bool SeekForPrevious(ReadOnlySpan<byte> key)
+    {
+        if (!Start())
+        {
+            return false;
+        }
+
+        var index = DescendTo(key, out var exact, out _);
+        if (!exact)
+        {
+            index--;
+        }
+
+        if (index >= 0)
+        {
+            _indexes[_leafLevel] = index;
+            return true;
+        }
+
+        // Every key of this leaf is greater: the answer is the previous leaf's last entry.
+        _indexes[_leafLevel] = 0;
+        return MovePrevious();
+    }
+
+    public bool MoveNext()
+    {
+        if (!IsPositioned)
+        {
+            return false;
+        }
+
+        EnsureCurrent();
+        var leaf = _tree.OpenPage(_pages[_leafLevel], _leafLevel);
+        if (_indexes[_leafLevel] + 1 < leaf.Count)
+        {
+            _indexes[_leafLevel]++;
+            return true;
+        }
+
+        for (var level = _leafLevel - 1; level >= 0; level--)
+        {
+            var branch = _tree.OpenPage(_pages[level], level);
+            if (_indexes[level] + 1 < branch.Count)
+            {
+                _indexes[level]++;
+                return DescendEdge(level + 1, branch.GetChild(_indexes[level]), first: true);
+            }
+        }
+
+        _leafLevel = -1;
+        return false;
+    }
+
+    public bool MovePrevious()
+    {
+        if (!IsPositioned)
+        {
+            return false;
+        }
+
+        EnsureCurrent();
+        if (_indexes[_leafLevel] > 0)
+        {
+            _indexes[_leafLevel]--;
+            return true;
+        }
+
+        for (var level = _leafLevel - 1; level >= 0; level--)
+        {
+            if (_indexes[level] > 0)
+            {
+                _indexes[level]--;
+                var branch = _tree.OpenPage(_pages[level], level);
+                return DescendEdge(level + 1, branch.GetChild(_indexes[level]), first: false);
+            }
+        }
+
+        _leafLevel = -1;
+        return false;
+    }
+
+    /// <summary>Unpositions the cursor and sizes its path for the tree; false when the tree is empty.</summary>
+    private bool Start()
+    {
+        _leafLevel = -1;
+        _version = _tree.Version;
+        var depth = _tree.State.Depth;
+        if (_pages.Length < depth)
+        {
+            _pages = new long[depth * 2];
+            _indexes = new int[depth * 2];
+        }
+
+        return depth > 0;
+    }
+
+    /// <summary>
+    /// Descends to the leaf for <paramref name="key"/>, recording the path and positioning on the
+    /// leaf; returns the slot of the key, or where it would be inserted (the caller sets the slot).
+    /// </summary>
+    private int DescendTo(ReadOnlySpan<byte> key, out bool exact, out int count)
+    {
+        var pageNumber = _tree.State.RootPage;
+        for (var level = 0; ; level++)
+        {
+            var page = _tree.OpenPage(pageNumber, level);
+            _pages[level] = pageNumber;
+            if (page.IsLeaf)
+            {
+                _leafLevel = level;
+                count = page.Count;
+                var found = page.SearchLeaf(key);
+                exact = found >= 0;
+                return exact ? found : ~found;
+            }
+
+            var index = page.SearchBranch(key);
+            _indexes[level] = index;
+            pageNumber = page.GetChild(index);
+        }
+    }
+
+    /// <summary>Descends from <paramref name="pageNumber"/> at <paramref name="level"/> along the first or last child to a leaf's first or last entry.</summary>
+    private bool DescendEdge(int level, long pageNumber, bool first)
+    {
+        for (; ; level++)
+        {
+            var page = _tree.OpenPage(pageNumber, level);
+            _pages[level] = pageNumber;
+            var index = first ? 0 : page.Count - 1;
+            _indexes[level] = index;
+            if (page.IsLeaf)
+            {
+                _leafLevel = level;
+                return true;
+            }
+
+            pageNumber = page.GetChild(index);
+        }
+    }
+
+    private void EnsurePositioned()
+    {
+        if (!IsPositioned)
+        {
+            throw new InvalidOperationException("the cursor is not positioned on an entry; seek first");
+        }
+
+        EnsureCurrent();
+    }
+
+    private void EnsureCurrent()
+    {
+        if (_version != _tree.Version)
+        {
+            throw new InvalidOperationException("the tree changed after the cursor was positioned; seek again before reading or moving it");
+        }
+    }
+}

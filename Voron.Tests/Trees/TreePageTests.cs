@@ -1,0 +1,204 @@
+using System.Buffers.Binary;
+using System.Text;
+using Voron.Paging;
+using Voron.Trees;
+
+namespace Voron.Tests.Trees;
+
+/// <summary>The tree page format (TreePage.cs FORMAT block): layout and the B rules on read.</summary>
+public sealed class TreePageTests
+{
+    private readonly DictionaryPageAccess _store = new();
+
+    private static byte[] Key(int i) => Encoding.ASCII.GetBytes($"key-{i:D5}");
+
+    /// <summary>A one-leaf tree holding key-00000..key-00009 with 8-byte values.</summary>
+    private BTree SmallTree()
+    {
+        var tree = new BTree(_store, default);
+        for (var i = 0; i < 10; i++)
+        {
+            tree.Put(Key(i), BitConverter.GetBytes((long)i));
+        }
+
+        _store.BeginTransaction();
+        return tree;
+    }
+
+    private static int SlotOffset(byte[] page, int index) => BinaryPrimitives.ReadUInt16LittleEndian(page.AsSpan(PageHeader.Size + (2 * index)));
+
+    [Fact]
+    public void Format_constants_match_the_documented_layout()
+    {
+        Assert.Equal(8128, TreePage.Capacity);
+        Assert.Equal(2030, TreePage.MaxLeafNodeSize);
+        Assert.Equal(1035, TreePage.MaxBranchNodeSize);
+        Assert.Equal(7, TreePage.LeafNodeHeaderSize);
+        Assert.Equal(11, TreePage.BranchNodeHeaderSize);
+        Assert.True(4 * (TreePage.MaxLeafNodeSize + TreePage.SlotSize) <= TreePage.Capacity, "B2: a leaf holds four maximum nodes");
+        Assert.True(3 * (TreePage.MaxBranchNodeSize + TreePage.SlotSize) <= TreePage.Capacity, "B2: a branch holds three maximum keys");
+    }
+
+    [Fact]
+    public void A_leaf_node_is_laid_out_as_documented()
+    {
+        var tree = new BTree(_store, default);
+        tree.Put("abc"u8, "hello"u8);
+        var page = _store.RawPage(tree.State.RootPage);
+
+        Assert.Equal(PageFlags.Leaf, PageHeader.GetFlags(page));
+        Assert.Equal(PageHeader.Size + 2, PageHeader.GetLower(page));
+        var nodeSize = 7 + 3 + 5;
+        Assert.Equal(Constants.PageSize - nodeSize, PageHeader.GetUpper(page));
+        var node = page.AsSpan(SlotOffset(page, 0), nodeSize);
+        Assert.Equal(3, BinaryPrimitives.ReadUInt16LittleEndian(node));
+        Assert.Equal((byte)TreeNodeFlags.Inline, node[2]);
+        Assert.Equal(5, BinaryPrimitives.ReadInt32LittleEndian(node[3..]));
+        Assert.Equal("abchello"u8.ToArray(), node[7..].ToArray());
+    }
+
+    [Fact]
+    public void An_overflow_node_and_its_run_are_laid_out_as_documented()
+    {
+        var tree = new BTree(_store, default);
+        var value = new byte[10_000];
+        value.AsSpan().Fill(0x5A);
+        tree.Put("k"u8, value);
+        var page = _store.RawPage(tree.State.RootPage);
+
+        var node = page.AsSpan(SlotOffset(page, 0), 7 + 1 + 8);
+        Assert.Equal((byte)TreeNodeFlags.Overflow, node[2]);
+        Assert.Equal(10_000, BinaryPrimitives.ReadInt32LittleEndian(node[3..]));
+        var runPage = BinaryPrimitives.ReadInt64LittleEndian(node[8..]);
+        var run = _store.RawPage(runPage);
+        Assert.Equal(2, run.Length / Constants.PageSize);
+        Assert.Equal(PageFlags.Overflow, PageHeader.GetFlags(run));
+        Assert.Equal(10_000, PageHeader.GetOverflowSize(run));
+        Assert.Equal(value, run.AsSpan(PageHeader.Size, 10_000).ToArray());
+    }
+
+    [Fact]
+    public void A_branch_starts_with_an_empty_key_and_holds_shortest_separators()
+    {
+        var tree = new BTree(_store, default);
+        for (var i = 0; i < 1000; i++)
+        {
+            tree.Put(Key(i), new byte[50]);
+        }
+
+        var root = TreePage.Open(_store.GetPage(tree.State.RootPage), tree.State.RootPage, _store.DataFilePath);
+        Assert.False(root.IsLeaf);
+        Assert.Equal(0, root.GetKey(0).Length);
+        for (var i = 1; i < root.Count; i++)
+        {
+            // Neighbouring keys "key-0NNNN" differ in their last digits only.
+            Assert.True(root.GetKey(i).Length <= Key(0).Length);
+            Assert.True(root.GetKey(i).StartsWith("key-"u8));
+        }
+    }
+
+    [Fact]
+    public void TryGet_throws_CorruptionException_naming_B1_when_the_flags_are_wrong()
+    {
+        var tree = SmallTree();
+        _store.RawPage(tree.State.RootPage)[PageHeader.FlagsOffset] = (byte)PageFlags.Overflow;
+
+        var error = Assert.Throws<CorruptionException>(() => tree.TryGet(Key(3), out _));
+
+        Assert.Equal(_store.DataFilePath, error.File);
+        Assert.Equal(tree.State.RootPage * Constants.PageSize, error.Offset);
+        Assert.Contains("B1", error.Reason, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void TryGet_throws_CorruptionException_naming_B3_when_Lower_passes_Upper()
+    {
+        var tree = SmallTree();
+        var page = _store.RawPage(tree.State.RootPage);
+        PageHeader.SetLower(page, (ushort)(PageHeader.GetUpper(page) + 2));
+
+        var error = Assert.Throws<CorruptionException>(() => tree.TryGet(Key(3), out _));
+
+        Assert.Contains("B3", error.Reason, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData(0)]
+    [InlineData(100)]
+    [InlineData(Constants.PageSize - 1)]
+    public void TryGet_throws_CorruptionException_naming_B4_when_a_slot_points_outside_the_nodes(int offset)
+    {
+        var tree = SmallTree();
+        var page = _store.RawPage(tree.State.RootPage);
+        for (var i = 0; i < 10; i++)
+        {
+            BinaryPrimitives.WriteUInt16LittleEndian(page.AsSpan(PageHeader.Size + (2 * i)), (ushort)offset);
+        }
+
+        var error = Assert.Throws<CorruptionException>(() => tree.TryGet(Key(3), out _));
+
+        Assert.Contains("B4", error.Reason, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void TryGet_throws_CorruptionException_when_a_key_length_runs_past_the_page()
+    {
+        var tree = SmallTree();
+        var page = _store.RawPage(tree.State.RootPage);
+        BinaryPrimitives.WriteUInt16LittleEndian(page.AsSpan(SlotOffset(page, 4)), 1000);
+
+        var error = Assert.Throws<CorruptionException>(() => tree.TryGet(Key(3), out _));
+
+        Assert.Contains("B4", error.Reason, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void TryGet_throws_CorruptionException_naming_B6_when_an_overflow_run_is_not_one()
+    {
+        var tree = new BTree(_store, default);
+        tree.Put("k"u8, new byte[20_000]);
+        var page = _store.RawPage(tree.State.RootPage);
+        var runPage = BinaryPrimitives.ReadInt64LittleEndian(page.AsSpan(SlotOffset(page, 0) + 8));
+        PageHeader.SetOverflowSize(_store.RawPage(runPage), 19_999);
+
+        var error = Assert.Throws<CorruptionException>(() => tree.TryGet("k"u8, out _));
+
+        Assert.Equal(runPage * Constants.PageSize, error.Offset);
+        Assert.Contains("B6", error.Reason, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Verify_throws_CorruptionException_naming_B7_when_keys_are_out_of_order()
+    {
+        var tree = SmallTree();
+        var page = _store.RawPage(tree.State.RootPage);
+        // Make key 5 ("key-00005") sort after key 6 by bumping its first byte.
+        page[SlotOffset(page, 5) + TreePage.LeafNodeHeaderSize] = (byte)'z';
+
+        var error = Assert.Throws<CorruptionException>(() => tree.Verify((_, _) => { }));
+
+        Assert.Contains("B7", error.Reason, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Verify_throws_when_the_state_counts_disagree_with_the_pages()
+    {
+        var tree = SmallTree();
+        var wrong = new BTree(_store, tree.State with { EntryCount = 11 });
+
+        var error = Assert.Throws<InvalidOperationException>(() => wrong.Verify((_, _) => { }));
+
+        Assert.Contains("BT5", error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Descent_throws_CorruptionException_naming_BT2_when_the_depth_is_wrong()
+    {
+        var tree = SmallTree();
+        var wrong = new BTree(_store, tree.State with { Depth = 2 });
+
+        var error = Assert.Throws<CorruptionException>(() => wrong.TryGet(Key(1), out _));
+
+        Assert.Contains("BT2", error.Reason, StringComparison.Ordinal);
+    }
+}
