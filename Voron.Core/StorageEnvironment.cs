@@ -239,7 +239,7 @@ public sealed partial class StorageEnvironment : IDisposable
             _resourcesReleased = release;
         }
 
-        _flusher.Stop();
+        _flusher.Dispose();
         if (flush && release && _failure == null)
         {
             try

@@ -25,7 +25,7 @@ namespace Voron.Flushing;
 //   FL3. A journal file is recycled only after a synced header no longer needs it for recovery.
 
 /// <summary>Copies committed pages from the page table to the data file, in the background or on demand.</summary>
-internal sealed class DataFileFlusher
+internal sealed class DataFileFlusher : IDisposable
 {
     private readonly StorageEnvironment _environment;
     private readonly StorageEnvironmentOptions _options;
@@ -40,20 +40,22 @@ internal sealed class DataFileFlusher
     private readonly List<UnflushedTransaction> _unflushed = [];
     private long _unflushedBytes;
 
-    private HeaderRecord _header;
+    private HeaderRecord _header; // guarded by _flushLock
+    private long _flushedTxId;
 
     public DataFileFlusher(StorageEnvironment environment, HeaderRecord header, StorageEnvironmentOptions options)
     {
         _environment = environment;
         _options = options;
         _header = header;
+        _flushedTxId = header.LastSyncedTxId;
         if (options.BackgroundFlush)
         {
             _background = Task.Run(RunAsync);
         }
     }
 
-    public long FlushedTxId => Volatile.Read(ref _header).LastSyncedTxId;
+    public long FlushedTxId => Volatile.Read(ref _flushedTxId);
 
     /// <summary>Appends a record to the journal, excluding journal recycling while it runs.</summary>
     public JournalPosition AppendToJournal(long txId, byte[] state, IReadOnlyList<JournalPage> pages)
@@ -128,7 +130,8 @@ internal sealed class DataFileFlusher
         pager.Sync(); // FL2
         var header = new HeaderRecord(_header.Revision + 1, last.TxId, last.JournalEnd.FileNumber, last.JournalEnd.Offset, last.State);
         HeaderFile.Write(_environment.FileSystem, _environment.Layout, header);
-        Volatile.Write(ref _header, header);
+        _header = header;
+        Volatile.Write(ref _flushedTxId, header.LastSyncedTxId);
         _environment.PageTable.RemoveUpTo(pageNumbers, last.TxId);
         lock (_journalLock)
         {
@@ -181,7 +184,7 @@ internal sealed class DataFileFlusher
     }
 
     /// <summary>Stops the background flush and waits for a flush in progress to end.</summary>
-    public void Stop()
+    public void Dispose()
     {
         _stop.Cancel();
         try
@@ -192,5 +195,8 @@ internal sealed class DataFileFlusher
         {
             // The background loop ended with an error that already failed the environment.
         }
+
+        _stop.Dispose();
+        _wake.Dispose();
     }
 }

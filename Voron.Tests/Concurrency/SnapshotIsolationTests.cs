@@ -16,8 +16,8 @@ public sealed class SnapshotIsolationTests(ITestOutputHelper output)
     public async Task Readers_keep_stable_snapshots_while_a_writer_commits_and_flushes()
     {
         var seed = TestSeed.Next(output, nameof(Readers_keep_stable_snapshots_while_a_writer_commits_and_flushes));
-        var fs = Environment.StoreFactory.NewFileSystem();
-        var options = Environment.StoreFactory.Options(fs, backgroundFlush: true);
+        var fs = Engine.StoreFactory.NewFileSystem();
+        var options = Engine.StoreFactory.Options(fs, backgroundFlush: true);
         options.FlushThresholdBytes = 256 * 1024;
         options.FlushInterval = TimeSpan.FromMilliseconds(5);
         using var env = StorageEnvironment.Open(options);

@@ -21,8 +21,8 @@ public sealed class StoreModelTests(ITestOutputHelper output)
     {
         var seed = TestSeed.Next(output, nameof(Random_operations_match_a_sorted_dictionary_across_commits_rollbacks_reopens_and_crashes));
         var random = new Random(seed);
-        var fs = Environment.StoreFactory.NewFileSystem();
-        var env = StorageEnvironment.Open(Environment.StoreFactory.Options(fs, journalFileSize: 256 * 1024));
+        var fs = Engine.StoreFactory.NewFileSystem();
+        var env = StorageEnvironment.Open(Engine.StoreFactory.Options(fs, journalFileSize: 256 * 1024));
         var committed = new SortedDictionary<byte[], byte[]>(ByteComparer.Instance);
         var keys = new List<byte[]>();
         const int operations = 120_000;
@@ -54,11 +54,11 @@ public sealed class StoreModelTests(ITestOutputHelper output)
                 {
                     case 0:
                         env.Dispose();
-                        env = StorageEnvironment.Open(Environment.StoreFactory.Options(fs, journalFileSize: 256 * 1024));
+                        env = StorageEnvironment.Open(Engine.StoreFactory.Options(fs, journalFileSize: 256 * 1024));
                         break;
                     case 1:
                         env.CloseWithoutFlush();
-                        env = StorageEnvironment.Open(Environment.StoreFactory.Options(fs, journalFileSize: 256 * 1024));
+                        env = StorageEnvironment.Open(Engine.StoreFactory.Options(fs, journalFileSize: 256 * 1024));
                         break;
                     case 2 or 3 or 4:
                         env.FlushToDataFile();
@@ -77,7 +77,7 @@ public sealed class StoreModelTests(ITestOutputHelper output)
             CompareAll(env, committed, seed, done);
             env.CheckIntegrity();
             env.CloseWithoutFlush();
-            env = StorageEnvironment.Open(Environment.StoreFactory.Options(fs, journalFileSize: 256 * 1024));
+            env = StorageEnvironment.Open(Engine.StoreFactory.Options(fs, journalFileSize: 256 * 1024));
             CompareAll(env, committed, seed, done);
             env.CheckIntegrity();
         }

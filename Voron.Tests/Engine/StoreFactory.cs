@@ -1,6 +1,6 @@
 using Voron.Platform.Memory;
 
-namespace Voron.Tests.Environment;
+namespace Voron.Tests.Engine;
 
 /// <summary>Opens stores for tests.</summary>
 internal static class StoreFactory

@@ -2,7 +2,7 @@ using System.Text;
 using Voron.Files;
 using Voron.Platform;
 
-namespace Voron.Tests.Environment;
+namespace Voron.Tests.Engine;
 
 public sealed class StorageEnvironmentTests : IDisposable
 {
@@ -196,9 +196,9 @@ public sealed class StorageEnvironmentTests : IDisposable
         using var reopened = StorageEnvironment.Open(StoreFactory.Options(fs));
         using var read = reopened.BeginRead();
         var blobs = read.OpenTree("blobs")!;
-        Assert.Equal(big, blobs.Get(B("big")));
-        Assert.Equal(big.AsSpan(0, 20_000).ToArray(), blobs.Get(B("medium")));
-        Assert.Equal([], blobs.Get(B("empty")));
+        Assert.Equal(big, blobs.Get(B("big"))!);
+        Assert.Equal(big.AsSpan(0, 20_000).ToArray(), blobs.Get(B("medium"))!);
+        Assert.Equal(Array.Empty<byte>(), blobs.Get(B("empty"))!);
         reopened.CheckIntegrity();
     }
 
