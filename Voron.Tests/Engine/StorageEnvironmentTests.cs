@@ -40,6 +40,21 @@ public sealed class StorageEnvironmentTests : IDisposable
     }
 
     [Fact]
+    public void Open_holds_a_lock_that_another_process_cannot_take()
+    {
+        using var env = StorageEnvironment.Open(StorageEnvironmentOptions.ForDirectory(_directory.Path));
+
+        // util-linux flock(1) in another process: -n fails at once (exit 1) when the lock is held.
+        using var other = System.Diagnostics.Process.Start(new System.Diagnostics.ProcessStartInfo("flock", ["-n", System.IO.Path.Combine(_directory.Path, "voron.lock"), "true"])
+        {
+            RedirectStandardError = true,
+        })!;
+        other.WaitForExit();
+
+        Assert.Equal(1, other.ExitCode);
+    }
+
+    [Fact]
     public void Open_creates_files_readable_by_the_owner_only()
     {
         using (var env = StorageEnvironment.Open(StorageEnvironmentOptions.ForDirectory(_directory.Path)))
