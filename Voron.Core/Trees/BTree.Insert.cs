@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using Voron.Paging;
 
 namespace Voron.Trees;
@@ -5,6 +6,12 @@ namespace Voron.Trees;
 internal sealed partial class BTree
 {
     /// <summary>Inserts <paramref name="key"/> or replaces its value.</summary>
+    /// <remarks>
+    /// <paramref name="key"/> and <paramref name="value"/> may point into this tree's own pages
+    /// (a cursor's Key, a value from TryGet): the key and an inline-sized value are copied before
+    /// any page changes, and a large value is written to its new run before the old run is freed.
+    /// </remarks>
+    [SkipLocalsInit]
     public void Put(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
     {
         ValidateKey(key);
@@ -15,7 +22,22 @@ internal sealed partial class BTree
 
         EnsureWritable();
         _version++;
-        var overflow = TreePageEditor.NeedsOverflow(key.Length, value.Length);
+        Span<byte> keyCopy = stackalloc byte[Constants.MaxKeySize];
+        key.CopyTo(keyCopy);
+        if (TreePageEditor.NeedsOverflow(key.Length, value.Length))
+        {
+            PutCopied(keyCopy[..key.Length], value, overflow: true);
+        }
+        else
+        {
+            Span<byte> valueCopy = stackalloc byte[TreePage.MaxLeafNodeSize];
+            value.CopyTo(valueCopy);
+            PutCopied(keyCopy[..key.Length], valueCopy[..value.Length], overflow: false);
+        }
+    }
+
+    private void PutCopied(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, bool overflow)
+    {
         var nodeSize = overflow ? TreePageEditor.OverflowNodeSize(key.Length) : TreePageEditor.LeafNodeSize(key.Length, value.Length);
 
         if (_state.RootPage == 0)
@@ -36,10 +58,12 @@ internal sealed partial class BTree
         var leafNumber = _pathPages[level];
         var index = _pathIndexes[level];
         var oldNodeSize = 0;
+        var oldValueSize = 0;
+        long oldRun = 0;
         if (found >= 0)
         {
             var leaf = OpenPage(leafNumber, level);
-            var field = leaf.GetValueField(index, out var flags, out var oldValueSize);
+            var field = leaf.GetValueField(index, out var flags, out oldValueSize);
             oldNodeSize = leaf.GetNode(index).Length;
             if (flags == TreeNodeFlags.Inline && !overflow && oldNodeSize == nodeSize)
             {
@@ -53,13 +77,16 @@ internal sealed partial class BTree
                 return;
             }
 
-            if (flags == TreeNodeFlags.Overflow)
-            {
-                FreeRun(leaf.GetRunPage(field), oldValueSize);
-            }
+            oldRun = flags == TreeNodeFlags.Overflow ? leaf.GetRunPage(field) : 0;
         }
 
+        // The new run first: the value may be the old run's bytes.
         var run = overflow ? WriteRun(value) : 0;
+        if (oldRun != 0)
+        {
+            FreeRun(oldRun, oldValueSize);
+        }
+
         var page = _pages.ModifyPage(leafNumber);
         if (found >= 0)
         {

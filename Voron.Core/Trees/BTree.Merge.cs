@@ -23,9 +23,9 @@ internal sealed partial class BTree
             var parent = OpenPage(parentNumber, level - 1);
             if (parent.Count < 2)
             {
-                // No sibling. BT4 says a branch never keeps a single child, but the page came from
-                // disk: let the parent's own rebalance deal with it.
-                continue;
+                // This code never leaves a branch with one child (BT4), so the page is damaged;
+                // going on would carry an emptied leaf into a merged parent.
+                parent.ThrowCorrupt("rule BT4: a branch with a single child");
             }
 
             var index = _pathIndexes[level - 1];

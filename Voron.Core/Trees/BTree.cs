@@ -90,9 +90,10 @@ internal sealed partial class BTree
     public BTreeCursor OpenCursor() => new(this);
 
     /// <summary>Opens page <paramref name="pageNumber"/> found at <paramref name="level"/>, checking B1, B3 and BT2.</summary>
+    /// <param name="allowEmpty">Only while a delete rebalances: a leaf it emptied may be opened (never a branch).</param>
     internal TreePage OpenPage(long pageNumber, int level, bool allowEmpty = false)
     {
-        var page = TreePage.Open(_pages.GetPage(pageNumber), pageNumber, _file, allowEmpty);
+        var page = TreePage.Open(_pages.GetPage(pageNumber), pageNumber, _file, allowEmpty && level == _state.Depth - 1);
         if (page.IsLeaf != (level == _state.Depth - 1))
         {
             page.ThrowCorrupt($"rule BT2: a {(page.IsLeaf ? "leaf" : "branch")} at level {level} of a tree of depth {_state.Depth}");

@@ -61,7 +61,7 @@ internal sealed class BTreeCursor
             return true;
         }
 
-        // The key falls after this leaf's last key (separators may be shorter than keys): the
+        // The key is above every key of this leaf but below the next leaf's separator: the
         // answer is the next leaf's first entry.
         _indexes[_leafLevel] = count - 1;
         return MoveNext();

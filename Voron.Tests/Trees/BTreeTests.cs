@@ -327,6 +327,80 @@ public sealed class BTreeTests
     }
 
     [Fact]
+    public void Put_accepts_a_key_and_value_that_point_into_the_trees_own_pages()
+    {
+        var tree = NewTree();
+        for (var i = 0; i < 50; i++)
+        {
+            tree.Put(Key(i), Value(i, 20));
+        }
+
+        tree.Put("big"u8, Value(99, 30_000));
+        _store.BeginTransaction();
+
+        // Replacing moves nodes within the page the key and value spans point into; the first
+        // change in a transaction also copies the page (and the test store poisons the old copy).
+        var cursor = tree.OpenCursor();
+        for (var i = 0; i < 50; i += 5)
+        {
+            Assert.True(cursor.Seek(Key(i)));
+            tree.Put(cursor.Key, cursor.Value[..10]);
+            Assert.True(tree.TryGet(Key(i + 1), out var neighbour));
+            tree.Put(Key(i + 2), neighbour);
+        }
+
+        Assert.True(tree.TryGet("big"u8, out var big));
+        tree.Put("big"u8, big);
+
+        for (var i = 0; i < 50; i += 5)
+        {
+            Assert.Equal(Value(i, 20)[..10], Get(tree, Key(i)));
+            Assert.Equal(Value(i + 1, 20), Get(tree, Key(i + 2)));
+        }
+
+        Assert.Equal(Value(99, 30_000), Get(tree, "big"u8.ToArray()));
+        _store.VerifyOwnsExactly(tree);
+    }
+
+    [Fact]
+    public void TryGet_and_cursor_moves_allocate_nothing()
+    {
+        var tree = NewTree();
+        for (var i = 0; i < 5000; i++)
+        {
+            tree.Put(Key(i), Value(i, 30));
+        }
+
+        var cursor = tree.OpenCursor();
+        var key = Key(2500);
+        void Work()
+        {
+            for (var i = 0; i < 100; i++)
+            {
+                Assert.True(tree.TryGet(key, out _));
+            }
+
+            Assert.True(cursor.Seek(key));
+            for (var i = 0; i < 300 && cursor.MoveNext(); i++)
+            {
+                _ = cursor.Key.Length + cursor.Value.Length;
+            }
+
+            Assert.True(cursor.SeekForPrevious(key));
+            for (var i = 0; i < 300 && cursor.MovePrevious(); i++)
+            {
+                _ = cursor.Key.Length;
+            }
+        }
+
+        Work();
+        var before = GC.GetAllocatedBytesForCurrentThread();
+        Work();
+
+        Assert.Equal(0, GC.GetAllocatedBytesForCurrentThread() - before);
+    }
+
+    [Fact]
     public void DeleteAll_frees_every_page_including_overflow_runs()
     {
         var tree = NewTree();
