@@ -8,6 +8,7 @@ internal static class ExperimentCatalog
     internal static IReadOnlyList<IExperiment> All { get; } =
     [
         new MachineExperiment(),
+        new KvExperiment(),
     ];
 
     internal static IExperiment? Find(string name) =>

@@ -1,0 +1,43 @@
+using Voron.LoadTests.Engines.Lmdb;
+using Voron.LoadTests.Engines.Sqlite;
+
+namespace Voron.LoadTests.Engines;
+
+/// <summary>The engines the <c>kv</c> experiment compares, in the order it runs them.</summary>
+internal static class KvEngineCatalog
+{
+    internal const string Sqlite = "sqlite";
+    internal const string Lmdb = "lmdb";
+    internal const string Voron = "voron";
+
+    internal static IReadOnlyList<KvEngineKind> All { get; } =
+    [
+        // VORON ADAPTER GOES HERE (first, so its rows lead each workload). Add
+        // Engines/Voron/VoronKvEngine.cs implementing IKvEngine over StorageEnvironment, then:
+        //
+        // new KvEngineKind(
+        //     Voron,
+        //     "durable journal, fdatasync per commit",
+        //     "default options (StorageEnvironmentOptions.ForDirectory)",
+        //     directory => new VoronKvEngine(directory),
+        //     () => typeof(StorageEnvironment).Assembly.GetName().Version?.ToString() ?? "",
+        //     MissingLibraryNote: ""), // managed: nothing to go missing
+        new KvEngineKind(
+            Sqlite,
+            "WAL, synchronous=FULL (fsync of the WAL per commit)",
+            $"Microsoft.Data.Sqlite, kv(k BLOB PRIMARY KEY, v BLOB) WITHOUT ROWID, default page size, " +
+            $"cache_size={SqliteKvEngine.CacheSizePragma} (256 MiB per connection), prepared commands reused, " +
+            "one connection per reader",
+            directory => new SqliteKvEngine(directory),
+            SqliteKvEngine.LibraryVersion,
+            "SQLite skipped: the native e_sqlite3 library could not be loaded"),
+        new KvEngineKind(
+            Lmdb,
+            "default durable mode (flags 0 + MDB_NOTLS): data pages then meta page synced per commit",
+            $"P/Invoke to liblmdb.so.0, map size {LmdbKvEngine.MapSize >> 30} GiB, unnamed main database, " +
+            "plain mdb_put (no MDB_APPEND), one read-only transaction per reader",
+            directory => new LmdbKvEngine(directory),
+            LmdbKvEngine.LibraryVersion,
+            "LMDB skipped: liblmdb.so.0 not found (apt-get install liblmdb0)"),
+    ];
+}
