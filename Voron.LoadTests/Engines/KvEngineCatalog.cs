@@ -1,3 +1,4 @@
+using Voron.LoadTests.Engines.Voron;
 using Voron.LoadTests.Engines.Lmdb;
 using Voron.LoadTests.Engines.Sqlite;
 
@@ -12,16 +13,13 @@ internal static class KvEngineCatalog
 
     internal static IReadOnlyList<KvEngineKind> All { get; } =
     [
-        // VORON ADAPTER GOES HERE (first, so its rows lead each workload). Add
-        // Engines/Voron/VoronKvEngine.cs implementing IKvEngine over StorageEnvironment, then:
-        //
-        // new KvEngineKind(
-        //     Voron,
-        //     "durable journal, fdatasync per commit",
-        //     "default options (StorageEnvironmentOptions.ForDirectory)",
-        //     directory => new VoronKvEngine(directory),
-        //     () => typeof(StorageEnvironment).Assembly.GetName().Version?.ToString() ?? "",
-        //     MissingLibraryNote: ""), // managed: nothing to go missing
+        new KvEngineKind(
+            Voron,
+            "durable journal, fdatasync per commit",
+            "default options (StorageEnvironmentOptions.ForDirectory)",
+            directory => new VoronKvEngine(directory),
+            () => typeof(StorageEnvironment).Assembly.GetName().Version?.ToString() ?? "",
+            MissingLibraryNote: ""), // managed: nothing to go missing
         new KvEngineKind(
             Sqlite,
             "WAL, synchronous=FULL (fsync of the WAL per commit)",
