@@ -61,10 +61,18 @@ namespace Voron.Trees;
 //   B7. keys are strictly increasing in slot order (unsigned byte order);
 //   B8. node bodies do not overlap and exactly fill Upper..8192 (deletes compact the page).
 //
-// What is checked when: B1 and B3 each time a page is opened; B2, B4 and B5 each time a node is
-// read (a bounds check per access, no allocation); B6 each time a run is followed; B7 and B8 by
-// BTree.Verify and, for B8, whenever a split or merge copies a page's nodes. A broken rule raises
-// CorruptionException naming the data file, the page's offset and the rule.
+// (B3's "at least one node" has one exception that never reaches disk: the leaf a delete has just
+// emptied, which the same delete merges away or frees.)
+//
+// What is checked when: B1 and B3 each time a page is opened; B2, B4 and B5's flags and page
+// numbers each time a node is read (a few comparisons per access, no allocation); B6's run header
+// each time a run is followed; B5's key rule, B6's size rule, B7 and B8 by BTree.Verify, and B8
+// also whenever a split or merge copies a page's nodes. A broken rule raises CorruptionException
+// naming the data file, the page's offset and the rule. The checksum is the page header's
+// (Paging/PageHeader.cs): CRC32C over the whole page or run, verified by the page layer.
+//
+// Reading: a lookup opens the root, binary-searches the slots of each branch for the last
+// separator <= key (skipping node 0), follows that child, and binary-searches the leaf.
 //
 // Compatibility: a change to this layout bumps the store's format version (Paging/PageHeader.cs).
 
