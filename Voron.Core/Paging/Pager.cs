@@ -24,10 +24,11 @@ namespace Voron.Paging;
 //        memory.
 
 /// <summary>The data file: validated reads through a read-only mapping, positional writes, growth.</summary>
-internal sealed class Pager : IDisposable
+internal sealed unsafe class Pager : IDisposable
 {
     private readonly IStorageFile _file;
     private readonly IMappedRegion _map;
+    private readonly byte* _base; // _map's first byte, cached: the read path does no interface call
     private long[] _verified = new long[1024]; // PG3: one bit per page
     private long _length;
 
@@ -46,6 +47,7 @@ internal sealed class Pager : IDisposable
         }
 
         _map = file.MapReadOnly(maxFileSize);
+        _base = _map.BaseAddress;
     }
 
     public string Path => _file.Path;
@@ -65,7 +67,7 @@ internal sealed class Pager : IDisposable
             throw new CorruptionException(Path, offset, $"page {pageNumber} is referenced but lies outside the data file ({PageCount} pages)");
         }
 
-        var page = _map.GetSpan(offset, Constants.PageSize);
+        var page = new ReadOnlySpan<byte>(_base + offset, Constants.PageSize);
         var flags = PageHeader.GetFlags(page);
         var runLength = Constants.PageSize;
         if (flags == PageFlags.Overflow)
@@ -78,7 +80,7 @@ internal sealed class Pager : IDisposable
             }
 
             runLength = checked((int)(pages * Constants.PageSize));
-            page = _map.GetSpan(offset, runLength);
+            page = new ReadOnlySpan<byte>(_base + offset, runLength);
         }
 
         if (!IsVerified(pageNumber))
