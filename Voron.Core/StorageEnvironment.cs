@@ -27,6 +27,7 @@ public sealed partial class StorageEnvironment : IDisposable
     private readonly IDisposable _lock;
     private readonly SemaphoreSlim _writeLock = new(1, 1); // T1
     private readonly DataFileFlusher _flusher;
+    private readonly TransactionMerger _merger;
 
     // Guarded by _readersLock: the snapshots of live read transactions (txId -> count), and the
     // number of live transactions of any kind (the mapping is released when it reaches zero
@@ -35,6 +36,7 @@ public sealed partial class StorageEnvironment : IDisposable
     private readonly SortedDictionary<long, int> _readers = [];
     private int _liveTransactions;
     private bool _disposed;
+    private int _closing;
     private bool _resourcesReleased;
 
     private volatile CommittedState _committed;
@@ -51,6 +53,7 @@ public sealed partial class StorageEnvironment : IDisposable
         Journal = journal;
         _committed = committed;
         _flusher = new DataFileFlusher(this, header, options);
+        _merger = new TransactionMerger(this, options);
     }
 
     /// <summary>The store's directory.</summary>
@@ -75,6 +78,8 @@ public sealed partial class StorageEnvironment : IDisposable
     internal JournalWriter Journal { get; }
 
     internal CommittedState Committed => _committed;
+
+    internal SemaphoreSlim WriteLock => _writeLock;
 
     /// <summary>Opens (creating if needed) the store the options describe, recovering from the journal.</summary>
     public static StorageEnvironment Open(StorageEnvironmentOptions options)
@@ -113,11 +118,34 @@ public sealed partial class StorageEnvironment : IDisposable
         return StartWrite();
     }
 
+    /// <summary>
+    /// Submits a write operation to the transaction merger and completes when it is durable.
+    /// Concurrent operations share transactions and journal flushes; an operation that throws
+    /// fails alone (its task faults with its exception) and the others still commit. The delegate
+    /// may run more than once (when a batch-mate throws), so it must have no side effects outside
+    /// the transaction; it must not commit or dispose the transaction. Cancellation applies until
+    /// the operation starts.
+    /// </summary>
+    public Task ExecuteAsync(Action<WriteTransaction> operation, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(operation);
+        return _merger.EnqueueAsync(tx =>
+        {
+            operation(tx);
+            return true;
+        }, cancellationToken);
+    }
+
+    /// <summary>As <see cref="ExecuteAsync(Action{WriteTransaction}, CancellationToken)"/>, returning the delegate's result once durable.</summary>
+    public Task<T> ExecuteAsync<T>(Func<WriteTransaction, T> operation, CancellationToken cancellationToken = default) =>
+        _merger.EnqueueAsync(operation, cancellationToken);
+
     private WriteTransaction StartWrite()
     {
         try
         {
             ThrowIfUnusable();
+            WaitForInFlightCommit();
             var committed = EnterTransaction(reader: false);
             return new WriteTransaction(this, new LowLevelTransaction(this, committed, writable: true));
         }
@@ -137,6 +165,20 @@ public sealed partial class StorageEnvironment : IDisposable
     {
         ThrowIfUnusable();
         return _flusher.Flush();
+    }
+
+    /// <summary>An explicit write transaction starts from the committed state: let the merger's in-flight commit land first.</summary>
+    private void WaitForInFlightCommit()
+    {
+        try
+        {
+            _merger.InFlight.GetAwaiter().GetResult();
+        }
+        catch (Exception e) when (e is EnvironmentFailedException or IOException)
+        {
+            ThrowIfUnusable();
+            throw;
+        }
     }
 
     private CommittedState EnterTransaction(bool reader)
@@ -226,6 +268,12 @@ public sealed partial class StorageEnvironment : IDisposable
 
     private void Close(bool flush)
     {
+        // The merger drains first, while the environment still accepts its commits (M3).
+        if (Interlocked.Exchange(ref _closing, 1) == 0)
+        {
+            _merger.Dispose();
+        }
+
         bool release;
         lock (_readersLock)
         {

@@ -61,6 +61,27 @@ public sealed class StorageEnvironmentOptions
     /// <summary>The background flush starts when this many bytes of committed pages wait for it. Default 32 MiB.</summary>
     public long FlushThresholdBytes { get; set; } = 32L << 20;
 
+    /// <summary>
+    /// The most operations the transaction merger puts in one transaction. 1 turns merging off
+    /// (one transaction and one journal flush per operation). Default 4096.
+    /// </summary>
+    public int MaxBatchOperations { get; set; } = 4096;
+
+    /// <summary>A merged transaction stops taking operations once it has modified this many bytes of pages. Default 32 MiB.</summary>
+    public long MaxBatchBytes { get; set; } = 32L << 20;
+
+    /// <summary>A merged transaction stops taking operations after running this long. Default 100 ms.</summary>
+    public TimeSpan MaxBatchDuration { get; set; } = TimeSpan.FromMilliseconds(100);
+
+    /// <summary>
+    /// Whether the merger runs the next batch while the previous one is written and flushed
+    /// (async commit). The order and acknowledgement rules are the same either way. Default true.
+    /// </summary>
+    public bool AsyncCommit { get; set; } = true;
+
+    /// <summary>How many submitted operations may wait in the merger's queue before submitters wait for room. Default 16384.</summary>
+    public int MaxQueuedOperations { get; set; } = 16384;
+
     /// <summary>The background flush also runs when anything waited this long. Default 1 second.</summary>
     public TimeSpan FlushInterval { get; set; } = TimeSpan.FromSeconds(1);
 }

@@ -7,11 +7,13 @@ namespace Voron;
 /// </summary>
 public sealed class WriteTransaction : ReadTransaction
 {
+    private readonly bool _merged;
     private bool _committed;
 
-    internal WriteTransaction(StorageEnvironment environment, Transactions.LowLevelTransaction transaction)
+    internal WriteTransaction(StorageEnvironment environment, Transactions.LowLevelTransaction transaction, bool merged = false)
         : base(environment, transaction)
     {
+        _merged = merged;
     }
 
     /// <summary>Opens a named tree, creating it when missing.</summary>
@@ -36,8 +38,21 @@ public sealed class WriteTransaction : ReadTransaction
     public void Commit()
     {
         ThrowIfWritable();
+        if (_merged)
+        {
+            throw new InvalidOperationException("This transaction belongs to the transaction merger, which commits it after the operation returns; do not commit or dispose it.");
+        }
+
         _committed = true;
         Environment.Commit(Low);
+    }
+
+    protected override void Dispose(bool disposing)
+    {
+        if (!_merged)
+        {
+            base.Dispose(disposing); // a merged transaction is owned and ended by the merger
+        }
     }
 
     internal void ThrowIfWritable()

@@ -28,6 +28,9 @@ namespace Voron.Transactions;
 //   T4. Commit returns only after the journal record is durable; the new state becomes visible
 //       to new transactions only after that (PageTable PT2).
 //   T5. A page's checksum is stamped at commit, so the journal and the data file carry it.
+//   T6. A write transaction that starts while the previous one is still being journaled (async
+//       commit) reads that one's pages first; it commits only after the previous one is durable,
+//       and never if the previous one failed (StorageEnvironment.Commit.cs).
 
 /// <summary>The page-level transaction under <see cref="ReadTransaction"/> and <see cref="WriteTransaction"/>.</summary>
 internal sealed class LowLevelTransaction : IPageAccess, IAllocatorPages
@@ -37,13 +40,20 @@ internal sealed class LowLevelTransaction : IPageAccess, IAllocatorPages
     private readonly PageAllocator? _allocator;
     private readonly Dictionary<string, BTree> _openTrees = new(StringComparer.Ordinal);
     private readonly HashSet<string> _createdTrees = new(StringComparer.Ordinal);
+    private readonly IReadOnlyDictionary<long, byte[]>? _previous;
     private BTree? _root;
 
-    public LowLevelTransaction(StorageEnvironment environment, CommittedState committed, bool writable)
+    /// <summary>
+    /// Starts a transaction on <paramref name="committed"/>. A write transaction of the async
+    /// commit pipeline may start on a <paramref name="previous"/> transaction that is still being
+    /// journaled: its pages are read before the page table's (T6).
+    /// </summary>
+    public LowLevelTransaction(StorageEnvironment environment, CommittedState committed, bool writable, PreparedCommit? previous = null)
     {
         _environment = environment;
         Committed = committed;
         IsWritable = writable;
+        _previous = previous?.PagesByNumber;
         if (writable)
         {
             _dirty = [];
@@ -72,6 +82,11 @@ internal sealed class LowLevelTransaction : IPageAccess, IAllocatorPages
         if (_dirty != null && _dirty.TryGetValue(pageNumber, out var own))
         {
             return own;
+        }
+
+        if (_previous != null && _previous.TryGetValue(pageNumber, out var inFlight))
+        {
+            return inFlight;
         }
 
         if (_environment.PageTable.TryGet(pageNumber, Committed.TxId, out var committed))
@@ -203,10 +218,10 @@ internal sealed class LowLevelTransaction : IPageAccess, IAllocatorPages
     }
 
     /// <summary>
-    /// Writes every changed tree state into the catalog and stamps page checksums (T5).
-    /// Returns the new environment state and the pages to journal, sorted by page number.
+    /// Writes every changed tree state into the catalog and stamps page checksums (T5); null when
+    /// the transaction changed nothing. After this the transaction must not change again.
     /// </summary>
-    public (EnvironmentState State, List<KeyValuePair<long, byte[]>> Pages) PrepareCommit()
+    public PreparedCommit? PrepareCommit()
     {
         var dirty = RequireWritable();
         Span<byte> stateBytes = stackalloc byte[TreeState.Size];
@@ -229,9 +244,14 @@ internal sealed class LowLevelTransaction : IPageAccess, IAllocatorPages
             pages.Add(new(pageNumber, bytes));
         }
 
+        if (pages.Count == 0)
+        {
+            return null;
+        }
+
         pages.Sort((a, b) => a.Key.CompareTo(b.Key));
         var state = new EnvironmentState(Root.State, Allocator.NextPageNumber, Allocator.DirectoryPage);
-        return (state, pages);
+        return new PreparedCommit(Id, state, Allocator.ToSummary(), pages, dirty);
     }
 
     internal static byte[] TreeNameKey(string name)

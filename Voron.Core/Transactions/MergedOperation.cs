@@ -1,0 +1,65 @@
+namespace Voron.Transactions;
+
+/// <summary>
+/// One caller's write operation waiting in the merger's queue: the delegate, the task the caller
+/// awaits, and the cancellation that applies until it starts.
+/// </summary>
+internal abstract class MergedOperation
+{
+    private const int Queued = 0;
+    private const int Started = 1;
+    private const int Canceled = 2;
+    private int _stage;
+    private CancellationTokenRegistration _registration;
+
+    /// <summary>Arms cancellation: until the operation starts, the token cancels it.</summary>
+    public void Arm(CancellationToken cancellationToken)
+    {
+        if (cancellationToken.CanBeCanceled)
+        {
+            _registration = cancellationToken.Register(static (state, token) =>
+            {
+                var operation = (MergedOperation)state!;
+                if (Interlocked.CompareExchange(ref operation._stage, Canceled, Queued) == Queued)
+                {
+                    operation.SetCanceled(token);
+                }
+            }, this);
+        }
+    }
+
+    /// <summary>Claims the operation for execution; false if it was canceled first.</summary>
+    public bool TryStart()
+    {
+        var started = Interlocked.CompareExchange(ref _stage, Started, Queued) == Queued;
+        _registration.Dispose();
+        return started;
+    }
+
+    /// <summary>Runs the delegate, keeping its result for <see cref="Complete"/>.</summary>
+    public abstract void Execute(WriteTransaction transaction);
+
+    /// <summary>Acknowledges the operation: its transaction is durable (C2).</summary>
+    public abstract void Complete();
+
+    public abstract void Fail(Exception error);
+
+    protected abstract void SetCanceled(CancellationToken token);
+}
+
+/// <summary>A merged operation with a result.</summary>
+internal sealed class MergedOperation<T>(Func<WriteTransaction, T> operation) : MergedOperation
+{
+    private readonly TaskCompletionSource<T> _completion = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private T _result = default!;
+
+    public Task<T> Task => _completion.Task;
+
+    public override void Execute(WriteTransaction transaction) => _result = operation(transaction);
+
+    public override void Complete() => _completion.TrySetResult(_result);
+
+    public override void Fail(Exception error) => _completion.TrySetException(error);
+
+    protected override void SetCanceled(CancellationToken token) => _completion.TrySetCanceled(token);
+}

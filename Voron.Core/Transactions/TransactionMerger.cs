@@ -1,0 +1,288 @@
+using System.Diagnostics;
+using System.Threading.Channels;
+using Voron.Diagnostics;
+
+namespace Voron.Transactions;
+
+// Design notes — the transaction merger.
+//
+// Callers submit write operations (delegates over a write transaction) and await a task that
+// completes when the operation is durable. One writer task drains the queue into a single write
+// transaction until the queue is empty or a limit (operations, dirty bytes, time) is reached, then
+// commits it: many callers share one journal write and one fdatasync.
+//
+//   writer loop (one task):
+//     take _writeLock (T1)
+//     base = the in-flight commit's state if one is being written (async), else the committed state
+//     run operations into one transaction; an operation that throws fails alone: the transaction
+//       is dropped and the batch's earlier operations run again without it (M1)
+//     prepare the commit (checksums, sorted pages)
+//     wait for the in-flight commit N - 1 to finish; if it failed, fail this batch (C4)
+//     async:  start WriteAndPublish(N) on the committer task; release _writeLock; loop — the next
+//             batch runs while N is written and flushed
+//     sync:   WriteAndPublish(N); release _writeLock; loop
+//   committer (at most one at a time, C1): WriteAndPublish(N), then acknowledge N's operations (C2)
+//
+// Invariants:
+//   M1. Operations may run more than once (when a batch-mate throws, the others run again on a
+//       fresh transaction); they must not have side effects outside the transaction.
+//   M2. An operation's task completes exactly once: result after its transaction is durable,
+//       exception if it threw or its commit failed, canceled if its token fired before it started.
+//   M3. Disposal is deterministic: the batch in progress and the in-flight commit finish, every
+//       operation still queued fails with ObjectDisposedException, then the writer task ends.
+//   M4. The queue is bounded (MaxQueuedOperations): submitters wait for room (backpressure), and
+//       at most one batch is in flight while the next one runs.
+
+/// <summary>Merges concurrent write operations into shared transactions and journal flushes.</summary>
+internal sealed class TransactionMerger : IDisposable
+{
+    private readonly StorageEnvironment _environment;
+    private readonly StorageEnvironmentOptions _options;
+    private readonly Channel<MergedOperation> _queue;
+    private readonly Task _writer;
+    private readonly KeyValuePair<string, object?> _tag;
+    private Task _inFlight = Task.CompletedTask;
+    private PreparedCommit? _inFlightCommit;
+    private volatile bool _closing;
+
+    public TransactionMerger(StorageEnvironment environment, StorageEnvironmentOptions options)
+    {
+        _environment = environment;
+        _options = options;
+        _tag = VoronMetrics.StoreTag(environment.Path);
+        _queue = Channel.CreateBounded<MergedOperation>(new BoundedChannelOptions(options.MaxQueuedOperations)
+        {
+            SingleReader = true,
+            FullMode = BoundedChannelFullMode.Wait,
+        });
+        _writer = Task.Run(RunAsync);
+    }
+
+    /// <summary>The commit being written right now, if any (explicit write transactions wait for it).</summary>
+    public Task InFlight => Volatile.Read(ref _inFlight);
+
+    public async Task<T> EnqueueAsync<T>(Func<WriteTransaction, T> operation, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(operation);
+        _environment.ThrowIfUnusable();
+        var merged = new MergedOperation<T>(operation);
+        merged.Arm(cancellationToken);
+        try
+        {
+            await _queue.Writer.WriteAsync(merged, cancellationToken).ConfigureAwait(false);
+        }
+        catch (ChannelClosedException)
+        {
+            throw new ObjectDisposedException(nameof(StorageEnvironment), "The store is being disposed; it accepts no more writes.");
+        }
+
+        return await merged.Task.ConfigureAwait(false);
+    }
+
+    private async Task RunAsync()
+    {
+        var reader = _queue.Reader;
+        try
+        {
+            while (await reader.WaitToReadAsync().ConfigureAwait(false))
+            {
+                if (_closing || _environment.Failure != null)
+                {
+                    break;
+                }
+
+                await RunBatchAsync(reader).ConfigureAwait(false);
+            }
+        }
+        finally
+        {
+            await WaitForInFlightQuietly().ConfigureAwait(false);
+            Exception error = _environment.Failure is { } failure
+                ? new EnvironmentFailedException(_environment.Path, failure)
+                : new ObjectDisposedException(nameof(StorageEnvironment), "The store was disposed before this operation ran.");
+            while (reader.TryRead(out var left))
+            {
+                if (left.TryStart())
+                {
+                    left.Fail(error);
+                }
+            }
+        }
+    }
+
+    private async Task RunBatchAsync(ChannelReader<MergedOperation> reader)
+    {
+        await _environment.WriteLock.WaitAsync().ConfigureAwait(false);
+        var released = false;
+        try
+        {
+            var previous = _options.AsyncCommit && !InFlight.IsCompleted ? Volatile.Read(ref _inFlightCommit) : null;
+            if (previous == null)
+            {
+                await WaitForInFlightQuietly().ConfigureAwait(false);
+            }
+
+            var (transaction, operations) = Execute(reader, previous);
+            if (operations.Count == 0)
+            {
+                return;
+            }
+
+            var prepared = transaction.PrepareCommit();
+            try
+            {
+                await InFlight.ConfigureAwait(false); // C1, C4: N - 1 first
+            }
+            catch (Exception e)
+            {
+                FailAll(operations, e);
+                return;
+            }
+
+            if (_options.AsyncCommit)
+            {
+                var commit = Task.Run(() => CommitAndAcknowledge(prepared, operations));
+                Volatile.Write(ref _inFlightCommit, prepared);
+                Volatile.Write(ref _inFlight, commit);
+                _environment.WriteLock.Release();
+                released = true;
+            }
+            else
+            {
+                CommitAndAcknowledge(prepared, operations, rethrow: false);
+            }
+        }
+        finally
+        {
+            if (!released)
+            {
+                _environment.WriteLock.Release();
+            }
+        }
+    }
+
+    /// <summary>Runs queued operations into one transaction, isolating failures (M1).</summary>
+    private (LowLevelTransaction Transaction, List<MergedOperation> Operations) Execute(ChannelReader<MergedOperation> reader, PreparedCommit? previous)
+    {
+        var committed = previous?.AsBase() ?? _environment.Committed;
+        var operations = new List<MergedOperation>();
+        var transaction = new LowLevelTransaction(_environment, committed, writable: true, previous);
+        var facade = new WriteTransaction(_environment, transaction, merged: true);
+        var started = Stopwatch.GetTimestamp();
+        while (operations.Count < _options.MaxBatchOperations &&
+               transaction.DirtyPageCount * (long)Constants.PageSize < _options.MaxBatchBytes &&
+               Stopwatch.GetElapsedTime(started) < _options.MaxBatchDuration &&
+               reader.TryRead(out var operation))
+        {
+            if (!operation.TryStart())
+            {
+                continue; // canceled before it started
+            }
+
+            try
+            {
+                operation.Execute(facade);
+                operations.Add(operation);
+            }
+            catch (Exception e)
+            {
+                operation.Fail(e);
+                (transaction, facade) = Rerun(committed, previous, operations);
+            }
+        }
+
+        return (transaction, operations);
+    }
+
+    /// <summary>A fresh transaction with <paramref name="operations"/> run again; drops (and fails) any that now throw.</summary>
+    private (LowLevelTransaction, WriteTransaction) Rerun(CommittedState committed, PreparedCommit? previous, List<MergedOperation> operations)
+    {
+        while (true)
+        {
+            var transaction = new LowLevelTransaction(_environment, committed, writable: true, previous);
+            var facade = new WriteTransaction(_environment, transaction, merged: true);
+            var failed = -1;
+            for (var i = 0; i < operations.Count && failed < 0; i++)
+            {
+                try
+                {
+                    operations[i].Execute(facade);
+                }
+                catch (Exception e)
+                {
+                    operations[i].Fail(e);
+                    failed = i;
+                }
+            }
+
+            if (failed < 0)
+            {
+                return (transaction, facade);
+            }
+
+            operations.RemoveAt(failed);
+        }
+    }
+
+    private void CommitAndAcknowledge(PreparedCommit? prepared, List<MergedOperation> operations) =>
+        CommitAndAcknowledge(prepared, operations, rethrow: true);
+
+    private void CommitAndAcknowledge(PreparedCommit? prepared, List<MergedOperation> operations, bool rethrow)
+    {
+        try
+        {
+            if (prepared != null)
+            {
+                _environment.WriteAndPublish(prepared);
+            }
+        }
+        catch (Exception e)
+        {
+            FailAll(operations, e);
+            if (rethrow)
+            {
+                throw;
+            }
+
+            return;
+        }
+
+        foreach (var operation in operations)
+        {
+            operation.Complete();
+        }
+
+        VoronMetrics.Batches.Add(1, _tag);
+        VoronMetrics.Operations.Add(operations.Count, _tag);
+        VoronMetrics.OperationsPerBatch.Record(operations.Count, _tag);
+    }
+
+    private void FailAll(List<MergedOperation> operations, Exception error)
+    {
+        var failure = error as EnvironmentFailedException ?? new EnvironmentFailedException(_environment.Path, error);
+        foreach (var operation in operations)
+        {
+            operation.Fail(failure);
+        }
+    }
+
+    private async Task WaitForInFlightQuietly()
+    {
+        try
+        {
+            await InFlight.ConfigureAwait(false);
+        }
+        catch (Exception e) when (e is EnvironmentFailedException or IOException or ObjectDisposedException)
+        {
+            // Already reported to that batch's operations; the environment is failed.
+        }
+    }
+
+    /// <summary>Stops taking operations and waits for the writer to finish (M3).</summary>
+    public void Dispose()
+    {
+        _closing = true;
+        _queue.Writer.TryComplete();
+        _writer.GetAwaiter().GetResult();
+    }
+}

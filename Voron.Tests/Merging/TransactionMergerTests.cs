@@ -1,0 +1,228 @@
+using System.Buffers.Binary;
+using System.Text;
+using Voron.Tests.Engine;
+using Voron.Tests.Journal;
+
+namespace Voron.Tests.Merging;
+
+public sealed class TransactionMergerTests
+{
+    private static byte[] Key(int i)
+    {
+        var key = new byte[4];
+        BinaryPrimitives.WriteInt32BigEndian(key, i);
+        return key;
+    }
+
+    private static StorageEnvironmentOptions Options(Voron.Platform.IFileSystem fs, bool asyncCommit = true, int maxBatch = 4096)
+    {
+        var options = StorageEnvironmentOptions.ForFileSystem("/store", fs);
+        options.BackgroundFlush = false;
+        options.JournalFileSize = 4 << 20;
+        options.MaxDataFileSize = 4L << 30;
+        options.AsyncCommit = asyncCommit;
+        options.MaxBatchOperations = maxBatch;
+        return options;
+    }
+
+    [Theory]
+    [InlineData(true)]
+    [InlineData(false)]
+    public async Task Concurrent_operations_share_journal_flushes_and_all_become_durable(bool asyncCommit)
+    {
+        var fs = StoreFactory.NewFileSystem();
+        const int operations = 2000;
+        using (var env = StorageEnvironment.Open(Options(fs, asyncCommit)))
+        {
+            var before = env.JournalWrites;
+            var tasks = Enumerable.Range(0, operations).Select(i => Task.Run(() =>
+                env.ExecuteAsync(tx => tx.CreateTree("t").Put(Key(i), Encoding.UTF8.GetBytes($"value {i}"))))).ToArray();
+            await Task.WhenAll(tasks);
+
+            var flushes = env.JournalWrites - before;
+            Assert.True(flushes < operations / 4, $"{operations} operations took {flushes} journal flushes");
+        }
+
+        using var reopened = StorageEnvironment.Open(Options(fs, asyncCommit));
+        using var read = reopened.BeginRead();
+        Assert.Equal(operations, read.OpenTree("t")!.Count);
+        reopened.CheckIntegrity();
+    }
+
+    [Fact]
+    public async Task Unmerged_mode_gives_each_operation_its_own_flush()
+    {
+        using var env = StorageEnvironment.Open(Options(StoreFactory.NewFileSystem(), asyncCommit: false, maxBatch: 1));
+        var before = env.JournalWrites;
+        await Task.WhenAll(Enumerable.Range(0, 50).Select(i => env.ExecuteAsync(tx => tx.CreateTree("t").Put(Key(i), [1]))));
+
+        Assert.Equal(50, env.JournalWrites - before);
+    }
+
+    [Fact]
+    public async Task An_operation_that_throws_fails_alone_and_its_batch_mates_commit()
+    {
+        using var env = StorageEnvironment.Open(Options(StoreFactory.NewFileSystem()));
+        var tasks = Enumerable.Range(0, 300).Select(i => env.ExecuteAsync(tx =>
+        {
+            tx.CreateTree("t").Put(Key(i), [1]);
+            if (i % 7 == 3)
+            {
+                throw new InvalidOperationException($"operation {i} refuses");
+            }
+
+            return i;
+        })).ToArray();
+
+        for (var i = 0; i < tasks.Length; i++)
+        {
+            if (i % 7 == 3)
+            {
+                var error = await Assert.ThrowsAsync<InvalidOperationException>(() => tasks[i]);
+                Assert.Equal($"operation {i} refuses", error.Message);
+            }
+            else
+            {
+                Assert.Equal(i, await tasks[i]);
+            }
+        }
+
+        using var read = env.BeginRead();
+        var tree = read.OpenTree("t")!;
+        for (var i = 0; i < tasks.Length; i++)
+        {
+            Assert.Equal(i % 7 != 3, tree.TryGet(Key(i), out _));
+        }
+    }
+
+    [Fact]
+    public async Task Readers_see_an_operation_only_after_its_task_completes()
+    {
+        using var env = StorageEnvironment.Open(Options(StoreFactory.NewFileSystem()));
+        for (var round = 0; round < 200; round++)
+        {
+            var k = round;
+            var task = env.ExecuteAsync(tx => tx.CreateTree("t").Put(Key(k), [1]));
+            // Until the task completes the write may or may not be visible; once it completes it must be.
+            await task;
+            using var read = env.BeginRead();
+            Assert.True(read.OpenTree("t")!.TryGet(Key(k), out _), $"round {round}: acknowledged write not visible");
+        }
+    }
+
+    [Fact]
+    public async Task Operations_in_one_batch_see_each_others_writes_in_submission_order()
+    {
+        using var env = StorageEnvironment.Open(Options(StoreFactory.NewFileSystem()));
+        var tasks = Enumerable.Range(0, 500).Select(_ => env.ExecuteAsync(tx =>
+        {
+            var tree = tx.CreateTree("counter");
+            var current = tree.TryGet("n"u8, out var bytes) ? BinaryPrimitives.ReadInt32LittleEndian(bytes) : 0;
+            var next = new byte[4];
+            BinaryPrimitives.WriteInt32LittleEndian(next, current + 1);
+            tree.Put("n"u8, next);
+            return current + 1;
+        })).ToArray();
+
+        var results = await Task.WhenAll(tasks);
+
+        Assert.Equal(Enumerable.Range(1, 500), results.Order());
+        using var read = env.BeginRead();
+        Assert.Equal(500, BinaryPrimitives.ReadInt32LittleEndian(read.OpenTree("counter")!.Get("n"u8)));
+    }
+
+    [Fact]
+    public async Task Canceled_operation_never_runs()
+    {
+        using var env = StorageEnvironment.Open(Options(StoreFactory.NewFileSystem()));
+        using var cancel = new CancellationTokenSource();
+        await cancel.CancelAsync();
+        var ran = false;
+
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => env.ExecuteAsync(_ => { ran = true; }, cancel.Token));
+
+        Assert.False(ran);
+    }
+
+    [Fact]
+    public async Task Failed_journal_write_fails_its_batch_and_every_later_operation_and_loses_nothing_acknowledged()
+    {
+        var memory = StoreFactory.NewFileSystem();
+        var fs = new RecordingFileSystem(memory);
+        var env = StorageEnvironment.Open(Options(fs));
+        var acknowledged = new System.Collections.Concurrent.ConcurrentBag<int>();
+        var failures = 0;
+        var tasks = Enumerable.Range(0, 3000).Select(async i =>
+        {
+            if (i == 1500)
+            {
+                fs.FailWhen = line => line.StartsWith("FlushData /store/journal/", StringComparison.Ordinal);
+            }
+
+            try
+            {
+                await env.ExecuteAsync(tx => tx.CreateTree("t").Put(Key(i), [1]));
+                acknowledged.Add(i);
+            }
+            catch (EnvironmentFailedException)
+            {
+                Interlocked.Increment(ref failures);
+            }
+        }).ToArray();
+        await Task.WhenAll(tasks);
+
+        Assert.True(failures > 0, "the injected failure failed some operations");
+        Assert.Throws<EnvironmentFailedException>(() => env.BeginWrite());
+        await Assert.ThrowsAsync<EnvironmentFailedException>(() => env.ExecuteAsync(_ => { }));
+        env.CloseWithoutFlush();
+
+        using var reopened = StorageEnvironment.Open(Options(fs));
+        using var read = reopened.BeginRead();
+        var tree = read.OpenTree("t");
+        foreach (var i in acknowledged)
+        {
+            Assert.True(tree != null && tree.TryGet(Key(i), out _), $"acknowledged operation {i} was lost");
+        }
+    }
+
+    [Fact]
+    public async Task Dispose_fails_queued_operations_deterministically_and_leaves_no_task_hanging()
+    {
+        var env = StorageEnvironment.Open(Options(StoreFactory.NewFileSystem()));
+        using var gate = new ManualResetEventSlim();
+        var blocker = env.ExecuteAsync(_ => gate.Wait(TimeSpan.FromSeconds(10)));
+        var queued = Enumerable.Range(0, 100).Select(i => env.ExecuteAsync(tx => tx.CreateTree("t").Put(Key(i), [1]))).ToArray();
+
+        var disposing = Task.Run(env.Dispose);
+        await Task.Delay(50);
+        gate.Set();
+        await disposing;
+
+        await blocker;
+        foreach (var task in queued)
+        {
+            Assert.True(task.IsCompleted, "no operation is left hanging after Dispose");
+            Assert.True(task.IsCompletedSuccessfully || task.Exception?.InnerException is ObjectDisposedException);
+        }
+
+        await Assert.ThrowsAsync<ObjectDisposedException>(() => env.ExecuteAsync(_ => { }));
+    }
+
+    [Fact]
+    public async Task Explicit_write_transactions_interleave_with_merged_operations()
+    {
+        using var env = StorageEnvironment.Open(Options(StoreFactory.NewFileSystem()));
+        var merged = Enumerable.Range(0, 500).Select(i => env.ExecuteAsync(tx => tx.CreateTree("t").Put(Key(i), [1]))).ToArray();
+        for (var i = 500; i < 520; i++)
+        {
+            using var tx = env.BeginWrite();
+            tx.CreateTree("t").Put(Key(i), [2]);
+            tx.Commit();
+        }
+
+        await Task.WhenAll(merged);
+        using var read = env.BeginRead();
+        Assert.Equal(520, read.OpenTree("t")!.Count);
+        env.CheckIntegrity();
+    }
+}
