@@ -52,7 +52,7 @@ internal sealed class TransactionMerger : IDisposable
         _tag = VoronMetrics.StoreTag(environment.Path);
         _queue = Channel.CreateBounded<MergedOperation>(new BoundedChannelOptions(options.MaxQueuedOperations)
         {
-            SingleReader = true,
+            SingleReader = false, // the writer may leave a WaitToReadAsync pending while it awaits the in-flight commit
             FullMode = BoundedChannelFullMode.Wait,
         });
         _writer = Task.Run(RunAsync);
@@ -122,7 +122,7 @@ internal sealed class TransactionMerger : IDisposable
                 await WaitForInFlightQuietly().ConfigureAwait(false);
             }
 
-            var (transaction, operations) = Execute(reader, previous);
+            var (transaction, operations) = await ExecuteAsync(reader, previous).ConfigureAwait(false);
             if (operations.Count == 0)
             {
                 return;
@@ -161,19 +161,35 @@ internal sealed class TransactionMerger : IDisposable
         }
     }
 
-    /// <summary>Runs queued operations into one transaction, isolating failures (M1).</summary>
-    private (LowLevelTransaction Transaction, List<MergedOperation> Operations) Execute(ChannelReader<MergedOperation> reader, PreparedCommit? previous)
+    /// <summary>
+    /// Runs queued operations into one transaction, isolating failures (M1). While the previous
+    /// batch is still being flushed (async commit), an empty queue does not end the batch: it keeps
+    /// taking operations that arrive until that flush completes — the overlap async commit buys.
+    /// </summary>
+    private async Task<(LowLevelTransaction Transaction, List<MergedOperation> Operations)> ExecuteAsync(ChannelReader<MergedOperation> reader, PreparedCommit? previous)
     {
         var committed = previous?.AsBase() ?? _environment.Committed;
         var operations = new List<MergedOperation>();
         var transaction = new LowLevelTransaction(_environment, committed, writable: true, previous);
         var facade = new WriteTransaction(_environment, transaction, merged: true);
         var started = Stopwatch.GetTimestamp();
+        var inFlight = previous != null ? InFlight : Task.CompletedTask;
         while (operations.Count < _options.MaxBatchOperations &&
                transaction.DirtyPageCount * (long)Constants.PageSize < _options.MaxBatchBytes &&
-               Stopwatch.GetElapsedTime(started) < _options.MaxBatchDuration &&
-               reader.TryRead(out var operation))
+               Stopwatch.GetElapsedTime(started) < _options.MaxBatchDuration)
         {
+            if (!reader.TryRead(out var operation))
+            {
+                if (inFlight.IsCompleted || _closing)
+                {
+                    break;
+                }
+
+                var arrival = reader.WaitToReadAsync().AsTask();
+                await Task.WhenAny(arrival, inFlight).ConfigureAwait(false);
+                continue;
+            }
+
             if (!operation.TryStart())
             {
                 continue; // canceled before it started

@@ -9,6 +9,7 @@ internal static class ExperimentCatalog
     [
         new MachineExperiment(),
         new KvExperiment(),
+        new MergeExperiment(),
     ];
 
     internal static IExperiment? Find(string name) =>

@@ -14,6 +14,12 @@ internal sealed class LatencySample
         _sorted = false;
     }
 
+    public void AddAll(LatencySample other)
+    {
+        _milliseconds.AddRange(other._milliseconds);
+        _sorted = false;
+    }
+
     public void AddTicks(long stopwatchTicks) => Add(stopwatchTicks * 1000.0 / System.Diagnostics.Stopwatch.Frequency);
 
     public double Median => Percentile(50);
