@@ -31,4 +31,21 @@ internal static class KnownEngineBugs
     /// <c>Flush_does_not_write_a_freed_page_over_a_newer_overflow_run</c>.
     /// </summary>
     public static bool FlushWritesFreedPagesOverNewerRuns { get; } = s_workarounds;
+
+    /// <summary>
+    /// Recovery that replays nothing but finds the end of the log in a later journal file (a torn
+    /// first record there) releases the journal file the durable header still starts from; the
+    /// next open without a flush in between throws "the journal file holding the recovery start
+    /// position is missing". It needs two crashes in a row, so only RecoveryCrashTests meets it:
+    /// with the workaround on, a failure with exactly that message is counted as this bug, not
+    /// as a new one. Regression test:
+    /// <c>Reopen_after_recovering_a_torn_record_in_a_new_journal_file_finds_the_recovery_start</c>.
+    /// </summary>
+    public static bool RecoveryReleasesTheHeadersJournalFile { get; } = s_workarounds;
+
+    /// <summary>The known bug a failure message shows, or null when it shows none (or workarounds are off).</summary>
+    public static string? Recognize(string failure) =>
+        RecoveryReleasesTheHeadersJournalFile && failure.Contains("the journal file holding the recovery start position is missing", StringComparison.Ordinal)
+            ? nameof(RecoveryReleasesTheHeadersJournalFile)
+            : null;
 }
