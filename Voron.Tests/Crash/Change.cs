@@ -20,6 +20,8 @@ internal abstract record Change(string Tree)
 
 internal sealed record PutChange(string Tree, string Key, byte[] Value) : Change(Tree)
 {
+    public override string ToString() => $"put {Tree}/{Key} ({Value.Length} bytes)";
+
     public override void ApplyTo(WriteTransaction transaction) => transaction.CreateTree(Tree).Put(KeyBytes(Key), Value);
 
     public override void ApplyTo(ModelState state) => state.TreeOrNew(Tree)[Key] = Value;
@@ -27,6 +29,8 @@ internal sealed record PutChange(string Tree, string Key, byte[] Value) : Change
 
 internal sealed record DeleteChange(string Tree, string Key) : Change(Tree)
 {
+    public override string ToString() => $"delete {Tree}/{Key}";
+
     public override void ApplyTo(WriteTransaction transaction) => transaction.CreateTree(Tree).Delete(KeyBytes(Key));
 
     public override void ApplyTo(ModelState state) => state.TreeOrNew(Tree).Remove(Key);
@@ -34,6 +38,8 @@ internal sealed record DeleteChange(string Tree, string Key) : Change(Tree)
 
 internal sealed record DropTreeChange(string Tree) : Change(Tree)
 {
+    public override string ToString() => $"drop tree {Tree}";
+
     public override void ApplyTo(WriteTransaction transaction) => transaction.DeleteTree(Tree);
 
     public override void ApplyTo(ModelState state) => state.Trees.Remove(Tree);

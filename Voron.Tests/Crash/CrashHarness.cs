@@ -118,7 +118,7 @@ internal static class CrashHarness
         run.Commit(Change.Put("setup", "k2", CrashScenarios.Bytes(1, 100)));
         run.Flush();
         run.Finish(SettleTimeout);
-        return (machine.Copy(0), model.StateAt(model.LastAcknowledged), model.LastAcknowledged);
+        return (machine.Copy(0), model.AcknowledgedState(), model.LastAcknowledged);
     });
 
     /// <summary>A seed for one crash state, derived stably from the test's seed and the state's coordinates.</summary>

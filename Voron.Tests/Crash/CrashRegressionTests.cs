@@ -214,4 +214,36 @@ public sealed class CrashRegressionTests
         Assert.NotNull(read.OpenTree("t")!.Get(B("flushed")));
         Assert.Null(read.OpenTree("t")!.Get(B("torn")));
     }
+
+    /// <summary>
+    /// What broke: Dispose flushes committed pages to the data file first and means to ignore an
+    /// I/O failure there (the journal still holds everything). But DataFileFlusher.Flush wraps
+    /// the IOException in EnvironmentFailedException, which Close does not catch: Dispose throws,
+    /// and the lock, the mapping and the journal file are never released, so the store cannot be
+    /// opened again in this process (StoreLockedException) until it exits. Found by IoFaultTests
+    /// ("clean close and reopen": every injected failure in the final flush).
+    /// Fix (StorageEnvironment.Close): catch EnvironmentFailedException around the final flush
+    /// too, or release the lock and resources in a finally.
+    /// </summary>
+    [Fact(Skip = "engine bug: a failed final flush makes Dispose throw and leak the store lock (see the comment)")]
+    public void Dispose_whose_final_flush_fails_releases_the_store_for_a_reopen()
+    {
+        using var machine = CrashHarness.Start(4, out var model);
+        var run = new CrashRun(machine, model);
+        run.Open();
+        run.Commit(Change.Put("t", "k", B("acknowledged")));
+        machine.Faults = call => call.Kind == IoCallKind.Write && call.Path.EndsWith("voron.data", StringComparison.Ordinal) ? IoFault.IoError : IoFault.None;
+
+        try
+        {
+            run.Environment.Dispose(); // the final flush fails: nothing is lost, the journal has it
+        }
+        catch (EnvironmentFailedException)
+        {
+            // Reporting the failure is fine; keeping the store locked is not.
+        }
+
+        machine.Faults = null;
+        CrashVerifier.Verify(machine, model, null, reopen: true);
+    }
 }

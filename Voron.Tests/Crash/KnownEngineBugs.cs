@@ -43,6 +43,16 @@ internal static class KnownEngineBugs
     /// </summary>
     public static bool RecoveryReleasesTheHeadersJournalFile { get; } = s_workarounds;
 
+    /// <summary>
+    /// When the final flush of Dispose fails, the EnvironmentFailedException it raises escapes
+    /// Close (which catches only IOException), skipping the release of the store lock, the
+    /// mapping and the journal handle: the store cannot be opened again in this process
+    /// (StoreLockedException). Workaround: CrashRun.Reopen flushes explicitly before Dispose, so
+    /// a failure surfaces there and the run closes the store without a flush. Regression test:
+    /// <c>Dispose_whose_final_flush_fails_releases_the_store_for_a_reopen</c>.
+    /// </summary>
+    public static bool DisposeLeaksTheLockWhenItsFlushFails { get; } = s_workarounds;
+
     /// <summary>The known bug a failure message shows, or null when it shows none (or workarounds are off).</summary>
     public static string? Recognize(string failure) =>
         RecoveryReleasesTheHeadersJournalFile && failure.Contains("the journal file holding the recovery start position is missing", StringComparison.Ordinal)

@@ -36,8 +36,9 @@ public sealed class OracleTests
         var run = new CrashRun(machine, model);
         Commits.Run(run);
         run.Finish(CrashHarness.SettleTimeout);
-        model.Attempt(model.LastAcknowledged + 1, [Change.Put("t", "never-written", [1])]);
-        model.Acknowledge(model.LastAcknowledged + 1);
+        var invented = new object();
+        model.Attempt(model.LastAcknowledged + 1, invented, [Change.Put("t", "never-written", [1])]);
+        model.Acknowledge(model.LastAcknowledged + 1, invented);
 
         using var crashed = machine.AfterPowerLoss(new PowerLossPolicy(DamageModel.KeepAll, 2));
         var error = Assert.Throws<CrashCheckException>(() => CrashVerifier.Verify(crashed, model, null, reopen: false));
@@ -51,9 +52,10 @@ public sealed class OracleTests
         var run = new CrashRun(machine, model);
         Commits.Run(run);
         run.Finish(CrashHarness.SettleTimeout);
-        var altered = StoreModel.StartingAt(model.StateAt(model.LastAcknowledged), model.LastAcknowledged - 1);
-        altered.Attempt(model.LastAcknowledged, [Change.Put("t", "k4", [0])]);
-        altered.Acknowledge(model.LastAcknowledged);
+        var altered = StoreModel.StartingAt(model.AcknowledgedState(), model.LastAcknowledged - 1);
+        var different = new object();
+        altered.Attempt(model.LastAcknowledged, different, [Change.Put("t", "k4", [0])]);
+        altered.Acknowledge(model.LastAcknowledged, different);
 
         using var crashed = machine.AfterPowerLoss(new PowerLossPolicy(DamageModel.KeepAll, 3));
         var error = Assert.Throws<CrashCheckException>(() => CrashVerifier.Verify(crashed, altered, null, reopen: false));

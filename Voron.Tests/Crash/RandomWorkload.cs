@@ -97,6 +97,9 @@ internal static class RandomWorkload
             }
         }
 
+        // Every transaction writes a fresh key: one that changed nothing would use no transaction
+        // id, and a merged operation cannot tell (StoreModel.Acknowledge).
+        changes.Add(Change.Put(Trees[random.Next(Trees.Length)], $"k{unique++:D5}-fresh", CrashScenarios.Bytes(random.Next(), random.Next(0, 50))));
         return changes;
     }
 

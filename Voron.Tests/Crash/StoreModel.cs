@@ -4,24 +4,26 @@ namespace Voron.Tests.Crash;
 /// The oracle of the crash tests: what the store must hold after recovery.
 /// </summary>
 /// <remarks>
-/// It keeps a base state (as of transaction <see cref="BaseTransactionId"/>, verified or empty)
-/// and every transaction attempted since, by id, with its changes — acknowledged (Commit
-/// returned, or every operation of a merged transaction completed) or not. After a crash and
-/// recovery to transaction R, the store must:
+/// It keeps a base state (as of transaction <see cref="BaseTransactionId"/>) and every
+/// transaction attempted since, by id, with its changes — acknowledged (Commit returned, or the
+/// operations of a merged transaction completed) or not. An id can have more than one attempt
+/// when the store failed: an explicit transaction and a merged batch that both started from the
+/// last committed state and both failed; at most one of them reached the journal. After a crash
+/// and recovery to transaction R, the store must:
 /// <list type="number">
 /// <item>O1: lose nothing acknowledged: R &gt;= the last acknowledged transaction;</item>
 /// <item>O2: invent nothing: R is the last acknowledged one, or the one attempted right after it
 ///   (the single transaction that can be in flight when the power fails);</item>
 /// <item>O3: show no partial transaction and no hole: its contents equal the base state with
-///   every transaction up to R applied, in order — exactly;</item>
+///   every transaction up to R applied in order — for R itself, one of its attempts — exactly;</item>
 /// <item>O4: pass CheckIntegrity and accept a new write (<see cref="CrashVerifier"/>).</item>
 /// </list>
-/// Thread-safe: merged operations record themselves from the merger's threads.
+/// Thread-safe: merged operations are recorded from the merger's threads.
 /// </remarks>
 internal sealed class StoreModel
 {
     private readonly object _lock = new();
-    private readonly SortedDictionary<long, List<Change>> _attempted = [];
+    private readonly SortedDictionary<long, List<TransactionAttempt>> _attempted = [];
     private ModelState _base = new();
     private long _lastAcknowledged;
 
@@ -38,21 +40,16 @@ internal sealed class StoreModel
         }
     }
 
-    /// <summary>The highest transaction id attempted (or the base when none was).</summary>
-    public long LastAttempted
-    {
-        get
-        {
-            lock (_lock)
-            {
-                return _attempted.Count == 0 ? BaseTransactionId : _attempted.Keys.Max();
-            }
-        }
-    }
+    /// <summary>A model whose base is <paramref name="state"/> as of transaction <paramref name="transactionId"/>.</summary>
+    public static StoreModel StartingAt(ModelState state, long transactionId) =>
+        new() { _base = state.Clone(), BaseTransactionId = transactionId, _lastAcknowledged = transactionId };
 
-    /// <summary>Transaction <paramref name="transactionId"/> is about to commit with these changes
-    /// (called again for each merged operation that joins it).</summary>
-    public void Attempt(long transactionId, IEnumerable<Change> changes)
+    /// <summary>
+    /// Transaction <paramref name="transactionId"/> is about to commit with these changes.
+    /// <paramref name="attempt"/> identifies the transaction object: the operations of one merged
+    /// batch pass the same one, and their changes add up.
+    /// </summary>
+    public void Attempt(long transactionId, object attempt, IEnumerable<Change> changes)
     {
         lock (_lock)
         {
@@ -62,46 +59,88 @@ internal sealed class StoreModel
                 _attempted[transactionId] = list;
             }
 
-            list.AddRange(changes);
+            var existing = list.Find(a => ReferenceEquals(a.Identity, attempt));
+            if (existing == null)
+            {
+                existing = new TransactionAttempt(attempt);
+                list.Add(existing);
+            }
+
+            existing.Changes.AddRange(changes);
         }
     }
 
-    /// <summary>Transaction <paramref name="transactionId"/> was acknowledged as durable.</summary>
-    public void Acknowledge(long transactionId)
+    /// <summary>The attempt <paramref name="attempt"/> of transaction <paramref name="transactionId"/> was acknowledged as durable.</summary>
+    public void Acknowledge(long transactionId, object attempt)
     {
         lock (_lock)
         {
-            if (!_attempted.ContainsKey(transactionId))
+            var attempts = _attempted.GetValueOrDefault(transactionId);
+            var found = attempts?.Find(a => ReferenceEquals(a.Identity, attempt))
+                ?? throw new InvalidOperationException($"Transaction {transactionId} was acknowledged but never attempted.");
+            if (attempts!.Exists(a => a.Acknowledged && a != found))
             {
-                throw new InvalidOperationException($"Transaction {transactionId} was acknowledged but never attempted.");
+                // A transaction that changes nothing commits nothing and uses no id: the next one
+                // has the same id. Scenarios must not submit such transactions (Withdraw explicit ones).
+                throw new InvalidOperationException($"Two different transactions were acknowledged as transaction {transactionId}; one of them changed nothing.");
             }
 
+            found.Acknowledged = true;
             _lastAcknowledged = Math.Max(_lastAcknowledged, transactionId);
         }
     }
 
-    /// <summary>The state after every transaction up to <paramref name="transactionId"/>.</summary>
-    public ModelState StateAt(long transactionId)
+    /// <summary>Forgets an attempt that committed nothing (it changed no page, so it used no transaction id).</summary>
+    public void Withdraw(long transactionId, object attempt)
+    {
+        lock (_lock)
+        {
+            var attempts = _attempted[transactionId];
+            attempts.RemoveAll(a => ReferenceEquals(a.Identity, attempt));
+            if (attempts.Count == 0)
+            {
+                _attempted.Remove(transactionId);
+            }
+        }
+    }
+
+    /// <summary>
+    /// The states the store may be in at <paramref name="transactionId"/>: every earlier
+    /// transaction applied as acknowledged, and each attempt of the last one.
+    /// </summary>
+    public IReadOnlyList<ModelState> StatesAt(long transactionId)
     {
         lock (_lock)
         {
             var state = _base.Clone();
-            foreach (var (id, changes) in _attempted)
+            foreach (var (id, attempts) in _attempted)
             {
-                if (id > transactionId)
+                if (id >= transactionId)
                 {
                     break;
                 }
 
-                foreach (var change in changes)
-                {
-                    change.ApplyTo(state);
-                }
+                var chosen = attempts.Find(a => a.Acknowledged) ?? attempts[0];
+                chosen.ApplyTo(state);
             }
 
-            return state;
+            if (!_attempted.TryGetValue(transactionId, out var last))
+            {
+                return [state];
+            }
+
+            var acknowledged = last.Find(a => a.Acknowledged);
+            return [.. (acknowledged != null ? [acknowledged] : last).Select(a =>
+            {
+                var candidate = state.Clone();
+                a.ApplyTo(candidate);
+                return candidate;
+            })];
         }
     }
+
+    /// <summary>The state after every acknowledged transaction.</summary>
+    public ModelState AcknowledgedState() => StatesAt(LastAcknowledged)[0];
 
     /// <summary>Why recovering to <paramref name="recovered"/> breaks O1 or O2, or null when it does not.</summary>
     public string? CheckRecoveredId(long recovered)
@@ -123,33 +162,35 @@ internal sealed class StoreModel
         }
     }
 
-    /// <summary>After a verified recovery to <paramref name="transactionId"/>: that state becomes the base, later attempts are forgotten.</summary>
-    public void Rebase(long transactionId)
+    /// <summary>Every attempt since the base, one line each, for diagnosing a failure.</summary>
+    public IEnumerable<string> Describe()
     {
         lock (_lock)
         {
-            _base = StateAt(transactionId);
-            BaseTransactionId = transactionId;
-            _lastAcknowledged = transactionId;
-            _attempted.Clear();
+            foreach (var (id, attempts) in _attempted)
+            {
+                foreach (var attempt in attempts)
+                {
+                    yield return $"tx {id}{(attempt.Acknowledged ? " (acknowledged)" : "")}: {string.Join(", ", attempt.Changes.Select(c => c.ToString()))}";
+                }
+            }
         }
     }
 
-    /// <summary>A model whose base is <paramref name="state"/> as of transaction <paramref name="transactionId"/>.</summary>
-    public static StoreModel StartingAt(ModelState state, long transactionId) =>
-        new() { _base = state.Clone(), BaseTransactionId = transactionId, _lastAcknowledged = transactionId };
-
-    public StoreModel Clone()
+    private sealed class TransactionAttempt(object identity)
     {
-        lock (_lock)
-        {
-            var copy = new StoreModel { _base = _base.Clone(), BaseTransactionId = BaseTransactionId, _lastAcknowledged = _lastAcknowledged };
-            foreach (var (id, changes) in _attempted)
-            {
-                copy._attempted[id] = [.. changes];
-            }
+        public object Identity { get; } = identity;
 
-            return copy;
+        public List<Change> Changes { get; } = [];
+
+        public bool Acknowledged { get; set; }
+
+        public void ApplyTo(ModelState state)
+        {
+            foreach (var change in Changes)
+            {
+                change.ApplyTo(state);
+            }
         }
     }
 }
