@@ -34,6 +34,7 @@ internal sealed class DataFileFlusher : IDisposable
     private readonly CancellationTokenSource _stop = new();
     private readonly SemaphoreSlim _wake = new(0);
     private readonly Task? _background;
+    private readonly Task? _lazyJournalSync;
 
     // Guarded by _queueLock: committed transactions not yet in the data file, oldest first.
     private readonly object _queueLock = new();
@@ -53,16 +54,38 @@ internal sealed class DataFileFlusher : IDisposable
         {
             _background = Task.Run(RunAsync);
         }
+
+        if (options.Durability == DurabilityMode.Lazy)
+        {
+            _lazyJournalSync = Task.Run(SyncJournalPeriodicallyAsync);
+        }
     }
 
     public long FlushedTxId => Volatile.Read(ref _flushedTxId);
 
-    /// <summary>Appends a record to the journal, excluding journal recycling while it runs.</summary>
-    public JournalPosition AppendToJournal(long txId, byte[] state, IReadOnlyList<JournalPage> pages)
+    /// <summary>Appends a record to the journal, excluding journal recycling and lazy syncs while it runs.</summary>
+    public JournalPosition AppendToJournal(long txId, byte[] state, IReadOnlyList<JournalPage> pages, bool compress, bool sync)
     {
         lock (_journalLock)
         {
-            return _environment.Journal.Append(txId, state, pages).End;
+            return _environment.Journal.Append(txId, state, pages, compress, sync).End;
+        }
+    }
+
+    /// <summary>Makes lazily written journal records durable (the lazy mode's timer).</summary>
+    public void SyncJournal()
+    {
+        lock (_journalLock)
+        {
+            _environment.Journal.Sync();
+        }
+    }
+
+    public (long Bytes, TimeSpan EncodeTime) JournalStatistics()
+    {
+        lock (_journalLock)
+        {
+            return (_environment.Journal.BytesWritten, _environment.Journal.EncodeTime);
         }
     }
 
@@ -183,6 +206,36 @@ internal sealed class DataFileFlusher : IDisposable
         }
     }
 
+    /// <summary>The lazy mode's bound on loss: flush the journal every LazyFlushInterval.</summary>
+    private async Task SyncJournalPeriodicallyAsync()
+    {
+        using var timer = new PeriodicTimer(_options.LazyFlushInterval);
+        try
+        {
+            while (await timer.WaitForNextTickAsync(_stop.Token).ConfigureAwait(false))
+            {
+                if (_environment.Failure != null)
+                {
+                    return;
+                }
+
+                try
+                {
+                    SyncJournal();
+                }
+                catch (Exception e) when (e is IOException or EnvironmentFailedException or ObjectDisposedException)
+                {
+                    _environment.Fail(e);
+                    return;
+                }
+            }
+        }
+        catch (OperationCanceledException)
+        {
+            // Disposed: the environment's close syncs what is left.
+        }
+    }
+
     /// <summary>Stops the background flush and waits for a flush in progress to end.</summary>
     public void Dispose()
     {
@@ -190,6 +243,7 @@ internal sealed class DataFileFlusher : IDisposable
         try
         {
             _background?.Wait();
+            _lazyJournalSync?.Wait();
         }
         catch (AggregateException)
         {
