@@ -20,6 +20,9 @@ internal static class CrashBudget
     /// <summary>How many times each crash point of the enumerated scenarios is crashed with each damage model.</summary>
     public static int DamageRounds => Soak is { } soak ? (int)Math.Clamp(soak / 40_000, 1, 1000) : 1;
 
+    /// <summary>Process kills (ProcessKillTests): 200 by default, VORON_SOAK / 1000 in a soak.</summary>
+    public static int Kills => Soak is { } soak ? (int)Math.Clamp(soak / 1000, 200, 1_000_000) : 200;
+
     /// <summary>Scales a default count by the soak: <paramref name="share"/> of the soak's states go to this test.</summary>
     public static int Count(int defaultCount, double share) =>
         Soak is { } soak ? (int)Math.Max(defaultCount, Math.Min(int.MaxValue, soak * share)) : defaultCount;

@@ -25,7 +25,7 @@ public sealed class CrashRegressionTests
     /// covered with a run (e.g. carry freed page numbers in UnflushedTransaction and drop older
     /// versions of them, or write pages in transaction order).
     /// </summary>
-    [Fact(Skip = "engine bug: Flushing/DataFileFlusher writes a freed page's stale version over a newer overflow run (see the comment)")]
+    [Fact]
     public void Flush_does_not_write_a_freed_page_over_a_newer_overflow_run()
     {
         var fs = StoreFactory.NewFileSystem();
@@ -67,14 +67,14 @@ public sealed class CrashRegressionTests
     /// recycling", "large values") and RandomCrashTests with VORON_NO_WORKAROUNDS=1.
     /// Fix: HeaderFile.Write syncs the store directory after creating a header file.
     /// </summary>
-    [Fact(Skip = "engine bug: Files/HeaderFile.Write creates headers.two without syncing the store directory (see the comment)")]
+    [Fact]
     public void Power_loss_after_the_first_flush_keeps_the_second_header_copy()
     {
         using var machine = new CrashFileSystem(1, CrashRun.Directory);
         var model = new StoreModel();
         var run = new CrashRun(machine, model, o => o.JournalFileSize = 32 * 1024);
         run.Open();
-        for (var i = 0; i < 4; i++)
+        for (var i = 0; i < 16; i++) // enough to fill journal files: records hold page diffs
         {
             run.Commit(Change.Put("t", $"k{i}", CrashScenarios.Bytes(i, 2000)));
         }
@@ -100,7 +100,7 @@ public sealed class CrashRegressionTests
     /// finish the creation instead of refusing (or write the first header under a temporary name
     /// and rename it into place, then sync the directory).
     /// </summary>
-    [Fact(Skip = "engine bug: a crash during store creation can leave a store that Open refuses (see the comment)")]
+    [Fact]
     public void Open_after_a_crash_during_store_creation_creates_or_opens_the_store()
     {
         var failures = new List<string>();
@@ -149,7 +149,7 @@ public sealed class CrashRegressionTests
     /// of it).
     /// Fix: after creating the store directory (and any missing parents), SyncDirectory each parent.
     /// </summary>
-    [Fact(Skip = "engine bug: StorageEnvironment.OpenCore creates the store directory without syncing its parent (see the comment)")]
+    [Fact]
     public void Power_loss_after_opening_a_new_store_directory_keeps_the_directory()
     {
         using var machine = new CrashFileSystem(3); // "/store" does not exist yet
@@ -178,7 +178,7 @@ public sealed class CrashRegressionTests
     /// position, not before the end of the log: journal.ReleaseBefore(new JournalPosition(
     /// header.JournalFile, header.JournalOffset)).
     /// </summary>
-    [Fact(Skip = "engine bug: recovery releases the journal file the durable header still starts from (see the comment)")]
+    [Fact]
     public void Reopen_after_recovering_a_torn_record_in_a_new_journal_file_finds_the_recovery_start()
     {
         var fs = StoreFactory.NewFileSystem();
@@ -186,7 +186,7 @@ public sealed class CrashRegressionTests
         var env = StorageEnvironment.Open(options);
         using (var tx = env.BeginWrite())
         {
-            tx.CreateTree("t").Put(B("flushed"), new byte[3000]);
+            tx.CreateTree("t").Put(B("flushed"), CrashScenarios.Bytes(1, 3000)); // incompressible: the journal compresses records
             tx.Commit();
         }
 
@@ -194,7 +194,7 @@ public sealed class CrashRegressionTests
         var firstFile = env.Journal.Position.FileNumber;
         using (var tx = env.BeginWrite())
         {
-            tx.CreateTree("t").Put(B("torn"), new byte[20_000]); // too big for the rest of the file: rotates
+            tx.CreateTree("t").Put(B("torn"), CrashScenarios.Bytes(2, 30_000)); // too big for the rest of the file: rotates
             tx.Commit();
         }
 
