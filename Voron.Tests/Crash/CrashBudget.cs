@@ -31,13 +31,7 @@ internal static class CrashBudget
     public static void Report(ITestOutputHelper output, string what, long states, List<string> failures)
     {
         var total = Interlocked.Add(ref s_totalStates, states);
-        var known = failures.Where(f => KnownEngineBugs.Recognize(f) != null).ToList();
-        failures = [.. failures.Except(known)];
         output.WriteLine($"{what}: {states} crash states checked, {failures.Count} failures (crash states so far in this process: {total})");
-        foreach (var group in known.GroupBy(f => KnownEngineBugs.Recognize(f)))
-        {
-            output.WriteLine($"{group.Count()} states hit the known engine bug {group.Key} (KnownEngineBugs.cs), for example: {group.First()}");
-        }
 
         foreach (var failure in failures.Take(20))
         {

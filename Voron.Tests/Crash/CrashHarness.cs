@@ -88,38 +88,12 @@ internal static class CrashHarness
         return failures;
     }
 
-    /// <summary>
-    /// The machine a scenario starts on: an empty disk with the store's parent directory, or —
-    /// while <see cref="KnownEngineBugs.HeaderFilesAreNotCrashSafeUntilBothExist"/> — a store
-    /// that was created, written and flushed once, everything durable, so that both header
-    /// copies exist.
-    /// </summary>
+    /// <summary>The machine a scenario starts on: an empty disk with the store's parent directory (made by the user, durable).</summary>
     public static CrashFileSystem Start(int seed, out StoreModel model)
     {
-        if (!KnownEngineBugs.HeaderFilesAreNotCrashSafeUntilBothExist)
-        {
-            model = new StoreModel();
-            return new CrashFileSystem(seed, CrashRun.Directory);
-        }
-
-        var (disk, state, transactionId) = s_existingStore.Value;
-        model = StoreModel.StartingAt(state, transactionId);
-        return disk.Copy(seed);
+        model = new StoreModel();
+        return new CrashFileSystem(seed, CrashRun.Directory);
     }
-
-    private static readonly Lazy<(CrashFileSystem Disk, ModelState State, long TransactionId)> s_existingStore = new(() =>
-    {
-        using var machine = new CrashFileSystem(0, CrashRun.Directory);
-        var model = new StoreModel();
-        var run = new CrashRun(machine, model);
-        run.Open();
-        run.Commit(Change.Put("setup", "k", CrashScenarios.Bytes(0, 100)));
-        run.Flush();
-        run.Commit(Change.Put("setup", "k2", CrashScenarios.Bytes(1, 100)));
-        run.Flush();
-        run.Finish(SettleTimeout);
-        return (machine.Copy(0), model.AcknowledgedState(), model.LastAcknowledged);
-    });
 
     /// <summary>A seed for one crash state, derived stably from the test's seed and the state's coordinates.</summary>
     public static int StateSeed(int seed, string name, int a, int b = 0)

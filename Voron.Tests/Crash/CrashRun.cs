@@ -100,11 +100,6 @@ internal sealed class CrashRun(CrashFileSystem fileSystem, StoreModel model, Act
     /// <summary>A clean close (final flush) and open.</summary>
     public void Reopen()
     {
-        if (KnownEngineBugs.DisposeLeaksTheLockWhenItsFlushFails)
-        {
-            Environment.FlushToDataFile(); // so that Dispose has nothing to flush (KnownEngineBugs.cs)
-        }
-
         var environment = Environment;
         _environment = null;
         environment.Dispose();

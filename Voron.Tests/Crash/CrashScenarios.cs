@@ -10,12 +10,12 @@ internal static class CrashScenarios
     public static IReadOnlyList<CrashScenario> Enumerated { get; } =
     [
         new("single commits", SingleCommits),
-        new("journal rotation", JournalRotation, o => o.JournalFileSize = 32 * 1024),
-        new("flush and journal recycling", FlushAndRecycle, o => o.JournalFileSize = 32 * 1024),
-        new("large values", LargeValues, o => o.JournalFileSize = 128 * 1024),
-        new("deletes and dropped trees", DeletesAndDroppedTrees, o => o.JournalFileSize = 48 * 1024),
-        new("recovery", Recovery, o => o.JournalFileSize = 32 * 1024),
-        new("clean close and reopen", CleanReopen, o => o.JournalFileSize = 32 * 1024),
+        new("journal rotation", JournalRotation, o => o.JournalFileSize = 8 * 1024),
+        new("flush and journal recycling", FlushAndRecycle, o => o.JournalFileSize = 8 * 1024),
+        new("large values", LargeValues, o => o.JournalFileSize = 64 * 1024),
+        new("deletes and dropped trees", DeletesAndDroppedTrees, o => o.JournalFileSize = 16 * 1024),
+        new("recovery", Recovery, o => o.JournalFileSize = 8 * 1024),
+        new("clean close and reopen", CleanReopen, o => o.JournalFileSize = 8 * 1024),
     ];
 
     /// <summary>Concurrent merged operations: the calls vary from run to run.</summary>
@@ -25,13 +25,13 @@ internal static class CrashScenarios
         {
             o.AsyncCommit = true;
             o.MaxBatchOperations = 4;
-            o.JournalFileSize = 64 * 1024;
+            o.JournalFileSize = 16 * 1024;
         }, Deterministic: false),
         new("merged sync commits", run => MergedCommits(run, flushMidway: false), o =>
         {
             o.AsyncCommit = false;
             o.MaxBatchOperations = 3;
-            o.JournalFileSize = 48 * 1024;
+            o.JournalFileSize = 12 * 1024;
         }, Deterministic: false),
     ];
 
@@ -82,7 +82,8 @@ internal static class CrashScenarios
         run.Commit(Put("t", "last", 10, 99));
     }
 
-    /// <summary>Values on overflow runs of several pages (records of many sectors, gathered data-file writes).</summary>
+    /// <summary>Values on overflow runs of several pages (records of many sectors, gathered data-file writes,
+    /// a record bigger than a journal file, the data file growing).</summary>
     private static void LargeValues(CrashRun run)
     {
         run.Open();
@@ -91,6 +92,8 @@ internal static class CrashScenarios
         run.Flush();
         run.Commit(Put("big", "one-page", 7_000, 4));
         run.Commit(Put("big", "five-pages", 40_000, 5));
+        run.Flush();
+        run.Commit(Put("big", "grows-the-data-file", 600_000, 6));
         run.Flush();
     }
 

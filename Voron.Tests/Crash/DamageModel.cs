@@ -24,7 +24,7 @@ internal enum DamageModel
     TornBytes,
 
     /// <summary>As <see cref="TornSectors"/>, but a sector the write did not finish may hold random bytes
-    /// (SQLite's crash VFS "trash" mode).</summary>
+    /// (SQLite's crash VFS "trash" mode) — in the files <see cref="PowerLossPolicy.GarbageIn"/> allows.</summary>
     GarbageSectors,
 
     /// <summary>An orderly disk: every change issued before a random instant is kept, the write at that

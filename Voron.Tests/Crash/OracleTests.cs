@@ -19,9 +19,14 @@ public sealed class OracleTests
     public void A_disk_that_ignores_fsync_loses_acknowledged_commits_and_the_oracle_says_so()
     {
         using var machine = CrashHarness.Start(1, out var model);
-        machine.Faults = call => call.Kind == IoCallKind.FlushData ? IoFault.LyingFsync : IoFault.None;
         var run = new CrashRun(machine, model);
-        Commits.Run(run);
+        run.Open();
+        machine.Faults = call => call.Kind == IoCallKind.FlushData ? IoFault.LyingFsync : IoFault.None;
+        for (var i = 0; i < 5; i++)
+        {
+            run.Commit(Change.Put("t", $"k{i}", CrashScenarios.Bytes(i, 100)));
+        }
+
         run.Finish(CrashHarness.SettleTimeout);
 
         using var crashed = machine.AfterPowerLoss(new PowerLossPolicy(DamageModel.DropAll, 1));

@@ -29,6 +29,16 @@ internal sealed class PowerLossPolicy
 
     public int SectorSize => Model == DamageModel.TornSectors4K ? 4096 : 512;
 
+    /// <summary>
+    /// The files in which <see cref="DamageModel.GarbageSectors"/> may leave random bytes; in the
+    /// others it tears like <see cref="DamageModel.TornSectors"/>. By default every file but the
+    /// data file: journal records hold page diffs, so replay repairs a data-file page whose
+    /// sectors are old, new or a mix of the two, but not one holding bytes that were never
+    /// written — such a page is detected by its checksum, not repaired (the hardware assumption
+    /// in docs/durability.md; GarbageSectorTests checks that it is always detected).
+    /// </summary>
+    public Predicate<string> GarbageIn { get; init; } = path => !path.EndsWith("/voron.data", StringComparison.Ordinal);
+
     public static IReadOnlyList<DamageModel> AllModels { get; } = Enum.GetValues<DamageModel>();
 
     /// <summary>A policy with a model picked by <paramref name="seed"/>.</summary>
@@ -106,8 +116,8 @@ internal sealed class PowerLossPolicy
         return survive;
     }
 
-    /// <summary>Applies <paramref name="write"/> to <paramref name="image"/> as the policy decides.</summary>
-    public void Apply(FileImage image, PendingWrite write)
+    /// <summary>Applies <paramref name="write"/> to <paramref name="image"/> of the file at <paramref name="path"/> as the policy decides.</summary>
+    public void Apply(FileImage image, PendingWrite write, string path)
     {
         switch (ChooseWrite(write.Sequence))
         {
@@ -115,16 +125,17 @@ internal sealed class PowerLossPolicy
                 image.Write(write.Offset, write.Bytes);
                 break;
             case WriteFate.Tear:
-                Tear(image, write);
+                Tear(image, write, Model == DamageModel.GarbageSectors && GarbageIn(path));
                 break;
         }
     }
 
-    public void Apply(FileImage image, PendingResize resize)
+    /// <summary>Applies <paramref name="resize"/> if the policy keeps it; returns whether it did.</summary>
+    public bool Apply(FileImage image, PendingResize resize)
     {
         if (!KeepResize(resize.Sequence))
         {
-            return;
+            return false;
         }
 
         if (resize.GrowOnly)
@@ -135,11 +146,13 @@ internal sealed class PowerLossPolicy
         {
             image.SetLength(resize.Length);
         }
+
+        return true;
     }
 
     /// <summary>A torn write: each sector piece it covers is new, old, or (by model) split or garbage.
     /// The file's length covers the whole write (the size update made it; the data did not all).</summary>
-    private void Tear(FileImage image, PendingWrite write)
+    private void Tear(FileImage image, PendingWrite write, bool garbage)
     {
         var end = write.Offset + write.Bytes.Length;
         image.Extend(end);
@@ -153,13 +166,13 @@ internal sealed class PowerLossPolicy
             {
                 image.Write(position, piece);
             }
-            else if (choice == 2 && Model == DamageModel.GarbageSectors)
+            else if (choice == 2 && garbage)
             {
-                var garbage = new byte[piece.Length];
-                _random.NextBytes(garbage);
-                image.Write(position, garbage);
+                var random = new byte[piece.Length];
+                _random.NextBytes(random);
+                image.Write(position, random);
             }
-            else if (choice == 2)
+            else if (choice == 2 && Model == DamageModel.TornBytes)
             {
                 // No sector atomicity: the new bytes reached the disk up to (or from) a byte boundary.
                 var split = _random.Next(piece.Length + 1);

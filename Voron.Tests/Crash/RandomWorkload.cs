@@ -15,18 +15,16 @@ internal static class RandomWorkload
         var random = new Random(seed);
         var journalFileSize = random.Next(4) switch
         {
-            0 => 16 * 1024,
-            1 => 32 * 1024,
+            0 => 8 * 1024,
+            1 => 16 * 1024,
             2 => 64 * 1024,
             _ => 256 * 1024,
         };
         var steps = random.Next(10, 40);
 
-        // See KnownEngineBugs.FlushWritesFreedPagesOverNewerRuns: with the bug unfixed a workload
-        // either frees pages (deletes, overwrites, dropped trees) or stores multi-page values.
-        var mayFree = !KnownEngineBugs.FlushWritesFreedPagesOverNewerRuns || random.Next(2) == 0;
-        var multiPage = !KnownEngineBugs.FlushWritesFreedPagesOverNewerRuns || !mayFree;
-        return new CrashScenario($"random workload {seed}", run => Run(run, seed, steps, mayFree, multiPage), o => o.JournalFileSize = journalFileSize);
+        // Most workloads free pages (deletes, overwrites, dropped trees); some only insert.
+        var mayFree = random.Next(4) != 0;
+        return new CrashScenario($"random workload {seed}", run => Run(run, seed, steps, mayFree, multiPage: true), o => o.JournalFileSize = journalFileSize);
     }
 
     private static void Run(CrashRun run, int seed, int steps, bool mayFree, bool multiPage)

@@ -54,19 +54,35 @@ internal sealed class SimulatedFile(int id, string path, FileImage durable)
         _pending.Clear();
     }
 
-    /// <summary>The bytes a power loss now would leave, as <paramref name="policy"/> decides.</summary>
+    /// <summary>
+    /// The bytes a power loss now would leave, as <paramref name="policy"/> decides. One ordering
+    /// rule holds, as on journaling file systems: a write that reached the disk past the file's
+    /// durable end implies that the size changes issued before it (a preallocation the write
+    /// relies on) reached the disk too.
+    /// </summary>
     public FileImage AfterPowerLoss(PowerLossPolicy policy)
     {
         var image = Durable.Clone();
+        var droppedGrowth = 0L;
         foreach (var change in _pending)
         {
             switch (change)
             {
                 case PendingWrite write:
-                    policy.Apply(image, write);
+                    var before = image.Length;
+                    policy.Apply(image, write, Path);
+                    if (image.Length > before && droppedGrowth > before)
+                    {
+                        image.Extend(droppedGrowth);
+                    }
+
                     break;
                 case PendingResize resize:
-                    policy.Apply(image, resize);
+                    if (!policy.Apply(image, resize) && resize.GrowOnly)
+                    {
+                        droppedGrowth = Math.Max(droppedGrowth, resize.Length);
+                    }
+
                     break;
             }
         }
