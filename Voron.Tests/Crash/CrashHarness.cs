@@ -26,7 +26,7 @@ internal static class CrashHarness
     /// </summary>
     public static CrashFileSystem RunToCrash(CrashScenario scenario, int seed, int? crashAt, out StoreModel model)
     {
-        var machine = Start(seed, out model);
+        var machine = Start(seed, out model, scenario.Lazy);
         machine.CrashAtCall = crashAt;
         var run = new CrashRun(machine, model, scenario.Tune);
         try
@@ -89,9 +89,9 @@ internal static class CrashHarness
     }
 
     /// <summary>The machine a scenario starts on: an empty disk with the store's parent directory (made by the user, durable).</summary>
-    public static CrashFileSystem Start(int seed, out StoreModel model)
+    public static CrashFileSystem Start(int seed, out StoreModel model, bool lazy = false)
     {
-        model = new StoreModel();
+        model = new StoreModel { Lazy = lazy };
         return new CrashFileSystem(seed, CrashRun.Directory);
     }
 

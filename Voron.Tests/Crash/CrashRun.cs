@@ -95,24 +95,71 @@ internal sealed class CrashRun(CrashFileSystem fileSystem, StoreModel model, Act
         return operation.Task;
     }
 
-    public void Flush() => Environment.FlushToDataFile();
+    public void Flush()
+    {
+        SyncLazyJournal();
+        Environment.FlushToDataFile();
+        Model.MarkDurable(Environment.LastFlushedTransactionId);
+    }
 
     /// <summary>A clean close (final flush) and open.</summary>
     public void Reopen()
     {
         var environment = Environment;
         _environment = null;
+        var committed = environment.LastCommittedTransactionId;
         environment.Dispose();
+        if (!FileSystem.HasCrashed && FileSystem.Faults == null)
+        {
+            Model.MarkDurable(committed); // a clean close syncs the journal and flushes (Dispose hides a failure there)
+        }
+
         Open();
+        CheckNothingLostByRestart("a clean close");
     }
 
     /// <summary>The process dies and starts again (the OS keeps every write: no power loss) and recovers.</summary>
     public void RestartProcess()
     {
+        SyncLazyJournal();
         var environment = Environment;
         _environment = null;
         environment.CloseWithoutFlush();
         Open();
+        CheckNothingLostByRestart("a process restart");
+    }
+
+    /// <summary>
+    /// While <see cref="KnownEngineBugs.LazyWritesDataFileAheadOfTheJournal"/> stands: makes the
+    /// lazy journal durable the way the lazy timer does (DataFileFlusher.SyncJournal, under its
+    /// journal lock — reached by reflection, as no test should need it once the bug is fixed).
+    /// </summary>
+    private void SyncLazyJournal()
+    {
+        if (!KnownEngineBugs.LazyWritesDataFileAheadOfTheJournal || !Model.Lazy)
+        {
+            return;
+        }
+
+        var flusher = typeof(StorageEnvironment).GetField("_flusher", System.Reflection.BindingFlags.NonPublic | System.Reflection.BindingFlags.Instance)!.GetValue(Environment)!;
+        try
+        {
+            flusher.GetType().GetMethod("SyncJournal")!.Invoke(flusher, null);
+        }
+        catch (System.Reflection.TargetInvocationException e) when (e.InnerException is not null)
+        {
+            System.Runtime.ExceptionServices.ExceptionDispatchInfo.Throw(e.InnerException);
+        }
+    }
+
+    /// <summary>Without a power loss the OS keeps every write: reopening must find every acknowledged commit, in both durability modes.</summary>
+    private void CheckNothingLostByRestart(string what)
+    {
+        Settle(CrashHarness.SettleTimeout);
+        if (Environment.LastCommittedTransactionId != Model.LastAcknowledged)
+        {
+            throw new CrashCheckException($"after {what} the store is at transaction {Environment.LastCommittedTransactionId}, but {Model.LastAcknowledged} was acknowledged");
+        }
     }
 
     /// <summary>

@@ -18,6 +18,10 @@ namespace Voron.Tests.Crash;
 ///   every transaction up to R applied in order — for R itself, one of its attempts — exactly;</item>
 /// <item>O4: pass CheckIntegrity and accept a new write (<see cref="CrashVerifier"/>).</item>
 /// </list>
+/// In <see cref="DurabilityMode.Lazy"/> mode (<see cref="Lazy"/>) an acknowledgement does not
+/// promise durability, so O1 weakens to "R &gt;= the last transaction known durable" (flushed to
+/// the data file, or closed cleanly: <see cref="MarkDurable"/>); O2 and O3 are unchanged — a
+/// power loss may take the newest commits, whole, never an older one alone.
 /// Thread-safe: merged operations are recorded from the merger's threads.
 /// </remarks>
 internal sealed class StoreModel
@@ -28,6 +32,11 @@ internal sealed class StoreModel
     private long _lastAcknowledged;
 
     public long BaseTransactionId { get; private set; }
+
+    /// <summary>Whether the store runs in lazy durability mode (see the remarks).</summary>
+    public bool Lazy { get; init; }
+
+    private long _durableFloor;
 
     public long LastAcknowledged
     {
@@ -90,6 +99,15 @@ internal sealed class StoreModel
         }
     }
 
+    /// <summary>Every transaction up to <paramref name="transactionId"/> is durable for sure (the data file holds it).</summary>
+    public void MarkDurable(long transactionId)
+    {
+        lock (_lock)
+        {
+            _durableFloor = Math.Max(_durableFloor, transactionId);
+        }
+    }
+
     /// <summary>Forgets an attempt that committed nothing (it changed no page, so it used no transaction id).</summary>
     public void Withdraw(long transactionId, object attempt)
     {
@@ -147,7 +165,20 @@ internal sealed class StoreModel
     {
         lock (_lock)
         {
-            if (recovered < _lastAcknowledged)
+            if (Lazy)
+            {
+                var floor = Math.Max(_durableFloor, BaseTransactionId);
+                if (recovered < floor)
+                {
+                    return $"O1 (lazy): recovered to transaction {recovered}, but transaction {floor} was flushed to the data file";
+                }
+
+                if (recovered <= _lastAcknowledged && recovered > BaseTransactionId && !_attempted.ContainsKey(recovered))
+                {
+                    return $"O2 (lazy): recovered to transaction {recovered}, which was never attempted";
+                }
+            }
+            else if (recovered < _lastAcknowledged)
             {
                 return $"O1: recovered to transaction {recovered}, but transaction {_lastAcknowledged} was acknowledged";
             }
