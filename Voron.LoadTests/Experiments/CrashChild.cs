@@ -5,7 +5,7 @@ using System.Text;
 namespace Voron.LoadTests.Experiments;
 
 /// <summary>
-/// <c>crash-child &lt;dir&gt; &lt;seed&gt; &lt;run&gt;</c>: the process that Voron.Tests' ProcessKillTests
+/// <c>crash-child &lt;dir&gt; &lt;seed&gt; &lt;run&gt; [lazy]</c>: the process that Voron.Tests' ProcessKillTests
 /// kills with SIGKILL. Hidden: not an experiment, not listed. It opens (and so recovers) the
 /// durable store in <c>dir</c>, prints <c>READY &lt;last committed tx&gt;</c>, then writes until
 /// killed (or for 10 seconds) — explicit transactions from one task and merged operations
@@ -13,7 +13,8 @@ namespace Voron.LoadTests.Experiments;
 /// after every acknowledged commit, so that every line the parent reads names a commit that must
 /// survive. Keys are unique (run number, writer, sequence), never overwritten or deleted. Small
 /// journal files and an eager background flush make kills land in rotation, flushing and
-/// journal recycling, not only in appends.
+/// journal recycling, not only in appends. With <c>lazy</c> the store runs in lazy durability
+/// mode, whose acknowledgements must survive a process kill too (the OS keeps the writes).
 /// </summary>
 internal static class CrashChild
 {
@@ -23,10 +24,10 @@ internal static class CrashChild
 
     internal static async Task<int> RunAsync(string[] args, TextWriter output)
     {
-        if (args.Length != 3 || !int.TryParse(args[1], NumberStyles.Integer, CultureInfo.InvariantCulture, out var seed) ||
+        if (args.Length is not (3 or 4) || (args.Length == 4 && args[3] != "lazy") || !int.TryParse(args[1], NumberStyles.Integer, CultureInfo.InvariantCulture, out var seed) ||
             !int.TryParse(args[2], NumberStyles.Integer, CultureInfo.InvariantCulture, out var run))
         {
-            output.WriteLine($"Usage: {Command} <dir> <seed> <run>");
+            output.WriteLine($"Usage: {Command} <dir> <seed> <run> [lazy]");
             return 2;
         }
 
@@ -35,6 +36,11 @@ internal static class CrashChild
         options.FlushThresholdBytes = 256 * 1024;
         options.FlushInterval = TimeSpan.FromMilliseconds(20);
         options.MaxBatchOperations = 8;
+        if (args.Length == 4)
+        {
+            options.Durability = DurabilityMode.Lazy;
+        }
+
         using var environment = StorageEnvironment.Open(options);
         var gate = new object();
         void Emit(string line)

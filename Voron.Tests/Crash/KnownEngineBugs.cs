@@ -15,8 +15,9 @@ internal static class KnownEngineBugs
     /// Lazy mode: when a power loss drops lazy record N but keeps the later lazy record N + 1,
     /// recovery rightly ends the log before N, but the writer then reuses N's slot and leaves N + 1
     /// in place; once the new N is synced, the next recovery replays the stale N + 1 (a diff
-    /// against a page version that no longer exists) as its successor. Workaround: lazy-mode crash
-    /// tests do not reopen the store a second time after their write following recovery.
+    /// against a page version that no longer exists) as its successor. Workaround: for lazy-mode
+    /// scenarios CrashHarness.CheckCrashPoint does not reopen the store a second time after the
+    /// write that follows recovery.
     /// Regression test: <c>Lazy_recovery_never_replays_a_record_left_after_the_discarded_tail</c>.
     /// </summary>
     public static bool LazyReplaysStaleRecordsAfterTheDiscardedTail { get; } = s_workarounds;

@@ -15,7 +15,8 @@ namespace Voron.Tests.Crash;
 /// present with its exact value, and CheckIntegrity passes. Every other kill is followed
 /// directly by the next child, so recovery also runs in a process that is itself killed. A kill
 /// does not lose the OS page cache, so this checks the real code paths, not power loss (the
-/// simulator does that).
+/// simulator does that). The second loop runs the store in lazy durability mode, whose
+/// acknowledgements a kill must not lose either.
 /// </summary>
 public sealed partial class ProcessKillTests(ITestOutputHelper output)
 {
@@ -65,7 +66,7 @@ public sealed partial class ProcessKillTests(ITestOutputHelper output)
         {
             var random = new Random(CrashHarness.StateSeed(seed, "kill", loop, run));
             var where = $"loop {loop} run {run} (seed {seed})";
-            var child = Start(directory, seed, (loop * 100_000) + run);
+            var child = Start(directory, seed, (loop * 100_000) + run, lazy: loop % 2 == 1);
             var lines = new ConcurrentQueue<string>();
             using var ready = new ManualResetEventSlim();
             var reader = new Thread(() =>
@@ -136,7 +137,7 @@ public sealed partial class ProcessKillTests(ITestOutputHelper output)
         return (runs, acknowledged.Count, verified, beforeReady);
     }
 
-    private static Process Start(string directory, int seed, int run)
+    private static Process Start(string directory, int seed, int run, bool lazy)
     {
         var child = new ProcessStartInfo(Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") ?? "dotnet")
         {
@@ -149,6 +150,11 @@ public sealed partial class ProcessKillTests(ITestOutputHelper output)
         child.ArgumentList.Add(directory);
         child.ArgumentList.Add(seed.ToString(System.Globalization.CultureInfo.InvariantCulture));
         child.ArgumentList.Add(run.ToString(System.Globalization.CultureInfo.InvariantCulture));
+        if (lazy)
+        {
+            child.ArgumentList.Add("lazy");
+        }
+
         return Process.Start(child) ?? throw new InvalidOperationException("dotnet did not start");
     }
 

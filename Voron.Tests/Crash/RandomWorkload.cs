@@ -3,7 +3,7 @@ namespace Voron.Tests.Crash;
 /// <summary>
 /// R3: a random workload from a seed — commits of random puts (small, medium and overflow
 /// values), deletes and dropped trees, merged operations, flushes, clean reopens and process
-/// restarts, with a random journal file size. Deterministic for its seed (one caller at a time),
+/// restarts, with a random journal file size; a quarter of them in lazy durability mode. Deterministic for its seed (one caller at a time),
 /// so a crash point replays exactly.
 /// </summary>
 internal static class RandomWorkload
@@ -24,7 +24,8 @@ internal static class RandomWorkload
 
         // Most workloads free pages (deletes, overwrites, dropped trees); some only insert.
         var mayFree = random.Next(4) != 0;
-        return new CrashScenario($"random workload {seed}", run => Run(run, seed, steps, mayFree, multiPage: true), o => o.JournalFileSize = journalFileSize);
+        var scenario = new CrashScenario($"random workload {seed}", run => Run(run, seed, steps, mayFree, multiPage: true), o => o.JournalFileSize = journalFileSize);
+        return random.Next(4) == 0 ? scenario.InLazyMode(TimeSpan.FromHours(1)) : scenario; // a quarter in lazy mode
     }
 
     private static void Run(CrashRun run, int seed, int steps, bool mayFree, bool multiPage)
