@@ -298,9 +298,9 @@ internal sealed partial class CrashFileSystem : IFileSystem, IDisposable
         {
             var crash = Begin(IoCallKind.FlushData, file.Path, out var call, out var fault);
             ThrowIfCrash(crash, call); // an fdatasync that never returned made nothing durable for sure
-            if (fault is IoFault.FsyncFailure or IoFault.IoError)
+            if (fault is IoFault.FsyncFailure or IoFault.IoError or IoFault.FsyncFailureLosingTheWrites)
             {
-                file.LoseUnsynced(new PowerLossPolicy(DamageModel.TornSectors, _random.Next()));
+                file.LoseUnsynced(new PowerLossPolicy(fault == IoFault.FsyncFailureLosingTheWrites ? DamageModel.DropAll : DamageModel.TornSectors, _random.Next()));
                 throw new IOException($"injected: fdatasync failed (EIO) at {call}; unsynced data of the file may be lost");
             }
 

@@ -382,4 +382,56 @@ public sealed class CrashRegressionTests
 
         Assert.True(failures.Count == 0, string.Join("\n", failures));
     }
+
+    /// <summary>
+    /// What broke: Dispose's final flush syncs the data file and writes the next header copy,
+    /// whose FlushData fails. On Linux the failed pages are marked clean (fsyncgate): reads still
+    /// return the new header while the disk may keep the old one, and a later fsync reports
+    /// nothing. Dispose swallows the failure (the journal still holds everything — true), but a
+    /// reopen in the same boot reads the cached header as if durable and releases the journal
+    /// files before its recovery start. After a power loss the disk's header is the old one and
+    /// names a journal file that is gone: "the journal file holding the recovery start position
+    /// is missing", the store cannot be opened. Found by FsyncFailureTests ("clean close and
+    /// reopen", fault at call 45 FlushData headers.one, seed 747717155, then power loss).
+    /// Fix: never release journal files on the strength of a header this process did not make
+    /// durable itself — on open, rewrite the header read (next revision, FlushData) before
+    /// ReleaseBefore; or have Dispose not hide a failed header sync from the next open.
+    /// </summary>
+    [Fact(Skip = "engine bug: a reopen trusts a cached header whose fsync failed and releases the journal it needs (see the comment)")]
+    public void Reopen_after_a_failed_header_fsync_keeps_the_journal_the_durable_header_needs()
+    {
+        using var machine = new CrashFileSystem(7, CrashRun.Directory);
+        var model = new StoreModel();
+        var run = new CrashRun(machine, model, o => o.JournalFileSize = 8 * 1024);
+        run.Open();
+        for (var i = 0; i < 6; i++)
+        {
+            run.Commit(Change.Put("t", $"k{i}", CrashScenarios.Bytes(i, 900))); // a journal file each
+        }
+
+        run.Flush();
+        for (var i = 6; i < 12; i++)
+        {
+            run.Commit(Change.Put("t", $"k{i}", CrashScenarios.Bytes(i, 900)));
+        }
+
+        machine.Faults = call => call.Kind == IoCallKind.FlushData && call.Path.Contains("/headers.", StringComparison.Ordinal)
+            ? IoFault.FsyncFailureLosingTheWrites
+            : IoFault.None;
+        var environment = run.Environment;
+        try
+        {
+            environment.Dispose(); // its final flush's header sync fails; Dispose does not say so
+        }
+        catch (EnvironmentFailedException)
+        {
+            // reporting it is fine
+        }
+
+        machine.Faults = null;
+        StorageEnvironment.Open(CrashRun.Options(machine, o => o.JournalFileSize = 8 * 1024)).CloseWithoutFlush(); // the same boot: the cache shows the new header
+
+        using var crashed = machine.AfterPowerLoss(new PowerLossPolicy(DamageModel.DropAll, 7));
+        CrashVerifier.Verify(crashed, model, o => o.JournalFileSize = 8 * 1024, reopen: false);
+    }
 }

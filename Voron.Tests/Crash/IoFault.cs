@@ -20,6 +20,9 @@ internal enum IoFault
     /// </summary>
     FsyncFailure,
 
+    /// <summary>As <see cref="FsyncFailure"/>, and every unsynced write of the file is lost (deterministic, for regression tests).</summary>
+    FsyncFailureLosingTheWrites,
+
     /// <summary>FlushData returns success but makes nothing durable: a disk that lies about sync
     /// (the engine cannot detect it; used to show the crash tests notice what it loses).</summary>
     LyingFsync,

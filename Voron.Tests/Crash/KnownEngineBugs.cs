@@ -34,4 +34,15 @@ internal static class KnownEngineBugs
     /// <c>Lazy_recovery_after_a_restart_never_writes_the_data_file_ahead_of_the_durable_journal</c>.
     /// </summary>
     public static bool LazyWritesDataFileAheadOfTheJournal { get; } = s_workarounds;
+
+    /// <summary>
+    /// The final flush of Dispose writes a header whose FlushData fails; Dispose hides the
+    /// failure, and the OS cache still shows the new header although the disk may have lost it
+    /// (fsyncgate). A reopen in the same boot trusts the cached header and releases the journal
+    /// files before its position; a power loss then leaves the old durable header naming a
+    /// released journal file: the store cannot be opened. Workaround: with faults injected,
+    /// CrashRun.Reopen flushes explicitly before Dispose, so the failure stops the run. Regression
+    /// test: <c>Reopen_after_a_failed_header_fsync_keeps_the_journal_the_durable_header_needs</c>.
+    /// </summary>
+    public static bool OpenTrustsAHeaderWhoseFsyncFailed { get; } = s_workarounds;
 }
