@@ -247,9 +247,3 @@ internal sealed class CrashRun(CrashFileSystem fileSystem, StoreModel model, Act
         public Task? Task { get; set; }
     }
 }
-
-/// <summary>Thrown by a merged operation that a scenario makes fail on purpose.</summary>
-internal sealed class IntentionalOperationFailure : Exception
-{
-    public IntentionalOperationFailure() : base("this operation fails on purpose; its changes must never be visible") { }
-}

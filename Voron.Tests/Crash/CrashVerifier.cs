@@ -2,9 +2,6 @@ using System.Text;
 
 namespace Voron.Tests.Crash;
 
-/// <summary>A crash state broke the oracle; the message says which rule, what was found and how to replay.</summary>
-internal sealed class CrashCheckException(string message, Exception? inner = null) : Exception(message, inner);
-
 /// <summary>Opens a store after a crash and checks it against the model (O1..O4 in StoreModel.cs).</summary>
 internal static class CrashVerifier
 {

@@ -1,13 +1,5 @@
 namespace Voron.Tests.Crash;
 
-internal enum DirectoryChangeKind
-{
-    CreateFile,
-    DeleteFile,
-    MoveFile,
-    CreateDirectory,
-}
-
 /// <summary>
 /// A change to the entries of <see cref="Directory"/>, durable only after SyncDirectory of that
 /// directory (F2). <see cref="File"/> is the file the entry named when the change was made: a

@@ -1,19 +1,5 @@
 namespace Voron.Tests.Crash;
 
-/// <summary>The mutating file-system calls the crash simulator counts (reads, listings and locks are not counted).</summary>
-internal enum IoCallKind
-{
-    CreateFile,
-    CreateDirectory,
-    Write,
-    FlushData,
-    Preallocate,
-    SetLength,
-    DeleteFile,
-    MoveFile,
-    SyncDirectory,
-}
-
 /// <summary>
 /// One counted call: its index in the run (the crash point), what it was and where. A crash
 /// point names the call that never returned.

@@ -6,9 +6,3 @@ namespace Voron.Tests.Crash;
 /// operation of one simulated machine in time.
 /// </summary>
 internal abstract record PendingChange(long Sequence);
-
-/// <summary>A positional write (a gathered write is one change).</summary>
-internal sealed record PendingWrite(long Sequence, long Offset, byte[] Bytes) : PendingChange(Sequence);
-
-/// <summary>SetLength (exact) or Preallocate (<see cref="GrowOnly"/>: never shrinks).</summary>
-internal sealed record PendingResize(long Sequence, long Length, bool GrowOnly) : PendingChange(Sequence);

@@ -1,12 +1,5 @@
 namespace Voron.Tests.Crash;
 
-internal enum WriteFate
-{
-    Keep,
-    Drop,
-    Tear,
-}
-
 /// <summary>
 /// Decides, for one power loss, the fate of every unsynced change: a <see cref="DamageModel"/>
 /// and a seed, so the same policy over the same machine state always produces the same disk.
