@@ -1,5 +1,8 @@
+using System.Diagnostics;
+using Voron.Diagnostics;
 using Voron.Files;
 using Voron.Journal;
+using Voron.Paging;
 using Voron.Transactions;
 
 namespace Voron.Flushing;
@@ -23,6 +26,8 @@ namespace Voron.Flushing;
 //        version newer than a reader that falls through to it expects (PageTable PT3).
 //   FL2. The header never claims a transaction the data file has not synced.
 //   FL3. A journal file is recycled only after a synced header no longer needs it for recovery.
+//   FL4. Of two images of one batch that overlap, the newer wins: a freed page's old image never
+//        overwrites the overflow run that reused its number (DropReplacedImages).
 
 /// <summary>Copies committed pages from the page table to the data file, in the background or on demand.</summary>
 internal sealed class DataFileFlusher : IDisposable
@@ -84,17 +89,49 @@ internal sealed class DataFileFlusher : IDisposable
 
     public FlushStatistics? Flush()
     {
+        FlushStatistics? statistics;
         lock (_flushLock)
         {
             try
             {
-                return FlushLocked();
+                statistics = FlushLocked();
             }
             catch (Exception e) when (e is IOException or UnauthorizedAccessException)
             {
                 _environment.Fail(e);
                 throw new EnvironmentFailedException(_environment.Path, e);
             }
+        }
+
+        if (statistics != null)
+        {
+            Report(statistics);
+        }
+
+        return statistics;
+    }
+
+    /// <summary>Metrics, the log line and the callback for one flush; outside the flush lock.</summary>
+    private void Report(FlushStatistics statistics)
+    {
+        var tag = VoronMetrics.StoreTag(_environment.Path);
+        VoronMetrics.Flushes.Add(1, tag);
+        VoronMetrics.FlushPages.Record(statistics.Pages, tag);
+        VoronMetrics.FlushBytes.Record(statistics.Bytes, tag);
+        VoronMetrics.FlushSeeks.Record(statistics.Seeks, tag);
+        VoronMetrics.FlushedPagesByKind.Add(statistics.LeafPages, tag, new("voron.page.kind", "leaf"));
+        VoronMetrics.FlushedPagesByKind.Add(statistics.BranchPages, tag, new("voron.page.kind", "branch"));
+        VoronMetrics.FlushedPagesByKind.Add(statistics.OverflowPages, tag, new("voron.page.kind", "overflow"));
+        VoronMetrics.FlushedPagesByKind.Add(statistics.FreeSpacePages, tag, new("voron.page.kind", "free_space"));
+        try
+        {
+            _options.FlushLog?.Invoke(statistics.ToLogLine());
+            _options.OnFlush?.Invoke(statistics);
+        }
+#pragma warning disable CA1031 // An observer's bug must not stop flushing (the background loop would end); the options say so.
+        catch (Exception)
+#pragma warning restore CA1031
+        {
         }
     }
 
@@ -124,7 +161,8 @@ internal sealed class DataFileFlusher : IDisposable
             pageNumbers.UnionWith(transaction.Pages);
         }
 
-        var images = _environment.PageTable.NewestUpTo(pageNumbers, last.TxId);
+        var start = Stopwatch.GetTimestamp();
+        var images = DropReplacedImages(_environment.PageTable.NewestUpTo(pageNumbers, last.TxId), batch);
         var pager = _environment.Pager;
         var seeks = pager.WritePages(images);
         pager.Sync(); // FL2
@@ -144,8 +182,69 @@ internal sealed class DataFileFlusher : IDisposable
             _unflushedBytes -= batch.Sum(t => t.Bytes);
         }
 
-        long bytes = images.Sum(i => (long)i.Value.Length);
-        return new FlushStatistics(last.TxId, batch.Count, bytes / Constants.PageSize, bytes, seeks);
+        return Statistics(last.TxId, batch.Count, images, seeks, Stopwatch.GetElapsedTime(start));
+    }
+
+    /// <summary>
+    /// FL4: drops the image of a page that a newer overflow run of the same batch covers. Such a
+    /// page was freed and its number reused inside the run (Allocation/PageAllocator.cs A5); its
+    /// old image sorts after the run's first page and would overwrite the run's middle.
+    /// </summary>
+    private static List<KeyValuePair<long, byte[]>> DropReplacedImages(List<KeyValuePair<long, byte[]>> images, List<UnflushedTransaction> batch)
+    {
+        if (images.TrueForAll(i => i.Value.Length == Constants.PageSize))
+        {
+            return images;
+        }
+
+        var writer = new Dictionary<long, long>(); // page -> the last transaction of the batch that wrote it
+        foreach (var transaction in batch)
+        {
+            foreach (var page in transaction.Pages)
+            {
+                writer[page] = transaction.TxId;
+            }
+        }
+
+        var runs = new List<(long End, long TxId)>(); // runs written so far that may still cover later pages
+        var kept = new List<KeyValuePair<long, byte[]>>(images.Count);
+        foreach (var image in images)
+        {
+            var tx = writer[image.Key];
+            runs.RemoveAll(r => r.End <= image.Key);
+            if (runs.Exists(r => r.TxId > tx))
+            {
+                continue;
+            }
+
+            kept.Add(image);
+            if (image.Value.Length > Constants.PageSize)
+            {
+                runs.Add((image.Key + image.Value.Length / Constants.PageSize, tx));
+            }
+        }
+
+        return kept;
+    }
+
+    /// <summary>Counts the written images by the kind their page header names.</summary>
+    private static FlushStatistics Statistics(long upTo, int transactions, List<KeyValuePair<long, byte[]>> images, int seeks, TimeSpan duration)
+    {
+        long bytes = 0, leaves = 0, branches = 0, overflows = 0, freeSpace = 0;
+        foreach (var (_, image) in images)
+        {
+            bytes += image.Length;
+            var pages = image.Length / Constants.PageSize;
+            switch (PageHeader.GetFlags(image))
+            {
+                case PageFlags.Leaf: leaves += pages; break;
+                case PageFlags.Branch: branches += pages; break;
+                case PageFlags.Overflow: overflows += pages; break;
+                case PageFlags.FreeSpace: freeSpace += pages; break;
+            }
+        }
+
+        return new FlushStatistics(upTo, transactions, bytes / Constants.PageSize, bytes, seeks, leaves, branches, overflows, freeSpace, duration);
     }
 
     private async Task RunAsync()
