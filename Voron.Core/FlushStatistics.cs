@@ -12,7 +12,7 @@ namespace Voron;
 /// <param name="BranchPages">Written pages whose header says tree branch.</param>
 /// <param name="OverflowPages">Written pages of overflow runs (every page of each run).</param>
 /// <param name="FreeSpacePages">Written free-space pages (directory, bitmaps, pending chain).</param>
-/// <param name="Duration">From the start of the flush until its header was written.</param>
+/// <param name="Duration">The flush's work: gathering, writing and syncing the pages, writing the header, releasing journals.</param>
 public sealed record FlushStatistics(long UpToTransactionId, int Transactions, long Pages, long Bytes, int Seeks,
     long LeafPages = 0, long BranchPages = 0, long OverflowPages = 0, long FreeSpacePages = 0, TimeSpan Duration = default)
 {

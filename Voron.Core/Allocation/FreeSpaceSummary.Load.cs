@@ -124,6 +124,11 @@ internal sealed partial record FreeSpaceSummary
         var previous = 0L;
         for (var step = 0; step < chainLength; step++) // the step limit: a cycle cannot loop forever
         {
+            if (page == 0)
+            {
+                throw Corrupt(file, directoryPage, $"rule F6: the pending chain ends after {step} pages, but the directory says {chainLength}");
+            }
+
             RequireInFile(file, previous == 0 ? directoryPage : previous, page, nextPageNumber, "a pending page");
             var bytes = pages.GetPage(page);
             var entries = ReadInt32(bytes, EntryCountOffset);

@@ -20,6 +20,8 @@ namespace Voron.Flushing;
 //     6. page table: drop versions <= F of those pages (PT4)
 //     7. journal: recycle files wholly before F's position (under the journal lock)
 //   any failure: the environment fails (fail-stop); the journal still holds everything.
+//   then, outside the lock: statistics (pages, bytes, seeks = runs written, pages by kind from
+//   each image's header) to VoronMetrics, options.FlushLog and options.OnFlush
 //
 // Invariants:
 //   FL1. F never exceeds the snapshot of a live reader, so the data file never holds a page
@@ -237,10 +239,18 @@ internal sealed class DataFileFlusher : IDisposable
             var pages = image.Length / Constants.PageSize;
             switch (PageHeader.GetFlags(image))
             {
-                case PageFlags.Leaf: leaves += pages; break;
-                case PageFlags.Branch: branches += pages; break;
-                case PageFlags.Overflow: overflows += pages; break;
-                case PageFlags.FreeSpace: freeSpace += pages; break;
+                case PageFlags.Leaf:
+                    leaves += pages;
+                    break;
+                case PageFlags.Branch:
+                    branches += pages;
+                    break;
+                case PageFlags.Overflow:
+                    overflows += pages;
+                    break;
+                case PageFlags.FreeSpace:
+                    freeSpace += pages;
+                    break;
             }
         }
 
