@@ -31,15 +31,32 @@ public sealed partial class StorageEnvironment
     /// <summary>How many journal records (each one write + one fdatasync) this environment wrote since it opened.</summary>
     public long JournalWrites => Interlocked.Read(ref _journalWrites);
 
+    /// <summary>Bytes written to the journal since the environment opened (records with headers and padding).</summary>
+    public long JournalBytesWritten => _flusher.JournalStatistics().Bytes;
+
+    /// <summary>Time spent encoding journal records (page diffs, LZ4, checksums) since the environment opened.</summary>
+    public TimeSpan JournalEncodeTime => _flusher.JournalStatistics().EncodeTime + TimeSpan.FromTicks(Interlocked.Read(ref _diffTicks) * TimeSpan.TicksPerSecond / Stopwatch.Frequency);
+
+    private long _diffTicks;
+
     /// <summary>Commits an explicit write transaction synchronously (steps 1–5).</summary>
     internal void Commit(LowLevelTransaction transaction)
     {
         ThrowIfUnusable();
-        var prepared = transaction.PrepareCommit();
+        var prepared = Prepare(transaction);
         if (prepared != null)
         {
             WriteAndPublish(prepared);
         }
+    }
+
+    /// <summary>Step 1, timing the page diffs as part of the journal's encoding cost.</summary>
+    internal PreparedCommit? Prepare(LowLevelTransaction transaction)
+    {
+        var start = Stopwatch.GetTimestamp();
+        var prepared = transaction.PrepareCommit(_options.JournalPageDiffs);
+        Interlocked.Add(ref _diffTicks, Stopwatch.GetTimestamp() - start);
+        return prepared;
     }
 
     /// <summary>Steps 2–5 for a prepared transaction; fails the environment if the journal write fails.</summary>
@@ -50,7 +67,8 @@ public sealed partial class StorageEnvironment
         Journal.JournalPosition end;
         try
         {
-            end = _flusher.AppendToJournal(prepared.TxId, prepared.State.ToArray(), prepared.JournalPages);
+            end = _flusher.AppendToJournal(prepared.TxId, prepared.State.ToArray(), prepared.JournalPages,
+                _options.JournalCompression, sync: _options.Durability == DurabilityMode.Durable);
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {
@@ -63,8 +81,8 @@ public sealed partial class StorageEnvironment
         VoronMetrics.JournalFlushMilliseconds.Record(Stopwatch.GetElapsedTime(start).TotalMilliseconds, tag);
         VoronMetrics.JournalWriteBytes.Record(prepared.Bytes, tag);
 
-        PageTable.Publish(prepared.TxId, prepared.Pages);
+        PageTable.Publish(prepared.TxId, prepared.Pages, prepared.FreedPages);
         _committed = new CommittedState(prepared.TxId, prepared.State, prepared.FreeSpace, end);
-        _flusher.Enqueue(new UnflushedTransaction(prepared.TxId, prepared.Pages.ConvertAll(p => p.Key).ToArray(), prepared.Bytes, prepared.State, end));
+        _flusher.Enqueue(new UnflushedTransaction(prepared.TxId, [.. prepared.Pages.Select(p => p.Key), .. prepared.FreedPages], prepared.Bytes, prepared.State, end));
     }
 }

@@ -1,6 +1,7 @@
 using Voron.Allocation;
 using Voron.Files;
 using Voron.Journal;
+using Voron.Journal.Diff;
 using Voron.Paging;
 using Voron.Platform;
 using Voron.Transactions;
@@ -30,7 +31,12 @@ public sealed partial class StorageEnvironment
         JournalWriter? journal = null;
         try
         {
-            var header = HeaderFile.ReadNewest(fileSystem, layout) ?? CreateStore(fileSystem, layout);
+            var header = HeaderFile.ReadNewest(fileSystem, layout, out var headerCopies) ?? CreateStore(fileSystem, layout, headerCopies);
+            if (!fileSystem.FileExists(layout.DataFile))
+            {
+                RecreateMissingDataFile(fileSystem, layout, header);
+            }
+
             pager = new Pager(fileSystem.Open(layout.DataFile, FileOpenMode.OpenExisting), options.MaxDataFileSize);
             DataFileIdentity.Validate(pager.ReadIdentityPage(), layout.DataFile);
 
@@ -43,7 +49,9 @@ public sealed partial class StorageEnvironment
             }
 
             journal = new JournalWriter(fileSystem, layout.JournalDirectory, end, header.LastSyncedTxId + 1, options.JournalFileSize);
-            journal.ReleaseBefore(end);
+            // J6: only files before the durable header's recovery start may go — not every file
+            // before the end of the log, which may lie in a later file than the header names.
+            journal.ReleaseBefore(new JournalPosition(header.JournalFile, header.JournalOffset));
             var committed = new CommittedState(header.LastSyncedTxId, header.State, FreeSpaceSummary.Empty, end);
             var environment = new StorageEnvironment(options, storeLock, pager, journal, committed, header);
             environment.LoadFreeSpace();
@@ -58,24 +66,28 @@ public sealed partial class StorageEnvironment
         }
     }
 
-    private static HeaderRecord CreateStore(IFileSystem fileSystem, StoreLayout layout)
+    /// <summary>
+    /// Creates a new store — or finishes creating one a crash interrupted: with no valid header,
+    /// a store that holds nothing yet (no journal file, a data file of at most its identity page)
+    /// is created again; anything more is someone's data and is refused.
+    /// </summary>
+    private static HeaderRecord CreateStore(IFileSystem fileSystem, StoreLayout layout, int headerCopies)
     {
-        // A data file bigger than its identity page, or journal files, without any header is not a
-        // store whose creation was interrupted: refuse rather than overwrite someone's data.
+        var what = headerCopies == 0 ? "both header files (headers.one, headers.two) are missing" : "neither header copy (headers.one, headers.two) is valid (rules H1/H2)";
         if (fileSystem.FileExists(layout.DataFile))
         {
             using var existing = fileSystem.Open(layout.DataFile, FileOpenMode.OpenExisting);
             if (existing.Length > Constants.PageSize)
             {
-                throw new CorruptionException(layout.DataFile, 0,
-                    "the data file holds data but both header files (headers.one, headers.two) are missing; refusing to create a new store over it");
+                throw new CorruptionException(headerCopies == 0 ? layout.DataFile : layout.HeaderFile(1), 0,
+                    $"the data file holds data but {what}; refusing to create a new store over it");
             }
         }
 
         if (fileSystem.ListFiles(layout.JournalDirectory, "*.journal").Count > 0)
         {
-            throw new CorruptionException(layout.JournalDirectory, 0,
-                "journal files exist but both header files are missing; refusing to create a new store over them");
+            throw new CorruptionException(headerCopies == 0 ? layout.JournalDirectory : layout.HeaderFile(1), 0,
+                $"journal files exist but {what}; the store cannot be opened");
         }
 
         using (var data = fileSystem.Open(layout.DataFile, FileOpenMode.OpenOrCreate))
@@ -86,10 +98,44 @@ public sealed partial class StorageEnvironment
         }
 
         fileSystem.CreateDirectory(layout.JournalDirectory);
+        fileSystem.SyncDirectory(layout.Directory); // voron.data and journal/ are durable before the header names them
         var header = new HeaderRecord(1, 0, 1, 0, EnvironmentState.Empty); // journal file 1, offset 0
-        HeaderFile.Write(fileSystem, layout, header);
-        fileSystem.SyncDirectory(layout.Directory);
+        foreach (var path in new[] { layout.HeaderFile(1), layout.HeaderFile(2) })
+        {
+            fileSystem.DeleteFile(path); // a torn copy from an interrupted creation
+        }
+
+        HeaderFile.Write(fileSystem, layout, header); // syncs the directory: the header's name is durable
+        var parent = System.IO.Path.GetDirectoryName(layout.Directory);
+        if (!string.IsNullOrEmpty(parent))
+        {
+            fileSystem.SyncDirectory(parent); // the store directory itself is durable (F2)
+        }
+
         return header;
+    }
+
+    /// <summary>
+    /// A valid header without a data file: when no transaction was ever synced to it (a crash
+    /// during creation on a file system that reorders directory changes), everything committed is
+    /// still in the journal, so the identity page is written again and recovery replays the rest;
+    /// otherwise the data file is lost, which no recovery can repair.
+    /// </summary>
+    private static void RecreateMissingDataFile(IFileSystem fileSystem, StoreLayout layout, HeaderRecord header)
+    {
+        if (header.LastSyncedTxId != 0)
+        {
+            throw new CorruptionException(layout.DataFile, 0, $"the data file is missing but the header says transaction {header.LastSyncedTxId} was synced to it");
+        }
+
+        using (var data = fileSystem.Open(layout.DataFile, FileOpenMode.OpenOrCreate))
+        {
+            data.SetLength(0);
+            data.Write(0, DataFileIdentity.Create());
+            data.FlushData();
+        }
+
+        fileSystem.SyncDirectory(layout.Directory);
     }
 
     /// <summary>Replays the journal after the header's synced point into the data file.</summary>
@@ -100,9 +146,10 @@ public sealed partial class StorageEnvironment
             new JournalPosition(header.JournalFile, header.JournalOffset), header.LastSyncedTxId + 1,
             record =>
             {
+                var file = JournalFiles.PathOf(layout.JournalDirectory, record.Start.FileNumber);
                 foreach (var page in record.Pages)
                 {
-                    pager.WritePage(page.PageNumber, page.Bytes.Span);
+                    ReplayPage(pager, page, file, record.Start.Offset, record.TransactionId);
                 }
 
                 state = EnvironmentState.ReadFrom(record.State.Span, JournalFiles.PathOf(layout.JournalDirectory, record.Start.FileNumber), record.Start.Offset);
@@ -113,6 +160,38 @@ public sealed partial class StorageEnvironment
         }
 
         return (new HeaderRecord(header.Revision + 1, result.LastTransactionId, result.End.FileNumber, result.End.Offset, state), result.End);
+    }
+
+    /// <summary>
+    /// Applies one journal entry to the data file: a full image is written as is; a diff against
+    /// zeros is applied to a zeroed page; a diff against the previous version is applied on top of
+    /// the page as the data file holds it now (an older, newer or sector-mixed version of it — the
+    /// diffs replayed in order repair all three, DESIGN.md section 6).
+    /// </summary>
+    private static void ReplayPage(Pager pager, RecoveredPage page, string file, long offset, long txId)
+    {
+        if (page.Encoding == JournalPageEncoding.FullImage)
+        {
+            pager.WritePage(page.PageNumber, page.Bytes.Span);
+            return;
+        }
+
+        var image = new byte[checked(page.PageCount * Constants.PageSize)];
+        if (page.Encoding == JournalPageEncoding.DiffAgainstPrevious)
+        {
+            pager.ReadRaw(page.PageNumber, image);
+        }
+
+        try
+        {
+            PageDiff.Apply(page.Bytes.Span, image);
+        }
+        catch (InvalidDataException e)
+        {
+            throw new CorruptionException(file, offset, $"R9: the diff of page {page.PageNumber} in record tx {txId} is malformed: {e.Message}");
+        }
+
+        pager.WritePage(page.PageNumber, image);
     }
 
     private void LoadFreeSpace()

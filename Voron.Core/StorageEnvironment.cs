@@ -292,6 +292,11 @@ public sealed partial class StorageEnvironment : IDisposable
         {
             try
             {
+                if (_options.Durability == DurabilityMode.Lazy)
+                {
+                    _flusher.SyncJournal();
+                }
+
                 _flusher.Flush();
             }
             catch (IOException)

@@ -58,6 +58,25 @@ public sealed class StorageEnvironmentOptions
     /// </summary>
     public bool BackgroundFlush { get; set; } = true;
 
+    /// <summary>When commits are acknowledged; see <see cref="DurabilityMode"/>. Default <see cref="DurabilityMode.Durable"/>.</summary>
+    public DurabilityMode Durability { get; set; } = DurabilityMode.Durable;
+
+    /// <summary>In <see cref="DurabilityMode.Lazy"/> mode, how often the journal is flushed: the most a power loss can take. Default 100 ms.</summary>
+    public TimeSpan LazyFlushInterval { get; set; } = TimeSpan.FromMilliseconds(100);
+
+    /// <summary>
+    /// Whether the journal stores, for each modified page, only the bytes that changed since its
+    /// previous version (page diffs) instead of the whole page. Default true; off for measurement
+    /// and debugging (both forms recover).
+    /// </summary>
+    public bool JournalPageDiffs { get; set; } = true;
+
+    /// <summary>
+    /// Whether journal records are LZ4-compressed when that pays (the rule in Journal/JournalRecord.cs).
+    /// Default true; off for measurement and debugging (both forms recover).
+    /// </summary>
+    public bool JournalCompression { get; set; } = true;
+
     /// <summary>The background flush starts when this many bytes of committed pages wait for it. Default 32 MiB.</summary>
     public long FlushThresholdBytes { get; set; } = 32L << 20;
 

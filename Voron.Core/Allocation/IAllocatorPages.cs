@@ -15,6 +15,10 @@ internal interface IAllocatorPages
     /// <summary>Registers a zeroed, dirty buffer for a page the allocator just took for itself.</summary>
     Span<byte> CreatePage(long pageNumber, int pageCount);
 
-    /// <summary>Drops this transaction's copy of one of the allocator's own pages that it just freed.</summary>
+    /// <summary>
+    /// The allocator freed one of its own pages (an emptied pending page) straight into the bitmap:
+    /// drop this transaction's copy, and record the free like any other (a tombstone, so an older
+    /// unflushed image of the page never lands on whatever reuses its number).
+    /// </summary>
     void DiscardPage(long pageNumber);
 }

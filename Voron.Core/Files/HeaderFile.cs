@@ -30,9 +30,11 @@ namespace Voron.Files;
 // H4 Revision >= 1, and H5 the state is valid. A copy that passes H1 and H2 but has another
 // FormatVersion raises FormatVersionException: the store was written by another version.
 //
-// Open algorithm: read both copies; keep the valid ones; none valid and both files absent = a
-// new store; none valid otherwise = CorruptionException naming both files; else take the copy with
-// the higher Revision. Write algorithm: revision = current + 1, write the 512 bytes to the copy for
+// Open algorithm: read both copies; keep the valid ones and take the one with the higher
+// Revision. None valid: a store whose creation a crash interrupted (no journal file, a data file
+// of at most its identity page) is created again; anything else is a CorruptionException naming
+// both files (StorageEnvironment.Open.cs). A copy created by a write is made durable by a sync of
+// the store directory before the write returns. Write algorithm: revision = current + 1, write the 512 bytes to the copy for
 // that revision, FlushData it. The other copy is untouched, so at every instant one valid copy
 // exists (assuming a 512-byte write is not spread over both files, which it cannot be).
 
@@ -92,11 +94,14 @@ internal static class HeaderFile
             EnvironmentState.ReadFrom(bytes[48..], path, 48));
     }
 
-    /// <summary>The newest valid copy; null for a new store (both copies absent).</summary>
-    public static HeaderRecord? ReadNewest(IFileSystem fileSystem, StoreLayout layout)
+    /// <summary>The newest valid copy; null when neither copy is valid or present (the caller decides whether that is a new store).</summary>
+    public static HeaderRecord? ReadNewest(IFileSystem fileSystem, StoreLayout layout) => ReadNewest(fileSystem, layout, out _);
+
+    /// <summary>As <see cref="ReadNewest(IFileSystem, StoreLayout)"/>, also counting the copies present.</summary>
+    public static HeaderRecord? ReadNewest(IFileSystem fileSystem, StoreLayout layout, out int present)
     {
         HeaderRecord? newest = null;
-        var present = 0;
+        present = 0;
         foreach (var path in new[] { layout.HeaderFile(1), layout.HeaderFile(2) })
         {
             if (!fileSystem.FileExists(path))
@@ -115,20 +120,25 @@ internal static class HeaderFile
             }
         }
 
-        if (newest == null && present > 0)
-        {
-            throw new CorruptionException(layout.HeaderFile(1), 0,
-                $"neither header copy ({layout.HeaderFile(1)}, {layout.HeaderFile(2)}) is valid (rules H1/H2): the store cannot be opened");
-        }
-
         return newest;
     }
 
     /// <summary>Writes <paramref name="header"/> to the copy its revision selects and makes it durable.</summary>
     public static void Write(IFileSystem fileSystem, StoreLayout layout, HeaderRecord header)
     {
-        using var file = fileSystem.Open(layout.HeaderFile(header.Revision), FileOpenMode.OpenOrCreate);
-        file.Write(0, Encode(header));
-        file.FlushData();
+        var path = layout.HeaderFile(header.Revision);
+        var created = !fileSystem.FileExists(path);
+        using (var file = fileSystem.Open(path, FileOpenMode.OpenOrCreate))
+        {
+            file.Write(0, Encode(header));
+            file.FlushData();
+        }
+
+        if (created)
+        {
+            // The copy's name must be durable before anything relies on it (F2): the flush that
+            // writes the first headers.two then releases journal files only headers.one pointed to.
+            fileSystem.SyncDirectory(layout.Directory);
+        }
     }
 }

@@ -28,8 +28,6 @@ namespace Voron.Flushing;
 //        version newer than a reader that falls through to it expects (PageTable PT3).
 //   FL2. The header never claims a transaction the data file has not synced.
 //   FL3. A journal file is recycled only after a synced header no longer needs it for recovery.
-//   FL4. Of two images of one batch that overlap, the newer wins: a freed page's old image never
-//        overwrites the overflow run that reused its number (DropReplacedImages).
 
 /// <summary>Copies committed pages from the page table to the data file, in the background or on demand.</summary>
 internal sealed class DataFileFlusher : IDisposable
@@ -41,6 +39,7 @@ internal sealed class DataFileFlusher : IDisposable
     private readonly CancellationTokenSource _stop = new();
     private readonly SemaphoreSlim _wake = new(0);
     private readonly Task? _background;
+    private readonly Task? _lazyJournalSync;
 
     // Guarded by _queueLock: committed transactions not yet in the data file, oldest first.
     private readonly object _queueLock = new();
@@ -60,16 +59,38 @@ internal sealed class DataFileFlusher : IDisposable
         {
             _background = Task.Run(RunAsync);
         }
+
+        if (options.Durability == DurabilityMode.Lazy)
+        {
+            _lazyJournalSync = Task.Run(SyncJournalPeriodicallyAsync);
+        }
     }
 
     public long FlushedTxId => Volatile.Read(ref _flushedTxId);
 
-    /// <summary>Appends a record to the journal, excluding journal recycling while it runs.</summary>
-    public JournalPosition AppendToJournal(long txId, byte[] state, IReadOnlyList<JournalPage> pages)
+    /// <summary>Appends a record to the journal, excluding journal recycling and lazy syncs while it runs.</summary>
+    public JournalPosition AppendToJournal(long txId, byte[] state, IReadOnlyList<JournalPage> pages, bool compress, bool sync)
     {
         lock (_journalLock)
         {
-            return _environment.Journal.Append(txId, state, pages).End;
+            return _environment.Journal.Append(txId, state, pages, compress, sync).End;
+        }
+    }
+
+    /// <summary>Makes lazily written journal records durable (the lazy mode's timer).</summary>
+    public void SyncJournal()
+    {
+        lock (_journalLock)
+        {
+            _environment.Journal.Sync();
+        }
+    }
+
+    public (long Bytes, TimeSpan EncodeTime) JournalStatistics()
+    {
+        lock (_journalLock)
+        {
+            return (_environment.Journal.BytesWritten, _environment.Journal.EncodeTime);
         }
     }
 
@@ -164,7 +185,7 @@ internal sealed class DataFileFlusher : IDisposable
         }
 
         var start = Stopwatch.GetTimestamp();
-        var images = DropReplacedImages(_environment.PageTable.NewestUpTo(pageNumbers, last.TxId), batch);
+        var images = _environment.PageTable.NewestUpTo(pageNumbers, last.TxId);
         var pager = _environment.Pager;
         var seeks = pager.WritePages(images);
         pager.Sync(); // FL2
@@ -185,48 +206,6 @@ internal sealed class DataFileFlusher : IDisposable
         }
 
         return Statistics(last.TxId, batch.Count, images, seeks, Stopwatch.GetElapsedTime(start));
-    }
-
-    /// <summary>
-    /// FL4: drops the image of a page that a newer overflow run of the same batch covers. Such a
-    /// page was freed and its number reused inside the run (Allocation/PageAllocator.cs A5); its
-    /// old image sorts after the run's first page and would overwrite the run's middle.
-    /// </summary>
-    private static List<KeyValuePair<long, byte[]>> DropReplacedImages(List<KeyValuePair<long, byte[]>> images, List<UnflushedTransaction> batch)
-    {
-        if (images.TrueForAll(i => i.Value.Length == Constants.PageSize))
-        {
-            return images;
-        }
-
-        var writer = new Dictionary<long, long>(); // page -> the last transaction of the batch that wrote it
-        foreach (var transaction in batch)
-        {
-            foreach (var page in transaction.Pages)
-            {
-                writer[page] = transaction.TxId;
-            }
-        }
-
-        var runs = new List<(long End, long TxId)>(); // runs written so far that may still cover later pages
-        var kept = new List<KeyValuePair<long, byte[]>>(images.Count);
-        foreach (var image in images)
-        {
-            var tx = writer[image.Key];
-            runs.RemoveAll(r => r.End <= image.Key);
-            if (runs.Exists(r => r.TxId > tx))
-            {
-                continue;
-            }
-
-            kept.Add(image);
-            if (image.Value.Length > Constants.PageSize)
-            {
-                runs.Add((image.Key + image.Value.Length / Constants.PageSize, tx));
-            }
-        }
-
-        return kept;
     }
 
     /// <summary>Counts the written images by the kind their page header names.</summary>
@@ -292,6 +271,36 @@ internal sealed class DataFileFlusher : IDisposable
         }
     }
 
+    /// <summary>The lazy mode's bound on loss: flush the journal every LazyFlushInterval.</summary>
+    private async Task SyncJournalPeriodicallyAsync()
+    {
+        using var timer = new PeriodicTimer(_options.LazyFlushInterval);
+        try
+        {
+            while (await timer.WaitForNextTickAsync(_stop.Token).ConfigureAwait(false))
+            {
+                if (_environment.Failure != null)
+                {
+                    return;
+                }
+
+                try
+                {
+                    SyncJournal();
+                }
+                catch (Exception e) when (e is IOException or EnvironmentFailedException or ObjectDisposedException)
+                {
+                    _environment.Fail(e);
+                    return;
+                }
+            }
+        }
+        catch (OperationCanceledException)
+        {
+            // Disposed: the environment's close syncs what is left.
+        }
+    }
+
     /// <summary>Stops the background flush and waits for a flush in progress to end.</summary>
     public void Dispose()
     {
@@ -299,6 +308,7 @@ internal sealed class DataFileFlusher : IDisposable
         try
         {
             _background?.Wait();
+            _lazyJournalSync?.Wait();
         }
         catch (AggregateException)
         {

@@ -67,7 +67,10 @@ internal sealed partial class JournalReader
             ReadExactly(file, chunkStart, chunk);
             for (var at = 0; chunk.Length - at >= JournalRecord.HeaderSize; at += JournalRecord.Alignment)
             {
-                if (JournalRecordHeader.TryRead(chunk.Slice(at, JournalRecord.HeaderSize), out var header) && header.TransactionId >= expected)
+                // A Lazy record was written without a flush, so the OS may have written it back
+                // before an earlier one: its presence proves nothing about the broken record.
+                if (JournalRecordHeader.TryRead(chunk.Slice(at, JournalRecord.HeaderSize), out var header) && header.TransactionId >= expected &&
+                    (header.Flags & JournalRecordFlags.Lazy) == 0)
                 {
                     return (chunkStart + at, header.TransactionId);
                 }

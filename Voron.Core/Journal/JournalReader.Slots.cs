@@ -54,10 +54,15 @@ internal sealed partial class JournalReader
         var total = checked((int)(JournalRecord.HeaderSize + header.StoredPayloadSize));
         EnsureBuffer(total);
         ReadExactly(file, position.Offset + JournalRecord.HeaderSize, _buffer.AsSpan(JournalRecord.HeaderSize, total - JournalRecord.HeaderSize));
-        var payload = _buffer.AsMemory(JournalRecord.HeaderSize, total - JournalRecord.HeaderSize);
+        ReadOnlyMemory<byte> payload = _buffer.AsMemory(JournalRecord.HeaderSize, total - JournalRecord.HeaderSize);
         if (JournalRecord.Crc32C(payload.Span) != header.PayloadChecksum)
         {
             return new Slot(SlotKind.Broken, header);
+        }
+
+        if ((header.Flags & JournalRecordFlags.Lz4Compressed) != 0)
+        {
+            payload = Decompress(payload, header, file.Path, position.Offset);
         }
 
         // EntryCount is vouched for by the header checksum but not yet by R8: never let it size an allocation alone.
@@ -65,6 +70,33 @@ internal sealed partial class JournalReader
         JournalRecord.ReadEntries(payload, header, file.Path, position.Offset, pages);
         var state = _buffer.AsMemory(JournalRecord.StateOffset, JournalRecord.StateSize);
         return new Slot(SlotKind.Valid, header, state, pages);
+    }
+
+    /// <summary>R9: the stored payload of a record whose checksum matched decodes to exactly its declared size.</summary>
+    private ReadOnlyMemory<byte> Decompress(ReadOnlyMemory<byte> stored, in JournalRecordHeader header, string file, long offset)
+    {
+        var size = checked((int)header.UncompressedPayloadSize);
+        if (_decompressed.Length < size)
+        {
+            _decompressed = new byte[Math.Max(size, _decompressed.Length * 2)];
+        }
+
+        int produced;
+        try
+        {
+            produced = Compression.Lz4Block.Decompress(stored.Span, _decompressed.AsSpan(0, size));
+        }
+        catch (InvalidDataException e)
+        {
+            throw new CorruptionException(file, offset, $"R9: the LZ4 payload of record tx {header.TransactionId} does not decode: {e.Message}");
+        }
+
+        if (produced != size)
+        {
+            throw new CorruptionException(file, offset, $"R9: the LZ4 payload of record tx {header.TransactionId} decodes to {produced} bytes, the header says {size}");
+        }
+
+        return _decompressed.AsMemory(0, size);
     }
 
     private void EnsureBuffer(int size)

@@ -29,8 +29,11 @@ namespace Voron.Journal;
 //     D4  from = the end of slot's record if slot is intact with tx = E (its sizes are vouched
 //                for by the header checksum), else pos + 4096
 //         if any 4096-aligned slot from `from` to the end of pos.File, or anywhere in a journal
-//            file numbered above pos.File, is intact with tx >= E:
+//            file numbered above pos.File, is intact with tx >= E and not Lazy:
 //             corruption: an acknowledged record follows a broken one (J3)
+//         (a Lazy record was not flushed on its own, so the OS may have persisted it before an
+//          earlier one: it proves nothing, and a broken record followed only by Lazy ones is a
+//          torn tail — the lazy mode's documented loss of its last moments)
 //     D5  end of the log: slot is a torn tail, trailing space, a stale record of a recycled file
 //         (tx < E, J6) or the end of the file; return pos as the place where writing resumes
 //
@@ -52,6 +55,7 @@ internal sealed partial class JournalReader : IDisposable
     private readonly string _directory;
     private readonly List<long> _fileNumbers;
     private byte[] _buffer = new byte[JournalRecord.Alignment];
+    private byte[] _decompressed = [];
     private IStorageFile? _file;
     private long _openFileNumber = -1;
 

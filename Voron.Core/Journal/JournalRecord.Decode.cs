@@ -20,7 +20,7 @@ internal static partial class JournalRecord
                 $"R3: unsupported format version {header.FormatVersion} in record tx {tx} (this build reads version {FormatVersion})");
         }
 
-        if (header.Flags != JournalRecordFlags.None)
+        if ((header.Flags & ~(JournalRecordFlags.Lz4Compressed | JournalRecordFlags.Lazy)) != 0)
         {
             throw new CorruptionException(file, offset, $"R4: unsupported flags 0x{(ushort)header.Flags:X4} in record tx {tx}");
         }
@@ -30,8 +30,10 @@ internal static partial class JournalRecord
             throw new CorruptionException(file, offset, $"R5: reserved header bytes are not zero in record tx {tx}");
         }
 
+        var compressed = (header.Flags & JournalRecordFlags.Lz4Compressed) != 0;
         if (header.EntryCount < 0 || header.StoredPayloadSize < 0 || header.StoredPayloadSize > MaxRecordSize - HeaderSize ||
-            header.UncompressedPayloadSize != header.StoredPayloadSize)
+            (!compressed && header.UncompressedPayloadSize != header.StoredPayloadSize) ||
+            (compressed && (header.UncompressedPayloadSize < 0 || header.UncompressedPayloadSize > MaxRecordSize)))
         {
             throw new CorruptionException(file, offset,
                 $"R6: record tx {tx} declares {header.EntryCount} entries, a stored payload of {header.StoredPayloadSize} bytes " +
@@ -68,7 +70,7 @@ internal static partial class JournalRecord
             var storedLength = BinaryPrimitives.ReadInt32LittleEndian(entry[EntryStoredLengthOffset..]);
             var encoding = (JournalPageEncoding)entry[EntryEncodingOffset];
             var where = $"entry {i} (page {pageNumber}) of record tx {tx}";
-            if (encoding != JournalPageEncoding.FullImage)
+            if (encoding is not (JournalPageEncoding.FullImage or JournalPageEncoding.DiffAgainstPrevious or JournalPageEncoding.DiffAgainstZeros))
             {
                 throw new CorruptionException(file, offset, $"R8: unsupported encoding {(byte)encoding} in record tx {tx}, {where}");
             }
@@ -84,10 +86,12 @@ internal static partial class JournalRecord
             }
 
             at += EntryHeaderSize;
-            if (storedLength != pageCount * Constants.PageSize || storedLength > span.Length - at)
+            var fullLength = (long)pageCount * Constants.PageSize;
+            var lengthFits = encoding == JournalPageEncoding.FullImage ? storedLength == fullLength : storedLength >= 0 && storedLength <= fullLength;
+            if (!lengthFits || storedLength > span.Length - at)
             {
                 throw new CorruptionException(file, offset,
-                    $"R8: {where} stores {storedLength} bytes for {pageCount} full pages, with {span.Length - at} payload bytes left");
+                    $"R8: {where} stores {storedLength} bytes in encoding {(byte)encoding} for {pageCount} pages, with {span.Length - at} payload bytes left");
             }
 
             entries.Add(new RecoveredPage(pageNumber, pageCount, encoding, payload.Slice(at, storedLength)));

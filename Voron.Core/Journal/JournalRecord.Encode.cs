@@ -18,13 +18,12 @@ internal static partial class JournalRecord
     }
 
     /// <summary>
-    /// Writes the whole record (header, entries, zero padding) into <paramref name="record"/>,
-    /// which must be exactly <c>RecordSize(MeasurePayload(pages))</c> bytes. The pages must already
-    /// have passed the writer's argument checks (R8 holds for what it writes).
+    /// Writes the entries of <paramref name="pages"/> into <paramref name="payload"/> (at least
+    /// <c>MeasurePayload(pages)</c> bytes) and returns their length. The pages must already have
+    /// passed the writer's argument checks (R8 holds for what it writes).
     /// </summary>
-    public static void Encode(Span<byte> record, long transactionId, ReadOnlySpan<byte> state, IReadOnlyList<JournalPage> pages)
+    public static int EncodeEntries(Span<byte> payload, IReadOnlyList<JournalPage> pages)
     {
-        var payload = record[HeaderSize..];
         var at = 0;
         for (var i = 0; i < pages.Count; i++)
         {
@@ -33,28 +32,45 @@ internal static partial class JournalRecord
             BinaryPrimitives.WriteInt64LittleEndian(entry[EntryPageNumberOffset..], page.PageNumber);
             BinaryPrimitives.WriteInt32LittleEndian(entry[EntryPageCountOffset..], page.PageCount);
             BinaryPrimitives.WriteInt32LittleEndian(entry[EntryStoredLengthOffset..], page.Image.Length);
-            entry[EntryEncodingOffset] = (byte)JournalPageEncoding.FullImage;
+            entry[EntryEncodingOffset] = (byte)page.Encoding;
             entry.Slice(EntryReservedOffset, EntryReservedSize).Clear();
             at += EntryHeaderSize;
             page.Image.Span.CopyTo(payload[at..]);
             at += page.Image.Length;
         }
 
-        // The buffer is reused: stale bytes of a longer earlier record must not reach the padding.
-        payload[at..].Clear();
-        var storedPayload = payload[..at];
+        return at;
+    }
 
+    /// <summary>
+    /// Completes a record whose stored payload (<paramref name="storedSize"/> bytes) is already in
+    /// place after the header: zero padding, then the header with its checksums. <paramref name="record"/>
+    /// must be exactly <c>RecordSize(storedSize)</c> bytes.
+    /// </summary>
+    public static void EncodeHeader(Span<byte> record, long transactionId, ReadOnlySpan<byte> state, int entryCount,
+        int storedSize, int uncompressedSize, JournalRecordFlags flags)
+    {
+        // The buffer is reused: stale bytes of a longer earlier record must not reach the padding.
+        record[(HeaderSize + storedSize)..].Clear();
+        var storedPayload = record.Slice(HeaderSize, storedSize);
         var header = record[..HeaderSize];
         BinaryPrimitives.WriteUInt64LittleEndian(header[MagicOffset..], Magic);
         BinaryPrimitives.WriteUInt16LittleEndian(header[FormatVersionOffset..], FormatVersion);
-        BinaryPrimitives.WriteUInt16LittleEndian(header[FlagsOffset..], (ushort)JournalRecordFlags.None);
-        BinaryPrimitives.WriteInt32LittleEndian(header[EntryCountOffset..], pages.Count);
+        BinaryPrimitives.WriteUInt16LittleEndian(header[FlagsOffset..], (ushort)flags);
+        BinaryPrimitives.WriteInt32LittleEndian(header[EntryCountOffset..], entryCount);
         BinaryPrimitives.WriteInt64LittleEndian(header[TransactionIdOffset..], transactionId);
-        BinaryPrimitives.WriteInt64LittleEndian(header[StoredPayloadSizeOffset..], at);
-        BinaryPrimitives.WriteInt64LittleEndian(header[UncompressedPayloadSizeOffset..], at);
+        BinaryPrimitives.WriteInt64LittleEndian(header[StoredPayloadSizeOffset..], storedSize);
+        BinaryPrimitives.WriteInt64LittleEndian(header[UncompressedPayloadSizeOffset..], uncompressedSize);
         BinaryPrimitives.WriteUInt32LittleEndian(header[PayloadChecksumOffset..], Crc32C(storedPayload));
         state.CopyTo(header[StateOffset..]);
         header.Slice(ReservedOffset, ReservedSize).Clear();
         BinaryPrimitives.WriteUInt32LittleEndian(header[HeaderChecksumOffset..], ComputeHeaderChecksum(header));
+    }
+
+    /// <summary>An uncompressed record of <paramref name="pages"/>, exactly <c>RecordSize(MeasurePayload(pages))</c> bytes.</summary>
+    public static void Encode(Span<byte> record, long transactionId, ReadOnlySpan<byte> state, IReadOnlyList<JournalPage> pages)
+    {
+        var size = EncodeEntries(record[HeaderSize..], pages);
+        EncodeHeader(record, transactionId, state, pages.Count, size, size, JournalRecordFlags.None);
     }
 }

@@ -26,12 +26,13 @@ namespace Voron.Journal;
 //   OFFSET SIZE NAME                     MEANING
 //   0      8    Magic                    ASCII "VORONJNL" (0x4C4E4A4E4F524F56 read little-endian)
 //   8      2    FormatVersion            1
-//   10     2    Flags                    JournalRecordFlags; bit 0 = payload LZ4-compressed
-//                                        (reserved: version 1 never sets it); other bits reserved
+//   10     2    Flags                    JournalRecordFlags: bit 0 = the stored payload is one LZ4
+//                                        block (Compression/Lz4Block.cs); bit 1 = Lazy (written
+//                                        without its own flush, lazy durability mode); others zero
 //   12     4    EntryCount               number of page entries in the payload, >= 0
 //   16     8    TransactionId            the committed transaction; consecutive records differ by 1
 //   24     8    StoredPayloadSize        bytes of payload as stored after the header
-//   32     8    UncompressedPayloadSize  bytes of payload once decompressed (= stored in version 1)
+//   32     8    UncompressedPayloadSize  bytes of payload once decompressed (= stored unless LZ4)
 //   40     4    PayloadChecksum          CRC32C of the StoredPayloadSize stored payload bytes
 //   44     4    HeaderChecksum           CRC32C of header bytes 0..127 with this field read as zero
 //   48     64   State                    opaque environment state after the transaction (root
@@ -44,8 +45,10 @@ namespace Voron.Journal;
 //   8      4    PageCount     pages the entry spans, > 0 (an overflow run spans several)
 //   12     4    StoredLength  bytes that follow this entry header
 //   16     1    Encoding      JournalPageEncoding: 0 = full image (StoredLength = PageCount * 8192);
-//                             1 = diff against the previous version, 2 = diff against zeros
-//                             (both reserved for the page-diff version; version 1 never writes them)
+//                             1 = diff against the page's previous committed version (apply on
+//                             top of the page as replay has left it); 2 = diff against zeros (a
+//                             new page: zero-fill, then apply). Diff format: Journal/Diff/PageDiff.cs;
+//                             a diff's StoredLength is below PageCount * 8192
 //   17     7    Reserved      zero
 //
 // Checksums (CRC32C, Castagnoli, as System.Numerics.BitOperations.Crc32C computes it, with the
@@ -63,16 +66,26 @@ namespace Voron.Journal;
 //   R1. its header is intact (H1..H3);
 //   R2. TransactionId = E;
 //   R3. FormatVersion = 1;
-//   R4. Flags = 0 (version 1 reads no flag, not even the reserved LZ4 bit);
+//   R4. Flags has no bit other than Lz4Compressed and Lazy;
 //   R5. the Reserved header bytes are zero;
-//   R6. EntryCount >= 0, 0 <= StoredPayloadSize, UncompressedPayloadSize = StoredPayloadSize, and
+//   R6. EntryCount >= 0, 0 <= StoredPayloadSize, UncompressedPayloadSize = StoredPayloadSize
+//       without LZ4 and 0 <= UncompressedPayloadSize <= MaxRecordSize with it, and
 //       the record (128 + StoredPayloadSize rounded up to 4096) is at most MaxRecordSize bytes and
 //       ends inside the file;
 //   R7. PayloadChecksum matches the stored payload;
 //   R8. the payload is exactly EntryCount entries: each entry header lies inside the payload,
-//       PageNumber > 0, PageCount > 0, PageNumber + PageCount does not overflow, Encoding = 0,
-//       StoredLength = PageCount * 8192 and lies inside the payload, the Reserved entry bytes are
-//       zero, and the last entry ends exactly at StoredPayloadSize.
+//       PageNumber > 0, PageCount > 0, PageNumber + PageCount does not overflow, Encoding is 0, 1
+//       or 2, StoredLength = PageCount * 8192 for 0 and <= PageCount * 8192 for 1 and 2, and lies
+//       inside the payload, the Reserved entry bytes are zero, and the last entry ends exactly at
+//       the (uncompressed) payload's end;
+//   R9. with LZ4, the stored payload decodes (Lz4Block.Decompress, rules L1..) to exactly
+//       UncompressedPayloadSize bytes; a diff entry applies cleanly (PageDiff rules) at replay.
+//
+// Compression rule (the writer's choice; readers accept either form): a payload is compressed
+// only when the store enables it and the payload is at least CompressionThreshold bytes, and
+// the compressed form is kept only when it saves at least 1/8 of the bytes (CompressionPays).
+// Measured by the journal experiment (Voron.LoadTests): below ~4 KiB a record is one 4096-byte
+// write either way, so compressing buys no I/O; above, LZ4 pays on every data set we tried.
 // What recovery makes of a slot that is not a valid record:
 //   not intact                         torn write, trailing space of a file, or garbage;
 //   intact, TransactionId < E          a stale record of a recycled file: end of the log there;
@@ -132,6 +145,12 @@ internal static partial class JournalRecord
     public const int EntryEncodingOffset = 16;
     public const int EntryReservedOffset = 17;
     public const int EntryReservedSize = 7;
+
+    /// <summary>Payloads smaller than this are stored uncompressed: the record is one 4 KiB write either way.</summary>
+    public const int CompressionThreshold = 4096 - HeaderSize;
+
+    /// <summary>Whether a compressed payload is worth storing instead of the raw one (saves at least 1/8).</summary>
+    public static bool CompressionPays(int raw, int compressed) => compressed <= raw - raw / 8;
 
     /// <summary>The largest page count of one entry: its full image must fit a 32-bit StoredLength.</summary>
     public const int MaxEntryPageCount = int.MaxValue / Constants.PageSize;

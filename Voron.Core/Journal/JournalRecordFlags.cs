@@ -6,7 +6,12 @@ internal enum JournalRecordFlags : ushort
 {
     None = 0,
 
-    /// <summary>Reserved for the compression version: the stored payload is LZ4-compressed.
-    /// This version never sets it and reports a record carrying it as corruption.</summary>
+    /// <summary>The stored payload is one LZ4 block; decompressed it is UncompressedPayloadSize bytes.</summary>
     Lz4Compressed = 1,
+
+    /// <summary>
+    /// Written in the lazy durability mode: the record was not flushed before the transaction was
+    /// acknowledged, so an intact lazy record after a broken one proves nothing (D4 ignores it).
+    /// </summary>
+    Lazy = 2,
 }

@@ -118,6 +118,12 @@ internal sealed partial class JournalWriter
     {
         var number = _fileNumber + 1;
         var next = PrepareNewFile(number, Math.Max(_fileSize, recordSize));
+        if (_unsynced)
+        {
+            _file.FlushData(); // lazy records of the old file become durable before we leave it
+            _unsynced = false;
+        }
+
         _file.Dispose();
         _file = next;
         _fileNumber = number;

@@ -81,6 +81,10 @@ internal sealed partial class JournalWriter : IDisposable
     private long _offset;
     private long _nextTransactionId;
     private byte[] _buffer = [];
+    private byte[] _scratch = [];
+    private long _bytesWritten;
+    private bool _unsynced; // lazy records written to _file since its last FlushData
+    private long _encodeTicks;
     private Exception? _failure;
     private bool _disposed;
 
@@ -140,7 +144,16 @@ internal sealed partial class JournalWriter : IDisposable
     /// <param name="state">Exactly 64 bytes of environment state, stored uninterpreted.</param>
     /// <param name="pages">Each page's number (> 0) and image (a positive multiple of the page size).</param>
     /// <returns>Where the record starts and ends: the end is the next record's position in this file.</returns>
-    public JournalRecordLocation Append(long transactionId, ReadOnlySpan<byte> state, IReadOnlyList<JournalPage> pages)
+    public JournalRecordLocation Append(long transactionId, ReadOnlySpan<byte> state, IReadOnlyList<JournalPage> pages) =>
+        Append(transactionId, state, pages, compress: false, sync: true);
+
+    /// <summary>
+    /// As <see cref="Append(long, ReadOnlySpan{byte}, IReadOnlyList{JournalPage})"/>, choosing the
+    /// stored form: with <paramref name="compress"/> the payload is LZ4-compressed when that pays
+    /// (the compression rule in JournalRecord.cs); without <paramref name="sync"/> (lazy mode) the
+    /// record is written but not flushed — it is marked Lazy, and <see cref="Sync"/> makes it durable.
+    /// </summary>
+    public JournalRecordLocation Append(long transactionId, ReadOnlySpan<byte> state, IReadOnlyList<JournalPage> pages, bool compress, bool sync)
     {
         ThrowIfUnusable();
         ArgumentNullException.ThrowIfNull(pages);
@@ -155,15 +168,46 @@ internal sealed partial class JournalWriter : IDisposable
         }
 
         CheckPages(pages);
-        var recordSize = JournalRecord.RecordSize(JournalRecord.MeasurePayload(pages));
-        if (recordSize > JournalRecord.MaxRecordSize)
+        var payloadSize = JournalRecord.MeasurePayload(pages);
+        if (JournalRecord.RecordSize(payloadSize) > JournalRecord.MaxRecordSize)
         {
             throw new ArgumentException(
-                $"Transaction {transactionId} needs a {recordSize}-byte journal record; the largest is {JournalRecord.MaxRecordSize}.", nameof(pages));
+                $"Transaction {transactionId} needs a {JournalRecord.RecordSize(payloadSize)}-byte journal record; the largest is {JournalRecord.MaxRecordSize}.", nameof(pages));
         }
 
-        var record = RecordBuffer((int)recordSize).AsSpan(0, (int)recordSize);
-        JournalRecord.Encode(record, transactionId, state, pages);
+        var encodeStart = Stopwatch.GetTimestamp();
+        var flags = sync ? JournalRecordFlags.None : JournalRecordFlags.Lazy;
+        var raw = (int)payloadSize;
+        var stored = raw;
+        Span<byte> record;
+        if (compress && raw >= JournalRecord.CompressionThreshold)
+        {
+            var scratch = ScratchBuffer(raw);
+            JournalRecord.EncodeEntries(scratch, pages);
+            var bound = Compression.Lz4Block.MaxCompressedLength(raw);
+            var buffer = RecordBuffer((int)JournalRecord.RecordSize(Math.Max(raw, bound)));
+            var compressed = Compression.Lz4Block.Compress(scratch.AsSpan(0, raw), buffer.AsSpan(JournalRecord.HeaderSize, bound));
+            if (JournalRecord.CompressionPays(raw, compressed))
+            {
+                flags |= JournalRecordFlags.Lz4Compressed;
+                stored = compressed;
+            }
+            else
+            {
+                scratch.AsSpan(0, raw).CopyTo(buffer.AsSpan(JournalRecord.HeaderSize));
+            }
+
+            record = buffer.AsSpan(0, (int)JournalRecord.RecordSize(stored));
+        }
+        else
+        {
+            record = RecordBuffer((int)JournalRecord.RecordSize(raw)).AsSpan(0, (int)JournalRecord.RecordSize(raw));
+            JournalRecord.EncodeEntries(record[JournalRecord.HeaderSize..], pages);
+        }
+
+        JournalRecord.EncodeHeader(record, transactionId, state, pages.Count, stored, raw, flags);
+        _encodeTicks += Stopwatch.GetTimestamp() - encodeStart;
+        var recordSize = record.Length;
         try
         {
             if (_fileLength - _offset < recordSize)
@@ -171,9 +215,15 @@ internal sealed partial class JournalWriter : IDisposable
                 Rotate(recordSize);
             }
 
-            // J3: one positional write of the whole record, durable before we return (J2).
+            // J3: one positional write of the whole record, durable before we return (J2) —
+            // except in lazy mode, where Sync (called on a timer) makes it durable later.
             _file.Write(_offset, record);
-            _file.FlushData();
+            if (sync)
+            {
+                _file.FlushData();
+            }
+
+            _unsynced |= !sync;
         }
         catch (Exception e)
         {
@@ -181,11 +231,34 @@ internal sealed partial class JournalWriter : IDisposable
             throw;
         }
 
+        _bytesWritten += recordSize;
         var start = Position;
         _offset += recordSize;
         _nextTransactionId++;
         Debug.Assert(_offset <= _fileLength, "J4: a record never spans files");
         return new JournalRecordLocation(start, Position);
+    }
+
+    /// <summary>Bytes of records written since this writer was created (headers, payloads, padding).</summary>
+    public long BytesWritten => _bytesWritten;
+
+    /// <summary>Time spent building records (entries, compression, checksums) since this writer was created.</summary>
+    public TimeSpan EncodeTime => Stopwatch.GetElapsedTime(0, _encodeTicks);
+
+    /// <summary>Makes every record written so far durable (the lazy mode's periodic flush).</summary>
+    public void Sync()
+    {
+        ThrowIfUnusable();
+        try
+        {
+            _file.FlushData();
+            _unsynced = false;
+        }
+        catch (Exception e)
+        {
+            _failure = e;
+            throw;
+        }
     }
 
     public void Dispose()
@@ -203,6 +276,17 @@ internal sealed partial class JournalWriter : IDisposable
         {
             var page = pages[i];
             var length = page.Image.Length;
+            if (page.Encoding != JournalPageEncoding.FullImage)
+            {
+                if (page.PageNumber <= 0 || page.DiffPageCount <= 0 || page.DiffPageCount > JournalRecord.MaxEntryPageCount ||
+                    length > (long)page.DiffPageCount * Constants.PageSize)
+                {
+                    throw new ArgumentException($"Page {i} of the transaction is a {length}-byte diff of {page.DiffPageCount} pages at page {page.PageNumber}.", nameof(pages));
+                }
+
+                continue;
+            }
+
             if (page.PageNumber <= 0 || length == 0 || length % Constants.PageSize != 0 ||
                 page.PageCount > JournalRecord.MaxEntryPageCount || page.PageNumber > long.MaxValue - page.PageCount)
             {
@@ -228,6 +312,22 @@ internal sealed partial class JournalWriter : IDisposable
         }
 
         return _buffer;
+    }
+
+    /// <summary>A buffer for the uncompressed payload when compressing; kept like the record buffer.</summary>
+    private byte[] ScratchBuffer(int size)
+    {
+        if (size > RetainedBufferLimit)
+        {
+            return GC.AllocateUninitializedArray<byte>(size);
+        }
+
+        if (_scratch.Length < size)
+        {
+            _scratch = GC.AllocateUninitializedArray<byte>(Math.Min(RetainedBufferLimit, Math.Max(size, _scratch.Length * 2)));
+        }
+
+        return _scratch;
     }
 
     private void ThrowIfUnusable()

@@ -214,6 +214,17 @@ internal sealed unsafe class Pager : IDisposable
         ForgetVerified(pageNumber, image.Length / Constants.PageSize);
     }
 
+    /// <summary>
+    /// Copies pages as the file holds them, without validation (recovery applies diffs on top of
+    /// whatever a crash left there); bytes past the end of the file read as zeros.
+    /// </summary>
+    public void ReadRaw(long pageNumber, Span<byte> destination)
+    {
+        destination.Clear();
+        var read = _file.Read(pageNumber * Constants.PageSize, destination);
+        _ = read; // short at the end of the file: the rest stays zero
+    }
+
     /// <summary>Reads page 0 raw, for identity checks.</summary>
     public ReadOnlySpan<byte> ReadIdentityPage() =>
         PageCount > 0 ? _map.GetSpan(0, Constants.PageSize) : throw new CorruptionException(Path, 0, "the data file is empty: it has no identity page");

@@ -3,6 +3,7 @@ using Voron.Allocation;
 using Voron.Allocation.Policies;
 using Voron.Files;
 using Voron.Journal;
+using Voron.Journal.Diff;
 using Voron.Paging;
 using Voron.Trees;
 
@@ -42,6 +43,8 @@ internal sealed class LowLevelTransaction : IPageAccess, IAllocatorPages
     private readonly Dictionary<string, BTree> _openTrees = new(StringComparer.Ordinal);
     private readonly HashSet<string> _createdTrees = new(StringComparer.Ordinal);
     private readonly IReadOnlyDictionary<long, byte[]>? _previous;
+    private readonly HashSet<long>? _allocated; // pages this transaction created: journaled as diffs against zeros
+    private readonly List<long>? _freed; // first pages of the pages and runs this transaction freed (PageTable PT5)
     private BTree? _root;
 
     /// <summary>
@@ -58,6 +61,8 @@ internal sealed class LowLevelTransaction : IPageAccess, IAllocatorPages
         if (writable)
         {
             _dirty = [];
+            _allocated = [];
+            _freed = [];
             _allocator = new PageAllocator(this, committed.FreeSpace, committed.State.NextPageNumber, committed.State.FreeSpaceRoot,
                 Id, AllocationPolicies.Create(environment.Options, committed.FreeSpace.Cursor), ReleaseHorizon);
         }
@@ -86,6 +91,12 @@ internal sealed class LowLevelTransaction : IPageAccess, IAllocatorPages
             return own;
         }
 
+        return GetPreviousVersion(pageNumber);
+    }
+
+    /// <summary>The page as it was before this transaction: the version its page diff is computed against.</summary>
+    private ReadOnlySpan<byte> GetPreviousVersion(long pageNumber)
+    {
         if (_previous != null && _previous.TryGetValue(pageNumber, out var inFlight))
         {
             return inFlight;
@@ -131,6 +142,7 @@ internal sealed class LowLevelTransaction : IPageAccess, IAllocatorPages
         var buffer = new byte[checked(pageCount * Constants.PageSize)];
         PageHeader.SetPageNumber(buffer, pageNumber);
         dirty[pageNumber] = buffer;
+        _allocated!.Add(pageNumber);
         return buffer;
     }
 
@@ -139,9 +151,17 @@ internal sealed class LowLevelTransaction : IPageAccess, IAllocatorPages
         var dirty = RequireWritable();
         Allocator.Free(pageNumber, pageCount);
         dirty.Remove(pageNumber);
+        _allocated!.Remove(pageNumber);
+        _freed!.Add(pageNumber);
     }
 
-    public void DiscardPage(long pageNumber) => RequireWritable().Remove(pageNumber);
+    /// <summary>The allocator freed one of its own pages: drop this transaction's copy and publish a tombstone (PageTable PT5).</summary>
+    public void DiscardPage(long pageNumber)
+    {
+        RequireWritable().Remove(pageNumber);
+        _allocated!.Remove(pageNumber);
+        _freed!.Add(pageNumber);
+    }
 
     /// <summary>
     /// Pages freed by transactions up to this id may return to free space (Allocation/PageAllocator.cs
@@ -233,10 +253,13 @@ internal sealed class LowLevelTransaction : IPageAccess, IAllocatorPages
     }
 
     /// <summary>
-    /// Writes every changed tree state into the catalog and stamps page checksums (T5); null when
-    /// the transaction changed nothing. After this the transaction must not change again.
+    /// Writes every changed tree state into the catalog, stamps page checksums (T5) and builds
+    /// the journal entries — page diffs when <paramref name="diffs"/> is on (a page this
+    /// transaction created is diffed against zeros, a modified one against its previous version,
+    /// and a page whose diff would not be smaller is stored whole). Null when the transaction
+    /// changed nothing. After this the transaction must not change again.
     /// </summary>
-    public PreparedCommit? PrepareCommit()
+    public PreparedCommit? PrepareCommit(bool diffs)
     {
         var dirty = RequireWritable();
         Span<byte> stateBytes = stackalloc byte[TreeState.Size];
@@ -259,14 +282,50 @@ internal sealed class LowLevelTransaction : IPageAccess, IAllocatorPages
             pages.Add(new(pageNumber, bytes));
         }
 
-        if (pages.Count == 0)
+        if (pages.Count == 0 && _freed!.Count == 0)
         {
             return null;
         }
 
         pages.Sort((a, b) => a.Key.CompareTo(b.Key));
         var state = new EnvironmentState(Root.State, Allocator.NextPageNumber, Allocator.DirectoryPage);
-        return new PreparedCommit(Id, state, Allocator.ToSummary(), pages, dirty);
+        var journalPages = diffs ? DiffPages(pages) : pages.ConvertAll(p => new JournalPage(p.Key, p.Value)).ToArray();
+        // A page freed and allocated again by this transaction has a version, not a tombstone.
+        long[] freed = [.. _freed!.Where(p => !dirty.ContainsKey(p)).Distinct()];
+        return new PreparedCommit(Id, state, Allocator.ToSummary(), pages, dirty, journalPages, freed);
+    }
+
+    private JournalPage[] DiffPages(List<KeyValuePair<long, byte[]>> pages)
+    {
+        long total = 0;
+        foreach (var (_, bytes) in pages)
+        {
+            total += bytes.Length;
+        }
+
+        // One arena for every diff of the commit; a diff is never longer than its page (else the
+        // full image is stored), so the arena cannot overflow.
+        var arena = GC.AllocateUninitializedArray<byte>(checked((int)total));
+        var used = 0;
+        var result = new JournalPage[pages.Count];
+        for (var i = 0; i < pages.Count; i++)
+        {
+            var (pageNumber, current) = pages[i];
+            var isNew = _allocated!.Contains(pageNumber);
+            var output = arena.AsSpan(used, current.Length);
+            var length = isNew ? PageDiff.ComputeAgainstZeros(current, output) : PageDiff.Compute(GetPreviousVersion(pageNumber)[..current.Length], current, output);
+            if (length < 0)
+            {
+                result[i] = new JournalPage(pageNumber, current);
+                continue;
+            }
+
+            var encoding = isNew ? JournalPageEncoding.DiffAgainstZeros : JournalPageEncoding.DiffAgainstPrevious;
+            result[i] = new JournalPage(pageNumber, arena.AsMemory(used, length), encoding, current.Length / Constants.PageSize);
+            used += length;
+        }
+
+        return result;
     }
 
     internal static byte[] TreeNameKey(string name)

@@ -17,6 +17,11 @@ namespace Voron.Transactions;
 //   PT3. The flusher writes to the data file only the newest version with tx <= F of each page,
 //        where F <= the snapshot of every live reader. A reader with snapshot S >= F finds any
 //        version in (F, S] here, and otherwise the data file's copy is the newest <= S.
+//   PT5. Freeing a page (or run) publishes a tombstone version. Versions are keyed by a run's
+//        first page, so a freed page's older version can overlap a newer run that starts
+//        elsewhere (a leaf at P+1, freed, then a run allocated at P); the flusher writes only the
+//        newest version <= F of each key and skips tombstones, so a stale image never lands on
+//        top of a newer one.
 //   PT4. Versions with tx <= F are removed only after the data file holds the newest of them and
 //        is synced; readers that started before the removal keep their own reference to the
 //        removed array and its buffers (garbage collected when they drop it).
@@ -30,8 +35,8 @@ internal sealed class PageTable
     private readonly ConcurrentDictionary<long, PageVersion[]> _versions = new();
     private readonly object _mutation = new();
 
-    /// <summary>One committed version of a page (or overflow run).</summary>
-    internal readonly record struct PageVersion(long TxId, byte[] Bytes);
+    /// <summary>One committed version of a page (or overflow run); null bytes = freed at that transaction (a tombstone).</summary>
+    internal readonly record struct PageVersion(long TxId, byte[]? Bytes);
 
     // Pages with versions; read without a lock so an empty table (everything flushed, the
     // common case for read-mostly stores) costs readers one field read instead of a lookup.
@@ -48,8 +53,9 @@ internal sealed class PageTable
             {
                 if (versions[i].TxId <= snapshotTxId)
                 {
-                    bytes = versions[i].Bytes;
-                    return true;
+                    // A tombstone: the page was free at this snapshot; nothing to read here.
+                    bytes = versions[i].Bytes!;
+                    return bytes != null;
                 }
             }
         }
@@ -58,12 +64,15 @@ internal sealed class PageTable
         return false;
     }
 
-    /// <summary>Publishes the pages transaction <paramref name="txId"/> wrote (PT2: after its record is durable).</summary>
-    public void Publish(long txId, IEnumerable<KeyValuePair<long, byte[]>> pages)
+    /// <summary>
+    /// Publishes the pages transaction <paramref name="txId"/> wrote (PT2: after its record is
+    /// durable) and tombstones for the pages (or runs) it freed (PT5).
+    /// </summary>
+    public void Publish(long txId, IEnumerable<KeyValuePair<long, byte[]>> pages, IEnumerable<long> freed)
     {
         lock (_mutation)
         {
-            foreach (var (pageNumber, bytes) in pages)
+            foreach (var (pageNumber, bytes) in pages.Concat(freed.Select(f => new KeyValuePair<long, byte[]>(f, null!))))
             {
                 var version = new PageVersion(txId, bytes);
                 if (_versions.TryGetValue(pageNumber, out var existing))

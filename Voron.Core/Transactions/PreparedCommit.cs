@@ -11,22 +11,26 @@ namespace Voron.Transactions;
 /// </summary>
 internal sealed class PreparedCommit
 {
-    public PreparedCommit(long txId, EnvironmentState state, FreeSpaceSummary freeSpace, List<KeyValuePair<long, byte[]>> pages, Dictionary<long, byte[]> pagesByNumber)
+    public PreparedCommit(long txId, EnvironmentState state, FreeSpaceSummary freeSpace, List<KeyValuePair<long, byte[]>> pages,
+        Dictionary<long, byte[]> pagesByNumber, JournalPage[] journalPages, long[] freedPages)
     {
+        FreedPages = freedPages;
         TxId = txId;
         State = state;
         FreeSpace = freeSpace;
         Pages = pages;
         PagesByNumber = pagesByNumber;
-        JournalPages = new JournalPage[pages.Count];
-        for (var i = 0; i < pages.Count; i++)
+        JournalPages = journalPages;
+        foreach (var (_, bytes) in pages)
         {
-            JournalPages[i] = new JournalPage(pages[i].Key, pages[i].Value);
-            Bytes += pages[i].Value.Length;
+            Bytes += bytes.Length;
         }
     }
 
     public long TxId { get; }
+
+    /// <summary>First pages of the pages and runs this transaction freed: tombstones in the page table (PT5).</summary>
+    public long[] FreedPages { get; }
 
     public EnvironmentState State { get; }
 
@@ -38,6 +42,7 @@ internal sealed class PreparedCommit
     /// <summary>The same pages by number, for a transaction that builds on this one before it is published.</summary>
     public IReadOnlyDictionary<long, byte[]> PagesByNumber { get; }
 
+    /// <summary>What the journal stores for each page: a full image or a diff.</summary>
     public JournalPage[] JournalPages { get; }
 
     public long Bytes { get; }

@@ -128,7 +128,7 @@ internal sealed class TransactionMerger : IDisposable
                 return;
             }
 
-            var prepared = transaction.PrepareCommit();
+            var prepared = _environment.Prepare(transaction);
             try
             {
                 await InFlight.ConfigureAwait(false); // C1, C4: N - 1 first

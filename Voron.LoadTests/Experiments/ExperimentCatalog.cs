@@ -10,6 +10,7 @@ internal static class ExperimentCatalog
         new MachineExperiment(),
         new KvExperiment(),
         new MergeExperiment(),
+        new JournalExperiment(),
         new SectionsExperiment(),
     ];
 

@@ -14,13 +14,17 @@ internal sealed class RecordingFileSystem(IFileSystem inner) : IFileSystem
 
     public void Record(string line)
     {
-        if (FailWhen?.Invoke(line) == true)
+        // Background tasks (the flusher, the lazy journal sync) record beside the test's thread.
+        lock (Log)
         {
-            FailWhen = null;
-            throw new IOException($"injected failure: {line}");
-        }
+            if (FailWhen?.Invoke(line) == true)
+            {
+                FailWhen = null;
+                throw new IOException($"injected failure: {line}");
+            }
 
-        Log.Add(line);
+            Log.Add(line);
+        }
     }
 
     public IStorageFile Open(string path, FileOpenMode mode)

@@ -14,11 +14,16 @@ public sealed class StoreRecoveryTests
     {
         var env = StorageEnvironment.Open(StoreFactory.Options(fs));
         var starts = new List<JournalPosition>();
+        var random = new Random(count);
         for (var i = 0; i < count; i++)
         {
             starts.Add(env.Journal.Position);
             using var tx = env.BeginWrite();
-            tx.CreateTree("t").Put(B($"key{i:D4}"), B($"value{i}"));
+            // Incompressible values, so even a diffed and compressed record spans several sectors.
+            var value = new byte[3000];
+            random.NextBytes(value);
+            value[0] = (byte)i;
+            tx.CreateTree("t").Put(B($"key{i:D4}"), value);
             tx.Commit();
         }
 

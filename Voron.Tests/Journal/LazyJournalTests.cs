@@ -1,0 +1,115 @@
+using Voron.Journal;
+using Voron.Platform;
+using Voron.Platform.Memory;
+using Voron.Tests.Engine;
+
+namespace Voron.Tests.Journal;
+
+public sealed class LazyJournalTests
+{
+    private static JournalPage[] OnePage(long number, byte fill)
+    {
+        var image = new byte[Constants.PageSize];
+        image.AsSpan().Fill(fill);
+        return [new JournalPage(number, image)];
+    }
+
+    [Fact]
+    public void Recover_treats_a_broken_record_followed_only_by_lazy_records_as_a_torn_tail()
+    {
+        var fs = new InMemoryFileSystem(1L << 30);
+        var starts = new List<JournalPosition>();
+        using (var writer = new JournalWriter(fs, "/j", new JournalPosition(1, 0), 1, 1 << 20))
+        {
+            for (var tx = 1; tx <= 4; tx++)
+            {
+                starts.Add(writer.Append(tx, new byte[64], OnePage(tx, (byte)tx), compress: false, sync: false).Start);
+            }
+        }
+
+        // The OS wrote records 3 and 4 back but not all of record 2 before the power failed.
+        using (var file = fs.Open(JournalFiles.PathOf("/j", 1), FileOpenMode.OpenExisting))
+        {
+            file.Write(starts[1].Offset + 1024, new byte[512]);
+        }
+
+        var applied = new List<long>();
+        var result = JournalReader.Recover(fs, "/j", new JournalPosition(1, 0), 1, r => applied.Add(r.TransactionId));
+
+        Assert.Equal([1L], applied);
+        Assert.Equal(starts[1], result.End);
+    }
+
+    [Fact]
+    public void Recover_still_reports_corruption_when_a_durable_record_follows_a_broken_one()
+    {
+        var fs = new InMemoryFileSystem(1L << 30);
+        var starts = new List<JournalPosition>();
+        using (var writer = new JournalWriter(fs, "/j", new JournalPosition(1, 0), 1, 1 << 20))
+        {
+            for (var tx = 1; tx <= 4; tx++)
+            {
+                starts.Add(writer.Append(tx, new byte[64], OnePage(tx, (byte)tx), compress: false, sync: tx == 4).Start);
+            }
+        }
+
+        using (var file = fs.Open(JournalFiles.PathOf("/j", 1), FileOpenMode.OpenExisting))
+        {
+            file.Write(starts[1].Offset + 1024, new byte[512]);
+        }
+
+        // Record 4 was flushed, and a flush covers every earlier write: record 2 was durable and
+        // has been damaged since.
+        var error = Assert.Throws<CorruptionException>(() => JournalReader.Recover(fs, "/j", new JournalPosition(1, 0), 1, _ => { }));
+        Assert.Equal(starts[1].Offset, error.Offset);
+    }
+
+    [Fact]
+    public async Task Lazy_mode_acknowledges_without_a_journal_flush_and_flushes_within_the_interval()
+    {
+        var memory = StoreFactory.NewFileSystem();
+        var fs = new RecordingFileSystem(memory);
+        var options = StorageEnvironmentOptions.ForFileSystem("/store", fs);
+        options.BackgroundFlush = false;
+        options.Durability = DurabilityMode.Lazy;
+        options.LazyFlushInterval = TimeSpan.FromMilliseconds(20);
+        options.MaxDataFileSize = 4L << 30;
+        using (var env = StorageEnvironment.Open(options))
+        {
+            lock (fs.Log)
+            {
+                fs.Log.Clear();
+            }
+
+            for (var i = 0; i < 20; i++)
+            {
+                using var tx = env.BeginWrite();
+                tx.CreateTree("t").Put([(byte)i], [1]);
+                tx.Commit();
+            }
+
+            string[] Lines()
+            {
+                lock (fs.Log)
+                {
+                    return [.. fs.Log];
+                }
+            }
+
+            var writes = Lines().Count(l => l.StartsWith("Write /store/journal/", StringComparison.Ordinal));
+            Assert.Equal(20, writes);
+            var deadline = DateTime.UtcNow.AddSeconds(10);
+            while (!Lines().Any(l => l.StartsWith("FlushData /store/journal/", StringComparison.Ordinal)) && DateTime.UtcNow < deadline)
+            {
+                await Task.Delay(10);
+            }
+
+            Assert.Contains(Lines(), l => l.StartsWith("FlushData /store/journal/", StringComparison.Ordinal));
+            Assert.True(Lines().Count(l => l.StartsWith("FlushData /store/journal/", StringComparison.Ordinal)) < 20);
+        }
+
+        using var reopened = StorageEnvironment.Open(StoreFactory.Options(memory));
+        using var read = reopened.BeginRead();
+        Assert.Equal(20, read.OpenTree("t")!.Count);
+    }
+}
