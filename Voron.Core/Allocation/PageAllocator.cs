@@ -20,18 +20,19 @@ namespace Voron.Allocation;
 //       is the number of set bits. Pages at or above NextPageNumber and page 0 have no bit set.
 //   A2. The directory and bitmap pages are taken from the end of the file, never from the bitmap,
 //       and are never freed. Pending pages are ordinary allocations; an emptied one is freed at
-//       once (no reader reads free-space pages). Nothing the allocator does for itself frees a
-//       tree page or appends a pending entry, so it cannot recurse.
+//       once (no reader reads free-space pages), with a tombstone like any freed page
+//       (IAllocatorPages.DiscardPage). Nothing the allocator does for itself frees a tree page or
+//       appends a pending entry, so it cannot recurse.
 //   A3. Every page below NextPageNumber is owned exactly once: by a tree, by the free-space
 //       structures, by a pending entry, or by a set bit (StorageEnvironment.CheckIntegrity, F8).
 //   A4. Freeing a page that is free, or allocating one that is not, is a bug and throws at once.
-//   A5. Pages freed by transaction T (other than A6's) become free only in a write transaction
-//       that starts when every live reader's snapshot is >= T and T is published: until then a
-//       reader may still reach them. (Page numbers are stable and readers find old versions in the
-//       page table, so reusing at once would be safe here — Transactions/PageTable.cs PT3 — but
-//       delaying keeps old versions intact for readers and for the integrity check, as the design
-//       asks.) The release runs at the transaction's first Allocate or Free, so a transaction that
-//       allocates nothing writes no free-space page.
+//   A5. Pages freed by transaction T (other than A6's) become free only in a later write
+//       transaction that, at its first Allocate or Free, finds T published and every live
+//       reader's snapshot >= T: until then a reader may still reach them. (Page numbers are
+//       stable and readers find old versions in the page table, so reusing at once would be safe
+//       here — Transactions/PageTable.cs PT3 — but delaying keeps old versions intact for readers
+//       and for the integrity check, as the design asks.) Releasing only there means a
+//       transaction that allocates nothing writes no free-space page.
 //   A6. A run freed by the transaction that allocated it was never visible to anyone and is free
 //       again at once.
 

@@ -17,9 +17,11 @@ namespace Voron.LoadTests.Experiments;
 ///   run of as many consecutive keys instead — so pages are freed all over the file while the
 ///   data grows slowly, as in a live store.</item>
 /// </list>
-/// The data file is flushed after any commit that leaves at least <see cref="Shape.FlushPages"/>
-/// pages unflushed, so each flush covers about that many pages whatever the policy. The sequence
-/// of operations depends only on the seed: every policy gets exactly the same data.
+/// The data file is flushed after every <see cref="Shape.FlushTransactions"/> commits, so every
+/// policy flushes after exactly the same changes (each flush of random-100b covers some 200-300
+/// pages); or, when that is 0, after any commit that leaves at least <see cref="Shape.FlushPages"/>
+/// pages unflushed. The sequence of operations depends only on the seed: every policy gets
+/// exactly the same data.
 /// </summary>
 internal static class SectionsWorkload
 {
@@ -28,7 +30,7 @@ internal static class SectionsWorkload
 
     /// <summary>What to run. <paramref name="Sequential"/> keys count up instead of being random (load only).</summary>
     internal sealed record Shape(string Name, int LoadTransactions, int ChurnTransactions, int ValueSize,
-        int ValuesPerTransaction = 100, int FlushPages = 200, bool Sequential = false);
+        int ValuesPerTransaction = 100, int FlushTransactions = 0, int FlushPages = 200, bool Sequential = false);
 
     internal sealed record FlushPoint(string Phase, FlushStatistics Statistics);
 
@@ -104,13 +106,16 @@ internal static class SectionsWorkload
 
     private static void Commit(StorageEnvironment env, Shape shape, Action<Tree> work)
     {
+        long id;
         using (var tx = env.BeginWrite())
         {
             work(tx.CreateTree("data"));
             tx.Commit();
+            id = tx.Id;
         }
 
-        if (env.PageTable.PageCount >= shape.FlushPages)
+        var due = shape.FlushTransactions > 0 ? id % shape.FlushTransactions == 0 : env.PageTable.PageCount >= shape.FlushPages;
+        if (due)
         {
             env.FlushToDataFile();
         }

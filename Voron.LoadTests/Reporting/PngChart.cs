@@ -41,7 +41,7 @@ internal sealed class PngChart
 
     public static Rgb GridGrey { get; } = new(220, 220, 220);
 
-    /// <summary>Draws a chart over the whole image; the x axis runs over sample indexes 0..longest series.</summary>
+    /// <summary>Draws a chart over the whole image; the x axis runs over sample indexes 0..the longest series' length.</summary>
     public void Plot(string title, string xLabel, string yLabel, IReadOnlyList<Series> series, IReadOnlyList<Marker>? markers = null) =>
         Plot(0, 0, Width, Height, title, xLabel, yLabel, series, markers);
 
@@ -52,7 +52,7 @@ internal sealed class PngChart
         var top = y0 + Top;
         var plotWidth = width - Left - Right;
         var plotHeight = height - Top - Bottom;
-        var xMax = Math.Max(1, series.Max(s => s.Values.Count) - 1);
+        var xMax = Math.Max(1, series.Max(s => s.Values.Count));
         var yMax = NiceCeiling(series.SelectMany(s => s.Values).DefaultIfEmpty(1).Max());
         int X(double index) => left + (int)Math.Round(index / xMax * (plotWidth - 1));
         int Y(double value) => top + plotHeight - 1 - (int)Math.Round(value / yMax * (plotHeight - 1));
