@@ -299,9 +299,10 @@ public sealed partial class StorageEnvironment : IDisposable
 
                 _flusher.Flush();
             }
-            catch (IOException)
+            catch (Exception e) when (e is IOException or EnvironmentFailedException)
             {
-                // Nothing is lost: the journal still holds every committed transaction.
+                // Nothing is lost: the journal still holds every committed transaction, and the
+                // next open recovers it. Dispose must not throw, nor keep the store locked.
             }
         }
 
