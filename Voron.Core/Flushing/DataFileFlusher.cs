@@ -24,6 +24,8 @@ namespace Voron.Flushing;
 //   each image's header) to VoronMetrics, options.FlushLog and options.OnFlush
 //
 // Invariants:
+//   FL0. The data file never gets a transaction's pages before its journal record is durable
+//        (in lazy mode the flush syncs the journal first).
 //   FL1. F never exceeds the snapshot of a live reader, so the data file never holds a page
 //        version newer than a reader that falls through to it expects (PageTable PT3).
 //   FL2. The header never claims a transaction the data file has not synced.
@@ -185,6 +187,11 @@ internal sealed class DataFileFlusher : IDisposable
         }
 
         var start = Stopwatch.GetTimestamp();
+        if (_options.Durability == DurabilityMode.Lazy)
+        {
+            SyncJournal(); // FL0, write-ahead: the journal holds every flushed transaction durably first
+        }
+
         var images = _environment.PageTable.NewestUpTo(pageNumbers, last.TxId);
         var pager = _environment.Pager;
         var seeks = pager.WritePages(images);
