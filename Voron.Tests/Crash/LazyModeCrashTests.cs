@@ -27,13 +27,13 @@ public sealed class LazyModeCrashTests(ITestOutputHelper output)
         var points = Enumerable.Range(0, calls + (scenario.Deterministic ? 1 : 5)).ToList();
         var (states, failures) = StateRunner.Run(points, (point, found) =>
         {
-            var policies = PowerLossPolicy.AllModels
-                .Select((model, i) => new PowerLossPolicy(model, CrashHarness.StateSeed(seed, name, point, i)))
+            var policies = Enumerable.Range(0, CrashBudget.DamageRounds * PowerLossPolicy.AllModels.Count)
+                .Select(i => new PowerLossPolicy(PowerLossPolicy.AllModels[i % PowerLossPolicy.AllModels.Count], CrashHarness.StateSeed(seed, name, point, i)))
                 .ToList();
             found.AddRange(CrashHarness.CheckCrashPoint(scenario, seed, point, policies, reopen: point % 4 == 0));
             return policies.Count;
         });
 
-        CrashBudget.Report(output, $"'{name}': {calls} calls, {PowerLossPolicy.AllModels.Count} power losses each", states, failures);
+        CrashBudget.Report(output, $"'{name}': {calls} calls, {CrashBudget.DamageRounds * PowerLossPolicy.AllModels.Count} power losses each", states, failures);
     }
 }

@@ -15,7 +15,7 @@ public sealed class RandomCrashTests(ITestOutputHelper output)
     public void Random_workloads_crashed_at_random_calls_recover_every_acknowledged_commit()
     {
         var seed = TestSeed.Next(output, nameof(RandomCrashTests));
-        var workloads = CrashBudget.Count(300, share: 0.3 / (PointsPerWorkload * PowerLossesPerPoint));
+        var workloads = CrashBudget.Count(500, share: 0.3 / (PointsPerWorkload * PowerLossesPerPoint));
         var (states, failures) = StateRunner.Run(Enumerable.Range(0, workloads).ToList(), (index, found) =>
         {
             var workloadSeed = CrashHarness.StateSeed(seed, "workload", index);

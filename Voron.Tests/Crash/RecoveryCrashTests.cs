@@ -13,8 +13,8 @@ public sealed class RecoveryCrashTests(ITestOutputHelper output)
     public void Crash_at_every_call_of_recovery_then_recovery_gives_the_same_state()
     {
         var seed = TestSeed.Next(output, nameof(RecoveryCrashTests));
-        var everyNth = CrashBudget.Soak is null ? 3 : 1;
-        var secondLosses = CrashBudget.Soak is null ? 1 : CrashBudget.DamageRounds * 2;
+        var everyNth = CrashBudget.Soak is null ? 2 : 1;
+        var secondLosses = CrashBudget.RecoveryRounds;
         var firstCrashes = new List<(CrashScenario Scenario, int Point)>();
         foreach (var scenario in CrashScenarios.Enumerated)
         {
