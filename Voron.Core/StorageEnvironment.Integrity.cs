@@ -1,5 +1,4 @@
-using Voron.Transactions;
-using Voron.Trees;
+using Voron.Allocation;
 
 namespace Voron;
 
@@ -8,8 +7,10 @@ public sealed partial class StorageEnvironment
     /// <summary>
     /// Walks the whole store as of the last commit and checks that every page below the
     /// allocation high-water mark is owned exactly once — by a tree (its pages and overflow runs),
-    /// by the free-space map itself, or as a free page — that every tree is well-formed with exact
-    /// counts, and that every page read passes its checksum. Throws
+    /// by the free-space structures (directory, bitmaps, pending chain), by a pending-free entry
+    /// (freed, not yet reusable), or as a free page — that each section's free count matches its
+    /// bitmap, that the free-space pages pass their format rules, that every tree is well-formed
+    /// with exact counts, and that every page read passes its checksum. Throws
     /// <see cref="CorruptionException"/> or <see cref="InvalidOperationException"/> describing the
     /// first violation. Reads every page: for tests and offline checks, not a hot path.
     /// </summary>
@@ -17,20 +18,24 @@ public sealed partial class StorageEnvironment
     {
         using var write = BeginWrite(); // excludes commits; the allocator view needs a write transaction
         var transaction = write.Low;
-        var owner = new Dictionary<long, string>();
+        var allocator = transaction.Allocator; // only read here: reading releases no pending frees
+        var next = allocator.NextPageNumber;
+        var owner = new string?[next];
         void Claim(long first, int count, string what)
         {
             for (var page = first; page < first + count; page++)
             {
-                if (page <= 0 || page >= transaction.Allocator.NextPageNumber)
+                if (page <= 0 || page >= next)
                 {
-                    throw new InvalidOperationException($"Integrity: {what} owns page {page}, outside [1, {transaction.Allocator.NextPageNumber}).");
+                    throw new InvalidOperationException($"Integrity: {what} owns page {page}, outside [1, {next}).");
                 }
 
-                if (!owner.TryAdd(page, what))
+                if (owner[page] is { } other)
                 {
-                    throw new InvalidOperationException($"Integrity: page {page} is owned twice, by {owner[page]} and by {what}.");
+                    throw new InvalidOperationException($"Integrity: page {page} is owned twice, by {other} and by {what}.");
                 }
+
+                owner[page] = what;
             }
         }
 
@@ -40,33 +45,64 @@ public sealed partial class StorageEnvironment
         foreach (var name in names)
         {
             var tree = transaction.OpenTree(name) ?? throw new InvalidOperationException($"Integrity: tree '{name}' is listed but cannot be opened.");
-            tree.Verify((page, count) => Claim(page, count, $"tree '{name}'"));
+            var label = $"tree '{name}'";
+            tree.Verify((page, count) => Claim(page, count, label));
             entries += tree.State.EntryCount;
         }
 
-        foreach (var page in transaction.Allocator.OwnPages())
+        var treePages = owner.LongCount(o => o != null);
+
+        // The free-space pages by their format rules (F1-F7), then the counts against the bits (A1).
+        FreeSpaceSummary.Load(transaction, allocator.DirectoryPage, next);
+        allocator.VerifySectionCounts();
+        var structures = allocator.StructurePages();
+        foreach (var page in structures)
         {
-            Claim(page, 1, "the free-space map");
+            Claim(page, 1, "the free-space structures");
+        }
+
+        long pending = 0;
+        foreach (var run in allocator.PendingRuns())
+        {
+            if (run.FreedBy > transaction.Committed.TxId)
+            {
+                throw new InvalidOperationException($"Integrity: pending pages [{run.FirstPage}, {run.FirstPage + run.PageCount}) were freed by transaction {run.FreedBy}, after the last commit {transaction.Committed.TxId}.");
+            }
+
+            Claim(run.FirstPage, run.PageCount, $"the pending-free list (freed by transaction {run.FreedBy})");
+            pending += run.PageCount;
         }
 
         long free = 0;
-        for (long page = 1; page < transaction.Allocator.NextPageNumber; page++)
+        for (long page = 1; page < next; page++)
         {
-            var isFree = transaction.Allocator.IsFree(page);
-            if (isFree)
+            if (allocator.IsFree(page))
             {
                 Claim(page, 1, "free space");
                 free++;
             }
-            else if (!owner.ContainsKey(page))
+            else if (owner[page] == null)
             {
                 throw new InvalidOperationException($"Integrity: page {page} is neither free nor owned by anything (a leak).");
             }
         }
 
-        return new IntegrityReport(transaction.Committed.TxId, names.Count, entries, transaction.Allocator.NextPageNumber, free);
+        return new IntegrityReport(transaction.Committed.TxId, names.Count, entries, next, free + pending, pending, structures.Count, treePages);
     }
 }
 
 /// <summary>What <see cref="StorageEnvironment.CheckIntegrity"/> found.</summary>
-public sealed record IntegrityReport(long TransactionId, int Trees, long Entries, long Pages, long FreePages);
+/// <param name="TransactionId">The last committed transaction the check saw.</param>
+/// <param name="Trees">Named trees.</param>
+/// <param name="Entries">Entries in all named trees.</param>
+/// <param name="Pages">The allocation high-water mark: pages of the data file in use or free, page 0 included.</param>
+/// <param name="FreePages">Pages freed and owned by nothing else: reusable now, or pending (<paramref name="PendingFreePages"/>).</param>
+/// <param name="PendingFreePages">Freed pages not yet reusable: a reader may still predate their freeing, or no write transaction has released them yet.</param>
+/// <param name="FreeSpaceStructurePages">Pages the free-space directory, bitmaps and pending chain take.</param>
+/// <param name="TreePages">Pages the trees (the root catalog included) own: the live data.</param>
+public sealed record IntegrityReport(long TransactionId, int Trees, long Entries, long Pages, long FreePages,
+    long PendingFreePages = 0, long FreeSpaceStructurePages = 0, long TreePages = 0)
+{
+    /// <summary>Free pages the next allocation may take: <see cref="FreePages"/> less the pending ones.</summary>
+    public long ReusablePages => FreePages - PendingFreePages;
+}

@@ -40,6 +40,14 @@ public sealed partial class StorageEnvironment
             pager = new Pager(fileSystem.Open(layout.DataFile, FileOpenMode.OpenExisting), options.MaxDataFileSize);
             DataFileIdentity.Validate(pager.ReadIdentityPage(), layout.DataFile);
 
+            // Write-ahead during recovery too: records a lazy-mode process left in the OS cache
+            // become durable before any of them reaches the data file.
+            foreach (var number in JournalFiles.List(fileSystem, layout.JournalDirectory))
+            {
+                using var journalFile = fileSystem.Open(JournalFiles.PathOf(layout.JournalDirectory, number), FileOpenMode.OpenExisting);
+                journalFile.FlushData();
+            }
+
             var (recovered, end) = Recover(fileSystem, layout, pager, header);
             if (recovered.LastSyncedTxId != header.LastSyncedTxId)
             {
@@ -47,7 +55,16 @@ public sealed partial class StorageEnvironment
                 HeaderFile.Write(fileSystem, layout, recovered);
                 header = recovered;
             }
+            else if (JournalFiles.List(fileSystem, layout.JournalDirectory).Any(n => n < header.JournalFile))
+            {
+                // Journal files are about to be released on the strength of this header: make it
+                // durable ourselves first. A header read back may be a cached copy whose fsync
+                // failed in an earlier process (fsyncgate) and that a power loss would undo.
+                header = header with { Revision = header.Revision + 1 };
+                HeaderFile.Write(fileSystem, layout, header);
+            }
 
+            ClearAfterEnd(fileSystem, layout, end);
             journal = new JournalWriter(fileSystem, layout.JournalDirectory, end, header.LastSyncedTxId + 1, options.JournalFileSize);
             // J6: only files before the durable header's recovery start may go — not every file
             // before the end of the log, which may lie in a later file than the header names.
@@ -71,6 +88,47 @@ public sealed partial class StorageEnvironment
     /// a store that holds nothing yet (no journal file, a data file of at most its identity page)
     /// is created again; anything more is someone's data and is refused.
     /// </summary>
+    /// <summary>
+    /// Zeroes (and syncs) the rest of the journal file after the end of the log. In lazy mode a
+    /// power loss can keep record N + 1 but not N; recovery ends the log before N, and without this
+    /// the stale N + 1 could later sit right after a new record N of the same size and be replayed
+    /// as its successor. Costs one write of the file's unused tail per open.
+    /// </summary>
+    private static void ClearAfterEnd(IFileSystem fileSystem, StoreLayout layout, JournalPosition end)
+    {
+        var path = JournalFiles.PathOf(layout.JournalDirectory, end.FileNumber);
+        if (!fileSystem.FileExists(path))
+        {
+            return;
+        }
+
+        using var file = fileSystem.Open(path, FileOpenMode.OpenExisting);
+        var zeros = new byte[1 << 20];
+        var any = false;
+        var probe = new byte[Voron.Journal.JournalRecord.HeaderSize];
+        for (var offset = end.Offset; offset + probe.Length <= file.Length; offset += Voron.Journal.JournalRecord.Alignment)
+        {
+            file.Read(offset, probe);
+            if (probe.AsSpan().ContainsAnyExcept((byte)0))
+            {
+                any = true;
+                break;
+            }
+        }
+
+        if (!any)
+        {
+            return; // nothing but zeros after the end: the common case costs reads of zeros only
+        }
+
+        for (var offset = end.Offset; offset < file.Length; offset += zeros.Length)
+        {
+            file.Write(offset, zeros.AsSpan(0, (int)Math.Min(zeros.Length, file.Length - offset)));
+        }
+
+        file.FlushData();
+    }
+
     private static HeaderRecord CreateStore(IFileSystem fileSystem, StoreLayout layout, int headerCopies)
     {
         var what = headerCopies == 0 ? "both header files (headers.one, headers.two) are missing" : "neither header copy (headers.one, headers.two) is valid (rules H1/H2)";

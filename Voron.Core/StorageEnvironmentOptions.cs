@@ -103,4 +103,69 @@ public sealed class StorageEnvironmentOptions
 
     /// <summary>The background flush also runs when anything waited this long. Default 1 second.</summary>
     public TimeSpan FlushInterval { get; set; } = TimeSpan.FromSeconds(1);
+
+    /// <summary>
+    /// Where new pages go: <see cref="Voron.AllocationPolicy.Sections"/> (default) keeps a flush's
+    /// pages in few places of the data file; <see cref="Voron.AllocationPolicy.FirstFit"/> takes
+    /// the lowest free run, for comparison. Either can open any store.
+    /// </summary>
+    public AllocationPolicy AllocationPolicy { get; set; } = AllocationPolicy.Sections;
+
+    /// <summary>
+    /// Sections policy: when the active 4 MiB section (512 pages) has no room, the next section
+    /// must have at least this many free pages, else the file grows instead. Higher keeps flushes
+    /// more contiguous; lower reuses space sooner. 1..512, default 256.
+    /// </summary>
+    public int MinFreePagesToSwitch
+    {
+        get => _minFreePagesToSwitch;
+        set => _minFreePagesToSwitch = InRange(value, 1, 512);
+    }
+
+    /// <summary>
+    /// Sections policy: having found the next section with <see cref="MinFreePagesToSwitch"/>
+    /// free pages, look at up to this many sections after it (forward, ~4 MiB each) and take the
+    /// one with the most free pages. 0 takes the first. Default 256 (about 1 GiB of file).
+    /// </summary>
+    public int MaxSectionsToScan
+    {
+        get => _maxSectionsToScan;
+        set => _maxSectionsToScan = InRange(value, 0, int.MaxValue - 1);
+    }
+
+    /// <summary>
+    /// Sections policy, a soft bound on wasted space: when no section qualifies but free pages
+    /// already make up at least this percentage of the data file, take the section with the most
+    /// free pages rather than growing the file. 0..100, default 20.
+    /// </summary>
+    public int MaxFreeSpacePercent
+    {
+        get => _maxFreeSpacePercent;
+        set => _maxFreeSpacePercent = InRange(value, 0, 100);
+    }
+
+    /// <summary>
+    /// Receives one line per flush to the data file, shaped as
+    /// <c>Flush 1,154 with 159 pages - 1,272 kb writes and 2 seeks (107 leaves, 52 branches, 0 overflows)</c>
+    /// (<see cref="FlushStatistics.ToLogLine"/>). Runs on the flushing thread after the flush;
+    /// keep it quick. Exceptions it throws are ignored. Default none.
+    /// </summary>
+    public Action<string>? FlushLog { get; set; }
+
+    /// <summary>Receives the statistics of every flush to the data file, as <see cref="FlushLog"/> does its line. Default none.</summary>
+    public Action<FlushStatistics>? OnFlush { get; set; }
+
+    private int _minFreePagesToSwitch = 256;
+    private int _maxSectionsToScan = 256;
+    private int _maxFreeSpacePercent = 20;
+
+    private static int InRange(int value, int min, int max, [System.Runtime.CompilerServices.CallerMemberName] string name = "")
+    {
+        if (value < min || value > max)
+        {
+            throw new ArgumentOutOfRangeException(name, value, $"{name} must be between {min} and {max}.");
+        }
+
+        return value;
+    }
 }

@@ -1,40 +1,77 @@
-using System.Buffers.Binary;
-using System.Diagnostics;
-using System.Numerics;
+using Voron.Allocation.Policies;
 
 namespace Voron.Allocation;
 
-// Design notes — the page allocator (first fit over a free-space bitmap).
+// Design notes — the page allocator (free space per 4 MiB section, pending frees, a policy).
 //
 // One allocator per write transaction, started from the committed FreeSpaceSummary and the
-// committed NextPageNumber; commit publishes its summary with the new state, rollback drops it.
+// committed NextPageNumber; commit publishes its summary with the new state, rollback drops it
+// (every change it made is in the transaction's dirty pages). The free-space pages are described
+// in FreeSpaceFormat.cs. Where new pages go is the policy's choice (Policies/: sections or first
+// fit); this type keeps the books.
+//
+//   Allocate(count): release pending frees (once per transaction, A5) -> policy.Place(count)
+//                    -> take the run's bits, or extend NextPageNumber when the policy says -1
+//   Free(first, count): pages this transaction allocated -> their bits at once (A6);
+//                    others -> an entry (tx id, run) appended to the pending chain (A5)
 //
 // Invariants:
-//   A1. A page is free iff its bit is set; pages at or above NextPageNumber have no bit set.
-//   A2. The allocator's own pages (directory and bitmaps) are taken from the end of the file,
-//       never from the bitmap, so allocating never recurses into itself.
-//   A3. A page freed by transaction T may be reused by T or any later transaction at once.
-//       Readers are not harmed: page numbers are stable and a reader finds the version its
-//       snapshot needs in the page table or the data file (Transactions/PageTable.cs PT3), and
-//       the flusher never overwrites a data-file page a live reader may still read.
-//   A4. Freeing a page that is already free is a bug and throws at once (double free).
-//
-// A later issue replaces first fit with 4 MiB sections and an active section; this type is the
-// seam for that (Allocation/ has the policy, transactions only call Allocate and Free).
+//   A1. A page is free iff its bit is set; its section's count (in memory and on its bitmap page)
+//       is the number of set bits. Pages at or above NextPageNumber and page 0 have no bit set.
+//   A2. The directory and bitmap pages are taken from the end of the file, never from the bitmap,
+//       and are never freed. Pending pages are ordinary allocations; an emptied one is freed at
+//       once (no reader reads free-space pages), with a tombstone like any freed page
+//       (IAllocatorPages.DiscardPage). Nothing the allocator does for itself frees a tree page or
+//       appends a pending entry, so it cannot recurse.
+//   A3. Every page below NextPageNumber is owned exactly once: by a tree, by the free-space
+//       structures, by a pending entry, or by a set bit (StorageEnvironment.CheckIntegrity, F8).
+//   A4. Freeing a page that is free, or allocating one that is not, is a bug and throws at once.
+//   A5. Pages freed by transaction T (other than A6's) become free only in a later write
+//       transaction that, at its first Allocate or Free, finds T published and every live
+//       reader's snapshot >= T: until then a reader may still reach them. (Page numbers are
+//       stable and readers find old versions in the page table, so reusing at once would be safe
+//       here — Transactions/PageTable.cs PT3 — but delaying keeps old versions intact for readers
+//       and for the integrity check, as the design asks.) Releasing only there means a
+//       transaction that allocates nothing writes no free-space page.
+//   A6. A run freed by the transaction that allocated it was never visible to anyone and is free
+//       again at once.
 
 /// <summary>Allocates and frees pages for one write transaction.</summary>
-internal sealed class PageAllocator
+internal sealed partial class PageAllocator : ISectionView
 {
     private readonly IAllocatorPages _pages;
-    private List<long> _bitmapPages;
-    private List<int> _freeCounts;
-    private int _firstBitmapWithSpace;
+    private readonly IAllocationPolicy _policy;
+    private readonly long _txId;
+    private readonly Func<long> _releaseHorizon;
+    private readonly Dictionary<long, int> _allocatedHere = [];
+    private readonly HashSet<long> _freedHere = [];
+    private long[] _bitmapPages;
+    private ushort[] _sectionFree;
+    private bool _ownsArrays;
+    private long _freePages;
+    private long _pendingPages;
+    private long _oldestPendingTx;
+    private bool _released;
 
-    public PageAllocator(IAllocatorPages pages, FreeSpaceSummary summary, long nextPageNumber, long directoryPage)
+    /// <param name="pages">The transaction's pages.</param>
+    /// <param name="summary">Free space as of the transaction this one starts from.</param>
+    /// <param name="nextPageNumber">The end of allocation as of that transaction.</param>
+    /// <param name="directoryPage">The free-space directory (EnvironmentState.FreeSpaceRoot), 0 if none yet.</param>
+    /// <param name="txId">This transaction's id: the FreedBy of the runs it frees.</param>
+    /// <param name="policy">Where new pages go.</param>
+    /// <param name="releaseHorizon">Pending runs freed by transactions up to this id may be released (A5).</param>
+    public PageAllocator(IAllocatorPages pages, FreeSpaceSummary summary, long nextPageNumber, long directoryPage,
+        long txId, IAllocationPolicy policy, Func<long> releaseHorizon)
     {
         _pages = pages;
-        _bitmapPages = [.. summary.BitmapPages];
-        _freeCounts = [.. summary.FreeCounts];
+        _bitmapPages = summary.BitmapPages;
+        _sectionFree = summary.SectionFree;
+        _freePages = summary.FreePages;
+        _pendingPages = summary.PendingPages;
+        _oldestPendingTx = summary.OldestPendingTx;
+        _txId = txId;
+        _policy = policy;
+        _releaseHorizon = releaseHorizon;
         NextPageNumber = nextPageNumber;
         DirectoryPage = directoryPage;
     }
@@ -45,163 +82,105 @@ internal sealed class PageAllocator
     /// <summary>The free-space directory page; 0 until the first page is freed.</summary>
     public long DirectoryPage { get; private set; }
 
-    public FreeSpaceSummary ToSummary() => new([.. _bitmapPages], [.. _freeCounts]);
+    public ReadOnlySpan<ushort> SectionFree => _sectionFree;
 
-    /// <summary>Takes <paramref name="count"/> consecutive pages: the first fitting free run, else the end of the file.</summary>
+    public long FreePages => _freePages;
+
+    /// <summary>Pages freed but not yet reusable (A5).</summary>
+    public long PendingPages => _pendingPages;
+
+    /// <summary>The policy of this transaction (tests look at its state).</summary>
+    internal IAllocationPolicy Policy => _policy;
+
+    /// <summary>The digest to publish with this transaction. The transaction must not allocate afterwards.</summary>
+    public FreeSpaceSummary ToSummary()
+    {
+        _ownsArrays = false; // the summary now shares them: copy again before any further change
+        return new FreeSpaceSummary(_bitmapPages, _sectionFree, _freePages, _pendingPages, _oldestPendingTx, _policy.Cursor);
+    }
+
+    /// <summary>Takes <paramref name="count"/> consecutive pages where the policy says, else at the end of the file.</summary>
     public long Allocate(int count)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(count, 1);
-        for (var k = _firstBitmapWithSpace; k < _bitmapPages.Count; k++)
-        {
-            if (_freeCounts[k] < count)
-            {
-                continue;
-            }
-
-            var bit = FindRun(_pages.GetPage(_bitmapPages[k]), count);
-            if (bit < 0)
-            {
-                continue;
-            }
-
-            SetBits(k, bit, count, free: false);
-            return (long)k * FreeSpaceFormat.BitsPerPage + bit;
-        }
-
-        _firstBitmapWithSpace = _bitmapPages.Count;
-        return AllocateAtEnd(count);
+        ReleaseOnce();
+        var first = Take(count);
+        _allocatedHere[first] = count;
+        return first;
     }
 
-    /// <summary>Marks <paramref name="count"/> pages from <paramref name="first"/> free.</summary>
+    /// <summary>Frees <paramref name="count"/> pages from <paramref name="first"/>: at once if this transaction allocated them (A6), else pending (A5).</summary>
     public void Free(long first, int count)
     {
-        if (first <= 0 || first + count > NextPageNumber)
+        ArgumentOutOfRangeException.ThrowIfLessThan(count, 1);
+        if (first <= 0 || first > NextPageNumber - count)
         {
             throw new InvalidOperationException($"Freeing pages [{first}, {first + count}) which were never allocated (next page {NextPageNumber}).");
         }
 
-        for (var page = first; page < first + count;)
+        ReleaseOnce();
+        if (_allocatedHere.Remove(first, out var allocated))
         {
-            var k = (int)(page / FreeSpaceFormat.BitsPerPage);
-            EnsureBitmap(k);
-            var bit = (int)(page % FreeSpaceFormat.BitsPerPage);
-            var run = (int)Math.Min(first + count - page, FreeSpaceFormat.BitsPerPage - bit);
-            SetBits(k, bit, run, free: true);
-            _firstBitmapWithSpace = Math.Min(_firstBitmapWithSpace, k);
-            page += run;
+            if (allocated != count)
+            {
+                throw new InvalidOperationException($"Freeing {count} pages from {first}, which this transaction allocated as a run of {allocated}.");
+            }
+
+            ChangeBits(first, count, free: true); // A6
+            return;
         }
+
+        if (!_freedHere.Add(first))
+        {
+            throw new InvalidOperationException($"A4: page {first} is freed twice by transaction {_txId}.");
+        }
+
+        RequireAllocated(first, count);
+        AppendPending(new PendingRun(_txId, first, count));
     }
 
-    /// <summary>Whether a page's bit is set (for the integrity check).</summary>
-    public bool IsFree(long page)
+    /// <summary>A run where the policy places it, else at the end of the file (also the allocator's pending pages, A2).</summary>
+    private long Take(int count)
     {
-        var k = (int)(page / FreeSpaceFormat.BitsPerPage);
-        if (k >= _bitmapPages.Count)
+        var first = _policy.Place(this, count);
+        if (first < 0)
         {
-            return false;
+            return AllocateAtEnd(count);
         }
 
-        var bit = (int)(page % FreeSpaceFormat.BitsPerPage);
-        var bits = _pages.GetPage(_bitmapPages[k])[FreeSpaceFormat.BitsOffset..];
-        return (bits[bit >> 3] & (1 << (bit & 7))) != 0;
+        ChangeBits(first, count, free: false);
+        return first;
     }
 
-    /// <summary>The pages the allocator itself owns: the directory and the bitmaps.</summary>
-    public IEnumerable<long> OwnPages() => DirectoryPage == 0 ? [] : [DirectoryPage, .. _bitmapPages];
+    private void ReleaseOnce()
+    {
+        if (_released)
+        {
+            return;
+        }
+
+        _released = true;
+        if (_oldestPendingTx == long.MaxValue)
+        {
+            return;
+        }
+
+        var horizon = _releaseHorizon();
+        if (horizon >= _oldestPendingTx)
+        {
+            ReleasePending(Math.Min(horizon, _txId - 1));
+        }
+    }
 
     private long AllocateAtEnd(int count)
     {
         var first = NextPageNumber;
-        if ((first + count) / FreeSpaceFormat.BitsPerPage >= FreeSpaceFormat.MaxBitmapPages)
+        if (first + count > (long)FreeSpaceFormat.MaxBitmapPages * FreeSpaceFormat.PagesPerBitmap)
         {
-            throw new InvalidOperationException($"The data file cannot grow past {(long)FreeSpaceFormat.MaxBitmapPages * FreeSpaceFormat.BitsPerPage} pages in this format version.");
+            throw new InvalidOperationException($"The data file cannot grow past {(long)FreeSpaceFormat.MaxBitmapPages * FreeSpaceFormat.PagesPerBitmap} pages in free-space format version {FreeSpaceFormat.Version}.");
         }
 
         NextPageNumber += count;
         return first;
-    }
-
-    private void EnsureBitmap(int k)
-    {
-        if (DirectoryPage == 0)
-        {
-            DirectoryPage = AllocateAtEnd(1);
-            FreeSpaceFormat.InitDirectory(_pages.CreatePage(DirectoryPage, 1));
-        }
-
-        while (_bitmapPages.Count <= k)
-        {
-            var index = _bitmapPages.Count;
-            var page = AllocateAtEnd(1);
-            FreeSpaceFormat.InitBitmap(_pages.CreatePage(page, 1), index);
-            var directory = _pages.ModifyPage(DirectoryPage);
-            BinaryPrimitives.WriteInt64LittleEndian(directory[(FreeSpaceFormat.ListOffset + 8 * index)..], page);
-            BinaryPrimitives.WriteInt32LittleEndian(directory[FreeSpaceFormat.CountOffset..], index + 1);
-            _bitmapPages.Add(page);
-            _freeCounts.Add(0);
-        }
-    }
-
-    private void SetBits(int k, int bit, int count, bool free)
-    {
-        var bits = _pages.ModifyPage(_bitmapPages[k])[FreeSpaceFormat.BitsOffset..];
-        for (var i = bit; i < bit + count; i++)
-        {
-            var mask = (byte)(1 << (i & 7));
-            var isFree = (bits[i >> 3] & mask) != 0;
-            if (isFree == free)
-            {
-                // A4: always on — a double free or a double allocation corrupts data silently otherwise.
-                throw new InvalidOperationException($"A4: page {(long)k * FreeSpaceFormat.BitsPerPage + i} is already {(free ? "free" : "allocated")}.");
-            }
-
-            bits[i >> 3] ^= mask;
-        }
-
-        _freeCounts[k] += free ? count : -count;
-        Debug.Assert(_freeCounts[k] >= 0 && _freeCounts[k] <= FreeSpaceFormat.BitsPerPage, "A1: free count stays within the bitmap");
-    }
-
-    /// <summary>The first bit of a run of <paramref name="count"/> set bits, or -1.</summary>
-    private static int FindRun(ReadOnlySpan<byte> page, int count)
-    {
-        var bits = page[FreeSpaceFormat.BitsOffset..Constants.PageSize];
-        var runStart = -1;
-        var runLength = 0;
-        for (var word = 0; word + 8 <= bits.Length; word += 8)
-        {
-            var value = BinaryPrimitives.ReadUInt64LittleEndian(bits[word..]);
-            if (value == 0)
-            {
-                runLength = 0;
-                continue;
-            }
-
-            if (count == 1)
-            {
-                return word * 8 + BitOperations.TrailingZeroCount(value);
-            }
-
-            for (var b = 0; b < 64; b++)
-            {
-                if ((value & (1UL << b)) == 0)
-                {
-                    runLength = 0;
-                    continue;
-                }
-
-                if (runLength++ == 0)
-                {
-                    runStart = word * 8 + b;
-                }
-
-                if (runLength == count)
-                {
-                    return runStart;
-                }
-            }
-        }
-
-        return -1;
     }
 }

@@ -29,5 +29,21 @@ public static class VoronMetrics
     internal static readonly Histogram<double> JournalFlushMilliseconds =
         Meter.CreateHistogram<double>("voron.journal.flush_duration", "ms", "Time to write and flush one journal record");
 
+    internal static readonly Counter<long> Flushes =
+        Meter.CreateCounter<long>("voron.flush.count", "{flush}", "Flushes of committed pages to the data file");
+
+    internal static readonly Histogram<long> FlushPages =
+        Meter.CreateHistogram<long>("voron.flush.pages", "{page}", "Pages one flush wrote to the data file");
+
+    internal static readonly Histogram<long> FlushBytes =
+        Meter.CreateHistogram<long>("voron.flush.bytes", "By", "Bytes one flush wrote to the data file");
+
+    internal static readonly Histogram<int> FlushSeeks =
+        Meter.CreateHistogram<int>("voron.flush.seeks", "{run}", "Discontiguous runs one flush wrote (one gathered write each)");
+
+    /// <summary>Pages flushed by kind; tag <c>voron.page.kind</c> = leaf, branch, overflow or free_space.</summary>
+    internal static readonly Counter<long> FlushedPagesByKind =
+        Meter.CreateCounter<long>("voron.flush.pages_by_kind", "{page}", "Pages written to the data file, by page kind");
+
     internal static KeyValuePair<string, object?> StoreTag(string path) => new("voron.store", path);
 }

@@ -1,5 +1,8 @@
+using System.Diagnostics;
+using Voron.Diagnostics;
 using Voron.Files;
 using Voron.Journal;
+using Voron.Paging;
 using Voron.Transactions;
 
 namespace Voron.Flushing;
@@ -17,8 +20,12 @@ namespace Voron.Flushing;
 //     6. page table: drop versions <= F of those pages (PT4)
 //     7. journal: recycle files wholly before F's position (under the journal lock)
 //   any failure: the environment fails (fail-stop); the journal still holds everything.
+//   then, outside the lock: statistics (pages, bytes, seeks = runs written, pages by kind from
+//   each image's header) to VoronMetrics, options.FlushLog and options.OnFlush
 //
 // Invariants:
+//   FL0. The data file never gets a transaction's pages before its journal record is durable
+//        (in lazy mode the flush syncs the journal first).
 //   FL1. F never exceeds the snapshot of a live reader, so the data file never holds a page
 //        version newer than a reader that falls through to it expects (PageTable PT3).
 //   FL2. The header never claims a transaction the data file has not synced.
@@ -107,17 +114,49 @@ internal sealed class DataFileFlusher : IDisposable
 
     public FlushStatistics? Flush()
     {
+        FlushStatistics? statistics;
         lock (_flushLock)
         {
             try
             {
-                return FlushLocked();
+                statistics = FlushLocked();
             }
             catch (Exception e) when (e is IOException or UnauthorizedAccessException)
             {
                 _environment.Fail(e);
                 throw new EnvironmentFailedException(_environment.Path, e);
             }
+        }
+
+        if (statistics != null)
+        {
+            Report(statistics);
+        }
+
+        return statistics;
+    }
+
+    /// <summary>Metrics, the log line and the callback for one flush; outside the flush lock.</summary>
+    private void Report(FlushStatistics statistics)
+    {
+        var tag = VoronMetrics.StoreTag(_environment.Path);
+        VoronMetrics.Flushes.Add(1, tag);
+        VoronMetrics.FlushPages.Record(statistics.Pages, tag);
+        VoronMetrics.FlushBytes.Record(statistics.Bytes, tag);
+        VoronMetrics.FlushSeeks.Record(statistics.Seeks, tag);
+        VoronMetrics.FlushedPagesByKind.Add(statistics.LeafPages, tag, new("voron.page.kind", "leaf"));
+        VoronMetrics.FlushedPagesByKind.Add(statistics.BranchPages, tag, new("voron.page.kind", "branch"));
+        VoronMetrics.FlushedPagesByKind.Add(statistics.OverflowPages, tag, new("voron.page.kind", "overflow"));
+        VoronMetrics.FlushedPagesByKind.Add(statistics.FreeSpacePages, tag, new("voron.page.kind", "free_space"));
+        try
+        {
+            _options.FlushLog?.Invoke(statistics.ToLogLine());
+            _options.OnFlush?.Invoke(statistics);
+        }
+#pragma warning disable CA1031 // An observer's bug must not stop flushing (the background loop would end); the options say so.
+        catch (Exception)
+#pragma warning restore CA1031
+        {
         }
     }
 
@@ -147,6 +186,12 @@ internal sealed class DataFileFlusher : IDisposable
             pageNumbers.UnionWith(transaction.Pages);
         }
 
+        var start = Stopwatch.GetTimestamp();
+        if (_options.Durability == DurabilityMode.Lazy)
+        {
+            SyncJournal(); // FL0, write-ahead: the journal holds every flushed transaction durably first
+        }
+
         var images = _environment.PageTable.NewestUpTo(pageNumbers, last.TxId);
         var pager = _environment.Pager;
         var seeks = pager.WritePages(images);
@@ -167,8 +212,35 @@ internal sealed class DataFileFlusher : IDisposable
             _unflushedBytes -= batch.Sum(t => t.Bytes);
         }
 
-        long bytes = images.Sum(i => (long)i.Value.Length);
-        return new FlushStatistics(last.TxId, batch.Count, bytes / Constants.PageSize, bytes, seeks);
+        return Statistics(last.TxId, batch.Count, images, seeks, Stopwatch.GetElapsedTime(start));
+    }
+
+    /// <summary>Counts the written images by the kind their page header names.</summary>
+    private static FlushStatistics Statistics(long upTo, int transactions, List<KeyValuePair<long, byte[]>> images, int seeks, TimeSpan duration)
+    {
+        long bytes = 0, leaves = 0, branches = 0, overflows = 0, freeSpace = 0;
+        foreach (var (_, image) in images)
+        {
+            bytes += image.Length;
+            var pages = image.Length / Constants.PageSize;
+            switch (PageHeader.GetFlags(image))
+            {
+                case PageFlags.Leaf:
+                    leaves += pages;
+                    break;
+                case PageFlags.Branch:
+                    branches += pages;
+                    break;
+                case PageFlags.Overflow:
+                    overflows += pages;
+                    break;
+                case PageFlags.FreeSpace:
+                    freeSpace += pages;
+                    break;
+            }
+        }
+
+        return new FlushStatistics(upTo, transactions, bytes / Constants.PageSize, bytes, seeks, leaves, branches, overflows, freeSpace, duration);
     }
 
     private async Task RunAsync()

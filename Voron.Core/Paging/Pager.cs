@@ -38,7 +38,12 @@ internal sealed unsafe class Pager : IDisposable
         _length = file.Length;
         if (_length % Constants.PageSize != 0)
         {
-            throw new CorruptionException(file.Path, _length, $"the data file's length {_length} is not a whole number of {Constants.PageSize}-byte pages");
+            // A crash (or a full disk) cut an extending write short: the partial last page was
+            // never synced, so nothing durable depends on it. Round up to whole pages; recovery
+            // rewrites the page if the journal holds it, and a read of anything else there fails
+            // its checksum (P4).
+            _length += Constants.PageSize - _length % Constants.PageSize;
+            file.SetLength(_length);
         }
 
         if (_length > maxFileSize)

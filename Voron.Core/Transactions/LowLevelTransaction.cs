@@ -1,5 +1,6 @@
 using System.Text;
 using Voron.Allocation;
+using Voron.Allocation.Policies;
 using Voron.Files;
 using Voron.Journal;
 using Voron.Journal.Diff;
@@ -62,7 +63,8 @@ internal sealed class LowLevelTransaction : IPageAccess, IAllocatorPages
             _dirty = [];
             _allocated = [];
             _freed = [];
-            _allocator = new PageAllocator(this, committed.FreeSpace, committed.State.NextPageNumber, committed.State.FreeSpaceRoot);
+            _allocator = new PageAllocator(this, committed.FreeSpace, committed.State.NextPageNumber, committed.State.FreeSpaceRoot,
+                Id, AllocationPolicies.Create(environment.Options, committed.FreeSpace.Cursor), ReleaseHorizon);
         }
     }
 
@@ -151,6 +153,25 @@ internal sealed class LowLevelTransaction : IPageAccess, IAllocatorPages
         dirty.Remove(pageNumber);
         _allocated!.Remove(pageNumber);
         _freed!.Add(pageNumber);
+    }
+
+    /// <summary>The allocator freed one of its own pages: drop this transaction's copy and publish a tombstone (PageTable PT5).</summary>
+    public void DiscardPage(long pageNumber)
+    {
+        RequireWritable().Remove(pageNumber);
+        _allocated!.Remove(pageNumber);
+        _freed!.Add(pageNumber);
+    }
+
+    /// <summary>
+    /// Pages freed by transactions up to this id may return to free space (Allocation/PageAllocator.cs
+    /// A5): the oldest live reader's snapshot, and no later than the last published commit — read
+    /// first, so a reader that begins after this call sees at least that commit.
+    /// </summary>
+    private long ReleaseHorizon()
+    {
+        var published = _environment.Committed.TxId;
+        return Math.Min(published, _environment.OldestReader() ?? long.MaxValue);
     }
 
     /// <summary>A named tree as this transaction sees it, or null when there is none.</summary>

@@ -11,6 +11,7 @@ internal static class ExperimentCatalog
         new KvExperiment(),
         new MergeExperiment(),
         new JournalExperiment(),
+        new SectionsExperiment(),
     ];
 
     internal static IExperiment? Find(string name) =>

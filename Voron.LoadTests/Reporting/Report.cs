@@ -120,6 +120,7 @@ internal sealed class Report
     private static JsonValue? JsonValue(object? value) => value switch
     {
         null => null,
+        double d when !double.IsFinite(d) => null, // JSON has no infinity: a ratio over a zero rate
         double d => System.Text.Json.Nodes.JsonValue.Create(Math.Round(d, 4)),
         long l => System.Text.Json.Nodes.JsonValue.Create(l),
         int i => System.Text.Json.Nodes.JsonValue.Create(i),

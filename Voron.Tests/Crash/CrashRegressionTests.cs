@@ -264,7 +264,7 @@ public sealed class CrashRegressionTests
     /// unreadable as records (overwrite it with zeros and sync), or chain records (each header
     /// holding the previous record's checksum) so recovery rejects a record from another timeline.
     /// </summary>
-    [Fact(Skip = "engine bug: lazy-mode recovery can later replay a stale record left after the discarded tail (see the comment)")]
+    [Fact]
     public void Lazy_recovery_never_replays_a_record_left_after_the_discarded_tail()
     {
         var fs = StoreFactory.NewFileSystem();
@@ -324,7 +324,7 @@ public sealed class CrashRegressionTests
     /// Fix (DataFileFlusher.FlushLocked): sync the journal (under the journal lock) before
     /// writing any data-file page — the write-ahead rule — when it has lazy records.
     /// </summary>
-    [Fact(Skip = "engine bug: a lazy-mode flush writes the data file ahead of the durable journal (see the comment)")]
+    [Fact]
     public void Lazy_flush_never_writes_the_data_file_ahead_of_the_durable_journal()
     {
         var scenario = new CrashScenario("flush", run =>
@@ -357,7 +357,7 @@ public sealed class CrashRegressionTests
     /// Fix (StorageEnvironment.OpenCore / Recover): sync the journal files recovery read before
     /// writing the data file (or before its sync, at the latest before the header).
     /// </summary>
-    [Fact(Skip = "engine bug: lazy-mode recovery writes the data file ahead of the durable journal (see the comment)")]
+    [Fact]
     public void Lazy_recovery_after_a_restart_never_writes_the_data_file_ahead_of_the_durable_journal()
     {
         var scenario = new CrashScenario("restart", run =>
@@ -397,7 +397,7 @@ public sealed class CrashRegressionTests
     /// durable itself — on open, rewrite the header read (next revision, FlushData) before
     /// ReleaseBefore; or have Dispose not hide a failed header sync from the next open.
     /// </summary>
-    [Fact(Skip = "engine bug: a reopen trusts a cached header whose fsync failed and releases the journal it needs (see the comment)")]
+    [Fact]
     public void Reopen_after_a_failed_header_fsync_keeps_the_journal_the_durable_header_needs()
     {
         using var machine = new CrashFileSystem(7, CrashRun.Directory);

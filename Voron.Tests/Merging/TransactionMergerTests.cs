@@ -190,7 +190,13 @@ public sealed class TransactionMergerTests
     {
         var env = StorageEnvironment.Open(Options(StoreFactory.NewFileSystem()));
         using var gate = new ManualResetEventSlim();
-        var blocker = env.ExecuteAsync(_ => gate.Wait(TimeSpan.FromSeconds(10)));
+        using var running = new ManualResetEventSlim();
+        var blocker = env.ExecuteAsync(_ =>
+        {
+            running.Set();
+            gate.Wait(TimeSpan.FromSeconds(10));
+        });
+        Assert.True(running.Wait(TimeSpan.FromSeconds(10)), "the writer started the first operation");
         var queued = Enumerable.Range(0, 100).Select(i => env.ExecuteAsync(tx => tx.CreateTree("t").Put(Key(i), [1]))).ToArray();
 
         var disposing = Task.Run(env.Dispose);

@@ -32,12 +32,18 @@ public sealed class PageTableFlushTests
             tx.Commit();
         }
 
-        long run;
         using (var tx = env.BeginWrite())
         {
             tx.Low.FreePages(first, 1);
             tx.Low.FreePages(first + 1, 1);
             tx.Low.FreePages(first + 2, 1);
+            tx.Commit();
+        }
+
+        // Freed pages are reusable from the next write transaction on (Allocation/PageAllocator.cs A5).
+        long run;
+        using (var tx = env.BeginWrite())
+        {
             var bytes = tx.Low.AllocatePages(3, out run);
             PageHeader.SetFlags(bytes, PageFlags.Overflow);
             PageHeader.SetOverflowSize(bytes, 3 * Constants.PageSize - PageHeader.Size);
@@ -45,7 +51,7 @@ public sealed class PageTableFlushTests
             tx.Commit();
         }
 
-        Assert.Equal(first, run); // first fit reused the three freed pages as one run
+        Assert.Equal(first, run); // the allocator reused the three freed pages as one run
         env.FlushToDataFile();
 
         using var read = env.BeginRead();
