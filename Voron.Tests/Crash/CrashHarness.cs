@@ -56,7 +56,6 @@ internal static class CrashHarness
     public static List<string> CheckCrashPoint(CrashScenario scenario, int seed, int crashAt, IEnumerable<PowerLossPolicy> policies, bool reopen)
     {
         var failures = new List<string>();
-        reopen &= !(scenario.Lazy && KnownEngineBugs.LazyReplaysStaleRecordsAfterTheDiscardedTail);
         CrashFileSystem machine;
         StoreModel model;
         try

@@ -97,7 +97,6 @@ internal sealed class CrashRun(CrashFileSystem fileSystem, StoreModel model, Act
 
     public void Flush()
     {
-        SyncLazyJournal();
         Environment.FlushToDataFile();
         Model.MarkDurable(Environment.LastFlushedTransactionId);
     }
@@ -105,7 +104,7 @@ internal sealed class CrashRun(CrashFileSystem fileSystem, StoreModel model, Act
     /// <summary>A clean close (final flush) and open.</summary>
     public void Reopen()
     {
-        if (KnownEngineBugs.OpenTrustsAHeaderWhoseFsyncFailed && FileSystem.Faults != null)
+        if (KnownEngineBugs.HeaderCopyNameNotDurableAfterAFailedDirectorySync && FileSystem.Faults != null)
         {
             Environment.FlushToDataFile(); // a failure here stops the run; Dispose would hide it (KnownEngineBugs.cs)
         }
@@ -126,35 +125,11 @@ internal sealed class CrashRun(CrashFileSystem fileSystem, StoreModel model, Act
     /// <summary>The process dies and starts again (the OS keeps every write: no power loss) and recovers.</summary>
     public void RestartProcess()
     {
-        SyncLazyJournal();
         var environment = Environment;
         _environment = null;
         environment.CloseWithoutFlush();
         Open();
         CheckNothingLostByRestart("a process restart");
-    }
-
-    /// <summary>
-    /// While <see cref="KnownEngineBugs.LazyWritesDataFileAheadOfTheJournal"/> stands: makes the
-    /// lazy journal durable the way the lazy timer does (DataFileFlusher.SyncJournal, under its
-    /// journal lock — reached by reflection, as no test should need it once the bug is fixed).
-    /// </summary>
-    private void SyncLazyJournal()
-    {
-        if (!KnownEngineBugs.LazyWritesDataFileAheadOfTheJournal || !Model.Lazy)
-        {
-            return;
-        }
-
-        var flusher = typeof(StorageEnvironment).GetField("_flusher", System.Reflection.BindingFlags.NonPublic | System.Reflection.BindingFlags.Instance)!.GetValue(Environment)!;
-        try
-        {
-            flusher.GetType().GetMethod("SyncJournal")!.Invoke(flusher, null);
-        }
-        catch (System.Reflection.TargetInvocationException e) when (e.InnerException is not null)
-        {
-            System.Runtime.ExceptionServices.ExceptionDispatchInfo.Throw(e.InnerException);
-        }
     }
 
     /// <summary>Without a power loss the OS keeps every write: reopening must find every acknowledged commit, in both durability modes.</summary>
