@@ -48,6 +48,9 @@ public sealed partial class StorageEnvironment
                 journalFile.FlushData();
             }
 
+            // A header copy created by a flush whose directory sync failed (and whose failure a
+            // dispose swallowed) gets a durable name now, before anything relies on it again.
+            fileSystem.SyncDirectory(layout.Directory);
             var (recovered, end) = Recover(fileSystem, layout, pager, header);
             if (recovered.LastSyncedTxId != header.LastSyncedTxId)
             {

@@ -452,7 +452,7 @@ public sealed class CrashRegressionTests
     /// store directory before any header is trusted or journal file released), so a header copy
     /// created by an earlier process whose directory sync failed gets its name durable too.
     /// </summary>
-    [Fact(Skip = "engine bug: a header copy whose creation's directory sync failed never gets a durable name (see the comment)")]
+    [Fact]
     public void Reopen_after_a_failed_directory_sync_of_a_new_header_copy_makes_its_name_durable()
     {
         void Tune(StorageEnvironmentOptions o) => o.JournalFileSize = 8 * 1024;

@@ -19,5 +19,5 @@ internal static class KnownEngineBugs
     /// before Dispose, so the failure stops the run instead of being hidden. Regression test:
     /// <c>Reopen_after_a_failed_directory_sync_of_a_new_header_copy_makes_its_name_durable</c>.
     /// </summary>
-    public static bool HeaderCopyNameNotDurableAfterAFailedDirectorySync { get; } = s_workarounds;
+    public static bool HeaderCopyNameNotDurableAfterAFailedDirectorySync => false; // fixed: Open syncs the store directory before recovery
 }
