@@ -107,16 +107,12 @@ public sealed partial class StorageEnvironment
 
         using var file = fileSystem.Open(path, FileOpenMode.OpenExisting);
         var zeros = new byte[1 << 20];
+        var chunk = new byte[1 << 20];
         var any = false;
-        var probe = new byte[Voron.Journal.JournalRecord.HeaderSize];
-        for (var offset = end.Offset; offset + probe.Length <= file.Length; offset += Voron.Journal.JournalRecord.Alignment)
+        for (var offset = end.Offset; offset < file.Length && !any; offset += chunk.Length)
         {
-            file.Read(offset, probe);
-            if (probe.AsSpan().ContainsAnyExcept((byte)0))
-            {
-                any = true;
-                break;
-            }
+            var read = file.Read(offset, chunk);
+            any = chunk.AsSpan(0, read).ContainsAnyExcept((byte)0);
         }
 
         if (!any)
