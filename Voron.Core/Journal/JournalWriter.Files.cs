@@ -85,7 +85,7 @@ internal sealed partial class JournalWriter
                 throw new ArgumentException($"Cannot resume at {resumeAt}: '{path}' does not exist.", nameof(resumeAt));
             }
 
-            return PrepareNewFile(resumeAt.FileNumber, _fileSize);
+            return PrepareNewFile(resumeAt.FileNumber, _fileSize, out _);
         }
 
         var file = _fileSystem.Open(path, FileOpenMode.OpenExisting);
@@ -117,7 +117,7 @@ internal sealed partial class JournalWriter
     private void Rotate(long recordSize)
     {
         var number = _fileNumber + 1;
-        var next = PrepareNewFile(number, Math.Max(_fileSize, recordSize));
+        var next = PrepareNewFile(number, Math.Max(_fileSize, recordSize), out var written);
         if (_unsynced)
         {
             _file.FlushData(); // lazy records of the old file become durable before we leave it
@@ -129,14 +129,16 @@ internal sealed partial class JournalWriter
         _fileNumber = number;
         _offset = 0;
         _fileLength = next.Length;
+        _writtenUpTo = written;
     }
 
     /// <summary>
     /// Journal file <paramref name="number"/>, at least <paramref name="size"/> bytes, made from a
     /// spare when one exists (its stale records are end-of-log by J6) or created, with its size
-    /// and name durable before anything is written into it (J4).
+    /// and name durable before anything is written into it (J4). <paramref name="written"/> is how
+    /// much of it already holds written blocks: a spare's old length (its stale records), else 0.
     /// </summary>
-    private IStorageFile PrepareNewFile(long number, long size)
+    private IStorageFile PrepareNewFile(long number, long size, out long written)
     {
         var path = JournalFiles.PathOf(_directory, number);
         var spares = JournalFiles.ListSpares(_fileSystem, _directory);
@@ -145,10 +147,12 @@ internal sealed partial class JournalWriter
         {
             _fileSystem.MoveFile(JournalFiles.SparePathOf(_directory, spares[0]), path);
             file = _fileSystem.Open(path, FileOpenMode.OpenExisting);
+            written = file.Length;
         }
         else
         {
             file = _fileSystem.Open(path, FileOpenMode.CreateNew);
+            written = 0;
         }
 
         try

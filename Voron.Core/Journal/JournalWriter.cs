@@ -40,6 +40,9 @@ namespace Voron.Journal;
 //       each failure a CorruptionException naming the file, the offset and the rule.
 //   J9. Deterministic: file numbers, sizes and record bytes depend only on the calls made; there
 //       is no clock and no randomness.
+//   J10. Zeros only past the end: before a record goes into preallocated space the writer fills
+//       the space from the log's end to the next 1 MiB boundary with zeros (PrewriteZeros), so
+//       the record's fdatasync need not write the inode; it never writes over a record.
 //
 // Journal file lifecycle (each transition names the method that performs it):
 //
@@ -72,11 +75,16 @@ internal sealed partial class JournalWriter : IDisposable
     /// buffer of its own, so one huge transaction does not pin its memory for the writer's life.</summary>
     private const int RetainedBufferLimit = 8 << 20;
 
+    /// <summary>Preallocated journal space is zero-filled ahead of the records in chunks of this size (PrewriteZeros).</summary>
+    public const int PrewriteChunk = 1 << 20;
+
     private readonly IFileSystem _fileSystem;
     private readonly string _directory;
     private readonly long _fileSize;
     private IStorageFile _file;
     private long _fileLength;
+    private long _writtenUpTo; // bytes of _file known to hold written blocks (see PrewriteZeros)
+    private static readonly byte[] Zeros = new byte[PrewriteChunk];
     private long _fileNumber;
     private long _offset;
     private long _nextTransactionId;
@@ -123,6 +131,7 @@ internal sealed partial class JournalWriter : IDisposable
         _fileNumber = resumeAt.FileNumber;
         _offset = resumeAt.Offset;
         _fileLength = _file.Length;
+        _writtenUpTo = _offset; // what lies after the log's end is not known to be written
     }
 
     /// <summary>Where the next record will be written, unless it does not fit and the writer rotates.</summary>
@@ -215,6 +224,11 @@ internal sealed partial class JournalWriter : IDisposable
                 Rotate(recordSize);
             }
 
+            if (_offset + recordSize > _writtenUpTo)
+            {
+                PrewriteZeros(_offset + recordSize);
+            }
+
             // J3: one positional write of the whole record, durable before we return (J2) —
             // except in lazy mode, where Sync (called on a timer) makes it durable later.
             _file.Write(_offset, record);
@@ -237,6 +251,28 @@ internal sealed partial class JournalWriter : IDisposable
         _nextTransactionId++;
         Debug.Assert(_offset <= _fileLength, "J4: a record never spans files");
         return new JournalRecordLocation(start, Position);
+    }
+
+    /// <summary>
+    /// Writes zeros over the preallocated space from where the log ends to the next chunk boundary
+    /// at or past <paramref name="end"/>. Preallocated blocks are "unwritten" to the file system
+    /// (ext4, XFS): the first write into one changes the file's block map, so the fdatasync after it
+    /// must write the inode too — on the machine we measure on, 4 KiB + fdatasync costs ~0.18 ms
+    /// into preallocated space and ~0.12 ms into written space (the machine experiment). Zeros are
+    /// what preallocated space reads as anyway, so recovery sees the same bytes either way; the
+    /// zeros are made durable by the fdatasync of the record that follows. Only space past the
+    /// log's end (and past any record) is written.
+    /// </summary>
+    private void PrewriteZeros(long end)
+    {
+        var from = Math.Max(_writtenUpTo, _offset);
+        var to = Math.Min(_fileLength, (end + PrewriteChunk - 1) / PrewriteChunk * PrewriteChunk);
+        for (var at = from; at < to; at += PrewriteChunk)
+        {
+            _file.Write(at, Zeros.AsSpan(0, (int)Math.Min(PrewriteChunk, to - at)));
+        }
+
+        _writtenUpTo = to;
     }
 
     /// <summary>Bytes of records written since this writer was created (headers, payloads, padding).</summary>

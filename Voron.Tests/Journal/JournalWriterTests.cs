@@ -13,12 +13,47 @@ public sealed class JournalWriterTests
     {
         var fs = new RecordingFileSystem(new InMemoryFileSystem(16 << 20));
         using var writer = new JournalWriter(fs, Directory, new JournalPosition(0, 0), 1, JournalHarness.SmallFileSize);
+        writer.Append(1, new byte[64], [new JournalPage(3, new byte[Constants.PageSize])]);
         fs.Log.Clear();
 
-        var location = writer.Append(1, new byte[64], [new JournalPage(3, new byte[Constants.PageSize])]);
+        var location = writer.Append(2, new byte[64], [new JournalPage(3, new byte[Constants.PageSize])]);
 
         var path = JournalFiles.PathOf(Directory, 0);
-        Assert.Equal([$"Write {path} 0 {location.Length}", $"FlushData {path}"], fs.Log);
+        Assert.Equal([$"Write {path} {location.Start.Offset} {location.Length}", $"FlushData {path}"], fs.Log);
+    }
+
+    [Fact]
+    public void Append_zero_fills_preallocated_space_a_chunk_ahead_of_the_records_and_never_over_one()
+    {
+        const int chunk = JournalWriter.PrewriteChunk;
+        var fs = new RecordingFileSystem(new InMemoryFileSystem(64 << 20));
+        var path = JournalFiles.PathOf(Directory, 0);
+        var page = new JournalPage(5, new byte[16 * Constants.PageSize]);
+        JournalRecordLocation last;
+        using (var writer = new JournalWriter(fs, Directory, new JournalPosition(0, 0), 1, 3L * chunk))
+        {
+            fs.Log.Clear();
+            last = writer.Append(1, new byte[64], [page]);
+            Assert.Equal([$"Write {path} 0 {chunk}", $"Write {path} 0 {last.Length}", $"FlushData {path}"], fs.Log);
+
+            // The record that crosses into the second chunk gets it zeroed first, from the chunk
+            // boundary (the records before it are never overwritten), and only once.
+            while (last.End.Offset <= chunk)
+            {
+                fs.Log.Clear();
+                last = writer.Append(writer.NextTransactionId, new byte[64], [page]);
+            }
+
+            Assert.Equal([$"Write {path} {chunk} {chunk}", $"Write {path} {last.Start.Offset} {last.Length}", $"FlushData {path}"], fs.Log);
+        }
+
+        // Resuming: what follows the log's end is not known to be written, so zeros go from there.
+        using (var resumed = new JournalWriter(fs, Directory, last.End, last.End.Offset / last.Length + 1, 3L * chunk))
+        {
+            fs.Log.Clear();
+            var next = resumed.Append(resumed.NextTransactionId, new byte[64], [page]);
+            Assert.Equal([$"Write {path} {next.Start.Offset} {2 * chunk - next.Start.Offset}", $"Write {path} {next.Start.Offset} {next.Length}", $"FlushData {path}"], fs.Log);
+        }
     }
 
     [Fact]
@@ -53,7 +88,7 @@ public sealed class JournalWriterTests
         Assert.Equal(new JournalPosition(1, 0), third.Start);
         Assert.Equal(
             [$"Create {path}", $"Preallocate {path} {JournalHarness.SmallFileSize}", $"FlushData {path}", $"SyncDirectory {Directory}",
-             $"Write {path} 0 {third.Length}", $"FlushData {path}"],
+             $"Write {path} 0 {JournalHarness.SmallFileSize}", $"Write {path} 0 {third.Length}", $"FlushData {path}"],
             fs.Log);
     }
 

@@ -18,11 +18,13 @@ public sealed class LoadTestProgramTests : IDisposable
         Assert.Equal(0, exit);
         using var json = JsonDocument.Parse(await File.ReadAllTextAsync(Path.Combine(reports, "machine.json")));
         var rows = json.RootElement.GetProperty("rows").EnumerateArray().ToList();
-        Assert.Equal(["4 KiB", "64 KiB", "1 MiB", "64 MiB"], rows.Select(r => r.GetProperty("size").GetString()));
-        Assert.All(rows.Take(3), r => Assert.True(r.GetProperty("medianMs").GetDouble() > 0));
+        Assert.Equal(["4 KiB", "4 KiB", "64 KiB", "64 KiB", "1 MiB", "1 MiB", "64 MiB"], rows.Select(r => r.GetProperty("size").GetString()));
+        Assert.Equal(["preallocated", "written (zero-filled)"], rows.Take(2).Select(r => r.GetProperty("space").GetString()));
+        Assert.All(rows.Take(6), r => Assert.True(r.GetProperty("medianMs").GetDouble() > 0));
         Assert.True(json.RootElement.GetProperty("fdatasyncMedianMs4k").GetDouble() > 0);
+        Assert.True(json.RootElement.GetProperty("fdatasyncMedianMs4kPreallocated").GetDouble() > 0);
         Assert.True(json.RootElement.GetProperty("sequentialWriteMBps").GetDouble() > 0);
-        Assert.Contains("| write+fdatasync | 4 KiB |", await File.ReadAllTextAsync(Path.Combine(reports, "machine.md")), StringComparison.Ordinal);
+        Assert.Contains("| write+fdatasync | written (zero-filled) | 4 KiB |", await File.ReadAllTextAsync(Path.Combine(reports, "machine.md")), StringComparison.Ordinal);
     }
 
     [Fact]
