@@ -41,7 +41,7 @@ internal sealed class JournalExperiment : IExperiment
         var report = new Report(Name, "Journal: page diffs and LZ4 against full pages");
         var flush = MachineExperiment.MeasureDurableWrites(Path.Combine(context.NewDirectory("machine"), "probe.bin"), 4096, context.Quick ? 200 : 1000);
         report.AddFact("fdatasyncMedianMs", flush.Median);
-        report.AddFact("durability", "durable: one journal write + fdatasync per transaction");
+        report.AddFact("durability", "durable: one journal write + fdatasync per transaction; each slice of the workload ends with a data-file flush (write + fdatasync + header)");
         report.AddFact("documents", documents);
         report.AddFact("operationsPerTransaction", OperationsPerTransaction);
 
@@ -62,6 +62,7 @@ internal sealed class JournalExperiment : IExperiment
             var options = StorageEnvironmentOptions.ForDirectory(context.NewDirectory(m.Name));
             options.JournalPageDiffs = m.Diffs;
             options.JournalCompression = m.Compression;
+            options.BackgroundFlush = false; // each mode flushes its own data file at the end of its slices (Measure)
             return StorageEnvironment.Open(options);
         }).ToArray();
         var results = new List<(string Workload, string Mode, Stats Stats)>();
@@ -119,6 +120,8 @@ internal sealed class JournalExperiment : IExperiment
 
         report.AddNote("Targets: diffs alone cut journal bytes per operation by >= 37% for inserts and >= 80% for updates against full pages; " +
                        "diffs+LZ4 by >= 90% for updates; writes per second with diffs+LZ4 at least equal to full pages.");
+        report.AddNote("writesPerSec counts the data-file flushes too: background flushing is off and every slice of 1/20 of the workload ends with a " +
+                       "flush of the store it ran on, timed with the slice, so one mode's flush never runs during another mode's slice.");
         report.AddNote("compressionTimeShare: time spent encoding journal records (page diffs, LZ4, copying, checksums) divided by the wall time of the workload.");
         return Task.FromResult(report);
     }
@@ -141,6 +144,9 @@ internal sealed class JournalExperiment : IExperiment
             stats.Transactions++;
         }
 
+        // The slice pays for the data-file flush its commits caused. With background flushing, one
+        // store's flush would run during the next mode's slice and be charged to that mode.
+        env.FlushToDataFile();
         stats.Seconds += watch.Elapsed.TotalSeconds;
         stats.EncodeSeconds += (env.JournalEncodeTime - encodeBefore).TotalSeconds;
         stats.Operations += to - from;
