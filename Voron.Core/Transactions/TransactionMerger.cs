@@ -61,12 +61,23 @@ internal sealed class TransactionMerger : IDisposable
     /// <summary>The commit being written right now, if any (explicit write transactions wait for it).</summary>
     public Task InFlight => Volatile.Read(ref _inFlight);
 
-    public async Task<T> EnqueueAsync<T>(Func<WriteTransaction, T> operation, CancellationToken cancellationToken)
+    /// <summary>
+    /// Queues <paramref name="operation"/>. The task returned is the operation's own (M2), so when
+    /// Dispose returns every queued operation's task has completed (M3); only a submitter still
+    /// waiting for room in a full queue learns of the disposal through its own continuation.
+    /// </summary>
+    public Task<T> EnqueueAsync<T>(Func<WriteTransaction, T> operation, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(operation);
         _environment.ThrowIfUnusable();
         var merged = new MergedOperation<T>(operation);
         merged.Arm(cancellationToken);
+        return _queue.Writer.TryWrite(merged) ? merged.Task : WaitForRoomAsync(merged, cancellationToken);
+    }
+
+    /// <summary>M4: the queue is full; wait for room (or cancellation, or disposal).</summary>
+    private async Task<T> WaitForRoomAsync<T>(MergedOperation<T> merged, CancellationToken cancellationToken)
+    {
         try
         {
             await _queue.Writer.WriteAsync(merged, cancellationToken).ConfigureAwait(false);
