@@ -11,8 +11,11 @@ namespace Voron.LoadTests.Experiments;
 /// side by side in one process: Voron without merging (one transaction and one journal flush per
 /// operation), merged (concurrent operations share a transaction and a flush), merged with async
 /// commit (the next batch runs while the previous one is flushed), and — with one transaction per
-/// operation — SQLite (WAL, synchronous=FULL) and LMDB. For each caller count the modes run one
-/// after another on fresh stores, each for a fixed time, so every mode sees the same machine state.
+/// operation — SQLite (WAL, synchronous=FULL) and LMDB. For each caller count the three Voron
+/// modes run on their own fresh stores in interleaved rounds (round 1 of each mode, then round 2
+/// of each, ...), so a slow moment of the machine hits every mode alike; each round ends with a
+/// data-file flush of its store, timed with the round, so no store's flush runs during another
+/// mode's round. The peers then run once for the same total time.
 /// </summary>
 internal sealed class MergeExperiment : IExperiment
 {
@@ -61,14 +64,12 @@ internal sealed class MergeExperiment : IExperiment
             }
         }
 
+        var rounds = context.Quick ? 1 : 3;
+        report.AddFact("roundsPerVoronMode", rounds);
         var results = new List<MergeResult>();
         foreach (var callers in CallerCounts)
         {
-            foreach (var mode in new[] { Unmerged, Merged, MergedAsync })
-            {
-                results.Add(await RunVoronAsync(context, mode, callers, duration).ConfigureAwait(false));
-            }
-
+            results.AddRange(await RunVoronModesAsync(context, callers, duration, rounds).ConfigureAwait(false));
             foreach (var peer in available)
             {
                 results.Add(RunPeer(context, peer, callers, duration));
@@ -95,37 +96,85 @@ internal sealed class MergeExperiment : IExperiment
 
         report.AddNote("Targets: merged >= 20x unmerged at 256 callers; merged+async >= 1.3x merged at 64 and 256 callers; " +
                        "merged+async >= 10x SQLite (WAL, synchronous=FULL) at 64 callers.");
+        report.AddNote("The Voron modes run in interleaved rounds (roundsPerVoronMode), each on its own store; every round's time includes " +
+                       "a data-file flush of its store at its end, so one mode's flush never runs during another mode's round.");
         report.AddNote("opsPerFlush: operations acknowledged per journal write+fdatasync (Voron); the peers commit (and sync) once per operation.");
         return report;
     }
 
-    private static async Task<MergeResult> RunVoronAsync(ExperimentContext context, string mode, int callers, TimeSpan duration)
+    /// <summary>The three Voron modes at <paramref name="callers"/> callers, in interleaved rounds on one store each.</summary>
+    private static async Task<List<MergeResult>> RunVoronModesAsync(ExperimentContext context, int callers, TimeSpan duration, int rounds)
     {
-        context.Progress($"{mode,-19} {callers,3} callers ...");
-        var options = StorageEnvironmentOptions.ForDirectory(context.NewDirectory($"{mode}-{callers}"));
-        options.MaxBatchOperations = mode == Unmerged ? 1 : options.MaxBatchOperations;
-        options.AsyncCommit = mode == MergedAsync;
-        using var env = StorageEnvironment.Open(options);
-        await env.ExecuteAsync(tx => tx.CreateTree("merge")).ConfigureAwait(false);
-        var flushesBefore = env.JournalWrites;
-        var latencies = new LatencySample[callers];
-        var watch = Stopwatch.StartNew();
-        var tasks = Enumerable.Range(0, callers).Select(async caller =>
+        string[] modes = [Unmerged, Merged, MergedAsync];
+        var runs = new List<VoronRun>();
+        try
         {
-            var sample = latencies[caller] = new LatencySample();
-            var value = Value(caller);
-            for (var sequence = 0; watch.Elapsed < duration; sequence++)
+            foreach (var mode in modes)
             {
-                var key = Key(caller, sequence);
-                var start = Stopwatch.GetTimestamp();
-                await env.ExecuteAsync(tx => tx.CreateTree("merge").Put(key, value)).ConfigureAwait(false);
-                sample.AddTicks(Stopwatch.GetTimestamp() - start);
+                var options = StorageEnvironmentOptions.ForDirectory(context.NewDirectory($"{mode}-{callers}"));
+                options.MaxBatchOperations = mode == Unmerged ? 1 : options.MaxBatchOperations;
+                options.AsyncCommit = mode == MergedAsync;
+                var env = StorageEnvironment.Open(options);
+                runs.Add(new VoronRun(mode, env, callers));
+                await env.ExecuteAsync(tx => tx.CreateTree("merge")).ConfigureAwait(false);
             }
-        }).ToArray();
-        await Task.WhenAll(tasks).ConfigureAwait(false);
-        var seconds = watch.Elapsed.TotalSeconds;
-        var flushes = env.JournalWrites - flushesBefore;
-        return Finish(context, mode, callers, latencies, seconds, flushes);
+
+            for (var round = 1; round <= rounds; round++)
+            {
+                foreach (var run in runs)
+                {
+                    context.Progress($"{run.Mode,-19} {callers,3} callers, round {round} of {rounds} ...");
+                    await run.RoundAsync(duration / rounds).ConfigureAwait(false);
+                }
+            }
+        }
+        finally
+        {
+            foreach (var run in runs)
+            {
+                run.Environment.Dispose();
+            }
+        }
+
+        return [.. runs.Select(run => Finish(context, run.Mode, callers, run.Latencies, run.Seconds, run.Flushes))];
+    }
+
+    /// <summary>One Voron mode's store and its totals over the rounds; keys continue from round to round.</summary>
+    private sealed class VoronRun(string mode, StorageEnvironment environment, int callers)
+    {
+        private readonly int[] _sequences = new int[callers];
+
+        public string Mode => mode;
+
+        public StorageEnvironment Environment => environment;
+
+        public LatencySample[] Latencies { get; } = [.. Enumerable.Range(0, callers).Select(_ => new LatencySample())];
+
+        public double Seconds { get; private set; }
+
+        public long Flushes { get; private set; }
+
+        public async Task RoundAsync(TimeSpan duration)
+        {
+            var flushesBefore = environment.JournalWrites;
+            var watch = Stopwatch.StartNew();
+            var tasks = Enumerable.Range(0, callers).Select(async caller =>
+            {
+                var sample = Latencies[caller];
+                var value = Value(caller);
+                while (watch.Elapsed < duration)
+                {
+                    var key = Key(caller, _sequences[caller]++);
+                    var start = Stopwatch.GetTimestamp();
+                    await environment.ExecuteAsync(tx => tx.CreateTree("merge").Put(key, value)).ConfigureAwait(false);
+                    sample.AddTicks(Stopwatch.GetTimestamp() - start);
+                }
+            }).ToArray();
+            await Task.WhenAll(tasks).ConfigureAwait(false);
+            environment.FlushToDataFile(); // this round's data-file flush is its own, not the next mode's
+            Seconds += watch.Elapsed.TotalSeconds;
+            Flushes += environment.JournalWrites - flushesBefore;
+        }
     }
 
     private static MergeResult RunPeer(ExperimentContext context, KvEngineKind kind, int callers, TimeSpan duration)
