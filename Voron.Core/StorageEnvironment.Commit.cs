@@ -75,6 +75,10 @@ public sealed partial class StorageEnvironment
             Fail(e);
             throw new EnvironmentFailedException(Path, e);
         }
+        finally
+        {
+            prepared.ReleaseDiffArena(); // the record is written (or never will be): its diffs are dead
+        }
 
         Interlocked.Increment(ref _journalWrites);
         var tag = VoronMetrics.StoreTag(Path);

@@ -289,13 +289,14 @@ internal sealed class LowLevelTransaction : IPageAccess, IAllocatorPages
 
         pages.Sort((a, b) => a.Key.CompareTo(b.Key));
         var state = new EnvironmentState(Root.State, Allocator.NextPageNumber, Allocator.DirectoryPage);
-        var journalPages = diffs ? DiffPages(pages) : pages.ConvertAll(p => new JournalPage(p.Key, p.Value)).ToArray();
+        byte[]? arena = null;
+        var journalPages = diffs ? DiffPages(pages, out arena) : pages.ConvertAll(p => new JournalPage(p.Key, p.Value)).ToArray();
         // A page freed and allocated again by this transaction has a version, not a tombstone.
         long[] freed = [.. _freed!.Where(p => !dirty.ContainsKey(p)).Distinct()];
-        return new PreparedCommit(Id, state, Allocator.ToSummary(), pages, dirty, journalPages, freed);
+        return new PreparedCommit(Id, state, Allocator.ToSummary(), pages, dirty, journalPages, freed, arena);
     }
 
-    private JournalPage[] DiffPages(List<KeyValuePair<long, byte[]>> pages)
+    private JournalPage[] DiffPages(List<KeyValuePair<long, byte[]>> pages, out byte[] arena)
     {
         long total = 0;
         foreach (var (_, bytes) in pages)
@@ -304,8 +305,9 @@ internal sealed class LowLevelTransaction : IPageAccess, IAllocatorPages
         }
 
         // One arena for every diff of the commit; a diff is never longer than its page (else the
-        // full image is stored), so the arena cannot overflow.
-        var arena = GC.AllocateUninitializedArray<byte>(checked((int)total));
+        // full image is stored), so the arena cannot overflow. Rented: a fresh one per commit was
+        // a large-object allocation that set off a full GC every few dozen commits.
+        arena = PreparedCommit.RentDiffArena(checked((int)total));
         var used = 0;
         var result = new JournalPage[pages.Count];
         for (var i = 0; i < pages.Count; i++)

@@ -1,3 +1,4 @@
+using System.Buffers;
 using Voron.Allocation;
 using Voron.Files;
 using Voron.Journal;
@@ -12,8 +13,9 @@ namespace Voron.Transactions;
 internal sealed class PreparedCommit
 {
     public PreparedCommit(long txId, EnvironmentState state, FreeSpaceSummary freeSpace, List<KeyValuePair<long, byte[]>> pages,
-        Dictionary<long, byte[]> pagesByNumber, JournalPage[] journalPages, long[] freedPages)
+        Dictionary<long, byte[]> pagesByNumber, JournalPage[] journalPages, long[] freedPages, byte[]? diffArena = null)
     {
+        _diffArena = diffArena;
         FreedPages = freedPages;
         TxId = txId;
         State = state;
@@ -26,6 +28,11 @@ internal sealed class PreparedCommit
             Bytes += bytes.Length;
         }
     }
+
+    /// <summary>Arenas up to this size come from (and go back to) the shared array pool.</summary>
+    private const int PooledArenaLimit = 8 << 20;
+
+    private byte[]? _diffArena;
 
     public long TxId { get; }
 
@@ -46,6 +53,23 @@ internal sealed class PreparedCommit
     public JournalPage[] JournalPages { get; }
 
     public long Bytes { get; }
+
+    /// <summary>A buffer of at least <paramref name="size"/> bytes for the diffs of one commit.</summary>
+    public static byte[] RentDiffArena(int size) =>
+        size <= PooledArenaLimit ? ArrayPool<byte>.Shared.Rent(size) : GC.AllocateUninitializedArray<byte>(size);
+
+    /// <summary>
+    /// Called once the journal holds this commit (or will never hold it): the diffs in
+    /// <see cref="JournalPages"/> are dead from here on and their arena goes back to the pool.
+    /// </summary>
+    public void ReleaseDiffArena()
+    {
+        var arena = Interlocked.Exchange(ref _diffArena, null);
+        if (arena != null && arena.Length <= PooledArenaLimit)
+        {
+            ArrayPool<byte>.Shared.Return(arena);
+        }
+    }
 
     /// <summary>The committed state a transaction starting on top of this one begins from.</summary>
     public CommittedState AsBase() => new(TxId, State, FreeSpace, default);
