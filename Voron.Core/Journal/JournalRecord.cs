@@ -84,8 +84,11 @@ namespace Voron.Journal;
 // Compression rule (the writer's choice; readers accept either form): a payload is compressed
 // only when the store enables it and the payload is at least CompressionThreshold bytes, and
 // the compressed form is kept only when it saves at least 1/8 of the bytes (CompressionPays).
-// Measured by the journal experiment (Voron.LoadTests): below ~4 KiB a record is one 4096-byte
-// write either way, so compressing buys no I/O; above, LZ4 pays on every data set we tried.
+// A payload longer than CompressionSample (64 KiB) is compressed only when its first 64 KiB
+// pass that test: incompressible values (random, already compressed) then cost one 64 KiB LZ4
+// pass instead of a pass over the whole payload. Measured by the journal experiment
+// (Voron.LoadTests): below ~4 KiB a record is one 4096-byte write either way, so compressing
+// buys no I/O; above, LZ4 pays on every JSON data set we tried.
 // What recovery makes of a slot that is not a valid record:
 //   not intact                         torn write, trailing space of a file, or garbage;
 //   intact, TransactionId < E          a stale record of a recycled file: end of the log there;
@@ -148,6 +151,9 @@ internal static partial class JournalRecord
 
     /// <summary>Payloads smaller than this are stored uncompressed: the record is one 4 KiB write either way.</summary>
     public const int CompressionThreshold = 4096 - HeaderSize;
+
+    /// <summary>Longer payloads are compressed only when their first this-many bytes compress (the compression rule).</summary>
+    public const int CompressionSample = 64 * 1024;
 
     /// <summary>Whether a compressed payload is worth storing instead of the raw one (saves at least 1/8).</summary>
     public static bool CompressionPays(int raw, int compressed) => compressed <= raw - raw / 8;

@@ -188,32 +188,24 @@ internal sealed partial class JournalWriter : IDisposable
         var flags = sync ? JournalRecordFlags.None : JournalRecordFlags.Lazy;
         var raw = (int)payloadSize;
         var stored = raw;
-        Span<byte> record;
-        if (compress && raw >= JournalRecord.CompressionThreshold)
+        // The entries go straight into the record; compression, when it pays, replaces them.
+        var buffer = RecordBuffer((int)JournalRecord.RecordSize(raw));
+        var payload = buffer.AsSpan(JournalRecord.HeaderSize, raw);
+        JournalRecord.EncodeEntries(payload, pages);
+        if (compress && raw >= JournalRecord.CompressionThreshold && SampleCompresses(payload))
         {
-            var scratch = ScratchBuffer(raw);
-            JournalRecord.EncodeEntries(scratch, pages);
             var bound = Compression.Lz4Block.MaxCompressedLength(raw);
-            var buffer = RecordBuffer((int)JournalRecord.RecordSize(Math.Max(raw, bound)));
-            var compressed = Compression.Lz4Block.Compress(scratch.AsSpan(0, raw), buffer.AsSpan(JournalRecord.HeaderSize, bound));
+            var scratch = ScratchBuffer(bound);
+            var compressed = Compression.Lz4Block.Compress(payload, scratch.AsSpan(0, bound));
             if (JournalRecord.CompressionPays(raw, compressed))
             {
+                scratch.AsSpan(0, compressed).CopyTo(payload);
                 flags |= JournalRecordFlags.Lz4Compressed;
                 stored = compressed;
             }
-            else
-            {
-                scratch.AsSpan(0, raw).CopyTo(buffer.AsSpan(JournalRecord.HeaderSize));
-            }
-
-            record = buffer.AsSpan(0, (int)JournalRecord.RecordSize(stored));
-        }
-        else
-        {
-            record = RecordBuffer((int)JournalRecord.RecordSize(raw)).AsSpan(0, (int)JournalRecord.RecordSize(raw));
-            JournalRecord.EncodeEntries(record[JournalRecord.HeaderSize..], pages);
         }
 
+        var record = buffer.AsSpan(0, (int)JournalRecord.RecordSize(stored));
         JournalRecord.EncodeHeader(record, transactionId, state, pages.Count, stored, raw, flags);
         _encodeTicks += Stopwatch.GetTimestamp() - encodeStart;
         var recordSize = record.Length;
@@ -251,6 +243,23 @@ internal sealed partial class JournalWriter : IDisposable
         _nextTransactionId++;
         Debug.Assert(_offset <= _fileLength, "J4: a record never spans files");
         return new JournalRecordLocation(start, Position);
+    }
+
+    /// <summary>
+    /// The compression rule's sample (JournalRecord.cs): a payload longer than
+    /// <see cref="JournalRecord.CompressionSample"/> is compressed only if its first that-many
+    /// bytes compress well enough, so incompressible data costs one short LZ4 pass.
+    /// </summary>
+    private bool SampleCompresses(ReadOnlySpan<byte> payload)
+    {
+        if (payload.Length <= JournalRecord.CompressionSample)
+        {
+            return true;
+        }
+
+        var bound = Compression.Lz4Block.MaxCompressedLength(JournalRecord.CompressionSample);
+        var sample = Compression.Lz4Block.Compress(payload[..JournalRecord.CompressionSample], ScratchBuffer(bound).AsSpan(0, bound));
+        return JournalRecord.CompressionPays(JournalRecord.CompressionSample, sample);
     }
 
     /// <summary>

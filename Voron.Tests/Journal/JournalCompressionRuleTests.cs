@@ -1,0 +1,117 @@
+using System.Buffers.Binary;
+using System.Text;
+using Voron.Journal;
+using Voron.Platform;
+using Voron.Platform.Memory;
+
+namespace Voron.Tests.Journal;
+
+/// <summary>The writer's compression rule (JournalRecord.cs): threshold, 1/8 saving, 64 KiB sample.</summary>
+public sealed class JournalCompressionRuleTests
+{
+    private const string Directory = "/j";
+
+    [Fact]
+    public void A_compressible_payload_longer_than_the_sample_is_stored_compressed_and_reads_back_exactly()
+    {
+        var pages = Pages(12, _ => Json());
+
+        var (flags, stored, raw, recovered) = WriteAndRecover(pages);
+
+        Assert.True(flags.HasFlag(JournalRecordFlags.Lz4Compressed));
+        Assert.True(raw > JournalRecord.CompressionSample);
+        Assert.True(stored < raw / 2, $"stored {stored} of {raw} bytes");
+        AssertSamePages(pages, recovered);
+    }
+
+    [Fact]
+    public void A_payload_whose_first_64_KiB_do_not_compress_is_stored_raw_even_if_the_rest_would()
+    {
+        // 9 random pages (72 KiB, past the sample) then 9 pages of JSON that LZ4 would shrink.
+        var pages = Pages(18, i => i < 9 ? RandomPage(i) : Json());
+
+        var (flags, stored, raw, recovered) = WriteAndRecover(pages);
+
+        Assert.False(flags.HasFlag(JournalRecordFlags.Lz4Compressed));
+        Assert.Equal(raw, stored);
+        AssertSamePages(pages, recovered);
+    }
+
+    [Fact]
+    public void A_payload_under_the_threshold_is_stored_raw_however_well_it_compresses()
+    {
+        var small = new JournalPage(7, new byte[Constants.PageSize].AsMemory(0, 1000), JournalPageEncoding.DiffAgainstZeros, 1);
+        Assert.True(JournalRecord.MeasurePayload([small]) < JournalRecord.CompressionThreshold);
+
+        var (flags, stored, raw, _) = WriteAndRecover([small]);
+
+        Assert.False(flags.HasFlag(JournalRecordFlags.Lz4Compressed));
+        Assert.Equal(raw, stored);
+    }
+
+    [Fact]
+    public void An_incompressible_payload_is_stored_raw()
+    {
+        var pages = Pages(4, RandomPage);
+
+        var (flags, stored, raw, recovered) = WriteAndRecover(pages);
+
+        Assert.False(flags.HasFlag(JournalRecordFlags.Lz4Compressed));
+        Assert.Equal(raw, stored);
+        AssertSamePages(pages, recovered);
+    }
+
+    private static (JournalRecordFlags Flags, long Stored, long Raw, List<RecoveredPage> Pages) WriteAndRecover(JournalPage[] pages)
+    {
+        var fs = new InMemoryFileSystem(64 << 20);
+        JournalRecordLocation location;
+        using (var writer = new JournalWriter(fs, Directory, new JournalPosition(0, 0), 1, 8L << 20))
+        {
+            location = writer.Append(1, new byte[64], pages, compress: true, sync: true);
+        }
+
+        var header = new byte[JournalRecord.HeaderSize];
+        using (var file = fs.Open(JournalFiles.PathOf(Directory, 0), FileOpenMode.OpenExisting))
+        {
+            file.Read(location.Start.Offset, header);
+        }
+
+        var recovered = new List<RecoveredPage>();
+        JournalReader.Recover(fs, Directory, new JournalPosition(0, 0), 1, record => recovered.AddRange(record.Pages));
+        return ((JournalRecordFlags)BinaryPrimitives.ReadUInt16LittleEndian(header.AsSpan(JournalRecord.FlagsOffset)),
+            BinaryPrimitives.ReadInt64LittleEndian(header.AsSpan(JournalRecord.StoredPayloadSizeOffset)),
+            BinaryPrimitives.ReadInt64LittleEndian(header.AsSpan(JournalRecord.UncompressedPayloadSizeOffset)),
+            recovered);
+    }
+
+    private static void AssertSamePages(JournalPage[] written, List<RecoveredPage> recovered)
+    {
+        Assert.Equal(written.Length, recovered.Count);
+        for (var i = 0; i < written.Length; i++)
+        {
+            Assert.Equal(written[i].PageNumber, recovered[i].PageNumber);
+            Assert.True(written[i].Image.Span.SequenceEqual(recovered[i].Bytes.Span), $"page {i} differs after recovery");
+        }
+    }
+
+    private static JournalPage[] Pages(int count, Func<int, byte[]> content) =>
+        [.. Enumerable.Range(0, count).Select(i => new JournalPage(10 + i, content(i)))];
+
+    private static byte[] RandomPage(int seed)
+    {
+        var page = new byte[Constants.PageSize];
+        new Random(seed).NextBytes(page);
+        return page;
+    }
+
+    private static byte[] Json()
+    {
+        var text = new StringBuilder();
+        for (var i = 0; text.Length < Constants.PageSize; i++)
+        {
+            text.Append("{\"id\":\"users/").Append(i).Append("\",\"city\":\"Haifa\",\"status\":\"active\"},");
+        }
+
+        return Encoding.ASCII.GetBytes(text.ToString(0, Constants.PageSize));
+    }
+}
