@@ -162,13 +162,14 @@ internal sealed class MergeExperiment : IExperiment
             {
                 var sample = Latencies[caller];
                 var value = Value(caller);
-                while (watch.Elapsed < duration)
+                do // at least one operation per caller, however late a busy machine starts it
                 {
                     var key = Key(caller, _sequences[caller]++);
                     var start = Stopwatch.GetTimestamp();
                     await environment.ExecuteAsync(tx => tx.CreateTree("merge").Put(key, value)).ConfigureAwait(false);
                     sample.AddTicks(Stopwatch.GetTimestamp() - start);
                 }
+                while (watch.Elapsed < duration);
             }).ToArray();
             await Task.WhenAll(tasks).ConfigureAwait(false);
             environment.FlushToDataFile(); // this round's data-file flush is its own, not the next mode's
@@ -188,7 +189,8 @@ internal sealed class MergeExperiment : IExperiment
         {
             var sample = latencies[caller] = new LatencySample();
             var value = Value(caller);
-            for (var sequence = 0; watch.Elapsed < duration; sequence++)
+            var sequence = 0;
+            do // at least one operation per caller, however late a busy machine starts it
             {
                 var item = new[] { (Key(caller, sequence), value) };
                 var start = Stopwatch.GetTimestamp();
@@ -198,7 +200,9 @@ internal sealed class MergeExperiment : IExperiment
                 }
 
                 sample.AddTicks(Stopwatch.GetTimestamp() - start);
+                sequence++;
             }
+            while (watch.Elapsed < duration);
         })).ToList();
         threads.ForEach(t => t.Start());
         threads.ForEach(t => t.Join());
