@@ -104,11 +104,6 @@ internal sealed class CrashRun(CrashFileSystem fileSystem, StoreModel model, Act
     /// <summary>A clean close (final flush) and open.</summary>
     public void Reopen()
     {
-        if (KnownEngineBugs.HeaderCopyNameNotDurableAfterAFailedDirectorySync && FileSystem.Faults != null)
-        {
-            Environment.FlushToDataFile(); // a failure here stops the run; Dispose would hide it (KnownEngineBugs.cs)
-        }
-
         var environment = Environment;
         _environment = null;
         var committed = environment.LastCommittedTransactionId;
