@@ -78,13 +78,14 @@ internal sealed partial class JournalWriter : IDisposable
     /// <summary>Preallocated journal space is zero-filled ahead of the records in chunks of this size (PrewriteZeros).</summary>
     public const int PrewriteChunk = 1 << 20;
 
+    private static readonly byte[] Zeros = new byte[PrewriteChunk];
+
     private readonly IFileSystem _fileSystem;
     private readonly string _directory;
     private readonly long _fileSize;
     private IStorageFile _file;
     private long _fileLength;
     private long _writtenUpTo; // bytes of _file known to hold written blocks (see PrewriteZeros)
-    private static readonly byte[] Zeros = new byte[PrewriteChunk];
     private long _fileNumber;
     private long _offset;
     private long _nextTransactionId;
