@@ -48,6 +48,24 @@ internal static class CrashHarness
         return machine;
     }
 
+    /// <summary>Power losses checked at each crash point by <see cref="CrashAtEveryPoint"/>: every damage model, DamageRounds times.</summary>
+    public static int PowerLossesPerPoint => CrashBudget.DamageRounds * PowerLossPolicy.AllModels.Count;
+
+    /// <summary>
+    /// Crashes <paramref name="scenario"/> at each call in [0, <paramref name="pointCount"/>) with
+    /// <see cref="PowerLossesPerPoint"/> power losses (every damage model in turn, seeded per
+    /// point and round), reopening cleanly first at every fourth point.
+    /// </summary>
+    public static (long States, List<string> Failures) CrashAtEveryPoint(CrashScenario scenario, int seed, string name, int pointCount) =>
+        StateRunner.Run(Enumerable.Range(0, pointCount).ToList(), (point, found) =>
+        {
+            var policies = Enumerable.Range(0, PowerLossesPerPoint)
+                .Select(i => new PowerLossPolicy(PowerLossPolicy.AllModels[i % PowerLossPolicy.AllModels.Count], StateSeed(seed, name, point, i)))
+                .ToList();
+            found.AddRange(CheckCrashPoint(scenario, seed, point, policies, reopen: point % 4 == 0));
+            return policies.Count;
+        });
+
     /// <summary>
     /// Crashes <paramref name="scenario"/> at call <paramref name="crashAt"/> and checks the disk
     /// left by each of <paramref name="policies"/>. Returns one failure message per policy that broke

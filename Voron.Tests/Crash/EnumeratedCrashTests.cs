@@ -18,17 +18,7 @@ public sealed class EnumeratedCrashTests(ITestOutputHelper output)
         var scenario = CrashScenarios.Enumerated.Single(s => s.Name == name);
         var seed = TestSeed.Next(output, $"{nameof(EnumeratedCrashTests)} '{name}'");
         var calls = CrashHarness.CountCalls(scenario, seed);
-        var rounds = CrashBudget.DamageRounds;
-        var points = Enumerable.Range(0, calls + 1).ToList();
-        var (states, failures) = StateRunner.Run(points, (point, found) =>
-        {
-            var policies = Enumerable.Range(0, rounds * PowerLossPolicy.AllModels.Count)
-                .Select(i => new PowerLossPolicy(PowerLossPolicy.AllModels[i % PowerLossPolicy.AllModels.Count], CrashHarness.StateSeed(seed, name, point, i)))
-                .ToList();
-            found.AddRange(CrashHarness.CheckCrashPoint(scenario, seed, point, policies, reopen: point % 4 == 0));
-            return policies.Count;
-        });
-
-        CrashBudget.Report(output, $"'{name}': {calls} calls, {rounds * PowerLossPolicy.AllModels.Count} power losses each", states, failures);
+        var (states, failures) = CrashHarness.CrashAtEveryPoint(scenario, seed, name, calls + 1);
+        CrashBudget.Report(output, $"'{name}': {calls} calls, {CrashHarness.PowerLossesPerPoint} power losses each", states, failures);
     }
 }

@@ -24,16 +24,7 @@ public sealed class LazyModeCrashTests(ITestOutputHelper output)
         var scenario = LazyScenarios().Single(s => s.Name == name);
         var seed = TestSeed.Next(output, $"{nameof(LazyModeCrashTests)} '{name}'");
         var calls = CrashHarness.CountCalls(scenario, seed);
-        var points = Enumerable.Range(0, calls + (scenario.Deterministic ? 1 : 5)).ToList();
-        var (states, failures) = StateRunner.Run(points, (point, found) =>
-        {
-            var policies = Enumerable.Range(0, CrashBudget.DamageRounds * PowerLossPolicy.AllModels.Count)
-                .Select(i => new PowerLossPolicy(PowerLossPolicy.AllModels[i % PowerLossPolicy.AllModels.Count], CrashHarness.StateSeed(seed, name, point, i)))
-                .ToList();
-            found.AddRange(CrashHarness.CheckCrashPoint(scenario, seed, point, policies, reopen: point % 4 == 0));
-            return policies.Count;
-        });
-
-        CrashBudget.Report(output, $"'{name}': {calls} calls, {CrashBudget.DamageRounds * PowerLossPolicy.AllModels.Count} power losses each", states, failures);
+        var (states, failures) = CrashHarness.CrashAtEveryPoint(scenario, seed, name, calls + (scenario.Deterministic ? 1 : 5));
+        CrashBudget.Report(output, $"'{name}': {calls} calls, {CrashHarness.PowerLossesPerPoint} power losses each", states, failures);
     }
 }

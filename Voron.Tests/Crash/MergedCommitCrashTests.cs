@@ -22,17 +22,7 @@ public sealed class MergedCommitCrashTests(ITestOutputHelper output)
         var scenario = CrashScenarios.Merged.Single(s => s.Name == name);
         var seed = TestSeed.Next(output, $"{nameof(MergedCommitCrashTests)} '{name}'");
         var calls = CrashHarness.CountCalls(scenario, seed);
-        var rounds = CrashBudget.DamageRounds;
-        var points = Enumerable.Range(0, calls + 5).ToList();
-        var (states, failures) = StateRunner.Run(points, (point, found) =>
-        {
-            var policies = Enumerable.Range(0, rounds * PowerLossPolicy.AllModels.Count)
-                .Select(i => new PowerLossPolicy(PowerLossPolicy.AllModels[i % PowerLossPolicy.AllModels.Count], CrashHarness.StateSeed(seed, name, point, i)))
-                .ToList();
-            found.AddRange(CrashHarness.CheckCrashPoint(scenario, seed, point, policies, reopen: point % 4 == 0));
-            return policies.Count;
-        });
-
-        CrashBudget.Report(output, $"'{name}': about {calls} calls, {rounds * PowerLossPolicy.AllModels.Count} power losses each", states, failures);
+        var (states, failures) = CrashHarness.CrashAtEveryPoint(scenario, seed, name, calls + 5);
+        CrashBudget.Report(output, $"'{name}': about {calls} calls, {CrashHarness.PowerLossesPerPoint} power losses each", states, failures);
     }
 }
