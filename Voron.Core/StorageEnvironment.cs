@@ -252,6 +252,9 @@ public sealed partial class StorageEnvironment : IDisposable
 
     internal Exception? Failure => _failure;
 
+    /// <summary>The transaction merger's state in one line (hang reports in tests, debugging).</summary>
+    internal string DescribeMerger() => _merger.Describe();
+
     /// <summary>
     /// Closes the store. Committed data is flushed to the data file first when no transaction is
     /// live and the store has not failed. Transactions still live become unusable

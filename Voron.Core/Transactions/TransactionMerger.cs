@@ -32,6 +32,11 @@ namespace Voron.Transactions;
 //       operation still queued fails with ObjectDisposedException, then the writer task ends.
 //   M4. The queue is bounded (MaxQueuedOperations): submitters wait for room (backpressure), and
 //       at most one batch is in flight while the next one runs.
+//   M5. When the writer stops (failure or disposal) it closes the queue before draining it, so an
+//       operation submitted at any moment either is drained and failed or is refused at
+//       submission. An unexpected exception while a batch is built or prepared (outside the
+//       operations and the journal write) fails that batch's operations with it; nothing of the
+//       batch was written, and the writer goes on.
 
 /// <summary>Merges concurrent write operations into shared transactions and journal flushes.</summary>
 internal sealed class TransactionMerger : IDisposable
@@ -84,7 +89,7 @@ internal sealed class TransactionMerger : IDisposable
         }
         catch (ChannelClosedException)
         {
-            throw new ObjectDisposedException(nameof(StorageEnvironment), "The store is being disposed; it accepts no more writes.");
+            throw ClosedError();
         }
 
         return await merged.Task.ConfigureAwait(false);
@@ -107,10 +112,12 @@ internal sealed class TransactionMerger : IDisposable
         }
         finally
         {
+            // M5: close the queue before draining it. A submission that passed the usability
+            // check just before a failure, or waited for room, either entered the queue before
+            // this line (the drain below fails it) or finds the queue closed: none is left behind.
+            _queue.Writer.TryComplete();
             await WaitForInFlightQuietly().ConfigureAwait(false);
-            Exception error = _environment.Failure is { } failure
-                ? new EnvironmentFailedException(_environment.Path, failure)
-                : new ObjectDisposedException(nameof(StorageEnvironment), "The store was disposed before this operation ran.");
+            var error = ClosedError();
             while (reader.TryRead(out var left))
             {
                 if (left.TryStart())
@@ -120,6 +127,11 @@ internal sealed class TransactionMerger : IDisposable
             }
         }
     }
+
+    /// <summary>Why the queue no longer takes operations: the environment failed, or it is being disposed.</summary>
+    private Exception ClosedError() => _environment.Failure is { } failure
+        ? new EnvironmentFailedException(_environment.Path, failure)
+        : new ObjectDisposedException(nameof(StorageEnvironment), "The store is being disposed; it accepts no more writes.");
 
     private async Task RunBatchAsync(ChannelReader<MergedOperation> reader)
     {
@@ -133,13 +145,29 @@ internal sealed class TransactionMerger : IDisposable
                 await WaitForInFlightQuietly().ConfigureAwait(false);
             }
 
-            var (transaction, operations) = await ExecuteAsync(reader, previous).ConfigureAwait(false);
-            if (operations.Count == 0)
+            var operations = new List<MergedOperation>();
+            PreparedCommit? prepared;
+            try
             {
+                var transaction = await ExecuteAsync(reader, previous, operations).ConfigureAwait(false);
+                if (operations.Count == 0)
+                {
+                    return;
+                }
+
+                prepared = _environment.Prepare(transaction);
+            }
+            catch (Exception e)
+            {
+                // M5: nothing of this batch was written; it fails, and the writer goes on.
+                foreach (var operation in operations)
+                {
+                    operation.Fail(e);
+                }
+
                 return;
             }
 
-            var prepared = _environment.Prepare(transaction);
             try
             {
                 await InFlight.ConfigureAwait(false); // C1, C4: N - 1 first
@@ -173,14 +201,14 @@ internal sealed class TransactionMerger : IDisposable
     }
 
     /// <summary>
-    /// Runs queued operations into one transaction, isolating failures (M1). While the previous
+    /// Runs queued operations into one transaction, isolating failures (M1), and adds those that
+    /// succeeded to <paramref name="operations"/> (the list is also the caller's if this throws). While the previous
     /// batch is still being flushed (async commit), an empty queue does not end the batch: it keeps
     /// taking operations that arrive until that flush completes — the overlap async commit buys.
     /// </summary>
-    private async Task<(LowLevelTransaction Transaction, List<MergedOperation> Operations)> ExecuteAsync(ChannelReader<MergedOperation> reader, PreparedCommit? previous)
+    private async Task<LowLevelTransaction> ExecuteAsync(ChannelReader<MergedOperation> reader, PreparedCommit? previous, List<MergedOperation> operations)
     {
         var committed = previous?.AsBase() ?? _environment.Committed;
-        var operations = new List<MergedOperation>();
         var transaction = new LowLevelTransaction(_environment, committed, writable: true, previous);
         var facade = new WriteTransaction(_environment, transaction, merged: true);
         var started = Stopwatch.GetTimestamp();
@@ -218,7 +246,7 @@ internal sealed class TransactionMerger : IDisposable
             }
         }
 
-        return (transaction, operations);
+        return transaction;
     }
 
     /// <summary>A fresh transaction with <paramref name="operations"/> run again; drops (and fails) any that now throw.</summary>
@@ -304,6 +332,11 @@ internal sealed class TransactionMerger : IDisposable
             // Already reported to that batch's operations; the environment is failed.
         }
     }
+
+    /// <summary>The merger's state in one line, for hang reports and debugging.</summary>
+    public string Describe() =>
+        $"merger: writer {_writer.Status}, in-flight commit {InFlight.Status}, {(_queue.Reader.CanCount ? _queue.Reader.Count.ToString(System.Globalization.CultureInfo.InvariantCulture) : "?")} queued, " +
+        $"closing {_closing}, queue {(_queue.Reader.Completion.IsCompleted ? "closed" : "open")}, environment {(_environment.Failure is { } f ? "failed: " + f.Message : "usable")}";
 
     /// <summary>Stops taking operations and waits for the writer to finish (M3).</summary>
     public void Dispose()

@@ -29,11 +29,12 @@ internal static class CrashHarness
         var machine = Start(seed, out model, scenario.Lazy);
         machine.CrashAtCall = crashAt;
         var run = new CrashRun(machine, model, scenario.Tune);
+        StateRunner.Stage($"running '{scenario}' to crash point {crashAt?.ToString() ?? "none"}");
         try
         {
             scenario.Run(run);
         }
-        catch (Exception e) when (machine.HasCrashed)
+        catch (Exception e) when (machine.HasCrashed && e is not CrashCheckException)
         {
             _ = e; // the power loss interrupted the scenario, as intended
         }
@@ -44,6 +45,7 @@ internal static class CrashHarness
             throw new CrashCheckException($"the scenario failed before any crash (at call {machine.CallCount}): {e.GetType().Name}: {e.Message}", e);
         }
 
+        StateRunner.Stage($"settling and closing '{scenario}' after crash point {crashAt?.ToString() ?? "none"} ({machine.CallCount} calls made)");
         run.Finish(SettleTimeout);
         return machine;
     }
@@ -91,6 +93,7 @@ internal static class CrashHarness
             var call = machine.CrashCall?.ToString() ?? "after the last call";
             foreach (var policy in policies)
             {
+                StateRunner.Stage($"verifying '{scenario}' crash point {crashAt} ({call}) after {policy}");
                 using var crashed = machine.AfterPowerLoss(policy);
                 try
                 {

@@ -95,6 +95,26 @@ internal sealed class CrashRun(CrashFileSystem fileSystem, StoreModel model, Act
         return operation.Task;
     }
 
+    /// <summary>
+    /// Waits for a scenario's caller tasks; their failures propagate (a crash ends them). A caller
+    /// still running after <see cref="CrashHarness.SettleTimeout"/> is a hang: the failure names
+    /// the merger's state.
+    /// </summary>
+    public void WaitForCallers(IReadOnlyList<Task> callers)
+    {
+        if (!Task.WaitAll([.. callers], CrashHarness.SettleTimeout))
+        {
+            int pending;
+            lock (_merged)
+            {
+                pending = _merged.Count(m => m.Task is { IsCompleted: false });
+            }
+
+            throw new CrashCheckException($"{callers.Count(c => !c.IsCompleted)} of {callers.Count} callers still running after {CrashHarness.SettleTimeout.TotalSeconds} s " +
+                $"({pending} merged operations pending; {OpenEnvironment?.DescribeMerger() ?? "no store open"}): a hang");
+        }
+    }
+
     public void Flush()
     {
         Environment.FlushToDataFile();
@@ -156,7 +176,8 @@ internal sealed class CrashRun(CrashFileSystem fileSystem, StoreModel model, Act
         {
             if (!Task.WaitAll(tasks, timeout))
             {
-                throw new CrashCheckException($"{tasks.Count(t => !t.IsCompleted)} merged operations did not complete within {timeout} after the run ended: a hang");
+                throw new CrashCheckException($"{tasks.Count(t => !t.IsCompleted)} merged operations did not complete within {timeout} after the run ended " +
+                    $"({_environment?.DescribeMerger() ?? "no store open"}): a hang");
             }
         }
         catch (AggregateException)

@@ -177,7 +177,7 @@ internal static class CrashScenarios
         }
 
         run.Commit(Put("explicit", "k", 300, 7));
-        Task.WaitAll([.. callers]);
+        run.WaitForCallers(callers);
         run.Commit(Put("explicit", "last", 30, 8));
     }
 }

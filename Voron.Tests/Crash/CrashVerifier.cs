@@ -15,22 +15,28 @@ internal static class CrashVerifier
     public static long Verify(CrashFileSystem fileSystem, StoreModel model, Action<StorageEnvironmentOptions>? tune, bool reopen)
     {
         long recovered;
+        StateRunner.Step("recovery");
         var environment = Open(fileSystem, tune, "recovery");
         try
         {
             recovered = environment.LastCommittedTransactionId;
             Fail(model.CheckRecoveredId(recovered));
+            StateRunner.Step("reading the recovered store");
             CheckContents(environment, model.StatesAt(recovered), recovered, "after recovery");
+            StateRunner.Step("the integrity check");
             Check(() => environment.CheckIntegrity(), "O4: CheckIntegrity after recovery");
+            StateRunner.Step("a write after recovery");
             Check(() => WriteAfter(environment, recovered), "O4: a new write after recovery");
         }
         finally
         {
+            StateRunner.Step("closing the recovered store");
             environment.Dispose();
         }
 
         if (reopen)
         {
+            StateRunner.Step("the reopen after recovery");
             environment = Open(fileSystem, tune, "the reopen after recovery and one more write");
             try
             {

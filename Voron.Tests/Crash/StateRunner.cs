@@ -13,6 +13,31 @@ internal static class StateRunner
 
     private const int MaxFailures = 20;
 
+    [ThreadStatic]
+    private static Slot? t_slot;
+
+    /// <summary>
+    /// Records what the current crash state is doing (running the scenario, verifying a power
+    /// loss...), so that a hang report says where it hung. A no-op outside <see cref="Run"/>.
+    /// </summary>
+    public static void Stage(string stage)
+    {
+        if (t_slot is { } slot)
+        {
+            slot.Stage = stage;
+            slot.Step = null;
+        }
+    }
+
+    /// <summary>Records the step within the current <see cref="Stage"/> (recovery, integrity check...).</summary>
+    public static void Step(string step)
+    {
+        if (t_slot is { } slot)
+        {
+            slot.Step = step;
+        }
+    }
+
     /// <summary>
     /// Runs <paramref name="check"/> on each item; it returns the number of crash states it checked
     /// and adds a message per failure. Returns the total of states and every failure.
@@ -23,13 +48,14 @@ internal static class StateRunner
         long states = 0;
         var next = -1;
         var workers = Math.Max(1, Math.Min(degree ?? Environment.ProcessorCount, items.Count));
-        var current = new (string? Item, long Started)[workers];
+        var current = Enumerable.Range(0, workers).Select(_ => new Slot()).ToArray();
         var threads = new Thread[workers];
         for (var w = 0; w < workers; w++)
         {
             var worker = w;
             threads[w] = new Thread(() =>
             {
+                t_slot = current[worker];
                 while (true)
                 {
                     lock (failures)
@@ -47,7 +73,9 @@ internal static class StateRunner
                     }
 
                     var item = items[index];
-                    Volatile.Write(ref current[worker].Started, Stopwatch.GetTimestamp());
+                    current[worker].Stage = "starting";
+                    current[worker].Step = null;
+                    current[worker].Started = Stopwatch.GetTimestamp();
                     current[worker].Item = item?.ToString();
                     var found = new List<string>();
                     int checkedStates;
@@ -84,11 +112,11 @@ internal static class StateRunner
                 for (var w = 0; w < workers; w++)
                 {
                     var item = current[w].Item;
-                    if (item != null && Stopwatch.GetElapsedTime(Volatile.Read(ref current[w].Started)) > HangTimeout)
+                    if (item != null && Stopwatch.GetElapsedTime(current[w].Started) > HangTimeout)
                     {
                         lock (failures)
                         {
-                            failures.Add($"{item}: no result after {HangTimeout.TotalSeconds} s: a hang (the thread is abandoned)");
+                            failures.Add($"{item}: no result after {HangTimeout.TotalSeconds} s: a hang while {current[w].Stage}{(current[w].Step is { } step ? ", at: " + step : "")} (the thread is abandoned)");
                             return (Interlocked.Read(ref states), [.. failures]);
                         }
                     }
@@ -97,5 +125,22 @@ internal static class StateRunner
         }
 
         return (states, failures);
+    }
+
+    /// <summary>What one worker thread is checking, since when, and at which stage (read by the hang watch).</summary>
+    private sealed class Slot
+    {
+        private string? _item;
+        private long _started;
+        private string _stage = "idle";
+        private string? _step;
+
+        public string? Item { get => Volatile.Read(ref _item); set => Volatile.Write(ref _item, value); }
+
+        public long Started { get => Volatile.Read(ref _started); set => Volatile.Write(ref _started, value); }
+
+        public string Stage { get => Volatile.Read(ref _stage); set => Volatile.Write(ref _stage, value); }
+
+        public string? Step { get => Volatile.Read(ref _step); set => Volatile.Write(ref _step, value); }
     }
 }
