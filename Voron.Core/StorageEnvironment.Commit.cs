@@ -70,8 +70,11 @@ public sealed partial class StorageEnvironment
             end = _flusher.AppendToJournal(prepared.TxId, prepared.State.ToArray(), prepared.JournalPages,
                 _options.JournalCompression, sync: _options.Durability == DurabilityMode.Durable);
         }
-        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException || Journal.Failure != null)
         {
+            // Fail-stop after any failed write or flush of the journal, whatever the exception's
+            // type (the journal refuses appends from then on). An exception thrown before anything
+            // was written (a record too large) leaves the store usable and reaches the caller.
             Fail(e);
             throw new EnvironmentFailedException(Path, e);
         }

@@ -295,8 +295,10 @@ internal sealed class DataFileFlusher : IDisposable
                 {
                     SyncJournal();
                 }
-                catch (Exception e) when (e is IOException or EnvironmentFailedException or ObjectDisposedException)
+                catch (Exception e)
                 {
+                    // Whatever the exception's type, the journal's records may not be durable:
+                    // fail-stop (an unexpected type used to end this loop and leave the store usable).
                     _environment.Fail(e);
                     return;
                 }

@@ -36,7 +36,8 @@ namespace Voron.Transactions;
 //       operation submitted at any moment either is drained and failed or is refused at
 //       submission. An unexpected exception while a batch is built or prepared (outside the
 //       operations and the journal write) fails that batch's operations with it; nothing of the
-//       batch was written, and the writer goes on.
+//       batch was written, and the writer goes on. A failed in-flight commit, whatever its
+//       exception's type, was reported to its own operations and never ends the writer.
 
 /// <summary>Merges concurrent write operations into shared transactions and journal flushes.</summary>
 internal sealed class TransactionMerger : IDisposable
@@ -327,9 +328,10 @@ internal sealed class TransactionMerger : IDisposable
         {
             await InFlight.ConfigureAwait(false);
         }
-        catch (Exception e) when (e is EnvironmentFailedException or IOException or ObjectDisposedException)
+        catch (Exception)
         {
-            // Already reported to that batch's operations; the environment is failed.
+            // Already reported to that batch's operations (CommitAndAcknowledge). Whatever its
+            // type, it must not end the writer here: the queue would never be drained (M5).
         }
     }
 

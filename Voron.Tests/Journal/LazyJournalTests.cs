@@ -119,4 +119,36 @@ public sealed class LazyJournalTests
         using var read = reopened.BeginRead();
         Assert.Equal(21, read.OpenTree("t")!.Count); // the 20 lazy commits and the first one
     }
+
+    [Fact]
+    public async Task A_lazy_journal_sync_failing_with_any_exception_type_fails_the_store()
+    {
+        // Regression: the lazy sync loop failed the store only for I/O-type exceptions; any
+        // other type ended the loop silently, and the store went on acknowledging lazy commits
+        // that no later sync would ever make durable.
+        var fs = new RecordingFileSystem(StoreFactory.NewFileSystem());
+        var options = StorageEnvironmentOptions.ForFileSystem("/store", fs);
+        options.BackgroundFlush = false;
+        options.Durability = DurabilityMode.Lazy;
+        options.LazyFlushInterval = TimeSpan.FromMilliseconds(10);
+        options.MaxDataFileSize = 4L << 30;
+        using var env = StorageEnvironment.Open(options);
+        fs.FailWith = line => new InvalidOperationException($"injected: a file system bug at {line}");
+        fs.FailWhen = line => line.StartsWith("FlushData /store/journal/", StringComparison.Ordinal);
+        using (var tx = env.BeginWrite())
+        {
+            tx.CreateTree("t").Put([1], [1]);
+            tx.Commit(); // lazy: written, not flushed; the timer's sync fails
+        }
+
+        var deadline = DateTime.UtcNow.AddSeconds(10);
+        while (env.Failure == null && DateTime.UtcNow < deadline)
+        {
+            await Task.Delay(10);
+        }
+
+        Assert.Null(fs.FailWhen); // the sync ran and failed
+        var error = Assert.Throws<EnvironmentFailedException>(() => env.BeginWrite());
+        Assert.IsType<InvalidOperationException>(error.InnerException);
+    }
 }

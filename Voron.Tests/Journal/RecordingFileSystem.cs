@@ -12,6 +12,9 @@ internal sealed class RecordingFileSystem(IFileSystem inner) : IFileSystem
 
     public Func<string, bool>? FailWhen { get; set; }
 
+    /// <summary>The exception a call chosen by <see cref="FailWhen"/> throws; null: an <see cref="IOException"/>.</summary>
+    public Func<string, Exception>? FailWith { get; set; }
+
     public void Record(string line)
     {
         // Background tasks (the flusher, the lazy journal sync) record beside the test's thread.
@@ -20,7 +23,7 @@ internal sealed class RecordingFileSystem(IFileSystem inner) : IFileSystem
             if (FailWhen?.Invoke(line) == true)
             {
                 FailWhen = null;
-                throw new IOException($"injected failure: {line}");
+                throw FailWith?.Invoke(line) ?? new IOException($"injected failure: {line}");
             }
 
             Log.Add(line);

@@ -185,6 +185,40 @@ public sealed class TransactionMergerTests
         }
     }
 
+    [Theory]
+    [InlineData(true)]
+    [InlineData(false)]
+    public async Task A_journal_flush_failing_with_an_unexpected_exception_type_fails_the_store_and_leaves_no_operation_hanging(bool asyncCommit)
+    {
+        // Regression: the writer waited for a failed in-flight commit expecting only I/O-type
+        // exceptions; anything else ended the writer without draining its queue, and every
+        // operation submitted after it hung. The journal now fails the store whatever the type.
+        var fs = new RecordingFileSystem(StoreFactory.NewFileSystem());
+        var env = StorageEnvironment.Open(Options(fs, asyncCommit, maxBatch: 8));
+        var flushes = 0;
+        fs.FailWith = line => new InvalidOperationException($"injected: a file system bug at {line}");
+        fs.FailWhen = line => line.StartsWith("FlushData /store/journal/", StringComparison.Ordinal) && ++flushes == 5;
+        var tasks = Enumerable.Range(0, 400).Select(i => Task.Run(() => env.ExecuteAsync(tx => tx.CreateTree("t").Put(Key(i), [1])))).ToArray();
+
+        var failed = 0;
+        foreach (var task in tasks)
+        {
+            try
+            {
+                await task.WaitAsync(TimeSpan.FromSeconds(30)); // a TimeoutException here is the hang
+            }
+            catch (EnvironmentFailedException)
+            {
+                failed++;
+            }
+        }
+
+        Assert.True(failed > 0, "the injected failure failed some operations");
+        Assert.Throws<EnvironmentFailedException>(() => env.BeginWrite());
+        await Assert.ThrowsAsync<EnvironmentFailedException>(() => env.ExecuteAsync(_ => { }).WaitAsync(TimeSpan.FromSeconds(30)));
+        env.CloseWithoutFlush();
+    }
+
     [Fact]
     public async Task A_submitter_waiting_for_room_when_the_environment_fails_is_refused_not_left_hanging()
     {
