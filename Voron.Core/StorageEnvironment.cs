@@ -65,6 +65,9 @@ public sealed partial class StorageEnvironment : IDisposable
     /// <summary>The id of the last transaction the data file holds and has synced.</summary>
     public long LastFlushedTransactionId => _flusher.FlushedTxId;
 
+    /// <summary>Background flushes asked for and not yet started (tests: the flusher's wake rule).</summary>
+    internal int PendingFlushWakes => _flusher.PendingWakes;
+
     internal StorageEnvironmentOptions Options => _options;
 
     internal IFileSystem FileSystem => _fileSystem;

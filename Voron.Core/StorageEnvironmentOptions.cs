@@ -77,7 +77,11 @@ public sealed class StorageEnvironmentOptions
     /// </summary>
     public bool JournalCompression { get; set; } = true;
 
-    /// <summary>The background flush starts when this many bytes of committed pages wait for it. Default 32 MiB.</summary>
+    /// <summary>
+    /// The background flush starts when the committed pages waiting for it (summed per
+    /// transaction) reach this many bytes, and runs again at once if commits made during a flush
+    /// brought the backlog back to it. Default 32 MiB.
+    /// </summary>
     public long FlushThresholdBytes { get; set; } = 32L << 20;
 
     /// <summary>

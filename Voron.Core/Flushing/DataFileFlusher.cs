@@ -30,6 +30,10 @@ namespace Voron.Flushing;
 //        version newer than a reader that falls through to it expects (PageTable PT3).
 //   FL2. The header never claims a transaction the data file has not synced.
 //   FL3. A journal file is recycled only after a synced header no longer needs it for recovery.
+//
+//   The background flush wakes when the backlog (page bytes summed per committed transaction)
+//   crosses FlushThresholdBytes, when a flush ends with the backlog at the threshold again, and
+//   every FlushInterval. A commit above the threshold does not wake it again: one wake, one flush.
 
 /// <summary>Copies committed pages from the page table to the data file, in the background or on demand.</summary>
 internal sealed class DataFileFlusher : IDisposable
@@ -70,6 +74,9 @@ internal sealed class DataFileFlusher : IDisposable
 
     public long FlushedTxId => Volatile.Read(ref _flushedTxId);
 
+    /// <summary>Wakes of the background flush not yet consumed (each runs one flush): at most one or two.</summary>
+    internal int PendingWakes => _wake.CurrentCount;
+
     /// <summary>Appends a record to the journal, excluding journal recycling and lazy syncs while it runs.</summary>
     public JournalPosition AppendToJournal(long txId, byte[] state, IReadOnlyList<JournalPage> pages, bool compress, bool sync)
     {
@@ -102,8 +109,12 @@ internal sealed class DataFileFlusher : IDisposable
         lock (_queueLock)
         {
             _unflushed.Add(transaction);
+            var before = _unflushedBytes;
             _unflushedBytes += transaction.Bytes;
-            wake = _unflushedBytes >= _options.FlushThresholdBytes;
+            // Wake the flusher when the backlog crosses the threshold, not on every commit above
+            // it: each wake is one flush (data-file fdatasync, header write), and commits above
+            // the threshold during a flush used to queue one flush each, dozens a second.
+            wake = before < _options.FlushThresholdBytes && _unflushedBytes >= _options.FlushThresholdBytes;
         }
 
         if (wake && _background != null)
@@ -267,13 +278,25 @@ internal sealed class DataFileFlusher : IDisposable
                 continue;
             }
 
+            FlushStatistics? flushed;
             try
             {
-                Flush();
+                flushed = Flush();
             }
             catch (EnvironmentFailedException)
             {
                 return; // fail-stop: the environment refuses writes; nothing more to flush
+            }
+
+            bool refilled;
+            lock (_queueLock)
+            {
+                refilled = _unflushedBytes >= _options.FlushThresholdBytes;
+            }
+
+            if (flushed != null && refilled)
+            {
+                _wake.Release(); // commits during the flush filled the backlog again without crossing the threshold
             }
         }
     }

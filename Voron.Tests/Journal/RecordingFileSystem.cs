@@ -15,8 +15,12 @@ internal sealed class RecordingFileSystem(IFileSystem inner) : IFileSystem
     /// <summary>The exception a call chosen by <see cref="FailWhen"/> throws; null: an <see cref="IOException"/>.</summary>
     public Func<string, Exception>? FailWith { get; set; }
 
+    /// <summary>Runs before each call is recorded, outside the log's lock (a test may block a background call here).</summary>
+    public Action<string>? BeforeCall { get; set; }
+
     public void Record(string line)
     {
+        BeforeCall?.Invoke(line);
         // Background tasks (the flusher, the lazy journal sync) record beside the test's thread.
         lock (Log)
         {
