@@ -95,10 +95,10 @@ internal sealed partial class JournalWriter : IDisposable
     private bool _unsynced; // lazy records written to _file since its last FlushData
     private long _encodeTicks;
     private Exception? _failure;
+    private bool _disposed;
 
     /// <summary>Why the journal refuses appends (a write or flush of it failed, whatever the exception), or null.</summary>
     internal Exception? Failure => Volatile.Read(ref _failure);
-    private bool _disposed;
 
     /// <summary>Resumes after recovery: at <see cref="JournalRecoveryResult.End"/>, with the next transaction id.</summary>
     public JournalWriter(IFileSystem fileSystem, string directory, JournalRecoveryResult recovered, long fileSize = DefaultFileSize)

@@ -203,9 +203,10 @@ internal sealed class TransactionMerger : IDisposable
 
     /// <summary>
     /// Runs queued operations into one transaction, isolating failures (M1), and adds those that
-    /// succeeded to <paramref name="operations"/> (the list is also the caller's if this throws). While the previous
-    /// batch is still being flushed (async commit), an empty queue does not end the batch: it keeps
-    /// taking operations that arrive until that flush completes — the overlap async commit buys.
+    /// succeeded to <paramref name="operations"/> (the caller's list, so it knows them if this
+    /// throws). While the previous batch is still being flushed (async commit), an empty queue does
+    /// not end the batch: it keeps taking operations that arrive until that flush completes — the
+    /// overlap async commit buys.
     /// </summary>
     private async Task<LowLevelTransaction> ExecuteAsync(ChannelReader<MergedOperation> reader, PreparedCommit? previous, List<MergedOperation> operations)
     {
