@@ -257,9 +257,10 @@ public sealed class TransactionMergerTests
     {
         // M5: the writer stops on a failure and fails what it finds queued; a submission that
         // passed the usability check just before the failure but reached the queue after that
-        // drain used to stay queued forever (the window is a few instructions wide, so this
-        // rarely hits it; the rule is in TransactionMerger's design notes). Callers submit in a
-        // loop while another thread fails the environment at a random moment.
+        // drain used to stay queued forever. The window is a few instructions wide and this test
+        // never hit it on the old code: it guards the rule (TransactionMerger's design notes),
+        // it does not reproduce the bug. Callers submit in a loop while another thread fails
+        // the environment at a random moment.
         var random = new Random(20261122);
         for (var round = 0; round < 300; round++)
         {
