@@ -15,7 +15,10 @@ namespace Voron.LoadTests.Experiments;
 /// modes run on their own fresh stores in interleaved rounds (round 1 of each mode, then round 2
 /// of each, ...), so a slow moment of the machine hits every mode alike; each round ends with a
 /// data-file flush of its store, timed with the round, so no store's flush runs during another
-/// mode's round. The peers then run once for the same total time.
+/// mode's round. The peers then run once for the same total time. A full run first warms the
+/// three Voron modes up (unreported), so the first caller count is not measured on unoptimized
+/// code. Each Voron row also gives the median time of one journal record (encode, write,
+/// fdatasync) under that load, from the engine's <c>voron.journal.flush_duration</c> metric.
 /// </summary>
 internal sealed class MergeExperiment : IExperiment
 {
@@ -24,10 +27,11 @@ internal sealed class MergeExperiment : IExperiment
     internal const string MergedAsync = "voron-merged-async";
     internal static readonly int[] CallerCounts = [1, 4, 16, 64, 256];
     private const int ValueSize = 1024;
+    private static readonly TimeSpan WarmUp = TimeSpan.FromSeconds(1);
 
     private readonly TimeSpan? _duration;
 
-    /// <param name="duration">How long each mode runs at each caller count; default 3 s, 0.4 s with --quick. Tests pass less.</param>
+    /// <param name="duration">How long each mode runs at each caller count; default 6 s, 0.4 s with --quick. Tests pass less.</param>
     public MergeExperiment(TimeSpan? duration = null)
     {
         _duration = duration;
@@ -39,7 +43,7 @@ internal sealed class MergeExperiment : IExperiment
 
     public async Task<Report> RunAsync(ExperimentContext context)
     {
-        var duration = _duration ?? (context.Quick ? TimeSpan.FromMilliseconds(400) : TimeSpan.FromSeconds(3));
+        var duration = _duration ?? (context.Quick ? TimeSpan.FromMilliseconds(400) : TimeSpan.FromSeconds(6));
         var report = new Report(Name, "Merge: durable single-operation writes from concurrent callers");
         context.Progress("measuring write+fdatasync latency (4 KiB)");
         var flush = MachineExperiment.MeasureDurableWrites(Path.Combine(context.NewDirectory("machine"), "probe.bin"), 4096, context.Quick ? 200 : 1000);
@@ -66,10 +70,21 @@ internal sealed class MergeExperiment : IExperiment
 
         var rounds = context.Quick ? 1 : 3;
         report.AddFact("roundsPerVoronMode", rounds);
+        using var journal = new JournalWriteListener();
+        if (!context.Quick)
+        {
+            context.Progress($"warming up: each Voron mode for {WarmUp.TotalSeconds:F0} s at 16 callers (not reported)");
+            await RunVoronModesAsync(context, 16, WarmUp, 1, directoryPrefix: "warm-up-").ConfigureAwait(false);
+        }
+
         var results = new List<MergeResult>();
         foreach (var callers in CallerCounts)
         {
-            results.AddRange(await RunVoronModesAsync(context, callers, duration, rounds).ConfigureAwait(false));
+            foreach (var run in await RunVoronModesAsync(context, callers, duration, rounds).ConfigureAwait(false))
+            {
+                results.Add(Finish(context, run.Mode, callers, run.Latencies, run.Seconds, run.Flushes, journal.For(run.Environment.Path)));
+            }
+
             foreach (var peer in available)
             {
                 results.Add(RunPeer(context, peer, callers, duration));
@@ -89,6 +104,7 @@ internal sealed class MergeExperiment : IExperiment
                 ("p50Ms", result.Latency.Median),
                 ("p99Ms", result.Latency.Percentile(99)),
                 ("opsPerFlush", result.OpsPerFlush),
+                ("journalMedianMs", result.Journal?.Median),
                 ("vsUnmerged", Ratio(Unmerged)),
                 ("vsMerged", Ratio(Merged)),
                 ("vsSqlite", Ratio(KvEngineCatalog.Sqlite)));
@@ -99,11 +115,16 @@ internal sealed class MergeExperiment : IExperiment
         report.AddNote("The Voron modes run in interleaved rounds (roundsPerVoronMode), each on its own store; every round's time includes " +
                        "a data-file flush of its store at its end, so one mode's flush never runs during another mode's round.");
         report.AddNote("opsPerFlush: operations acknowledged per journal write+fdatasync (Voron); the peers commit (and sync) once per operation.");
+        report.AddNote("journalMedianMs: median time of one Voron journal record under that load (encoding with LZ4, the write and its fdatasync), " +
+                       "from the voron.journal.flush_duration metric; compare with fdatasyncMedianMs, measured on an idle disk.");
+        report.AddNote("The callers are a closed loop: each waits for its write to be durable before it submits the next. When a batch holds every " +
+                       "caller, nothing is queued while it is flushed, so async commit has no next batch to build; it can only gain when more " +
+                       "operations are waiting than one batch takes.");
         return report;
     }
 
     /// <summary>The three Voron modes at <paramref name="callers"/> callers, in interleaved rounds on one store each.</summary>
-    private static async Task<List<MergeResult>> RunVoronModesAsync(ExperimentContext context, int callers, TimeSpan duration, int rounds)
+    private static async Task<List<VoronRun>> RunVoronModesAsync(ExperimentContext context, int callers, TimeSpan duration, int rounds, string directoryPrefix = "")
     {
         string[] modes = [Unmerged, Merged, MergedAsync];
         var runs = new List<VoronRun>();
@@ -111,7 +132,7 @@ internal sealed class MergeExperiment : IExperiment
         {
             foreach (var mode in modes)
             {
-                var options = StorageEnvironmentOptions.ForDirectory(context.NewDirectory($"{mode}-{callers}"));
+                var options = StorageEnvironmentOptions.ForDirectory(context.NewDirectory($"{directoryPrefix}{mode}-{callers}"));
                 options.MaxBatchOperations = mode == Unmerged ? 1 : options.MaxBatchOperations;
                 options.AsyncCommit = mode == MergedAsync;
                 var env = StorageEnvironment.Open(options);
@@ -136,7 +157,7 @@ internal sealed class MergeExperiment : IExperiment
             }
         }
 
-        return [.. runs.Select(run => Finish(context, run.Mode, callers, run.Latencies, run.Seconds, run.Flushes))];
+        return runs;
     }
 
     /// <summary>One Voron mode's store and its totals over the rounds; keys continue from round to round.</summary>
@@ -208,10 +229,10 @@ internal sealed class MergeExperiment : IExperiment
         threads.ForEach(t => t.Join());
         var seconds = watch.Elapsed.TotalSeconds;
         var operations = latencies.Sum(l => l.Count);
-        return Finish(context, kind.Name, callers, latencies, seconds, operations);
+        return Finish(context, kind.Name, callers, latencies, seconds, operations, journal: null);
     }
 
-    private static MergeResult Finish(ExperimentContext context, string mode, int callers, LatencySample[] perCaller, double seconds, long flushes)
+    private static MergeResult Finish(ExperimentContext context, string mode, int callers, LatencySample[] perCaller, double seconds, long flushes, LatencySample? journal)
     {
         var all = new LatencySample();
         foreach (var sample in perCaller)
@@ -219,8 +240,9 @@ internal sealed class MergeExperiment : IExperiment
             all.AddAll(sample);
         }
 
-        var result = new MergeResult(mode, callers, all.Count, all.Count / seconds, all, flushes == 0 ? 0 : all.Count / (double)flushes);
-        context.Progress($"{mode,-19} {callers,3} callers: {result.WritesPerSecond,10:N0} writes/s, p99 {all.Percentile(99):F2} ms, {result.OpsPerFlush:F1} ops/flush");
+        var result = new MergeResult(mode, callers, all.Count, all.Count / seconds, all, flushes == 0 ? 0 : all.Count / (double)flushes, journal);
+        var journalText = journal is { Count: > 0 } ? $", journal record {journal.Median:F2} ms (median)" : "";
+        context.Progress($"{mode,-19} {callers,3} callers: {result.WritesPerSecond,10:N0} writes/s, p99 {all.Percentile(99):F2} ms, {result.OpsPerFlush:F1} ops/flush{journalText}");
         return result;
     }
 
@@ -240,5 +262,5 @@ internal sealed class MergeExperiment : IExperiment
         return value;
     }
 
-    private sealed record MergeResult(string Mode, int Callers, int Operations, double WritesPerSecond, LatencySample Latency, double OpsPerFlush);
+    private sealed record MergeResult(string Mode, int Callers, int Operations, double WritesPerSecond, LatencySample Latency, double OpsPerFlush, LatencySample? Journal);
 }

@@ -28,6 +28,15 @@ public sealed class MergeExperimentTests : IDisposable
                 Assert.True(row.GetProperty("writesPerSec").GetDouble() > 0, $"{mode} at {callers}");
                 Assert.True(row.GetProperty("p99Ms").GetDouble() > 0, $"{mode} at {callers}");
                 Assert.True(row.GetProperty("opsPerFlush").GetDouble() >= 1, $"{mode} at {callers}");
+                var journal = row.GetProperty("journalMedianMs");
+                if (mode == "sqlite")
+                {
+                    Assert.Equal(JsonValueKind.Null, journal.ValueKind);
+                }
+                else
+                {
+                    Assert.True(journal.GetDouble() > 0, $"{mode} at {callers}: the journal record time comes from the store's own metric");
+                }
             }
         }
 
