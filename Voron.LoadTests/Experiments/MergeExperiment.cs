@@ -1,5 +1,6 @@
 using System.Buffers.Binary;
 using System.Diagnostics;
+using System.Globalization;
 using Voron.LoadTests.Engines;
 using Voron.LoadTests.Measurement;
 using Voron.LoadTests.Reporting;
@@ -26,6 +27,7 @@ internal sealed class MergeExperiment : IExperiment
     internal const string Merged = "voron-merged";
     internal const string MergedAsync = "voron-merged-async";
     internal static readonly int[] CallerCounts = [1, 4, 16, 64, 256];
+    private const int MaxCallers = 16_384; // the peers run a thread per caller
     private const int ValueSize = 1024;
     private static readonly TimeSpan WarmUp = TimeSpan.FromSeconds(1);
 
@@ -35,6 +37,24 @@ internal sealed class MergeExperiment : IExperiment
     public MergeExperiment(TimeSpan? duration = null)
     {
         _duration = duration;
+    }
+
+    /// <summary>
+    /// <c>VORON_MERGE_CALLERS=64,256,8192</c> runs other caller counts than the default ones, e.g.
+    /// more callers than one batch takes (<see cref="StorageEnvironmentOptions.MaxBatchOperations"/>).
+    /// </summary>
+    private static int[]? CallerCountsFromEnvironment()
+    {
+        var text = Environment.GetEnvironmentVariable("VORON_MERGE_CALLERS");
+        if (string.IsNullOrWhiteSpace(text))
+        {
+            return null;
+        }
+
+        var counts = text.Split(',', StringSplitOptions.TrimEntries);
+        return counts.All(c => int.TryParse(c, NumberStyles.None, CultureInfo.InvariantCulture, out var n) && n is > 0 and <= MaxCallers)
+            ? [.. counts.Select(c => int.Parse(c, CultureInfo.InvariantCulture))]
+            : throw new ArgumentException($"VORON_MERGE_CALLERS must list caller counts from 1 to {MaxCallers} separated by commas, not '{text}'.");
     }
 
     public string Name => "merge";
@@ -77,8 +97,10 @@ internal sealed class MergeExperiment : IExperiment
             await RunVoronModesAsync(context, 16, WarmUp, 1, directoryPrefix: "warm-up-").ConfigureAwait(false);
         }
 
+        var callerCounts = CallerCountsFromEnvironment() ?? CallerCounts;
+        report.AddFact("callerCounts", string.Join(", ", callerCounts));
         var results = new List<MergeResult>();
-        foreach (var callers in CallerCounts)
+        foreach (var callers in callerCounts)
         {
             foreach (var run in await RunVoronModesAsync(context, callers, duration, rounds).ConfigureAwait(false))
             {
