@@ -43,9 +43,10 @@ internal sealed class MergeExperiment : IExperiment
     /// <c>VORON_MERGE_CALLERS=64,256,8192</c> runs other caller counts than the default ones, e.g.
     /// more callers than one batch takes (<see cref="StorageEnvironmentOptions.MaxBatchOperations"/>).
     /// </summary>
-    private static int[]? CallerCountsFromEnvironment()
+    private static int[]? CallerCountsFromEnvironment() => ParseCallerCounts(Environment.GetEnvironmentVariable("VORON_MERGE_CALLERS"));
+
+    internal static int[]? ParseCallerCounts(string? text)
     {
-        var text = Environment.GetEnvironmentVariable("VORON_MERGE_CALLERS");
         if (string.IsNullOrWhiteSpace(text))
         {
             return null;

@@ -45,5 +45,26 @@ public sealed class MergeExperimentTests : IDisposable
         Assert.True(json.RootElement.GetProperty("fdatasyncMedianMs").GetDouble() > 0);
     }
 
+    [Theory]
+    [InlineData(null, null)]
+    [InlineData(" ", null)]
+    [InlineData("8192", new[] { 8192 })]
+    [InlineData("64, 256,1", new[] { 64, 256, 1 })]
+    public void Caller_counts_from_the_environment_variable(string? text, int[]? expected) =>
+        Assert.Equal(expected, MergeExperiment.ParseCallerCounts(text));
+
+    [Theory]
+    [InlineData("0")]
+    [InlineData("-4")]
+    [InlineData("64,,256")]
+    [InlineData("many")]
+    [InlineData("20000")]
+    public void Bad_caller_counts_are_refused_with_the_variable_named(string text)
+    {
+        var error = Assert.Throws<ArgumentException>(() => MergeExperiment.ParseCallerCounts(text));
+        Assert.Contains("VORON_MERGE_CALLERS", error.Message, StringComparison.Ordinal);
+        Assert.Contains(text, error.Message, StringComparison.Ordinal);
+    }
+
     public void Dispose() => _directory.Dispose();
 }
