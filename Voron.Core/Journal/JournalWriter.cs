@@ -251,8 +251,9 @@ internal sealed partial class JournalWriter : IDisposable
 
     /// <summary>
     /// The compression rule's sample (JournalRecord.cs): a payload longer than
-    /// <see cref="JournalRecord.CompressionSample"/> is compressed only if its first that-many
-    /// bytes compress well enough, so incompressible data costs one short LZ4 pass.
+    /// <see cref="JournalRecord.CompressionSample"/> is compressed only if slices spread over it
+    /// (<see cref="JournalRecord.SampleSlices"/>) compress well enough, so incompressible data
+    /// costs one short LZ4 pass.
     /// </summary>
     private bool SampleCompresses(ReadOnlySpan<byte> payload)
     {
@@ -261,9 +262,15 @@ internal sealed partial class JournalWriter : IDisposable
             return true;
         }
 
-        var bound = Compression.Lz4Block.MaxCompressedLength(JournalRecord.CompressionSample);
-        var sample = Compression.Lz4Block.Compress(payload[..JournalRecord.CompressionSample], ScratchBuffer(bound).AsSpan(0, bound));
-        return JournalRecord.CompressionPays(JournalRecord.CompressionSample, sample);
+        var bound = Compression.Lz4Block.MaxCompressedLength(JournalRecord.CompressionSample / JournalRecord.CompressionSampleSlices);
+        var scratch = ScratchBuffer(bound).AsSpan(0, bound);
+        var compressed = 0;
+        foreach (var slice in JournalRecord.SampleSlices(payload.Length))
+        {
+            compressed += Compression.Lz4Block.Compress(payload[slice], scratch);
+        }
+
+        return JournalRecord.CompressionPays(JournalRecord.CompressionSample, compressed);
     }
 
     /// <summary>

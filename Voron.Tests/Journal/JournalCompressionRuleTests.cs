@@ -6,7 +6,7 @@ using Voron.Platform.Memory;
 
 namespace Voron.Tests.Journal;
 
-/// <summary>The writer's compression rule (JournalRecord.cs): threshold, 1/8 saving, 64 KiB sample.</summary>
+/// <summary>The writer's compression rule (JournalRecord.cs): threshold, a quarter saved, 64 KiB sample in spread slices.</summary>
 public sealed class JournalCompressionRuleTests
 {
     private const string Directory = "/j";
@@ -25,12 +25,49 @@ public sealed class JournalCompressionRuleTests
     }
 
     [Fact]
-    public void A_payload_whose_first_64_KiB_do_not_compress_is_stored_raw_even_if_the_rest_would()
+    public void A_payload_whose_sampled_slices_do_not_compress_is_stored_raw_even_if_the_rest_would()
     {
-        // 9 random pages (72 KiB, past the sample) then 9 pages of JSON that LZ4 would shrink.
-        var pages = Pages(18, i => i < 9 ? RandomPage(i) : Json());
+        // 36 pages: random where a sample slice falls, JSON (which LZ4 shrinks) everywhere else.
+        const int count = 36;
+        var entry = JournalRecord.EntryHeaderSize + Constants.PageSize;
+        var slices = JournalRecord.SampleSlices(count * entry).ToList();
+        bool Sampled(int page) => slices.Any(s => s.Start.Value < (page + 1) * entry && page * entry < s.End.Value);
+        var pages = Pages(count, i => Sampled(i) ? RandomPage(i) : Json());
+        Assert.True(Enumerable.Range(0, count).Count(Sampled) <= 12);
+        Assert.True(JournalRecord.CompressionPays(count * entry, Lz4Size(pages)), "the whole payload would pay");
 
         var (flags, stored, raw, recovered) = WriteAndRecover(pages);
+
+        Assert.False(flags.HasFlag(JournalRecordFlags.Lz4Compressed));
+        Assert.Equal(raw, stored);
+        AssertSamePages(pages, recovered);
+    }
+
+    [Fact]
+    public void The_sample_slices_start_at_the_payload_start_end_at_its_end_and_hold_64_KiB()
+    {
+        foreach (var length in new[] { JournalRecord.CompressionSample + 1, 100_000, 10 << 20 })
+        {
+            var slices = JournalRecord.SampleSlices(length).ToList();
+
+            Assert.Equal(JournalRecord.CompressionSampleSlices, slices.Count);
+            Assert.Equal(0, slices[0].Start.Value);
+            Assert.Equal(length, slices[^1].End.Value);
+            Assert.Equal(JournalRecord.CompressionSample, slices.Sum(s => s.End.Value - s.Start.Value));
+            Assert.All(slices.Zip(slices.Skip(1)), pair => Assert.True(pair.First.Start.Value < pair.Second.Start.Value));
+        }
+    }
+
+    [Fact]
+    public void A_payload_that_compresses_by_less_than_a_quarter_is_stored_raw()
+    {
+        // One JSON page in five random ones: LZ4 saves between an eighth and a quarter.
+        var pages = Pages(5, i => i == 0 ? Json() : RandomPage(i));
+        var raw = (int)JournalRecord.MeasurePayload(pages);
+        var compressed = Lz4Size(pages);
+        Assert.True(compressed < raw - raw / 8 && compressed > raw - raw / 4, $"{compressed} of {raw} bytes");
+
+        var (flags, stored, _, recovered) = WriteAndRecover(pages);
 
         Assert.False(flags.HasFlag(JournalRecordFlags.Lz4Compressed));
         Assert.Equal(raw, stored);
@@ -92,6 +129,14 @@ public sealed class JournalCompressionRuleTests
             Assert.Equal(written[i].PageNumber, recovered[i].PageNumber);
             Assert.True(written[i].Image.Span.SequenceEqual(recovered[i].Bytes.Span), $"page {i} differs after recovery");
         }
+    }
+
+    private static int Lz4Size(JournalPage[] pages)
+    {
+        var payload = new byte[JournalRecord.MeasurePayload(pages)];
+        JournalRecord.EncodeEntries(payload, pages);
+        var destination = new byte[Voron.Compression.Lz4Block.MaxCompressedLength(payload.Length)];
+        return Voron.Compression.Lz4Block.Compress(payload, destination);
     }
 
     private static JournalPage[] Pages(int count, Func<int, byte[]> content) =>
