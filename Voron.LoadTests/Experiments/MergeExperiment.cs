@@ -52,10 +52,18 @@ internal sealed class MergeExperiment : IExperiment
             return null;
         }
 
-        var counts = text.Split(',', StringSplitOptions.TrimEntries);
-        return counts.All(c => int.TryParse(c, NumberStyles.None, CultureInfo.InvariantCulture, out var n) && n is > 0 and <= MaxCallers)
-            ? [.. counts.Select(c => int.Parse(c, CultureInfo.InvariantCulture))]
-            : throw new ArgumentException($"VORON_MERGE_CALLERS must list caller counts from 1 to {MaxCallers} separated by commas, not '{text}'.");
+        var counts = new List<int>();
+        foreach (var item in text.Split(',', StringSplitOptions.TrimEntries))
+        {
+            if (!int.TryParse(item, NumberStyles.None, CultureInfo.InvariantCulture, out var count) || count is < 1 or > MaxCallers)
+            {
+                throw new ArgumentException($"VORON_MERGE_CALLERS must list caller counts from 1 to {MaxCallers} separated by commas, not '{text}'.");
+            }
+
+            counts.Add(count);
+        }
+
+        return [.. counts];
     }
 
     public string Name => "merge";
