@@ -77,7 +77,7 @@ internal sealed class MergeExperiment : IExperiment
         context.Progress("measuring write+fdatasync latency (4 KiB)");
         var flush = MachineExperiment.MeasureDurableWrites(Path.Combine(context.NewDirectory("machine"), "probe.bin"), 4096, context.Quick ? 200 : 1000);
         report.AddFact("fdatasyncMedianMs", flush.Median);
-        report.AddFact("durability", "every mode durable: Voron acknowledges after the journal fdatasync covering the write; SQLite WAL synchronous=FULL; LMDB default (fsync per commit)");
+        report.AddFact("durability", "every mode durable: Voron acknowledges after the journal fdatasync covering the write; SQLite WAL synchronous=FULL; LMDB default durable mode (sqliteDurability, lmdbDurability)");
         report.AddFact("valueBytes", ValueSize);
         report.AddFact("secondsPerRun", duration.TotalSeconds);
 
@@ -87,7 +87,8 @@ internal sealed class MergeExperiment : IExperiment
         {
             try
             {
-                peer.Probe();
+                report.AddFact($"{peer.Name}Version", peer.Probe());
+                report.AddFact($"{peer.Name}Durability", peer.Durability);
                 available.Add(peer);
             }
             catch (DllNotFoundException)
