@@ -83,10 +83,10 @@ internal static class CommandLine
         var output = result.InvocationConfiguration.Output;
         var quick = result.GetValue(Quick);
         var experiment = definition.Create(result);
-        using var context = ExperimentContext.Create(output, quick, result.GetValue(Directory));
+        using var context = ExperimentContext.Create(output, quick, result.GetValue(Directory), result.GetValue(Reports)!);
         output.WriteLine($"Experiment '{experiment.Name}'{(quick ? " (quick)" : "")}, data in {context.DataDirectory}");
         var report = await experiment.RunAsync(context).ConfigureAwait(false);
-        var (json, markdown) = report.Save(result.GetValue(Reports)!);
+        var (json, markdown) = report.Save(context.ReportsDirectory);
         output.WriteLine();
         output.WriteLine(report.ToMarkdown());
         output.WriteLine($"Saved {json} and {markdown}.");
