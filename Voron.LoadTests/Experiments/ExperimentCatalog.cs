@@ -29,6 +29,7 @@ internal static class ExperimentCatalog
         Plain(new JournalExperiment()),
         Plain(new SectionsExperiment()),
         Plain(new CompressionExperiment()),
+        Plain(new ChecksumsExperiment()),
     ];
 
     /// <summary>The experiment named <paramref name="name"/> with its default settings, or null.</summary>
