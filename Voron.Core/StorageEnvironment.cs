@@ -239,6 +239,22 @@ public sealed partial class StorageEnvironment : IDisposable
         }
     }
 
+    /// <summary>
+    /// The newest transaction that no live or future snapshot can be older than: the oldest live
+    /// reader's snapshot, or the last published commit when no reader is live. Fixed in one step
+    /// under the readers' lock — the lock <see cref="EnterTransaction"/> reads the committed state
+    /// under — so a reader that registers after this call sees this transaction or a later one
+    /// (FL1 in Flushing/DataFileFlusher.cs, A5 in Allocation/PageAllocator.cs). Reading the
+    /// oldest reader and the committed state apart let a reader slip between the two reads.
+    /// </summary>
+    internal long SnapshotHorizon()
+    {
+        lock (_readersLock)
+        {
+            return _readers.Count == 0 ? _committed.TxId : _readers.First().Key;
+        }
+    }
+
     internal bool IsDisposed => Volatile.Read(ref _disposed);
 
     internal void ThrowIfUnusable()

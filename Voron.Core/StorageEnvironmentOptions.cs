@@ -159,6 +159,13 @@ public sealed class StorageEnvironmentOptions
     /// <summary>Receives the statistics of every flush to the data file, as <see cref="FlushLog"/> does its line. Default none.</summary>
     public Action<FlushStatistics>? OnFlush { get; set; }
 
+    /// <summary>
+    /// Test hook: called at each step of every flush (<see cref="Flushing.FlushStep"/>), on the
+    /// flushing thread, inside the flush lock. Tests pause there to race readers and commits
+    /// against the flush, or throw to fail it. Null (inert) outside tests.
+    /// </summary>
+    internal Action<Flushing.FlushStep>? FlushHook { get; set; }
+
     private int _minFreePagesToSwitch = 256;
     private int _maxSectionsToScan = 256;
     private int _maxFreeSpacePercent = 20;

@@ -10,9 +10,10 @@ namespace Voron.Flushing;
 // Design notes — flushing and syncing.
 //
 //   Flush(), under _flushLock (one flush at a time):
-//     1. F = newest committed tx <= oldest live reader's snapshot (FL1)
-//     2. pages = every page written by a transaction in (flushed, F]; for each, the newest
-//        version with tx <= F from the page table
+//     1. F = StorageEnvironment.SnapshotHorizon(): under the readers' lock, the oldest live
+//        reader's snapshot, or the last published commit when no reader is live (FL1)
+//     2. batch = the unflushed commits with tx <= F (FL4); pages = every page they wrote; for
+//        each, the newest version with tx <= F from the page table
 //     3. data file: extend, write the pages as gathered runs (Pager.WritePages)
 //     4. data file: FlushData (fdatasync)                           (FL2: before the header)
 //     5. header: revision + 1, LastSyncedTxId = F, journal position after F's record,
@@ -26,10 +27,19 @@ namespace Voron.Flushing;
 // Invariants:
 //   FL0. The data file never gets a transaction's pages before its journal record is durable
 //        (in lazy mode the flush syncs the journal first).
-//   FL1. F never exceeds the snapshot of a live reader, so the data file never holds a page
-//        version newer than a reader that falls through to it expects (PageTable PT3).
+//   FL1. F never exceeds the snapshot of a reader live at any moment of the flush or after it,
+//        so the data file never holds a page version newer than a reader that falls through to
+//        it expects (PageTable PT3). A reader registered when F is fixed has a snapshot >= F; one
+//        that registers later reads the committed state under the same lock, after F was read
+//        from it, and commits only move forward — so its snapshot is >= F too. (F must be read
+//        in one step: reading the oldest reader first and taking the batch later let a reader
+//        begin at N in between while N + 1 committed and was flushed under it.)
 //   FL2. The header never claims a transaction the data file has not synced.
 //   FL3. A journal file is recycled only after a synced header no longer needs it for recovery.
+//   FL4. The batch is taken after F is fixed and holds only commits with tx <= F: commits
+//        queued while the flush runs (tx > F) wait for a later flush, whatever their number.
+//   FL5. Readers may begin, end and read at every step of a flush (FlushStep): every version a
+//        reader can need stays in the page table until the data file holds it synced (PT4).
 //
 //   The background flush wakes when the backlog (page bytes summed per committed transaction)
 //   crosses FlushThresholdBytes, when a flush ends with the backlog at the threshold again, and
@@ -178,11 +188,13 @@ internal sealed class DataFileFlusher : IDisposable
             return null;
         }
 
-        var oldestReader = _environment.OldestReader() ?? long.MaxValue;
+        Step(FlushStep.Started);
+        var horizon = _environment.SnapshotHorizon(); // FL1: fixed once, before the batch is taken (FL4)
+        Step(FlushStep.HorizonFixed);
         List<UnflushedTransaction> batch;
         lock (_queueLock)
         {
-            batch = _unflushed.TakeWhile(t => t.TxId <= oldestReader).ToList();
+            batch = _unflushed.TakeWhile(t => t.TxId <= horizon).ToList();
         }
 
         if (batch.Count == 0)
@@ -190,6 +202,7 @@ internal sealed class DataFileFlusher : IDisposable
             return null;
         }
 
+        Step(FlushStep.BatchTaken);
         var last = batch[^1];
         var pageNumbers = new HashSet<long>();
         foreach (var transaction in batch)
@@ -206,16 +219,22 @@ internal sealed class DataFileFlusher : IDisposable
         var images = _environment.PageTable.NewestUpTo(pageNumbers, last.TxId);
         var pager = _environment.Pager;
         var seeks = pager.WritePages(images);
+        Step(FlushStep.PagesWritten);
         pager.Sync(); // FL2
+        Step(FlushStep.DataSynced);
         var header = new HeaderRecord(_header.Revision + 1, last.TxId, last.JournalEnd.FileNumber, last.JournalEnd.Offset, last.State);
         HeaderFile.Write(_environment.FileSystem, _environment.Layout, header);
         _header = header;
         Volatile.Write(ref _flushedTxId, header.LastSyncedTxId);
+        Step(FlushStep.HeaderWritten);
         _environment.PageTable.RemoveUpTo(pageNumbers, last.TxId);
+        Step(FlushStep.PageTableTrimmed);
         lock (_journalLock)
         {
             _environment.Journal.ReleaseBefore(last.JournalEnd); // FL3
         }
+
+        Step(FlushStep.JournalReleased);
 
         lock (_queueLock)
         {
@@ -225,6 +244,9 @@ internal sealed class DataFileFlusher : IDisposable
 
         return Statistics(last.TxId, batch.Count, images, seeks, Stopwatch.GetElapsedTime(start));
     }
+
+    /// <summary>The test hook at <paramref name="step"/> (FlushStep); inert without one.</summary>
+    private void Step(FlushStep step) => _options.FlushHook?.Invoke(step);
 
     /// <summary>Counts the written images by the kind their page header names.</summary>
     private static FlushStatistics Statistics(long upTo, int transactions, List<KeyValuePair<long, byte[]>> images, int seeks, TimeSpan duration)

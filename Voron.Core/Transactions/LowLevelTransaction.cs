@@ -170,14 +170,9 @@ internal sealed class LowLevelTransaction : IPageAccess, IAllocatorPages
 
     /// <summary>
     /// Pages freed by transactions up to this id may return to free space (Allocation/PageAllocator.cs
-    /// A5): the oldest live reader's snapshot, and no later than the last published commit — read
-    /// first, so a reader that begins after this call sees at least that commit.
+    /// A5): no live or future reader's snapshot is older (StorageEnvironment.SnapshotHorizon).
     /// </summary>
-    private long ReleaseHorizon()
-    {
-        var published = _environment.Committed.TxId;
-        return Math.Min(published, _environment.OldestReader() ?? long.MaxValue);
-    }
+    private long ReleaseHorizon() => _environment.SnapshotHorizon();
 
     /// <summary>A named tree as this transaction sees it, or null when there is none.</summary>
     public BTree? OpenTree(string name)
