@@ -139,9 +139,41 @@ public sealed partial class StorageEnvironment : IDisposable
         }, cancellationToken);
     }
 
-    /// <summary>As <see cref="ExecuteAsync(Action{WriteTransaction}, CancellationToken)"/>, returning the delegate's result once durable.</summary>
+    /// <summary>
+    /// As <see cref="ExecuteAsync(Action{WriteTransaction}, CancellationToken)"/>, returning the
+    /// delegate's result once durable. The delegate must be synchronous: one returning a task or
+    /// value task is refused with <see cref="ArgumentException"/> (an <c>async</c> lambda does not
+    /// compile here: it binds to an overload marked as an error).
+    /// </summary>
     public Task<T> ExecuteAsync<T>(Func<WriteTransaction, T> operation, CancellationToken cancellationToken = default) =>
         _merger.EnqueueAsync(operation, cancellationToken);
+
+    // M6: an async lambda prefers these overloads to the ones above, so `ExecuteAsync(async tx => ...)`
+    // is a compile-time error naming the reason instead of a batch that commits at the first await.
+
+    /// <summary>Refused: a merged operation must be synchronous (M6). Use <see cref="BeginWriteAsync"/> across awaits.</summary>
+    [Obsolete(AsyncOperationRefusal.Message, error: true)]
+    [System.ComponentModel.EditorBrowsable(System.ComponentModel.EditorBrowsableState.Never)]
+    public Task ExecuteAsync(Func<WriteTransaction, Task> operation, CancellationToken cancellationToken = default) =>
+        throw AsyncOperationRefusal.Refuse(nameof(operation));
+
+    /// <summary>Refused: a merged operation must be synchronous (M6). Use <see cref="BeginWriteAsync"/> across awaits.</summary>
+    [Obsolete(AsyncOperationRefusal.Message, error: true)]
+    [System.ComponentModel.EditorBrowsable(System.ComponentModel.EditorBrowsableState.Never)]
+    public Task<T> ExecuteAsync<T>(Func<WriteTransaction, Task<T>> operation, CancellationToken cancellationToken = default) =>
+        throw AsyncOperationRefusal.Refuse(nameof(operation));
+
+    /// <summary>Refused: a merged operation must be synchronous (M6). Use <see cref="BeginWriteAsync"/> across awaits.</summary>
+    [Obsolete(AsyncOperationRefusal.Message, error: true)]
+    [System.ComponentModel.EditorBrowsable(System.ComponentModel.EditorBrowsableState.Never)]
+    public Task ExecuteAsync(Func<WriteTransaction, ValueTask> operation, CancellationToken cancellationToken = default) =>
+        throw AsyncOperationRefusal.Refuse(nameof(operation));
+
+    /// <summary>Refused: a merged operation must be synchronous (M6). Use <see cref="BeginWriteAsync"/> across awaits.</summary>
+    [Obsolete(AsyncOperationRefusal.Message, error: true)]
+    [System.ComponentModel.EditorBrowsable(System.ComponentModel.EditorBrowsableState.Never)]
+    public Task<T> ExecuteAsync<T>(Func<WriteTransaction, ValueTask<T>> operation, CancellationToken cancellationToken = default) =>
+        throw AsyncOperationRefusal.Refuse(nameof(operation));
 
     private WriteTransaction StartWrite()
     {

@@ -29,7 +29,7 @@ public sealed class Tree
     {
         get
         {
-            _transaction.ThrowIfDisposed();
+            _transaction.ThrowIfUnusable();
             return _tree.State.EntryCount;
         }
     }
@@ -37,7 +37,7 @@ public sealed class Tree
     /// <summary>Reads a value; the span is valid as the remarks say.</summary>
     public bool TryGet(ReadOnlySpan<byte> key, out ReadOnlySpan<byte> value)
     {
-        _transaction.ThrowIfDisposed();
+        _transaction.ThrowIfUnusable();
         return _tree.TryGet(key, out value);
     }
 
@@ -61,7 +61,7 @@ public sealed class Tree
     /// <summary>A cursor over the tree, positioned nowhere until a Seek.</summary>
     public TreeIterator Iterate()
     {
-        _transaction.ThrowIfDisposed();
+        _transaction.ThrowIfUnusable();
         return new TreeIterator(_transaction, _tree.OpenCursor());
     }
 
@@ -69,13 +69,12 @@ public sealed class Tree
 
     private void RequireWrite()
     {
-        if (_transaction is WriteTransaction write)
+        _transaction.ThrowIfUnusable();
+        if (_transaction is WriteTransaction)
         {
-            write.ThrowIfWritable();
             return;
         }
 
-        _transaction.ThrowIfDisposed();
         throw new InvalidOperationException($"Tree '{Name}' was opened by a read transaction; open it in a write transaction to change it.");
     }
 }

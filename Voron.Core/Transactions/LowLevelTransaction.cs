@@ -19,7 +19,9 @@ namespace Voron.Transactions;
 //   Active --commit--> Committed        WriteTransaction.Commit (write only)
 //   Active --dispose--> Disposed        Dispose (a write transaction not committed rolls back)
 //   Committed --dispose--> Disposed     Dispose
-//   Active --environment disposed-->    every later call throws ObjectDisposedException
+//   Active --commit fails--> Failed     WriteTransaction.Commit (every later call throws, T7)
+//   Active --operation returns--> Ended WriteTransaction.EndOperation (a merged operation's view, M6)
+//   Active --environment disposed-->    every later call throws ObjectDisposedException (L4)
 //
 // Invariants:
 //   T1. At most one write transaction is active (StorageEnvironment._writeLock).
@@ -30,6 +32,12 @@ namespace Voron.Transactions;
 //   T4. Commit returns only after the journal record is durable; the new state becomes visible
 //       to new transactions only after that (PageTable PT2).
 //   T5. A page's checksum is stamped at commit, so the journal and the data file carry it.
+//   T7. A transaction is usable only while it is live: once disposed, once an explicit write
+//       transaction's Commit was called (whether it succeeded or not), and once a merged
+//       operation's delegate returned, every call on it, its trees and its iterators throws
+//       (ReadTransaction.ThrowIfUnusable); and once PrepareCommit has stamped the pages, the
+//       low-level transaction refuses every change. So no page a commit journals or publishes
+//       (PT1) is written after it was prepared.
 //   T6. A write transaction that starts while the previous one is still being journaled (async
 //       commit) reads that one's pages first; it commits only after the previous one is durable,
 //       and never if the previous one failed (StorageEnvironment.Commit.cs).
@@ -46,6 +54,7 @@ internal sealed class LowLevelTransaction : IPageAccess, IAllocatorPages
     private readonly HashSet<long>? _allocated; // pages this transaction created: journaled as diffs against zeros
     private readonly List<long>? _freed; // first pages of the pages and runs this transaction freed (PageTable PT5)
     private BTree? _root;
+    private bool _prepared;
 
     /// <summary>
     /// Starts a transaction on <paramref name="committed"/>. A write transaction of the async
@@ -288,6 +297,7 @@ internal sealed class LowLevelTransaction : IPageAccess, IAllocatorPages
         }
 
         pages.Sort((a, b) => a.Key.CompareTo(b.Key));
+        _prepared = true; // T7: the pages below are what the journal and the page table get
         var state = new EnvironmentState(Root.State, Allocator.NextPageNumber, Allocator.DirectoryPage);
         byte[]? arena = null;
         var journalPages = diffs ? DiffPages(pages, out arena) : pages.ConvertAll(p => new JournalPage(p.Key, p.Value)).ToArray();
@@ -342,6 +352,13 @@ internal sealed class LowLevelTransaction : IPageAccess, IAllocatorPages
         return key;
     }
 
-    private Dictionary<long, byte[]> RequireWritable() =>
-        _dirty ?? throw new InvalidOperationException("This is a read transaction; open a write transaction to change data.");
+    private Dictionary<long, byte[]> RequireWritable()
+    {
+        if (_prepared)
+        {
+            throw new InvalidOperationException("T7: this write transaction is prepared for its commit; its pages may not change any more.");
+        }
+
+        return _dirty ?? throw new InvalidOperationException("This is a read transaction; open a write transaction to change data.");
+    }
 }

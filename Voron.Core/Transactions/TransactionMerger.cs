@@ -32,6 +32,13 @@ namespace Voron.Transactions;
 //       operation still queued fails with ObjectDisposedException, then the writer task ends.
 //   M4. The queue is bounded (MaxQueuedOperations): submitters wait for room (backpressure), and
 //       at most one batch is in flight while the next one runs.
+//   M6. An operation is synchronous: it runs on a view of the batch's transaction that closes
+//       when the delegate returns (T7), so code that runs later — after an await, or from a
+//       callback that kept the transaction — throws instead of writing into pages the batch has
+//       already committed. A delegate that returns a task or value task is refused when it is
+//       submitted (ArgumentException; the overloads taking one are compile-time errors), and an
+//       async void delegate is caught when it starts (OperationSynchronizationContext) and fails
+//       alone (NotSupportedException).
 //   M5. When the writer stops (failure or disposal) it closes the queue before draining it, so an
 //       operation submitted at any moment either is drained and failed or is refused at
 //       submission. An unexpected exception while a batch is built or prepared (outside the
@@ -47,6 +54,7 @@ internal sealed class TransactionMerger : IDisposable
     private readonly Channel<MergedOperation> _queue;
     private readonly Task _writer;
     private readonly KeyValuePair<string, object?> _tag;
+    private readonly OperationSynchronizationContext _context = new(); // used by the writer only
     private Task _inFlight = Task.CompletedTask;
     private PreparedCommit? _inFlightCommit;
     private volatile bool _closing;
@@ -75,6 +83,11 @@ internal sealed class TransactionMerger : IDisposable
     public Task<T> EnqueueAsync<T>(Func<WriteTransaction, T> operation, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(operation);
+        if (AsyncOperationRefusal.IsAwaitable<T>())
+        {
+            throw AsyncOperationRefusal.Refuse(nameof(operation)); // M6
+        }
+
         _environment.ThrowIfUnusable();
         var merged = new MergedOperation<T>(operation);
         merged.Arm(cancellationToken);
@@ -212,7 +225,6 @@ internal sealed class TransactionMerger : IDisposable
     {
         var committed = previous?.AsBase() ?? _environment.Committed;
         var transaction = new LowLevelTransaction(_environment, committed, writable: true, previous);
-        var facade = new WriteTransaction(_environment, transaction, merged: true);
         var started = Stopwatch.GetTimestamp();
         var inFlight = previous != null ? InFlight : Task.CompletedTask;
         while (operations.Count < _options.MaxBatchOperations &&
@@ -238,13 +250,13 @@ internal sealed class TransactionMerger : IDisposable
 
             try
             {
-                operation.Execute(facade);
+                Run(operation, transaction);
                 operations.Add(operation);
             }
             catch (Exception e)
             {
                 operation.Fail(e);
-                (transaction, facade) = Rerun(committed, previous, operations);
+                transaction = Rerun(committed, previous, operations);
             }
         }
 
@@ -252,18 +264,17 @@ internal sealed class TransactionMerger : IDisposable
     }
 
     /// <summary>A fresh transaction with <paramref name="operations"/> run again; drops (and fails) any that now throw.</summary>
-    private (LowLevelTransaction, WriteTransaction) Rerun(CommittedState committed, PreparedCommit? previous, List<MergedOperation> operations)
+    private LowLevelTransaction Rerun(CommittedState committed, PreparedCommit? previous, List<MergedOperation> operations)
     {
         while (true)
         {
             var transaction = new LowLevelTransaction(_environment, committed, writable: true, previous);
-            var facade = new WriteTransaction(_environment, transaction, merged: true);
             var failed = -1;
             for (var i = 0; i < operations.Count && failed < 0; i++)
             {
                 try
                 {
-                    operations[i].Execute(facade);
+                    Run(operations[i], transaction);
                 }
                 catch (Exception e)
                 {
@@ -274,10 +285,36 @@ internal sealed class TransactionMerger : IDisposable
 
             if (failed < 0)
             {
-                return (transaction, facade);
+                return transaction;
             }
 
             operations.RemoveAt(failed);
+        }
+    }
+
+    /// <summary>
+    /// Runs one operation on a view of the batch's transaction that closes when the delegate
+    /// returns (T7), under a context that catches an async void delegate (M6).
+    /// </summary>
+    private void Run(MergedOperation operation, LowLevelTransaction transaction)
+    {
+        var facade = new WriteTransaction(_environment, transaction, merged: true);
+        var outer = SynchronizationContext.Current;
+        _context.Reset();
+        SynchronizationContext.SetSynchronizationContext(_context);
+        try
+        {
+            operation.Execute(facade);
+        }
+        finally
+        {
+            SynchronizationContext.SetSynchronizationContext(outer);
+            facade.EndOperation();
+        }
+
+        if (_context.AsyncVoidStarted)
+        {
+            throw new NotSupportedException("The operation is an async void delegate (an async lambda passed as an Action). " + AsyncOperationRefusal.Message);
         }
     }
 
