@@ -1,4 +1,5 @@
 using Voron.Allocation;
+using Voron.Diagnostics;
 using Voron.Files;
 using Voron.Flushing;
 using Voron.Journal;
@@ -205,15 +206,10 @@ public sealed partial class StorageEnvironment : IDisposable
     /// <summary>An explicit write transaction starts from the committed state: let the merger's in-flight commit land first.</summary>
     private void WaitForInFlightCommit()
     {
-        try
-        {
-            _merger.InFlight.GetAwaiter().GetResult();
-        }
-        catch (Exception e) when (e is EnvironmentFailedException or IOException)
-        {
-            ThrowIfUnusable();
-            throw;
-        }
+        // The in-flight commit's outcome never throws here: a clean failure (C5) was its
+        // operations' business, and a failure of the store is what the check below reports.
+        _merger.InFlight.GetAwaiter().GetResult();
+        ThrowIfUnusable();
     }
 
     private CommittedState EnterTransaction(bool reader)
@@ -298,10 +294,53 @@ public sealed partial class StorageEnvironment : IDisposable
         }
     }
 
-    /// <summary>Fail-stop: after a failed journal write or flush, refuse writes until reopened.</summary>
-    internal void Fail(Exception cause) => Interlocked.CompareExchange(ref _failure, cause, null);
+    /// <summary>
+    /// Fail-stop: refuse writes until reopened (C5, FL6). The first cause is kept; it is reported
+    /// once — <see cref="IsFailed"/> and <see cref="Failure"/>, the <c>voron.store.failures</c>
+    /// metric and <see cref="StorageEnvironmentOptions.OnFailure"/> (on the thread pool, outside
+    /// every lock of the engine).
+    /// </summary>
+    internal void Fail(Exception cause)
+    {
+        if (Interlocked.CompareExchange(ref _failure, cause, null) != null)
+        {
+            return;
+        }
 
-    internal Exception? Failure => _failure;
+        RecordSafely(() => VoronMetrics.StoreFailures.Add(1, VoronMetrics.StoreTag(Path), new("voron.failure.type", cause.GetType().Name)));
+        if (_options.OnFailure is { } observer)
+        {
+            ThreadPool.QueueUserWorkItem(static state =>
+            {
+                var (callback, exception) = state;
+                try
+                {
+                    callback(exception);
+                }
+#pragma warning disable CA1031 // an observer's bug must not take the process down; the options say so
+                catch (Exception)
+#pragma warning restore CA1031
+                {
+                }
+            }, (observer, cause), preferLocal: false);
+        }
+    }
+
+    /// <summary>
+    /// Whether the store has failed (fail-stop): it serves reads of the last committed state but
+    /// refuses every write with <see cref="EnvironmentFailedException"/> until it is disposed and
+    /// opened again, which recovers every acknowledged commit. For health checks; see
+    /// <see cref="Failure"/> for why.
+    /// </summary>
+    public bool IsFailed => _failure != null;
+
+    /// <summary>
+    /// The exception that failed the store (the first one: a failed journal write or flush, an
+    /// error after a commit's journal write, a failed background flush), or null while it is
+    /// healthy. <see cref="EnvironmentFailedException"/>s thrown to callers carry it as their
+    /// inner exception.
+    /// </summary>
+    public Exception? Failure => _failure;
 
     /// <summary>The transaction merger's state in one line (hang reports in tests, debugging).</summary>
     internal string DescribeMerger() => _merger.Describe();

@@ -166,6 +166,20 @@ public sealed class StorageEnvironmentOptions
     /// </summary>
     internal Action<Flushing.FlushStep>? FlushHook { get; set; }
 
+    /// <summary>
+    /// Test hook: called at each step of every commit (<see cref="Transactions.CommitStep"/>) on
+    /// the committing thread. Tests throw there to fail a commit at that step. Null (inert)
+    /// outside tests.
+    /// </summary>
+    internal Action<Transactions.CommitStep>? CommitHook { get; set; }
+
+    /// <summary>
+    /// Called once when the store fails (fail-stop: <see cref="StorageEnvironment.IsFailed"/>),
+    /// with the exception that stopped it, on a thread-pool thread (never inside the engine's
+    /// locks, so it may dispose the store). Exceptions it throws are ignored. Default none.
+    /// </summary>
+    public Action<Exception>? OnFailure { get; set; }
+
     private int _minFreePagesToSwitch = 256;
     private int _maxSectionsToScan = 256;
     private int _maxFreeSpacePercent = 20;

@@ -45,5 +45,9 @@ public static class VoronMetrics
     internal static readonly Counter<long> FlushedPagesByKind =
         Meter.CreateCounter<long>("voron.flush.pages_by_kind", "{page}", "Pages written to the data file, by page kind");
 
+    /// <summary>Stores that failed (fail-stop); tag <c>voron.failure.type</c> = the exception's type name. At most one per store per open.</summary>
+    internal static readonly Counter<long> StoreFailures =
+        Meter.CreateCounter<long>("voron.store.failures", "{failure}", "Stores that stopped accepting writes (fail-stop) until reopened");
+
     internal static KeyValuePair<string, object?> StoreTag(string path) => new("voron.store", path);
 }

@@ -20,7 +20,8 @@ namespace Voron.Flushing;
 //        state as of F; written to the other copy and FlushData'd   (FL3: before releasing)
 //     6. page table: drop versions <= F of those pages (PT4)
 //     7. journal: recycle files wholly before F's position (under the journal lock)
-//   any failure: the environment fails (fail-stop); the journal still holds everything.
+//   any failure, of any type, at any step: the environment fails (fail-stop, FL6); the journal
+//   still holds everything.
 //   then, outside the lock: statistics (pages, bytes, seeks = runs written, pages by kind from
 //   each image's header) to VoronMetrics, options.FlushLog and options.OnFlush
 //
@@ -36,6 +37,10 @@ namespace Voron.Flushing;
 //        begin at N in between while N + 1 committed and was flushed under it.)
 //   FL2. The header never claims a transaction the data file has not synced.
 //   FL3. A journal file is recycled only after a synced header no longer needs it for recovery.
+//   FL6. A flush that fails, for whatever reason and at whatever step, fails the store
+//        (fail-stop, reported through StorageEnvironment.IsFailed / Failure, the failure metric
+//        and OnFailure) — the background flusher never dies silently while commits go on and
+//        memory and journal grow. Nothing acknowledged is lost: the journal holds it.
 //   FL4. The batch is taken after F is fixed and holds only commits with tx <= F: commits
 //        queued while the flush runs (tx > F) wait for a later flush, whatever their number.
 //   FL5. Readers may begin, end and read at every step of a flush (FlushStep): every version a
@@ -142,10 +147,11 @@ internal sealed class DataFileFlusher : IDisposable
             {
                 statistics = FlushLocked();
             }
-            catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+            catch (Exception e)
             {
-                _environment.Fail(e);
-                throw new EnvironmentFailedException(_environment.Path, e);
+                // FL6: whatever the exception's type, the store fails (reported); the journal
+                // still holds everything, and the next open recovers.
+                throw _environment.FailWith(e);
             }
         }
 
@@ -305,9 +311,12 @@ internal sealed class DataFileFlusher : IDisposable
             {
                 flushed = Flush();
             }
-            catch (EnvironmentFailedException)
+            catch (Exception e)
             {
-                return; // fail-stop: the environment refuses writes; nothing more to flush
+                // FL6: Flush failed the store (whatever the exception's type): nothing more to
+                // flush. An unexpected exception outside it fails the store here, never silently.
+                _environment.Fail(e is EnvironmentFailedException { InnerException: { } cause } ? cause : e);
+                return;
             }
 
             bool refilled;

@@ -39,6 +39,10 @@ namespace Voron.Transactions;
 //       submitted (ArgumentException; the overloads taking one are compile-time errors), and an
 //       async void delegate is caught when it starts (OperationSynchronizationContext) and fails
 //       alone (NotSupportedException).
+//   M7. The writer ends only when the store is disposed or failed. An exception outside the
+//       places that expect one fails the store (reported), so a stopped merger is never taken
+//       for a live one; a batch's commit reports its outcome as a value (InFlight), never as a
+//       faulted task, so no later batch or explicit transaction trips over an earlier failure.
 //   M5. When the writer stops (failure or disposal) it closes the queue before draining it, so an
 //       operation submitted at any moment either is drained and failed or is refused at
 //       submission. An unexpected exception while a batch is built or prepared (outside the
@@ -55,7 +59,8 @@ internal sealed class TransactionMerger : IDisposable
     private readonly Task _writer;
     private readonly KeyValuePair<string, object?> _tag;
     private readonly OperationSynchronizationContext _context = new(); // used by the writer only
-    private Task _inFlight = Task.CompletedTask;
+    private Task<Exception?> _inFlight = NothingInFlight; // the committer's outcome: null = committed (never faults)
+    private static readonly Task<Exception?> NothingInFlight = Task.FromResult<Exception?>(null);
     private PreparedCommit? _inFlightCommit;
     private volatile bool _closing;
 
@@ -72,8 +77,11 @@ internal sealed class TransactionMerger : IDisposable
         _writer = Task.Run(RunAsync);
     }
 
-    /// <summary>The commit being written right now, if any (explicit write transactions wait for it).</summary>
-    public Task InFlight => Volatile.Read(ref _inFlight);
+    /// <summary>
+    /// The commit being written right now, if any (explicit write transactions wait for it): its
+    /// outcome, null when it committed, else why it failed. It never faults.
+    /// </summary>
+    public Task<Exception?> InFlight => Volatile.Read(ref _inFlight);
 
     /// <summary>
     /// Queues <paramref name="operation"/>. The task returned is the operation's own (M2), so when
@@ -123,6 +131,13 @@ internal sealed class TransactionMerger : IDisposable
 
                 await RunBatchAsync(reader).ConfigureAwait(false);
             }
+        }
+        catch (Exception e)
+        {
+            // M7: the writer met an exception outside the places that expect one (a bug, an
+            // out-of-memory between batches). It cannot go on, and a store whose merger stopped
+            // must say so rather than refuse writes as if disposed: fail-stop, reported.
+            _environment.Fail(e);
         }
         finally
         {
@@ -182,14 +197,31 @@ internal sealed class TransactionMerger : IDisposable
                 return;
             }
 
-            try
+            if (previous != null && await InFlight.ConfigureAwait(false) != null) // C1, C4: N - 1 first
             {
-                await InFlight.ConfigureAwait(false); // C1, C4: N - 1 first
-            }
-            catch (Exception e)
-            {
-                FailAll(operations, e);
-                return;
+                if (_environment.Failure != null)
+                {
+                    FailAll(operations, _environment.FailWith(_environment.Failure));
+                    return;
+                }
+
+                // C4, C5: N - 1 failed cleanly, so this batch was built on a state that never
+                // committed. Its operations run again on the committed state (M1).
+                try
+                {
+                    var rebuilt = Rerun(_environment.Committed, null, operations);
+                    if (operations.Count == 0)
+                    {
+                        return;
+                    }
+
+                    prepared = _environment.Prepare(rebuilt);
+                }
+                catch (Exception e)
+                {
+                    FailAll(operations, e);
+                    return;
+                }
             }
 
             if (_options.AsyncCommit)
@@ -202,7 +234,7 @@ internal sealed class TransactionMerger : IDisposable
             }
             else
             {
-                CommitAndAcknowledge(prepared, operations, rethrow: false);
+                CommitAndAcknowledge(prepared, operations);
             }
         }
         finally
@@ -318,10 +350,11 @@ internal sealed class TransactionMerger : IDisposable
         }
     }
 
-    private void CommitAndAcknowledge(PreparedCommit? prepared, List<MergedOperation> operations) =>
-        CommitAndAcknowledge(prepared, operations, rethrow: true);
-
-    private void CommitAndAcknowledge(PreparedCommit? prepared, List<MergedOperation> operations, bool rethrow)
+    /// <summary>
+    /// Writes and publishes one batch and completes its operations (C2). Returns null when it
+    /// committed, else the failure, already reported to the operations; never throws.
+    /// </summary>
+    private Exception? CommitAndAcknowledge(PreparedCommit? prepared, List<MergedOperation> operations)
     {
         try
         {
@@ -333,12 +366,7 @@ internal sealed class TransactionMerger : IDisposable
         catch (Exception e)
         {
             FailAll(operations, e);
-            if (rethrow)
-            {
-                throw;
-            }
-
-            return;
+            return e;
         }
 
         foreach (var operation in operations)
@@ -346,32 +374,30 @@ internal sealed class TransactionMerger : IDisposable
             operation.Complete();
         }
 
-        VoronMetrics.Batches.Add(1, _tag);
-        VoronMetrics.Operations.Add(operations.Count, _tag);
-        VoronMetrics.OperationsPerBatch.Record(operations.Count, _tag);
+        StorageEnvironment.RecordSafely(() =>
+        {
+            VoronMetrics.Batches.Add(1, _tag);
+            VoronMetrics.Operations.Add(operations.Count, _tag);
+            VoronMetrics.OperationsPerBatch.Record(operations.Count, _tag);
+        });
+        return null;
     }
 
+    /// <summary>
+    /// Fails every operation of a batch: with <see cref="EnvironmentFailedException"/> when the
+    /// store failed, else (a clean failure, C5) with the exception itself.
+    /// </summary>
     private void FailAll(List<MergedOperation> operations, Exception error)
     {
-        var failure = error as EnvironmentFailedException ?? new EnvironmentFailedException(_environment.Path, error);
+        var failure = error is EnvironmentFailedException || _environment.Failure == null ? error : _environment.FailWith(_environment.Failure);
         foreach (var operation in operations)
         {
             operation.Fail(failure);
         }
     }
 
-    private async Task WaitForInFlightQuietly()
-    {
-        try
-        {
-            await InFlight.ConfigureAwait(false);
-        }
-        catch (Exception)
-        {
-            // Already reported to that batch's operations (CommitAndAcknowledge). Whatever its
-            // type, it must not end the writer here: the queue would never be drained (M5).
-        }
-    }
+    /// <summary>Waits for the in-flight commit; its outcome was reported to its own operations (it never throws).</summary>
+    private async Task WaitForInFlightQuietly() => await InFlight.ConfigureAwait(false);
 
     /// <summary>The merger's state in one line, for hang reports and debugging.</summary>
     public string Describe() =>
