@@ -55,10 +55,18 @@ public sealed partial class StorageEnvironment
     internal void Commit(LowLevelTransaction transaction)
     {
         ThrowIfUnusable();
-        var prepared = Prepare(transaction);
-        if (prepared != null)
+        EnterCommit(); // L3
+        try
         {
-            WriteAndPublish(prepared);
+            var prepared = Prepare(transaction);
+            if (prepared != null)
+            {
+                WriteAndPublish(prepared);
+            }
+        }
+        finally
+        {
+            ExitCommit();
         }
     }
 

@@ -68,6 +68,7 @@ internal sealed class DataFileFlusher : IDisposable
     private long _unflushedBytes;
 
     private HeaderRecord _header; // guarded by _flushLock
+    private bool _closed; // guarded by _flushLock: no flush starts once the store releases its files (L5)
     private long _flushedTxId;
 
     public DataFileFlusher(StorageEnvironment environment, HeaderRecord header, StorageEnvironmentOptions options)
@@ -143,6 +144,7 @@ internal sealed class DataFileFlusher : IDisposable
         FlushStatistics? statistics;
         lock (_flushLock)
         {
+            ObjectDisposedException.ThrowIf(_closed, _environment); // L5
             try
             {
                 statistics = FlushLocked();
@@ -361,6 +363,15 @@ internal sealed class DataFileFlusher : IDisposable
         catch (OperationCanceledException)
         {
             // Disposed: the environment's close syncs what is left.
+        }
+    }
+
+    /// <summary>Waits for a flush under way on another thread, and refuses any later one (L5): the files are about to be released.</summary>
+    public void Close()
+    {
+        lock (_flushLock)
+        {
+            _closed = true;
         }
     }
 

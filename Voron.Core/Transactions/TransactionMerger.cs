@@ -59,6 +59,12 @@ internal sealed class TransactionMerger : IDisposable
     private readonly Task _writer;
     private readonly KeyValuePair<string, object?> _tag;
     private readonly OperationSynchronizationContext _context = new(); // used by the writer only
+
+    [ThreadStatic]
+    private static StorageEnvironment? t_running; // the store whose merged operation this thread runs (L4)
+
+    /// <summary>Whether the calling thread is running a merged operation of <paramref name="environment"/> (L4).</summary>
+    public static bool IsRunningOperationOf(StorageEnvironment environment) => ReferenceEquals(t_running, environment);
     private Task<Exception?> _inFlight = NothingInFlight; // the committer's outcome: null = committed (never faults)
     private static readonly Task<Exception?> NothingInFlight = Task.FromResult<Exception?>(null);
     private PreparedCommit? _inFlightCommit;
@@ -164,7 +170,15 @@ internal sealed class TransactionMerger : IDisposable
 
     private async Task RunBatchAsync(ChannelReader<MergedOperation> reader)
     {
-        await _environment.WriteLock.WaitAsync().ConfigureAwait(false);
+        try
+        {
+            await _environment.WriteLock.WaitAsync(_environment.ClosingToken).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException)
+        {
+            return; // L1: Dispose began while an explicit transaction held the lock; RunAsync drains (M3)
+        }
+
         var released = false;
         try
         {
@@ -334,12 +348,14 @@ internal sealed class TransactionMerger : IDisposable
         var outer = SynchronizationContext.Current;
         _context.Reset();
         SynchronizationContext.SetSynchronizationContext(_context);
+        t_running = _environment;
         try
         {
             operation.Execute(facade);
         }
         finally
         {
+            t_running = null;
             SynchronizationContext.SetSynchronizationContext(outer);
             facade.EndOperation();
         }
