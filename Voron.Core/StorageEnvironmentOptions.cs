@@ -90,8 +90,24 @@ public sealed class StorageEnvironmentOptions
     /// </summary>
     public int MaxBatchOperations { get; set; } = 4096;
 
-    /// <summary>A merged transaction stops taking operations once it has modified this many bytes of pages. Default 32 MiB.</summary>
-    public long MaxBatchBytes { get; set; } = 32L << 20;
+    /// <summary>
+    /// A merged transaction stops taking operations once its pages (an overflow run counts every
+    /// page) hold this many bytes; an operation that alone adds this much runs in a transaction of
+    /// its own. So a merged transaction holds less than twice this, or one operation.
+    /// 8 KiB..512 MiB, default 32 MiB.
+    /// </summary>
+    public long MaxBatchBytes
+    {
+        get => _maxBatchBytes;
+        set
+        {
+            ArgumentOutOfRangeException.ThrowIfLessThan(value, Constants.PageSize);
+            ArgumentOutOfRangeException.ThrowIfGreaterThan(value, 512L << 20); // twice this stays far below the 2 GiB record limit
+            _maxBatchBytes = value;
+        }
+    }
+
+    private long _maxBatchBytes = 32L << 20;
 
     /// <summary>A merged transaction stops taking operations after running this long. Default 100 ms.</summary>
     public TimeSpan MaxBatchDuration { get; set; } = TimeSpan.FromMilliseconds(100);

@@ -55,6 +55,7 @@ internal sealed class LowLevelTransaction : IPageAccess, IAllocatorPages
     private readonly List<long>? _freed; // first pages of the pages and runs this transaction freed (PageTable PT5)
     private BTree? _root;
     private bool _prepared;
+    private long _dirtyBytes;
 
     /// <summary>
     /// Starts a transaction on <paramref name="committed"/>. A write transaction of the async
@@ -87,6 +88,28 @@ internal sealed class LowLevelTransaction : IPageAccess, IAllocatorPages
     public string DataFilePath => _environment.Pager.Path;
 
     internal int DirtyPageCount => _dirty?.Count ?? 0;
+
+    /// <summary>Bytes of the pages this transaction holds (an overflow run counts all its pages): what the merger bounds (M8).</summary>
+    internal long DirtyBytes => _dirtyBytes;
+
+    private void SetDirty(Dictionary<long, byte[]> dirty, long pageNumber, byte[] buffer)
+    {
+        if (dirty.TryGetValue(pageNumber, out var replaced))
+        {
+            _dirtyBytes -= replaced.Length;
+        }
+
+        dirty[pageNumber] = buffer;
+        _dirtyBytes += buffer.Length;
+    }
+
+    private void RemoveDirty(Dictionary<long, byte[]> dirty, long pageNumber)
+    {
+        if (dirty.Remove(pageNumber, out var removed))
+        {
+            _dirtyBytes -= removed.Length;
+        }
+    }
 
     internal PageAllocator Allocator => _allocator ?? throw new InvalidOperationException("A read transaction has no allocator.");
 
@@ -139,7 +162,7 @@ internal sealed class LowLevelTransaction : IPageAccess, IAllocatorPages
         // few milliseconds (GC pauses fell from ~14% to ~2% of wall time under merged writes).
         var copy = GC.AllocateUninitializedArray<byte>(current.Length, pinned: true);
         current.CopyTo(copy);
-        dirty[pageNumber] = copy;
+        SetDirty(dirty, pageNumber, copy);
         return copy;
     }
 
@@ -155,7 +178,7 @@ internal sealed class LowLevelTransaction : IPageAccess, IAllocatorPages
         var dirty = RequireWritable();
         var buffer = GC.AllocateArray<byte>(checked(pageCount * Constants.PageSize), pinned: true); // zeroed; pinned as in ModifyPage
         PageHeader.SetPageNumber(buffer, pageNumber);
-        dirty[pageNumber] = buffer;
+        SetDirty(dirty, pageNumber, buffer);
         _allocated!.Add(pageNumber);
         return buffer;
     }
@@ -164,7 +187,7 @@ internal sealed class LowLevelTransaction : IPageAccess, IAllocatorPages
     {
         var dirty = RequireWritable();
         Allocator.Free(pageNumber, pageCount);
-        dirty.Remove(pageNumber);
+        RemoveDirty(dirty, pageNumber);
         _allocated!.Remove(pageNumber);
         _freed!.Add(pageNumber);
     }
@@ -172,7 +195,7 @@ internal sealed class LowLevelTransaction : IPageAccess, IAllocatorPages
     /// <summary>The allocator freed one of its own pages: drop this transaction's copy and publish a tombstone (PageTable PT5).</summary>
     public void DiscardPage(long pageNumber)
     {
-        RequireWritable().Remove(pageNumber);
+        RemoveDirty(RequireWritable(), pageNumber);
         _allocated!.Remove(pageNumber);
         _freed!.Add(pageNumber);
     }

@@ -43,6 +43,12 @@ namespace Voron.Transactions;
 //       places that expect one fails the store (reported), so a stopped merger is never taken
 //       for a live one; a batch's commit reports its outcome as a value (InFlight), never as a
 //       faulted task, so no later batch or explicit transaction trips over an earlier failure.
+//   M8. MaxBatchBytes counts the bytes of the pages a batch holds (an overflow run counts every
+//       page). A batch stops taking operations once it holds that much; an operation that by
+//       itself adds MaxBatchBytes or more runs in a batch of its own (the batch it arrived in
+//       runs again without it, and it opens the next one). So a batch holds less than
+//       2 x MaxBatchBytes of pages, or a single operation — a burst of large values never
+//       builds one huge journal record, and never one past the record size limit.
 //   M5. When the writer stops (failure or disposal) it closes the queue before draining it, so an
 //       operation submitted at any moment either is drained and failed or is refused at
 //       submission. An unexpected exception while a batch is built or prepared (outside the
@@ -69,6 +75,7 @@ internal sealed class TransactionMerger : IDisposable
     private static readonly Task<Exception?> NothingInFlight = Task.FromResult<Exception?>(null);
     private PreparedCommit? _inFlightCommit;
     private volatile bool _closing;
+    private MergedOperation? _carried; // writer only: an operation too large for the batch it came in (M8)
 
     public TransactionMerger(StorageEnvironment environment, StorageEnvironmentOptions options)
     {
@@ -128,7 +135,7 @@ internal sealed class TransactionMerger : IDisposable
         var reader = _queue.Reader;
         try
         {
-            while (await reader.WaitToReadAsync().ConfigureAwait(false))
+            while (_carried != null || await reader.WaitToReadAsync().ConfigureAwait(false))
             {
                 if (_closing || _environment.Failure != null)
                 {
@@ -153,6 +160,8 @@ internal sealed class TransactionMerger : IDisposable
             _queue.Writer.TryComplete();
             await WaitForInFlightQuietly().ConfigureAwait(false);
             var error = ClosedError();
+            _carried?.Fail(error);
+            _carried = null;
             while (reader.TryRead(out var left))
             {
                 if (left.TryStart())
@@ -274,10 +283,15 @@ internal sealed class TransactionMerger : IDisposable
         var started = Stopwatch.GetTimestamp();
         var inFlight = previous != null ? InFlight : Task.CompletedTask;
         while (operations.Count < _options.MaxBatchOperations &&
-               transaction.DirtyPageCount * (long)Constants.PageSize < _options.MaxBatchBytes &&
+               transaction.DirtyBytes < _options.MaxBatchBytes &&
                Stopwatch.GetElapsedTime(started) < _options.MaxBatchDuration)
         {
-            if (!reader.TryRead(out var operation))
+            MergedOperation? operation;
+            if (_carried != null)
+            {
+                (operation, _carried) = (_carried, null); // M8: it goes first, already started
+            }
+            else if (!reader.TryRead(out operation))
             {
                 if (inFlight.IsCompleted || _closing)
                 {
@@ -288,22 +302,33 @@ internal sealed class TransactionMerger : IDisposable
                 await Task.WhenAny(arrival, inFlight).ConfigureAwait(false);
                 continue;
             }
-
-            if (!operation.TryStart())
+            else if (!operation.TryStart())
             {
                 continue; // canceled before it started
             }
 
+            var before = transaction.DirtyBytes;
             try
             {
                 Run(operation, transaction);
-                operations.Add(operation);
             }
             catch (Exception e)
             {
                 operation.Fail(e);
                 transaction = Rerun(committed, previous, operations);
+                continue;
             }
+
+            if (operations.Count > 0 && transaction.DirtyBytes - before >= _options.MaxBatchBytes)
+            {
+                // M8: an operation larger than a batch runs in a batch of its own: this batch
+                // runs again without it, and it opens the next one.
+                _carried = operation;
+                transaction = Rerun(committed, previous, operations);
+                break;
+            }
+
+            operations.Add(operation);
         }
 
         return transaction;
