@@ -97,7 +97,7 @@ public sealed partial class StorageEnvironment
             end = _flusher.AppendToJournal(prepared.TxId, prepared.State.ToArray(), prepared.JournalPages,
                 _options.JournalCompression, sync: _options.Durability == DurabilityMode.Durable);
         }
-        catch (Exception e) when (e is IOException or UnauthorizedAccessException || Journal.Failure != null)
+        catch (Exception e) when (Journal.Failure != null)
         {
             // C5: the journal's first write was made (it is failed: J7), whatever the exception's
             // type. Anything before it — a record too large, an out-of-memory while encoding — is
