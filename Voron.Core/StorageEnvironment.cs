@@ -68,7 +68,7 @@ public sealed partial class StorageEnvironment : IDisposable
     // number of live transactions of any kind (the mapping is released when it reaches zero
     // after dispose).
     private readonly object _readersLock = new();
-    private readonly SortedDictionary<long, int> _readers = [];
+    private readonly SortedDictionary<long, (int Count, long Since)> _readers = []; // Since: Stopwatch timestamp of its first live reader
     private int _liveTransactions;
     private bool _disposed;
     private bool _closingRequested; // L1: explicit commits that have not begun are refused
@@ -294,7 +294,9 @@ public sealed partial class StorageEnvironment : IDisposable
             var committed = _committed;
             if (reader)
             {
-                _readers[committed.TxId] = _readers.GetValueOrDefault(committed.TxId) + 1;
+                _readers[committed.TxId] = _readers.TryGetValue(committed.TxId, out var live)
+                    ? (live.Count + 1, live.Since)
+                    : (1, System.Diagnostics.Stopwatch.GetTimestamp());
             }
 
             _liveTransactions++;
@@ -310,9 +312,14 @@ public sealed partial class StorageEnvironment : IDisposable
             if (!transaction.IsWritable)
             {
                 var id = transaction.Committed.TxId;
-                if (--_readers[id] == 0)
+                var live = _readers[id];
+                if (live.Count == 1)
                 {
                     _readers.Remove(id);
+                }
+                else
+                {
+                    _readers[id] = (live.Count - 1, live.Since);
                 }
             }
 
@@ -338,6 +345,32 @@ public sealed partial class StorageEnvironment : IDisposable
         lock (_readersLock)
         {
             return _readers.Count == 0 ? null : _readers.First().Key;
+        }
+    }
+
+    /// <summary>
+    /// What the oldest live reader holds back (null when no reader is live): its snapshot, how
+    /// long that snapshot has been held, and the commits after it that cannot be flushed to the
+    /// data file until it ends (they stay in memory and in the journal). For monitoring; see
+    /// <see cref="StorageEnvironmentOptions.OnLongReader"/>.
+    /// </summary>
+    public SnapshotPin? OldestSnapshotPin
+    {
+        get
+        {
+            long snapshot, since;
+            lock (_readersLock)
+            {
+                if (_readers.Count == 0)
+                {
+                    return null;
+                }
+
+                (snapshot, (_, since)) = _readers.First();
+            }
+
+            var (transactions, bytes) = _flusher.HeldBackAfter(snapshot);
+            return new SnapshotPin(snapshot, System.Diagnostics.Stopwatch.GetElapsedTime(since), transactions, bytes);
         }
     }
 
@@ -485,6 +518,7 @@ public sealed partial class StorageEnvironment : IDisposable
         }
 
         _flusher.Close(); // L5: a flush under way on another thread ends first; none starts after
+        VoronMetrics.Forget(this);
         _lock.Dispose();
         if (release)
         {

@@ -196,6 +196,22 @@ public sealed class StorageEnvironmentOptions
     /// </summary>
     public Action<Exception>? OnFailure { get; set; }
 
+    /// <summary>
+    /// A read transaction whose snapshot is older than this while later commits wait for the
+    /// flush it holds back is reported to <see cref="OnLongReader"/>. Default 1 minute.
+    /// </summary>
+    public TimeSpan LongReaderThreshold { get; set; } = TimeSpan.FromMinutes(1);
+
+    /// <summary>
+    /// Warned, at most once per <see cref="LongReaderThreshold"/>, while the oldest live read
+    /// transaction is older than the threshold and holds commits back from the data file
+    /// (<see cref="SnapshotPin"/>: its age, and the transactions and bytes it keeps in memory and
+    /// in the journal). Called by the background flush (needs <see cref="BackgroundFlush"/>) on
+    /// its thread; keep it quick; exceptions it throws are ignored. Default none; the same figures
+    /// are the metrics <c>voron.reader.oldest_age</c> and <c>voron.reader.held_back_bytes</c>.
+    /// </summary>
+    public Action<SnapshotPin>? OnLongReader { get; set; }
+
     private int _minFreePagesToSwitch = 256;
     private int _maxSectionsToScan = 256;
     private int _maxFreeSpacePercent = 20;

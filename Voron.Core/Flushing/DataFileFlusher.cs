@@ -41,6 +41,10 @@ namespace Voron.Flushing;
 //        (fail-stop, reported through StorageEnvironment.IsFailed / Failure, the failure metric
 //        and OnFailure) — the background flusher never dies silently while commits go on and
 //        memory and journal grow. Nothing acknowledged is lost: the journal holds it.
+//   FL7. A reader that holds the horizon back longer than LongReaderThreshold while commits
+//        wait is reported (OnLongReader, at most once per threshold; the gauges
+//        voron.reader.oldest_age and voron.reader.held_back_bytes always): its versions are not
+//        bounded in memory — the one thing a user can do is end it (docs/durability.md).
 //   FL4. The batch is taken after F is fixed and holds only commits with tx <= F: commits
 //        queued while the flush runs (tx > F) wait for a later flush, whatever their number.
 //   FL5. Readers may begin, end and read at every step of a flush (FlushStep): every version a
@@ -118,6 +122,50 @@ internal sealed class DataFileFlusher : IDisposable
             return (_environment.Journal.BytesWritten, _environment.Journal.EncodeTime);
         }
     }
+
+    /// <summary>Committed transactions after <paramref name="snapshot"/> not yet in the data file, and their page bytes.</summary>
+    public (int Transactions, long Bytes) HeldBackAfter(long snapshot)
+    {
+        lock (_queueLock)
+        {
+            int count = 0;
+            long bytes = 0;
+            for (var i = _unflushed.Count - 1; i >= 0 && _unflushed[i].TxId > snapshot; i--)
+            {
+                count++;
+                bytes += _unflushed[i].Bytes;
+            }
+
+            return (count, bytes);
+        }
+    }
+
+    /// <summary>
+    /// FL7: warns (OnLongReader) while the oldest reader holds commits back from the data file for
+    /// longer than LongReaderThreshold, at most once per threshold.
+    /// </summary>
+    private void WarnAboutLongReader()
+    {
+        if (_options.OnLongReader is not { } warn || _environment.OldestSnapshotPin is not { } pin ||
+            pin.Age < _options.LongReaderThreshold || pin.HeldBackTransactions == 0 ||
+            (_lastLongReaderWarning != 0 && Stopwatch.GetElapsedTime(_lastLongReaderWarning) < _options.LongReaderThreshold))
+        {
+            return;
+        }
+
+        _lastLongReaderWarning = Stopwatch.GetTimestamp();
+        try
+        {
+            warn(pin);
+        }
+#pragma warning disable CA1031 // an observer's bug must not stop flushing; the options say so
+        catch (Exception)
+#pragma warning restore CA1031
+        {
+        }
+    }
+
+    private long _lastLongReaderWarning; // background loop only
 
     public void Enqueue(UnflushedTransaction transaction)
     {
@@ -297,6 +345,7 @@ internal sealed class DataFileFlusher : IDisposable
                 return;
             }
 
+            WarnAboutLongReader();
             bool pending;
             lock (_queueLock)
             {

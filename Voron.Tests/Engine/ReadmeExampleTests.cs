@@ -58,4 +58,24 @@ public sealed class ReadmeExampleTests
         Assert.Null(env.Failure);
         Assert.Equal("{\"name\":\"Ada\"}"u8.ToArray(), response.ToArray());
     }
+
+    [Fact]
+    public void The_long_reader_warning_from_the_readme_compiles_and_fires()
+    {
+        var options = StorageEnvironmentOptions.CreateInMemory();
+        options.FlushInterval = TimeSpan.FromMilliseconds(10);
+        var logged = new System.Collections.Concurrent.ConcurrentQueue<string>();
+        options.LongReaderThreshold = TimeSpan.FromMilliseconds(20); // the README says 30 s
+        options.OnLongReader = pin => logged.Enqueue(
+            $"A read transaction at tx {pin.SnapshotTransactionId} is {pin.Age} old and holds back {pin.HeldBackTransactions} commits ({pin.HeldBackBytes} bytes)");
+        using var env = StorageEnvironment.Open(options);
+        using var reader = env.BeginRead();
+        using (var tx = env.BeginWrite())
+        {
+            tx.CreateTree("users").Put("users/1"u8, "{}"u8);
+            tx.Commit();
+        }
+
+        Assert.True(SpinWait.SpinUntil(() => !logged.IsEmpty, TimeSpan.FromSeconds(30)));
+    }
 }
