@@ -222,6 +222,7 @@ internal sealed class TransactionMerger : IDisposable
 
             if (previous != null && await InFlight.ConfigureAwait(false) != null) // C1, C4: N - 1 first
             {
+                prepared?.ReleaseDiffArena(); // built on a commit that failed: never written
                 if (_environment.Failure != null)
                 {
                     FailAll(operations, _environment.FailWith(_environment.Failure));
