@@ -55,7 +55,7 @@ public sealed partial class StorageEnvironment
     internal void Commit(LowLevelTransaction transaction)
     {
         ThrowIfUnusable();
-        EnterCommit(); // L3
+        EnterCommit(); // LC3
         try
         {
             var prepared = Prepare(transaction);

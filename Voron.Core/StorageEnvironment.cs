@@ -20,38 +20,38 @@ namespace Voron;
 /// → <see cref="WriteTransaction.Commit"/> (StorageEnvironment.Commit.cs, Journal/JournalWriter) →
 /// Flushing/DataFileFlusher (journal → data file → header) → recovery on the next open.
 /// </remarks>
-// Lifecycle: what Dispose does with what is pending (rules L1..L6; tests: Engine/DisposeTests,
+// Lifecycle: what Dispose does with what is pending (rules LC1..LC6; tests: Engine/DisposeTests,
 // Crash/DisposeWhilePendingTests).
 //
 //   Close(flush):
 //     1. closing: new explicit commits are refused (ObjectDisposedException), and the closing
 //        token wakes every wait for the write lock (BeginWrite / BeginWriteAsync callers, the
-//        merger's writer)                                                                  (L1)
+//        merger's writer)                                                                  (LC1)
 //     2. the merger: the batch it is running and its in-flight commit finish; every operation
-//        still queued fails with ObjectDisposedException; its writer ends                 (L2, M3)
+//        still queued fails with ObjectDisposedException; its writer ends                 (LC2, M3)
 //     3. disposed: every later call on the store or on a live transaction throws
-//        ObjectDisposedException; an explicit commit already under way is waited for     (L3)
+//        ObjectDisposedException; an explicit commit already under way is waited for     (LC3)
 //     4. the background flush stops; a final flush only when no transaction is live and the
-//        store has not failed; a flush under way on another thread is waited for           (L5)
+//        store has not failed; a flush under way on another thread is waited for           (LC5)
 //     5. the lock file is released; the mapping and the journal when the last live
-//        transaction is disposed (now, if none is)                                        (L6)
+//        transaction is disposed (now, if none is)                                        (LC6)
 //
-//   L1. Dispose never waits for anything that may be waiting for it: not for the write lock,
+//   LC1. Dispose never waits for anything that may be waiting for it: not for the write lock,
 //       not for an explicit write transaction to end, not for readers, not for queued
 //       operations. So a thread that holds a write transaction (or a reader) and disposes the
 //       store returns, and so does one whose merged operation is queued behind its own
 //       transaction.
-//   L2. Merged operations complete deterministically: the batch being executed commits and is
+//   LC2. Merged operations complete deterministically: the batch being executed commits and is
 //       acknowledged (or fails); every operation not yet started fails with ObjectDisposedException.
-//   L3. An explicit write transaction open at Dispose is rolled back: its later calls, Commit
+//   LC3. An explicit write transaction open at Dispose is rolled back: its later calls, Commit
 //       included, throw ObjectDisposedException. One whose Commit began before Dispose commits
 //       (and is durable) before Dispose returns.
-//   L4. Dispose from inside a merged operation would wait for its own batch: it throws
+//   LC4. Dispose from inside a merged operation would wait for its own batch: it throws
 //       InvalidOperationException instead, as does BeginWrite there (T1 would wait forever).
-//   L5. Dispose waits only for work that ends on its own: the running batch, the in-flight and
+//   LC5. Dispose waits only for work that ends on its own: the running batch, the in-flight and
 //       explicit commits under way, a flush under way. Delegates must not block on the store's
 //       disposal.
-//   L6. Readers opened before Dispose keep the mapping alive until they are disposed (their
+//   LC6. Readers opened before Dispose keep the mapping alive until they are disposed (their
 //       calls throw ObjectDisposedException, but spans they already hold stay readable).
 
 public sealed partial class StorageEnvironment : IDisposable
@@ -71,10 +71,10 @@ public sealed partial class StorageEnvironment : IDisposable
     private readonly SortedDictionary<long, (int Count, long Since)> _readers = []; // Since: Stopwatch timestamp of its first live reader
     private int _liveTransactions;
     private bool _disposed;
-    private bool _closingRequested; // L1: explicit commits that have not begun are refused
-    private int _commitsInProgress; // L3: explicit commits under way; Close waits for them
+    private bool _closingRequested; // LC1: explicit commits that have not begun are refused
+    private int _commitsInProgress; // LC3: explicit commits under way; Close waits for them
     private int _closing;
-    private readonly CancellationTokenSource _closingSource = new(); // L1: wakes waits for the write lock
+    private readonly CancellationTokenSource _closingSource = new(); // LC1: wakes waits for the write lock
     private bool _resourcesReleased;
 
     private volatile CommittedState _committed;
@@ -153,7 +153,7 @@ public sealed partial class StorageEnvironment : IDisposable
         }
         catch (OperationCanceledException)
         {
-            throw Disposing(); // L1
+            throw Disposing(); // LC1
         }
 
         return StartWrite();
@@ -171,23 +171,23 @@ public sealed partial class StorageEnvironment : IDisposable
         }
         catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
         {
-            throw Disposing(); // L1
+            throw Disposing(); // LC1
         }
 
         return StartWrite();
     }
 
-    /// <summary>Cancels waits for the write lock when Dispose begins (L1).</summary>
+    /// <summary>Cancels waits for the write lock when Dispose begins (LC1).</summary>
     internal CancellationToken ClosingToken => _closingSource.Token;
 
     private ObjectDisposedException Disposing() => new(nameof(StorageEnvironment), $"The store at '{Path}' is being disposed; it accepts no more write transactions.");
 
-    /// <summary>L4: the merger's writer holds the write lock while it runs an operation; waiting for it there waits forever.</summary>
+    /// <summary>LC4: the merger's writer holds the write lock while it runs an operation; waiting for it there waits forever.</summary>
     private void ThrowIfInsideMergedOperation(string what)
     {
         if (TransactionMerger.IsRunningOperationOf(this))
         {
-            throw new InvalidOperationException($"{what} was called from inside a merged operation, which would wait for its own batch forever (L4). Use the transaction the operation was given.");
+            throw new InvalidOperationException($"{what} was called from inside a merged operation, which would wait for its own batch forever (LC4). Use the transaction the operation was given.");
         }
     }
 
@@ -288,7 +288,7 @@ public sealed partial class StorageEnvironment : IDisposable
             ObjectDisposedException.ThrowIf(_disposed, this);
             if (!reader && _closingRequested)
             {
-                throw Disposing(); // L1: no write transaction begins once Dispose has begun
+                throw Disposing(); // LC1: no write transaction begins once Dispose has begun
             }
 
             var committed = _committed;
@@ -473,11 +473,11 @@ public sealed partial class StorageEnvironment : IDisposable
         {
             lock (_readersLock)
             {
-                _closingRequested = true; // L1, L3
+                _closingRequested = true; // LC1, LC3
             }
 
-            _closingSource.Cancel(); // L1: nobody waits for the write lock any more
-            _merger.Dispose(); // L2: drains while the environment still accepts its commits (M3)
+            _closingSource.Cancel(); // LC1: nobody waits for the write lock any more
+            _merger.Dispose(); // LC2: drains while the environment still accepts its commits (M3)
         }
 
         bool release;
@@ -491,7 +491,7 @@ public sealed partial class StorageEnvironment : IDisposable
             _disposed = true;
             while (_commitsInProgress > 0)
             {
-                Monitor.Wait(_readersLock); // L3: an explicit commit under way finishes first
+                Monitor.Wait(_readersLock); // LC3: an explicit commit under way finishes first
             }
 
             release = _liveTransactions == 0;
@@ -517,7 +517,7 @@ public sealed partial class StorageEnvironment : IDisposable
             }
         }
 
-        _flusher.Close(); // L5: a flush under way on another thread ends first; none starts after
+        _flusher.Close(); // LC5: a flush under way on another thread ends first; none starts after
         VoronMetrics.Forget(this);
         _lock.Dispose();
         if (release)
@@ -526,7 +526,7 @@ public sealed partial class StorageEnvironment : IDisposable
         }
     }
 
-    /// <summary>L3: registers an explicit commit, or refuses it when Dispose has begun.</summary>
+    /// <summary>LC3: registers an explicit commit, or refuses it when Dispose has begun.</summary>
     internal void EnterCommit()
     {
         lock (_readersLock)

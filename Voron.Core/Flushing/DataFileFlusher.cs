@@ -72,7 +72,7 @@ internal sealed class DataFileFlusher : IDisposable
     private long _unflushedBytes;
 
     private HeaderRecord _header; // guarded by _flushLock
-    private bool _closed; // guarded by _flushLock: no flush starts once the store releases its files (L5)
+    private bool _closed; // guarded by _flushLock: no flush starts once the store releases its files (LC5)
     private long _flushedTxId;
 
     public DataFileFlusher(StorageEnvironment environment, HeaderRecord header, StorageEnvironmentOptions options)
@@ -192,7 +192,7 @@ internal sealed class DataFileFlusher : IDisposable
         FlushStatistics? statistics;
         lock (_flushLock)
         {
-            ObjectDisposedException.ThrowIf(_closed, _environment); // L5
+            ObjectDisposedException.ThrowIf(_closed, _environment); // LC5
             try
             {
                 statistics = FlushLocked();
@@ -415,7 +415,7 @@ internal sealed class DataFileFlusher : IDisposable
         }
     }
 
-    /// <summary>Waits for a flush under way on another thread, and refuses any later one (L5): the files are about to be released.</summary>
+    /// <summary>Waits for a flush under way on another thread, and refuses any later one (LC5): the files are about to be released.</summary>
     public void Close()
     {
         lock (_flushLock)

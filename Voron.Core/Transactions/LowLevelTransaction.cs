@@ -21,7 +21,7 @@ namespace Voron.Transactions;
 //   Committed --dispose--> Disposed     Dispose
 //   Active --commit fails--> Failed     WriteTransaction.Commit (every later call throws, T7)
 //   Active --operation returns--> Ended WriteTransaction.EndOperation (a merged operation's view, M6)
-//   Active --environment disposed-->    every later call throws ObjectDisposedException (L4)
+//   Active --environment disposed-->    every later call throws ObjectDisposedException (LC3)
 //
 // Invariants:
 //   T1. At most one write transaction is active (StorageEnvironment._writeLock).

@@ -67,9 +67,9 @@ internal sealed class TransactionMerger : IDisposable
     private readonly OperationSynchronizationContext _context = new(); // used by the writer only
 
     [ThreadStatic]
-    private static StorageEnvironment? t_running; // the store whose merged operation this thread runs (L4)
+    private static StorageEnvironment? t_running; // the store whose merged operation this thread runs (LC4)
 
-    /// <summary>Whether the calling thread is running a merged operation of <paramref name="environment"/> (L4).</summary>
+    /// <summary>Whether the calling thread is running a merged operation of <paramref name="environment"/> (LC4).</summary>
     public static bool IsRunningOperationOf(StorageEnvironment environment) => ReferenceEquals(t_running, environment);
     private Task<Exception?> _inFlight = NothingInFlight; // the committer's outcome: null = committed (never faults)
     private static readonly Task<Exception?> NothingInFlight = Task.FromResult<Exception?>(null);
@@ -185,7 +185,7 @@ internal sealed class TransactionMerger : IDisposable
         }
         catch (OperationCanceledException)
         {
-            return; // L1: Dispose began while an explicit transaction held the lock; RunAsync drains (M3)
+            return; // LC1: Dispose began while an explicit transaction held the lock; RunAsync drains (M3)
         }
 
         var released = false;

@@ -3,7 +3,7 @@ using Xunit.Abstractions;
 namespace Voron.Tests.Crash;
 
 /// <summary>
-/// L1..L6 (StorageEnvironment.cs) with the crash oracle: the store is disposed at a random moment
+/// LC1..LC6 (StorageEnvironment.cs) with the crash oracle: the store is disposed at a random moment
 /// while merged operations run and wait, an explicit write transaction is open or committing,
 /// readers are open and other writers wait for the write lock. Dispose must return (no hang);
 /// every operation's task must complete (done, or ObjectDisposedException); every explicit
@@ -114,7 +114,7 @@ public sealed class DisposeWhilePendingTests(ITestOutputHelper output)
             }
             catch (ObjectDisposedException)
             {
-                // L6
+                // LC6
             }
 
             reader.Dispose();

@@ -3,7 +3,7 @@ using Voron.Transactions;
 
 namespace Voron.Tests.Engine;
 
-/// <summary>L1..L6 in StorageEnvironment.cs: Dispose never hangs, and completes or fails what is pending deterministically.</summary>
+/// <summary>LC1..LC6 in StorageEnvironment.cs: Dispose never hangs, and completes or fails what is pending deterministically.</summary>
 public sealed class DisposeTests
 {
     private static readonly TimeSpan Hang = TimeSpan.FromSeconds(30);
@@ -34,8 +34,8 @@ public sealed class DisposeTests
     /// Regression: Dispose hung while an explicit write transaction was open and a merged
     /// operation was queued — the merger's writer waited for the write lock, and Dispose waited
     /// for the writer; when the thread that held the transaction was the one disposing, it never
-    /// returned. Now Dispose wakes every wait for the write lock (L1): the queued operation fails
-    /// with ObjectDisposedException and the open transaction is rolled back (L3).
+    /// returned. Now Dispose wakes every wait for the write lock (LC1): the queued operation fails
+    /// with ObjectDisposedException and the open transaction is rolled back (LC3).
     /// </summary>
     [Theory]
     [InlineData(true)]
@@ -110,7 +110,7 @@ public sealed class DisposeTests
 
         var disposing = Task.Run(env.Dispose);
         Thread.Sleep(50);
-        Assert.False(disposing.IsCompleted, "Dispose waits for the commit under way (L3)");
+        Assert.False(disposing.IsCompleted, "Dispose waits for the commit under way (LC3)");
         go.Set();
         await commit.WaitAsync(Hang); // the commit finished
         tx.Dispose();
@@ -165,7 +165,7 @@ public sealed class DisposeTests
         Assert.True(flushing.Wait(Hang));
         var closing = Task.Run(env.CloseWithoutFlush);
         Thread.Sleep(50);
-        Assert.False(closing.IsCompleted, "the files are not released under a flush (L5)");
+        Assert.False(closing.IsCompleted, "the files are not released under a flush (LC5)");
         go.Set();
         await flush.WaitAsync(Hang);
         await closing.WaitAsync(Hang);
