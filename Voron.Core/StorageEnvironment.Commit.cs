@@ -67,6 +67,7 @@ public sealed partial class StorageEnvironment
         Journal.JournalPosition end;
         try
         {
+            Pager.Reserve(prepared.State.NextPageNumber); // PG5 (Paging/Pager.cs): recovery never has to grow the data file
             end = _flusher.AppendToJournal(prepared.TxId, prepared.State.ToArray(), prepared.JournalPages,
                 _options.JournalCompression, sync: _options.Durability == DurabilityMode.Durable);
         }

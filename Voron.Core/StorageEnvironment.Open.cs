@@ -88,6 +88,16 @@ public sealed partial class StorageEnvironment
             // J6: only files before the durable header's recovery start may go — not every file
             // before the end of the log, which may lie in a later file than the header names.
             journal.ReleaseBefore(new JournalPosition(header.JournalFile, header.JournalOffset));
+            // PG5 for whatever the state says is allocated (a no-op for a store this version wrote;
+            // a store upgraded from format 1 may hold fewer pages than it allocated).
+            if (header.State.NextPageNumber > pager.MaxPageCount)
+            {
+                throw new CorruptionException(layout.DataFile, 0,
+                    $"the store's state (transaction {header.LastSyncedTxId}) says {header.State.NextPageNumber:N0} pages are allocated, beyond the data file " +
+                    $"({pager.PageCount:N0} pages) and beyond MaxDataFileSize ({pager.MaxPageCount:N0} pages); if MaxDataFileSize was lowered, raise it");
+            }
+
+            pager.Reserve(header.State.NextPageNumber);
             var committed = new CommittedState(header.LastSyncedTxId, header.State, FreeSpaceSummary.Empty, end);
             var environment = new StorageEnvironment(options, storeLock, pager, journal, committed, header);
             environment.LoadFreeSpace();
@@ -141,7 +151,7 @@ public sealed partial class StorageEnvironment
             }
         }
 
-        foreach (var number in numbers)
+        foreach (var number in numbers.Where(n => n >= header.JournalFile))
         {
             if (FirstRecordVersion(fileSystem, layout, number) is > JournalRecord.FormatVersion1)
             {
@@ -237,6 +247,16 @@ public sealed partial class StorageEnvironment
         }
 
         HeaderFile.Write(fileSystem, layout, header); // syncs the directory: the header's name is durable
+
+        // The second copy's space is taken now (an invalid copy: zeros), so that no header write
+        // ever needs new space — a store that filled the disk writes its headers on the next open.
+        using (var second = fileSystem.Open(layout.HeaderFile(2), FileOpenMode.OpenOrCreate))
+        {
+            second.Write(0, new byte[HeaderFile.Size]);
+            second.FlushData();
+        }
+
+        fileSystem.SyncDirectory(layout.Directory);
         var parent = System.IO.Path.GetDirectoryName(layout.Directory);
         if (!string.IsNullOrEmpty(parent))
         {

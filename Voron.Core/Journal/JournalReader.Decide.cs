@@ -9,19 +9,52 @@ internal sealed partial class JournalReader
 
     private byte[]? _scanBuffer;
 
-    /// <summary>D3: whether journal file <paramref name="fileNumber"/> + 1 exists and its first
-    /// slot is an intact header of record <paramref name="expected"/>.</summary>
-    private bool NextFileStartsWith(long fileNumber, long expected)
+    /// <summary>What the first slot of the journal file after the current one holds (D3).</summary>
+    private enum NextFile
+    {
+        /// <summary>No such file, or its first sector is zeros (or missing): nothing was written there.</summary>
+        Nothing,
+
+        /// <summary>An intact header of the expected record: the writer rotated.</summary>
+        StartsWithExpected,
+
+        /// <summary>Anything else: a header sector neither intact nor zeros, or another record.</summary>
+        Other,
+    }
+
+    /// <summary>D3: what the first slot of journal file <paramref name="fileNumber"/> + 1 holds for record <paramref name="expected"/>.</summary>
+    private NextFile ReadNextFile(long fileNumber, long expected)
     {
         var next = OpenFile(fileNumber + 1);
         if (next is null || next.Length < JournalRecord.SectorSize)
         {
-            return false;
+            return NextFile.Nothing;
         }
 
-        Span<byte> header = stackalloc byte[JournalRecord.HeaderSize];
-        ReadExactly(next, 0, header);
-        return JournalRecordHeader.TryRead(header, new RecordBinding(_storeId, fileNumber + 1), out var parsed) && parsed.TransactionId == expected;
+        Span<byte> sector = stackalloc byte[JournalRecord.SectorSize];
+        ReadExactly(next, 0, sector);
+        if (JournalRecordHeader.TryRead(sector, new RecordBinding(_storeId, fileNumber + 1), out var parsed))
+        {
+            return parsed.TransactionId == expected ? NextFile.StartsWithExpected : NextFile.Other;
+        }
+
+        return sector.ContainsAnyExcept((byte)0) ? NextFile.Other : NextFile.Nothing;
+    }
+
+    /// <summary>
+    /// D4 for the next file: the writer writes nothing into a new file before its first record,
+    /// so when that file's first sector holds something other than record E's intact header or
+    /// zeros, it is damage — unless the mode discards any damage.
+    /// </summary>
+    private void ThrowIfNextFileDamaged(JournalPosition position, NextFile next, long expected)
+    {
+        if (next == NextFile.Other && _mode != JournalTailRecovery.DiscardAnyDamage)
+        {
+            throw new CorruptionException(PathOf(position.FileNumber + 1), 0,
+                $"where record tx {expected} should start this file (the previous one ends at offset {position.Offset} with nothing after it), the " +
+                "header sector is neither an intact header of that record nor zeros: written and since changed. Restore from a backup, or open with " +
+                "JournalTailRecovery.DiscardAnyDamage to discard this file's records");
+        }
     }
 
     /// <summary>D4: a slot that is not a torn write is corruption, unless the mode discards any
@@ -60,10 +93,11 @@ internal sealed partial class JournalReader
     /// D5: throws if any 4096-aligned slot from <paramref name="from"/> to the end of the file at
     /// <paramref name="end"/>, or anywhere in a later journal file, holds an intact header of a
     /// record written when record <paramref name="expected"/> was durable — and, under the strict
-    /// mode, if any byte from <paramref name="end"/> on is not zero. Returns whether every byte of
-    /// the end's file from <paramref name="end"/> on is zero.
+    /// mode, if any byte from <paramref name="end"/> on is not zero. The exception names
+    /// <paramref name="broken"/>'s place and says what is there. Returns whether every byte of the
+    /// end's file from <paramref name="end"/> on is zero.
     /// </summary>
-    private bool CheckWhatFollows(JournalPosition end, long from, long expected, in Slot slot)
+    private bool CheckWhatFollows(JournalPosition end, long from, long expected, (JournalPosition At, string What) broken)
     {
         var clean = true;
         foreach (var number in _fileNumbers)
@@ -78,8 +112,8 @@ internal sealed partial class JournalReader
             if (found.Proof is var (offset, transactionId, durableThrough))
             {
                 var where = here ? $"offset {offset}" : $"offset {offset} of '{PathOf(number)}'";
-                throw new CorruptionException(PathOf(end.FileNumber), end.Offset,
-                    $"{slot.Describe(expected)}, but record tx {transactionId} at {where} was written when every record through tx {durableThrough} " +
+                throw new CorruptionException(PathOf(broken.At.FileNumber), broken.At.Offset,
+                    $"{broken.What}, but record tx {transactionId} at {where} was written when every record through tx {durableThrough} " +
                     "was durable: record " + expected + " was damaged after it was written, and acknowledged transactions would be lost");
             }
 
@@ -88,8 +122,8 @@ internal sealed partial class JournalReader
                 clean &= !here;
                 if (_mode == JournalTailRecovery.Strict)
                 {
-                    throw new CorruptionException(PathOf(end.FileNumber), end.Offset,
-                        $"{slot.Describe(expected)}, and byte {at} of '{PathOf(number)}' past the end of the log is not zero: " +
+                    throw new CorruptionException(PathOf(broken.At.FileNumber), broken.At.Offset,
+                        $"{broken.What}, and byte {at} of '{PathOf(number)}' past the end of the log is not zero: " +
                         "a torn or damaged write (JournalTailRecovery.Strict reports any damage; the default discards a torn write)");
                 }
             }

@@ -5,7 +5,7 @@ namespace Voron.Journal;
 
 // Recovery: replays the journal from the position the data file was last synced to, and decides
 // where the log ends. The record format and its validity rules (H1..H3, R1..R9, torn and damaged
-// records) are in JournalRecord.cs; the writer's invariants (J1..J10) that make the decision sound
+// records) are in JournalRecord.cs; the writer's invariants (J1..J12) that make the decision sound
 // are in JournalWriter.cs.
 //
 // Torn tail or corruption? A crash can interrupt only the last write (J3: a record is written
@@ -31,6 +31,8 @@ namespace Voron.Journal;
 //                                                       pos.File is unused space
 //     D4  damaged, garbage or stale: corruption, unless mode = DiscardAnyDamage (then as torn)
 //         torn: corruption if mode = Strict
+//         the first sector of file pos.File + 1 neither zeros nor record E's intact header:
+//             corruption (the writer writes nothing else there), unless mode = DiscardAnyDamage
 //     D5  from = the end of slot's record if its header is intact with tx = E (its sizes are
 //                vouched for by the header checksum), else pos + 4096
 //         if any 4096-aligned slot from `from` to the end of pos.File, or anywhere in a journal
@@ -43,7 +45,7 @@ namespace Voron.Journal;
 // What D5 costs: it reads the rest of the last journal file and any file after it, once per
 // recovery (preallocated space reads back as zeros without touching the disk on most file
 // systems); the same pass tells whether the rest of the file is already all zeros (TailIsClean),
-// which spares the open a second read (StorageEnvironment.Open.cs, ClearAfterEnd). What it
+// which spares the resumed writer a second read (JournalWriter.ClearTail). What it
 // assumes: nothing but this store's writer produces a header intact for this store and file —
 // the header checksum is bound to the store's random id and the file number, so a forged header
 // in a stored value passes by a 1 in 2^32 guess, once per crash that tore a write over it.
@@ -138,7 +140,8 @@ internal sealed partial class JournalReader : IDisposable
                     $"(records {expected}..{slot.Header.TransactionId - 1} are missing)");
             }
 
-            if (NextFileStartsWith(position.FileNumber, expected))
+            var next = ReadNextFile(position.FileNumber, expected);
+            if (next == NextFile.StartsWithExpected)
             {
                 // D3
                 ThrowIfStrictAndWritten(position, slot, expected);
@@ -146,11 +149,23 @@ internal sealed partial class JournalReader : IDisposable
                 continue;
             }
 
-            ThrowIfNotTorn(position, slot, expected); // D4
+            // D4. When nothing was written at pos but the next file starts with something, that
+            // something is the broken slot: report it there.
+            var nothingHere = slot.Kind is SlotKind.Zeros or SlotKind.EndOfFile;
+            var broken = (At: position, What: slot.Describe(expected));
+            if (nothingHere && next == NextFile.Other)
+            {
+                ThrowIfNextFileDamaged(position, next, expected);
+                broken = (new JournalPosition(position.FileNumber + 1, 0),
+                    $"where record tx {expected} should start this file, the header sector is neither an intact header of it nor zeros");
+            }
+
+            ThrowIfNotTorn(position, slot, expected);
             var from = slot.Kind is SlotKind.Torn or SlotKind.Damaged
                 ? position.Offset + slot.Header.RecordSize
                 : position.Offset + JournalRecord.Alignment;
-            var clean = CheckWhatFollows(position, from, expected, slot); // D5
+            var clean = CheckWhatFollows(position, from, expected, broken); // D5
+            ThrowIfNextFileDamaged(position, next, expected);
             var files = _fileNumbers.Where(n => n >= start.FileNumber && n <= position.FileNumber).ToList();
             return new JournalRecoveryResult(expected - 1, position, files, count) { TailIsClean = clean }; // D6
         }

@@ -34,7 +34,8 @@ internal static partial class JournalRecord
         var compressed = (header.Flags & JournalRecordFlags.Lz4Compressed) != 0;
         if (header.EntryCount < 0 || header.StoredPayloadSize < 0 || header.StoredPayloadSize > MaxStoredPayloadSize ||
             (!compressed && header.UncompressedPayloadSize != header.StoredPayloadSize) ||
-            (compressed && (header.UncompressedPayloadSize < 0 || header.UncompressedPayloadSize > MaxRecordSize)))
+            (compressed && (header.UncompressedPayloadSize < 0 || header.UncompressedPayloadSize > MaxRecordSize ||
+                header.UncompressedPayloadSize > MaxDecompressedSize(header.StoredPayloadSize))))
         {
             throw new CorruptionException(file, offset,
                 $"R6: record tx {tx} declares {header.EntryCount} entries, a stored payload of {header.StoredPayloadSize} bytes " +

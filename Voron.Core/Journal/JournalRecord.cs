@@ -68,8 +68,8 @@ namespace Voron.Journal;
 // is written whole or not at all — after a power loss it holds its old bytes or its new ones
 // (true of 512e and 4Kn disks, whose atomic unit is a multiple of it). Journal space past the end
 // of the log always reads as zeros before a record is written into it (J10: files are created
-// preallocated, never recycled, zero-filled ahead of the records; ClearAfterEnd zeroes a torn
-// tail before the writer resumes over it). So a sector of a record that a crash interrupted
+// preallocated, never recycled, zero-filled ahead of the records; the resumed writer zeroes a
+// torn tail before it writes over it: JournalWriter.ClearTail). So a sector of a record that a crash interrupted
 // holds either its new bytes (it verifies) or zeros; a sector that holds anything else was
 // written and has since changed: rot, a misdirected write, or a disk that broke the assumption.
 //
@@ -84,7 +84,8 @@ namespace Voron.Journal;
 //   R4. Flags has no bit other than Lz4Compressed and Lazy;
 //   R5. the Reserved header bytes are zero;
 //   R6. EntryCount >= 0, 0 <= StoredPayloadSize, UncompressedPayloadSize = StoredPayloadSize
-//       without LZ4 and 0 <= UncompressedPayloadSize <= MaxRecordSize with it, the record
+//       without LZ4 and 0 <= UncompressedPayloadSize <= min(MaxRecordSize, 255 * StoredPayloadSize
+//       + 255) with it (an LZ4 block decodes to at most that: MaxDecompressedSize), the record
 //       (RecordSize(StoredPayloadSize): ceil((128 + StoredPayloadSize) / 508) sectors, rounded up
 //       to 4096 bytes) is at most MaxRecordSize bytes and ends inside the file, and
 //       0 <= DurableThrough < TransactionId;
@@ -238,6 +239,13 @@ internal static partial class JournalRecord
 
     /// <summary>The largest stored payload a record of <see cref="MaxRecordSize"/> bytes holds.</summary>
     public const long MaxStoredPayloadSize = ((long)MaxRecordSize / SectorSize * SectorDataSize) - HeaderSize;
+
+    /// <summary>
+    /// The most an LZ4 block of <paramref name="storedSize"/> bytes can decode to: a sequence
+    /// spends at least one byte per 255 bytes it produces. R6 bounds a record's declared
+    /// uncompressed size by it, so the buffer it sizes is bounded by what the record holds.
+    /// </summary>
+    public static long MaxDecompressedSize(long storedSize) => (storedSize * 255) + 255;
 
     /// <summary>Rounds <paramref name="size"/> up to a multiple of <see cref="Alignment"/>.</summary>
     public static long AlignUp(long size) => (size + Alignment - 1) & ~(long)(Alignment - 1);

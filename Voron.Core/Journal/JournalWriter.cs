@@ -22,12 +22,12 @@ namespace Voron.Journal;
 //   J3. A record is written only after every earlier record is durable: Append writes the whole
 //       record with one positional write and flushes it before returning, and appends never run
 //       concurrently. So a crash tears at most the last record, and an intact later record proves
-//       that an earlier broken one had been durable and was damaged afterwards (D4).
+//       that an earlier broken one had been durable and was damaged afterwards (D5, J11).
 //   J4. A record never spans files, and a file's size and name are durable (Preallocate,
 //       FlushData, SyncDirectory) before its first record is written into it: a durable record
 //       never disappears with its file's size or directory entry.
 //   J5. The writer resumes exactly where recovery says the log ends, overwriting a discarded torn
-//       tail in place, after deleting every journal file numbered beyond that position (D4 showed
+//       tail in place, after deleting every journal file numbered beyond that position (D5 showed
 //       they hold nothing with tx >= the next transaction).
 //   J6. A journal file is released (deleted) only after every record in it is synced to the data
 //       file and a durable header records a recovery start past it. Released files are never
@@ -45,7 +45,7 @@ namespace Voron.Journal;
 //       record is written into it — a new file is preallocated (zeros), the writer fills the
 //       space from the log's end to the next 1 MiB boundary with zeros before a record goes
 //       there (PrewriteZeros, so the record's fdatasync need not write the inode), and a resumed
-//       file's tail is zeroed by the open before the writer starts (ClearAfterEnd). It never
+//       file's tail is zeroed before the resumed writer starts (ClearTail). It never
 //       writes over a record. Recovery relies on it: a torn record's unwritten sectors are zeros.
 //   J11. Every record says how far the journal was durable when it was written (DurableThrough):
 //       in durable mode the transaction before it (J3); in lazy mode the last one a flush (Sync,
@@ -69,7 +69,7 @@ namespace Voron.Journal;
 // Threading: one owner (the commit pipeline's writer) calls every method; none is thread-safe.
 
 /// <summary>
-/// Appends records to the journal files of one directory and recycles the files the data file no
+/// Appends records to the journal files of one directory and deletes the files the data file no
 /// longer needs. See the invariants above.
 /// </summary>
 internal sealed partial class JournalWriter : IDisposable

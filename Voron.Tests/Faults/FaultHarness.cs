@@ -77,7 +77,7 @@ internal static class FaultHarness
         return 2;
     }
 
-    private static void CheckReadableAndStopped(StorageEnvironment environment, StoreModel model, bool failed, string where, List<string> failures)
+    internal static void CheckReadableAndStopped(StorageEnvironment environment, StoreModel model, bool failed, string where, List<string> failures)
     {
         try
         {

@@ -1,7 +1,5 @@
-using System.Buffers.Binary;
 using System.Text;
-using Voron.Journal;
-using Voron.Platform;
+using Voron.Tests.Crash;
 using Voron.Tests.Engine;
 
 namespace Voron.Tests.Hardening;
@@ -29,7 +27,7 @@ public sealed class ForgedRecordTests
     {
         var fs = StoreFactory.NewFileSystem();
         var options = StoreFactory.Options(fs, journalFileSize: 4 << 20);
-        var forged = ForgedValue(seed: 17, copies: 512);
+        var forged = ForgedRecords.Value(seed: 17, units: 512);
         using (var env = StorageEnvironment.Open(options))
         {
             Put(env, "small-0", new byte[10]);
@@ -75,52 +73,5 @@ public sealed class ForgedRecordTests
         var bytes = new byte[length];
         new Random(seed).NextBytes(bytes);
         return bytes;
-    }
-
-    /// <summary>
-    /// Incompressible bytes holding forged record headers: units of 4096 + 8 bytes, each with 8
-    /// headers 129 bytes apart (so their offsets cover every residue modulo 8), so whatever offset
-    /// the value starts at in a record, one header sits at a 4096-aligned file offset. Each header
-    /// is what an attacker can build from the published format alone: the version-1 layout with a
-    /// plain CRC32C header checksum, or the version-2 layout with the checksum seeded by a guessed
-    /// store id. The transaction id is huge, so it is "ahead" of any recovery.
-    /// </summary>
-    internal static byte[] ForgedValue(int seed, int copies)
-    {
-        const int stride = 4096 + 8;
-        var random = new Random(seed);
-        var value = new byte[copies * stride];
-        random.NextBytes(value);
-        var seeded = new byte[16 + 128];
-        for (var i = 0; i < copies; i++)
-        {
-            for (var j = 0; j < 8; j++)
-            {
-                Forge(value.AsSpan((i * stride) + (j * 129), 128), version: (ushort)(1 + ((i + j) % 2)), random, seeded);
-            }
-        }
-
-        return value;
-    }
-
-    private static void Forge(Span<byte> header, ushort version, Random random, byte[] seeded)
-    {
-        BinaryPrimitives.WriteUInt64LittleEndian(header, 0x4C4E4A4E4F524F56); // "VORONJNL"
-        BinaryPrimitives.WriteUInt16LittleEndian(header[8..], version);
-        BinaryPrimitives.WriteUInt16LittleEndian(header[10..], 1); // LZ4 bit only: not Lazy
-        BinaryPrimitives.WriteInt64LittleEndian(header[16..], 1L << 40);
-        BinaryPrimitives.WriteUInt32LittleEndian(header[44..], 0);
-        if (version == 1)
-        {
-            BinaryPrimitives.WriteUInt32LittleEndian(header[44..], Crc32C.Compute(header));
-            return;
-        }
-
-        // Version 2 binds the header to a store id the attacker does not know: guess one.
-        BinaryPrimitives.WriteInt64LittleEndian(header[112..], (1L << 40) - 1); // "durable through": everything
-        BinaryPrimitives.WriteUInt64LittleEndian(seeded, (ulong)random.NextInt64());
-        BinaryPrimitives.WriteInt64LittleEndian(seeded.AsSpan(8), 3);
-        header.CopyTo(seeded.AsSpan(16));
-        BinaryPrimitives.WriteUInt32LittleEndian(header[44..], Crc32C.Compute(seeded));
     }
 }

@@ -80,11 +80,13 @@ public sealed class JournalReleaseTests
     }
 
     [Fact]
-    public void Recover_ignores_the_records_of_a_file_that_reappears_under_another_number()
+    public void Records_of_a_file_that_reappears_under_another_number_are_damage_not_records()
     {
-        // Format 1 renamed released files to spares and reused them: their old records sat past
-        // the end of the log. A record is now bound to its file number, so such bytes — here file
-        // 0's records under number 4 — are never an intact header there, and never a proof (D5).
+        // Format 1 renamed released files to spares and reused them. A record is now bound to its
+        // file number, so such bytes — here file 0's records under number 4, where the next record
+        // would start — are never an intact header there, nor a proof (D5): the default reports
+        // them (the writer never leaves anything but a record or zeros there), DiscardAnyDamage
+        // ends the log before them.
         using var journal = FourFiles(seed: 65);
         var synced = journal.Written.Last(r => r.Location.Start.FileNumber == 2);
         var old = ReadAll(journal, 0);
@@ -94,7 +96,11 @@ public sealed class JournalReleaseTests
             file.Write(0, old);
         }
 
-        var result = journal.Recover(out var records, synced.Location.End, synced.TransactionId + 1);
+        var error = Assert.Throws<CorruptionException>(() => journal.Recover(out _, synced.Location.End, synced.TransactionId + 1));
+        Assert.Equal(journal.PathOf(4), error.File);
+        Assert.Equal(0, error.Offset);
+
+        var result = journal.Recover(out var records, synced.Location.End, synced.TransactionId + 1, JournalTailRecovery.DiscardAnyDamage);
 
         journal.AssertRecovered(records, from: journal.Written.IndexOf(synced) + 1);
         Assert.Equal(journal.Writer.Position, result.End);

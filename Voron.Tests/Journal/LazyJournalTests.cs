@@ -167,13 +167,16 @@ public sealed class LazyJournalTests
         options.LazyFlushInterval = TimeSpan.FromMilliseconds(10);
         options.MaxDataFileSize = 4L << 30;
         using var env = StorageEnvironment.Open(options);
-        fs.FailWith = line => new InvalidOperationException($"injected: a file system bug at {line}");
-        fs.FailWhen = line => line.StartsWith("FlushData /store/journal/", StringComparison.Ordinal);
         using (var tx = env.BeginWrite())
         {
             tx.CreateTree("t").Put([1], [1]);
-            tx.Commit(); // lazy: written, not flushed; the timer's sync fails
+            tx.Commit(); // lazy: written, not flushed
         }
+
+        // The timer syncs every 10 ms whatever the load; failing its syncs only from here on keeps
+        // the commit above out of the race (it used to lose it on a busy machine).
+        fs.FailWith = line => new InvalidOperationException($"injected: a file system bug at {line}");
+        fs.FailWhen = line => line.StartsWith("FlushData /store/journal/", StringComparison.Ordinal);
 
         var deadline = DateTime.UtcNow.AddSeconds(10);
         while (env.Failure == null && DateTime.UtcNow < deadline)
