@@ -39,7 +39,7 @@ public sealed class FullDiskCrashTests(ITestOutputHelper output)
             peak = dry.PeakUsedBytes;
         }
 
-        var disks = CrashBudget.Count(24, share: 0.02);
+        var disks = CrashBudget.Count(24, share: 0.0007); // a soak of n states: 3 states per disk, ~2% of n over the 9 scenarios
         // Squared fractions of the peak (which counts geometric growth the store gives up when
         // space is short, PG4 and J12): most disks fill up, some only just, some never.
         var sizes = Enumerable.Range(1, disks).Select(i => BallastBytes + (long)(peak * Math.Pow(i / (double)disks, 2))).ToList();

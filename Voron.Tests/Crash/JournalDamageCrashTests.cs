@@ -40,7 +40,7 @@ public sealed class JournalDamageCrashTests(ITestOutputHelper output)
         var seed = TestSeed.Next(output, $"{nameof(JournalDamageCrashTests)} '{name}'");
         var calls = CrashHarness.CountCalls(scenario, seed);
         var every = CrashBudget.Soak is null ? 4 : 1;
-        var rounds = CrashBudget.Soak is null ? 1 : Math.Max(1, CrashBudget.DamageRounds / 4);
+        var rounds = CrashBudget.Soak is null ? 1 : Math.Max(1, CrashBudget.DamageRounds / 10);
         var points = Enumerable.Range(0, calls + 1).Where(p => p % every == 0).ToList();
         var outcomes = new System.Collections.Concurrent.ConcurrentDictionary<string, int>();
         var (states, failures) = StateRunner.Run(points, (point, found) =>

@@ -38,7 +38,7 @@ public sealed class JournalSectorTests(ITestOutputHelper output)
             points.AddRange(Enumerable.Range(0, calls + 1).Select(p => (tuned, p)));
         }
 
-        var rounds = Math.Max(1, CrashBudget.DamageRounds / 2);
+        var rounds = Math.Max(1, CrashBudget.DamageRounds / 8);
         var recovered = 0;
         var reported = 0;
         var (states, failures) = StateRunner.Run(points, (item, found) =>

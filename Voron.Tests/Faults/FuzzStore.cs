@@ -100,6 +100,20 @@ internal sealed class FuzzStore
         return new FuzzStore(files, records, written);
     }
 
+    /// <summary>Deletes every file of <paramref name="directories"/> on dispose: an in-memory file's memory is freed only when it is deleted.</summary>
+    public static IDisposable ReleaseOnDispose(InMemoryFileSystem fs, params string[] directories) => new Releaser(fs, directories);
+
+    private sealed class Releaser(InMemoryFileSystem fs, string[] directories) : IDisposable
+    {
+        public void Dispose()
+        {
+            foreach (var path in directories.SelectMany(d => fs.ListFiles(d, "*")))
+            {
+                fs.DeleteFile(path);
+            }
+        }
+    }
+
     public InMemoryFileSystem Copy()
     {
         var fs = new InMemoryFileSystem(MaxDataFileSize);

@@ -25,7 +25,8 @@ public sealed class OnDiskFuzzTests(ITestOutputHelper output)
 {
     private const ulong StoreId = 0x0F_0F_17_17_0F_0F_17_17;
 
-    private static int Iterations(int defaultCount) => CrashBudget.Count(defaultCount, share: 0.004);
+    /// <summary>A soak of n crash states fuzzes each cheap reader n / 20 times, whole stores n / 50 times.</summary>
+    private static int Iterations(int defaultCount, double share = 0.05) => CrashBudget.Count(defaultCount, share);
 
     [Fact]
     public void Header_file_copies_decode_or_are_refused_clearly()
@@ -114,9 +115,10 @@ public sealed class OnDiskFuzzTests(ITestOutputHelper output)
     {
         var seed = TestSeed.Next(output, nameof(Journal_records_replay_or_are_refused_as_corruption));
         var (files, records) = BuildJournal(seed);
-        Fuzz(seed, Iterations(10_000), random =>
+        Fuzz(seed, Iterations(10_000, share: 0.02), random =>
         {
             var fs = new InMemoryFileSystem(16 << 20);
+            using var release = FuzzStore.ReleaseOnDispose(fs, "/j");
             foreach (var (number, bytes) in files)
             {
                 using var file = fs.Open(JournalFiles.PathOf("/j", number), FileOpenMode.CreateNew);
@@ -179,9 +181,10 @@ public sealed class OnDiskFuzzTests(ITestOutputHelper output)
     {
         var seed = TestSeed.Next(output, nameof(Stores_with_mutated_pages_or_records_open_and_read_or_are_refused_as_corruption));
         var golden = FuzzStore.Build();
-        Fuzz(seed, Iterations(4_000), random =>
+        Fuzz(seed, Iterations(4_000, share: 0.02), random =>
         {
             var fs = golden.Copy();
+            using var release = FuzzStore.ReleaseOnDispose(fs, "/store", "/store/journal");
             if (random.Next(2) == 0)
             {
                 golden.MutatePage(fs, random);
