@@ -12,8 +12,12 @@ public static class Constants
     /// </summary>
     public const int MaxKeySize = 1024;
 
-    /// <summary>The largest value, in bytes: one overflow run addressed by a 32-bit size.</summary>
-    public const int MaxValueSize = int.MaxValue - Paging.PageHeader.Size;
+    /// <summary>
+    /// The largest value, in bytes (2,000,000,000): one overflow run, addressed by a 32-bit size,
+    /// that a single journal record can hold with room to spare for the transaction's other pages
+    /// (a record is at most ~2 GiB, 508 of each 512 bytes payload: Journal/JournalRecord.cs).
+    /// </summary>
+    public const int MaxValueSize = 2_000_000_000;
 
     /// <summary>The largest tree name, in UTF-8 bytes.</summary>
     public const int MaxTreeNameSize = 256;

@@ -94,6 +94,17 @@ public sealed partial class StorageEnvironment
         try
         {
             Hook(CommitStep.JournalWrite);
+            try
+            {
+                Pager.Reserve(prepared.State.NextPageNumber); // PG5 (Paging/Pager.cs): recovery never has to grow the data file
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+            {
+                // A full disk (or any I/O failure) while growing the data file fails the store
+                // (README: it refuses writes until reopened, and reopening needs no more space).
+                throw FailWith(e);
+            }
+
             end = _flusher.AppendToJournal(prepared.TxId, prepared.State.ToArray(), prepared.JournalPages,
                 _options.JournalCompression, sync: _options.Durability == DurabilityMode.Durable);
         }

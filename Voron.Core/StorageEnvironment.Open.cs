@@ -1,3 +1,5 @@
+using System.Buffers.Binary;
+using System.Security.Cryptography;
 using Voron.Allocation;
 using Voron.Files;
 using Voron.Journal;
@@ -15,11 +17,19 @@ public sealed partial class StorageEnvironment
     //   2. read the newest valid header copy (Files/HeaderFile.cs); none at all = a new store:
     //      write the data file's identity page, sync it, write header revision 1, sync the directory
     //   3. map the data file and check its identity page (format version)
-    //   4. recovery: replay journal records after the header's synced point, in order, writing
-    //      their pages into the data file (Journal/JournalReader.cs decides torn tail vs corruption)
-    //   5. if anything was replayed: sync the data file, then write the next header copy, so the
+    //   4. a header copy of format version 1: upgrade the store, or refuse it (UpgradeFormat1)
+    //   5. recovery: replay journal records after the header's synced point, in order, writing
+    //      their pages into the data file (Journal/JournalReader.cs decides torn tail vs corruption,
+    //      as options.JournalTailRecovery says); every record is bound to the header's StoreId
+    //   6. if anything was replayed: sync the data file, then write the next header copy, so the
     //      replayed journal is no longer needed
-    //   6. resume the journal after the last valid record, load the free-space digest
+    //   7. resume the journal after the last valid record, zeroing whatever lies after it if
+    //      anything does (J10), and load the free-space digest
+    //
+    // Space: recovery writes only into space the store already holds — replayed pages lie below
+    // the data file's length, which the commit reserved before journaling them (Pager.Reserve) —
+    // so a store that hit a full disk opens again without more room than it had (journal files
+    // excepted: a missing resume file is created as small as it must be, J12).
 
     private static StorageEnvironment OpenCore(StorageEnvironmentOptions options)
     {
@@ -41,7 +51,8 @@ public sealed partial class StorageEnvironment
             DataFileIdentity.Validate(pager.ReadIdentityPage(), layout.DataFile);
 
             // Write-ahead during recovery too: records a lazy-mode process left in the OS cache
-            // become durable before any of them reaches the data file.
+            // become durable before any of them reaches the data file (and J11: every record
+            // recovery finds is durable, which is what the resumed writer assumes).
             foreach (var number in JournalFiles.List(fileSystem, layout.JournalDirectory))
             {
                 using var journalFile = fileSystem.Open(JournalFiles.PathOf(layout.JournalDirectory, number), FileOpenMode.OpenExisting);
@@ -51,7 +62,12 @@ public sealed partial class StorageEnvironment
             // A header copy created by a flush whose directory sync failed (and whose failure a
             // dispose swallowed) gets a durable name now, before anything relies on it again.
             fileSystem.SyncDirectory(layout.Directory);
-            var (recovered, end) = Recover(fileSystem, layout, pager, header);
+            if (header.IsFormat1)
+            {
+                header = UpgradeFormat1(fileSystem, layout, header);
+            }
+
+            var (recovered, result) = Recover(fileSystem, layout, pager, header, options.JournalTailRecovery);
             if (recovered.LastSyncedTxId != header.LastSyncedTxId)
             {
                 pager.Sync();
@@ -67,11 +83,21 @@ public sealed partial class StorageEnvironment
                 HeaderFile.Write(fileSystem, layout, header);
             }
 
-            ClearAfterEnd(fileSystem, layout, end);
-            journal = new JournalWriter(fileSystem, layout.JournalDirectory, end, header.LastSyncedTxId + 1, options.JournalFileSize);
+            var end = result.End;
+            journal = new JournalWriter(fileSystem, layout.JournalDirectory, header.StoreId, result, options.JournalFileSize); // J10: clears the tail
             // J6: only files before the durable header's recovery start may go — not every file
             // before the end of the log, which may lie in a later file than the header names.
             journal.ReleaseBefore(new JournalPosition(header.JournalFile, header.JournalOffset));
+            // PG5 for whatever the state says is allocated (a no-op for a store this version wrote;
+            // a store upgraded from format 1 may hold fewer pages than it allocated).
+            if (header.State.NextPageNumber > pager.MaxPageCount)
+            {
+                throw new CorruptionException(layout.DataFile, 0,
+                    $"the store's state (transaction {header.LastSyncedTxId}) says {header.State.NextPageNumber:N0} pages are allocated, beyond the data file " +
+                    $"({pager.PageCount:N0} pages) and beyond MaxDataFileSize ({pager.MaxPageCount:N0} pages); if MaxDataFileSize was lowered, raise it");
+            }
+
+            pager.Reserve(header.State.NextPageNumber);
             var committed = new CommittedState(header.LastSyncedTxId, header.State, FreeSpaceSummary.Empty, end);
             var environment = new StorageEnvironment(options, storeLock, pager, journal, committed, header);
             environment.LoadFreeSpace();
@@ -87,48 +113,106 @@ public sealed partial class StorageEnvironment
         }
     }
 
+    /// <summary>A new store's id (FORMAT block in Files/HeaderFile.cs): random and never zero.</summary>
+    private static ulong NewStoreId()
+    {
+        Span<byte> bytes = stackalloc byte[8];
+        ulong id;
+        do
+        {
+            RandomNumberGenerator.Fill(bytes);
+            id = BinaryPrimitives.ReadUInt64LittleEndian(bytes);
+        }
+        while (id == 0);
+
+        return id;
+    }
+
+    /// <summary>
+    /// A store whose newest header copy is format version 1 (no store id, journal records without
+    /// sectors). If its journal holds a record the data file lacks, this build cannot replay it:
+    /// the store is refused with what to do. Otherwise (the store was closed cleanly, or every
+    /// commit was flushed) it is upgraded: a version-2 header copy with a new store id and the
+    /// journal starting in a new file is written (the older copy is untouched, so a crash leaves
+    /// one valid copy, J-style), and the open goes on — the version-1 journal files are released
+    /// on the strength of that header like any other.
+    /// </summary>
+    private static HeaderRecord UpgradeFormat1(IFileSystem fileSystem, StoreLayout layout, HeaderRecord header)
+    {
+        var numbers = JournalFiles.List(fileSystem, layout.JournalDirectory);
+        var expected = header.LastSyncedTxId + 1;
+        foreach (var (number, offset) in new[] { (header.JournalFile, header.JournalOffset), (header.JournalFile + 1, 0L) })
+        {
+            if (ReadFormat1Header(fileSystem, layout, number, offset) == expected)
+            {
+                throw new FormatVersionException(JournalFiles.PathOf(layout.JournalDirectory, number), JournalRecord.FormatVersion1, JournalRecord.FormatVersion,
+                    $"The store's journal holds transaction {expected} and maybe more, not yet in its data file, in format 1. Open the store once with " +
+                    "the Voron build that wrote it and dispose it cleanly (a clean close writes every commit to the data file); this build then " +
+                    "upgrades it on open.");
+            }
+        }
+
+        foreach (var number in numbers.Where(n => n >= header.JournalFile))
+        {
+            if (FirstRecordVersion(fileSystem, layout, number) is > JournalRecord.FormatVersion1)
+            {
+                throw new CorruptionException(layout.HeaderFile(header.Revision), 0,
+                    $"the newest valid header copy is format 1, but journal file {number} holds format-2 records: a newer header copy was " +
+                    "lost, and opening from this one would skip them");
+            }
+        }
+
+        var upgraded = header with
+        {
+            Revision = header.Revision + 1,
+            JournalFile = Math.Max(header.JournalFile, numbers.Count == 0 ? 0 : numbers[^1]) + 1,
+            JournalOffset = 0,
+            StoreId = NewStoreId(),
+        };
+        HeaderFile.Write(fileSystem, layout, upgraded);
+        return upgraded;
+    }
+
+    /// <summary>The transaction id of an intact format-1 record header at <paramref name="offset"/>
+    /// of journal file <paramref name="number"/>, or -1 when there is none.</summary>
+    private static long ReadFormat1Header(IFileSystem fileSystem, StoreLayout layout, long number, long offset)
+    {
+        var path = JournalFiles.PathOf(layout.JournalDirectory, number);
+        if (!fileSystem.FileExists(path))
+        {
+            return -1;
+        }
+
+        using var file = fileSystem.Open(path, FileOpenMode.OpenExisting);
+        var header = new byte[JournalRecord.HeaderSize];
+        if (file.Read(offset, header) < header.Length ||
+            BinaryPrimitives.ReadUInt64LittleEndian(header) != JournalRecord.Magic ||
+            BinaryPrimitives.ReadUInt16LittleEndian(header.AsSpan(JournalRecord.FormatVersionOffset)) != JournalRecord.FormatVersion1)
+        {
+            return -1;
+        }
+
+        // Format 1: CRC32C of the 128 bytes with the checksum field (44) read as zero, no binding.
+        var stored = BinaryPrimitives.ReadUInt32LittleEndian(header.AsSpan(JournalRecord.HeaderChecksumOffset));
+        header.AsSpan(JournalRecord.HeaderChecksumOffset, 4).Clear();
+        return stored == Crc32C.Compute(header) ? JournalRecord.GetTransactionId(header) : -1;
+    }
+
+    /// <summary>The format version the first slot of journal file <paramref name="number"/> claims, or null when it holds no record magic.</summary>
+    private static int? FirstRecordVersion(IFileSystem fileSystem, StoreLayout layout, long number)
+    {
+        using var file = fileSystem.Open(JournalFiles.PathOf(layout.JournalDirectory, number), FileOpenMode.OpenExisting);
+        var header = new byte[16];
+        return file.Read(0, header) == header.Length && BinaryPrimitives.ReadUInt64LittleEndian(header) == JournalRecord.Magic
+            ? BinaryPrimitives.ReadUInt16LittleEndian(header.AsSpan(JournalRecord.FormatVersionOffset))
+            : null;
+    }
+
     /// <summary>
     /// Creates a new store — or finishes creating one a crash interrupted: with no valid header,
     /// a store that holds nothing yet (no journal file, a data file of at most its identity page)
     /// is created again; anything more is someone's data and is refused.
     /// </summary>
-    /// <summary>
-    /// Zeroes (and syncs) the rest of the journal file after the end of the log. In lazy mode a
-    /// power loss can keep record N + 1 but not N; recovery ends the log before N, and without this
-    /// the stale N + 1 could later sit right after a new record N of the same size and be replayed
-    /// as its successor. Costs one write of the file's unused tail per open.
-    /// </summary>
-    private static void ClearAfterEnd(IFileSystem fileSystem, StoreLayout layout, JournalPosition end)
-    {
-        var path = JournalFiles.PathOf(layout.JournalDirectory, end.FileNumber);
-        if (!fileSystem.FileExists(path))
-        {
-            return;
-        }
-
-        using var file = fileSystem.Open(path, FileOpenMode.OpenExisting);
-        var zeros = new byte[1 << 20];
-        var chunk = new byte[1 << 20];
-        var any = false;
-        for (var offset = end.Offset; offset < file.Length && !any; offset += chunk.Length)
-        {
-            var read = file.Read(offset, chunk);
-            any = chunk.AsSpan(0, read).ContainsAnyExcept((byte)0);
-        }
-
-        if (!any)
-        {
-            return; // nothing but zeros after the end: the common case costs reads of zeros only
-        }
-
-        for (var offset = end.Offset; offset < file.Length; offset += zeros.Length)
-        {
-            file.Write(offset, zeros.AsSpan(0, (int)Math.Min(zeros.Length, file.Length - offset)));
-        }
-
-        file.FlushData();
-    }
-
     private static HeaderRecord CreateStore(IFileSystem fileSystem, StoreLayout layout, int headerCopies)
     {
         var what = headerCopies == 0 ? "both header files (headers.one, headers.two) are missing" : "neither header copy (headers.one, headers.two) is valid (rules H1/H2)";
@@ -157,13 +241,23 @@ public sealed partial class StorageEnvironment
 
         fileSystem.CreateDirectory(layout.JournalDirectory);
         fileSystem.SyncDirectory(layout.Directory); // voron.data and journal/ are durable before the header names them
-        var header = new HeaderRecord(1, 0, 1, 0, EnvironmentState.Empty); // journal file 1, offset 0
+        var header = new HeaderRecord(1, 0, 1, 0, EnvironmentState.Empty, NewStoreId()); // journal file 1, offset 0
         foreach (var path in new[] { layout.HeaderFile(1), layout.HeaderFile(2) })
         {
             fileSystem.DeleteFile(path); // a torn copy from an interrupted creation
         }
 
         HeaderFile.Write(fileSystem, layout, header); // syncs the directory: the header's name is durable
+
+        // The second copy's space is taken now (an invalid copy: zeros), so that no header write
+        // ever needs new space — a store that filled the disk writes its headers on the next open.
+        using (var second = fileSystem.Open(layout.HeaderFile(2), FileOpenMode.OpenOrCreate))
+        {
+            second.Write(0, new byte[HeaderFile.Size]);
+            second.FlushData();
+        }
+
+        fileSystem.SyncDirectory(layout.Directory);
         var parent = System.IO.Path.GetDirectoryName(layout.Directory);
         if (!string.IsNullOrEmpty(parent))
         {
@@ -197,59 +291,82 @@ public sealed partial class StorageEnvironment
     }
 
     /// <summary>Replays the journal after the header's synced point into the data file.</summary>
-    private static (HeaderRecord Header, JournalPosition End) Recover(IFileSystem fileSystem, StoreLayout layout, Pager pager, HeaderRecord header)
+    private static (HeaderRecord Header, JournalRecoveryResult Result) Recover(IFileSystem fileSystem, StoreLayout layout, Pager pager, HeaderRecord header,
+        JournalTailRecovery mode)
     {
         var state = header.State;
-        var result = JournalReader.Recover(fileSystem, layout.JournalDirectory,
+        byte[] image = [];
+        var result = JournalReader.Recover(fileSystem, layout.JournalDirectory, header.StoreId,
             new JournalPosition(header.JournalFile, header.JournalOffset), header.LastSyncedTxId + 1,
             record =>
             {
                 var file = JournalFiles.PathOf(layout.JournalDirectory, record.Start.FileNumber);
+                var recordState = EnvironmentState.ReadFrom(record.State.Span, file, record.Start.Offset);
                 foreach (var page in record.Pages)
                 {
-                    ReplayPage(pager, page, file, record.Start.Offset, record.TransactionId);
+                    ReplayPage(pager, page, recordState, ref image, file, record.Start.Offset, record.TransactionId);
                 }
 
-                state = EnvironmentState.ReadFrom(record.State.Span, JournalFiles.PathOf(layout.JournalDirectory, record.Start.FileNumber), record.Start.Offset);
-            });
+                state = recordState;
+            },
+            mode);
         if (result.LastTransactionId == header.LastSyncedTxId)
         {
-            return (header, result.End);
+            return (header, result);
         }
 
-        return (new HeaderRecord(header.Revision + 1, result.LastTransactionId, result.End.FileNumber, result.End.Offset, state), result.End);
+        var recovered = header with
+        {
+            Revision = header.Revision + 1, LastSyncedTxId = result.LastTransactionId, JournalFile = result.End.FileNumber, JournalOffset = result.End.Offset, State = state,
+        };
+        return (recovered, result);
     }
 
     /// <summary>
     /// Applies one journal entry to the data file: a full image is written as is; a diff against
     /// zeros is applied to a zeroed page; a diff against the previous version is applied on top of
     /// the page as the data file holds it now (an older, newer or sector-mixed version of it — the
-    /// diffs replayed in order repair all three, DESIGN.md section 6).
+    /// diffs replayed in order repair all three, DESIGN.md section 6). An entry must lie below the
+    /// record's own NextPageNumber (no transaction writes a page it has not allocated): that bounds
+    /// the buffer a diff entry asks for, and the data file's growth, by the store's size.
     /// </summary>
-    private static void ReplayPage(Pager pager, RecoveredPage page, string file, long offset, long txId)
+    private static void ReplayPage(Pager pager, RecoveredPage page, EnvironmentState state, ref byte[] image, string file, long offset, long txId)
     {
+        if (page.PageNumber > state.NextPageNumber - page.PageCount)
+        {
+            throw new CorruptionException(file, offset,
+                $"R8: entry for pages [{page.PageNumber}, {page.PageNumber + page.PageCount}) of record tx {txId} lies past the record's next page number {state.NextPageNumber}");
+        }
+
         if (page.Encoding == JournalPageEncoding.FullImage)
         {
             pager.WritePage(page.PageNumber, page.Bytes.Span);
             return;
         }
 
-        var image = new byte[checked(page.PageCount * Constants.PageSize)];
+        var length = page.PageCount * Constants.PageSize; // <= MaxEntryPageCount pages (R8): fits an int
+        if (image.Length < length)
+        {
+            image = new byte[length];
+        }
+
+        var target = image.AsSpan(0, length);
+        target.Clear();
         if (page.Encoding == JournalPageEncoding.DiffAgainstPrevious)
         {
-            pager.ReadRaw(page.PageNumber, image);
+            pager.ReadRaw(page.PageNumber, target);
         }
 
         try
         {
-            PageDiff.Apply(page.Bytes.Span, image);
+            PageDiff.Apply(page.Bytes.Span, target);
         }
         catch (InvalidDataException e)
         {
             throw new CorruptionException(file, offset, $"R9: the diff of page {page.PageNumber} in record tx {txId} is malformed: {e.Message}");
         }
 
-        pager.WritePage(page.PageNumber, image);
+        pager.WritePage(page.PageNumber, target);
     }
 
     private void LoadFreeSpace()

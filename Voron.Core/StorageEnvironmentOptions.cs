@@ -61,6 +61,15 @@ public sealed class StorageEnvironmentOptions
     /// <summary>When commits are acknowledged; see <see cref="DurabilityMode"/>. Default <see cref="DurabilityMode.Durable"/>.</summary>
     public DurabilityMode Durability { get; set; } = DurabilityMode.Durable;
 
+    /// <summary>
+    /// How recovery treats damage at the end of the journal: discard a record a crash tore, report
+    /// anything else (<see cref="Voron.JournalTailRecovery.DiscardTornWrite"/>, the default); report
+    /// every damage, torn writes too (<see cref="Voron.JournalTailRecovery.Strict"/>); or discard a
+    /// damaged last record whatever the damage (<see cref="Voron.JournalTailRecovery.DiscardAnyDamage"/>,
+    /// for disks that do not write sectors whole). docs/durability.md has the details.
+    /// </summary>
+    public JournalTailRecovery JournalTailRecovery { get; set; } = JournalTailRecovery.DiscardTornWrite;
+
     /// <summary>In <see cref="DurabilityMode.Lazy"/> mode, how often the journal is flushed: the most a power loss can take. Default 100 ms.</summary>
     public TimeSpan LazyFlushInterval { get; set; } = TimeSpan.FromMilliseconds(100);
 

@@ -22,12 +22,16 @@ internal static class DataFileIdentity
 {
     public const ulong Magic = 0x5441444E4F524F56; // the ASCII bytes "VORONDAT" read little-endian
 
+    /// <summary>This page's own format version. Until format 2 of the header file it was also the
+    /// header file's version; the header file moved on (Files/HeaderFile.cs), this page did not.</summary>
+    public const int FormatVersion = 1;
+
     public static byte[] Create()
     {
         var page = new byte[Constants.PageSize];
         PageHeader.SetFlags(page, PageFlags.FileIdentity);
         BinaryPrimitives.WriteUInt64LittleEndian(page.AsSpan(64), Magic);
-        BinaryPrimitives.WriteInt32LittleEndian(page.AsSpan(72), HeaderFile.FormatVersion);
+        BinaryPrimitives.WriteInt32LittleEndian(page.AsSpan(72), FormatVersion);
         BinaryPrimitives.WriteInt32LittleEndian(page.AsSpan(76), Constants.PageSize);
         PageHeader.StampChecksum(page);
         return page;
@@ -41,9 +45,9 @@ internal static class DataFileIdentity
         }
 
         var version = BinaryPrimitives.ReadInt32LittleEndian(page[72..]);
-        if (version != HeaderFile.FormatVersion)
+        if (version != FormatVersion)
         {
-            throw new FormatVersionException(path, version, HeaderFile.FormatVersion);
+            throw new FormatVersionException(path, version, FormatVersion);
         }
 
         if (PageHeader.GetChecksum(page) != PageHeader.ComputeChecksum(page[..Constants.PageSize]) ||

@@ -13,12 +13,16 @@ namespace Voron.Files;
 //   48     8    NextPageNumber  pages at or above this number were never allocated; >= 1
 //   56     8    FreeSpaceRoot   the free-space directory page (Allocation/FreeSpaceFormat.cs); 0 = none yet
 //
-// Validity: NextPageNumber >= 1; RootTree.RootPage and FreeSpaceRoot are 0 or below NextPageNumber.
+// Validity: 1 <= NextPageNumber <= long.MaxValue / 8192 (its byte offset fits); RootTree.RootPage
+// and FreeSpaceRoot are 0 or below NextPageNumber.
 
 /// <summary>Where the root tree, the allocation high-water mark and the free-space map are, as of one transaction.</summary>
 internal readonly record struct EnvironmentState(TreeState RootTree, long NextPageNumber, long FreeSpaceRoot)
 {
     public const int Size = 64;
+
+    /// <summary>The largest NextPageNumber: its byte offset must fit a 64-bit integer.</summary>
+    public const long MaxPageNumber = long.MaxValue / Constants.PageSize;
 
     public static EnvironmentState Empty => new(default, 1, 0);
 
@@ -47,7 +51,7 @@ internal readonly record struct EnvironmentState(TreeState RootTree, long NextPa
             TreeState.ReadFrom(source, file, offset),
             BinaryPrimitives.ReadInt64LittleEndian(source[48..]),
             BinaryPrimitives.ReadInt64LittleEndian(source[56..]));
-        if (state.NextPageNumber < 1 || state.RootTree.RootPage >= state.NextPageNumber ||
+        if (state.NextPageNumber < 1 || state.NextPageNumber > MaxPageNumber || state.RootTree.RootPage >= state.NextPageNumber ||
             state.FreeSpaceRoot < 0 || state.FreeSpaceRoot >= state.NextPageNumber)
         {
             throw new CorruptionException(file, offset, $"environment state points outside the file: {state}");

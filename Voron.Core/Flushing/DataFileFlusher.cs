@@ -278,7 +278,10 @@ internal sealed class DataFileFlusher : IDisposable
         Step(FlushStep.PagesWritten);
         pager.Sync(); // FL2
         Step(FlushStep.DataSynced);
-        var header = new HeaderRecord(_header.Revision + 1, last.TxId, last.JournalEnd.FileNumber, last.JournalEnd.Offset, last.State);
+        var header = _header with
+        {
+            Revision = _header.Revision + 1, LastSyncedTxId = last.TxId, JournalFile = last.JournalEnd.FileNumber, JournalOffset = last.JournalEnd.Offset, State = last.State,
+        };
         HeaderFile.Write(_environment.FileSystem, _environment.Layout, header);
         _header = header;
         Volatile.Write(ref _flushedTxId, header.LastSyncedTxId);

@@ -5,22 +5,28 @@ internal sealed partial class JournalReader
 {
     private enum SlotKind
     {
-        /// <summary>H1 fails: the slot is at or past the end of the file, or the file is missing.</summary>
+        /// <summary>H1 fails: the slot's first sector is not inside the file, or the file is missing.</summary>
         EndOfFile,
 
-        /// <summary>H2 or H3 fails: zeros, garbage, or a torn header.</summary>
-        NotIntact,
+        /// <summary>The header sector is all zeros: nothing was written here.</summary>
+        Zeros,
 
-        /// <summary>Intact, tx &lt; E: a stale record of a recycled file or a rewritten torn try.</summary>
+        /// <summary>The header sector is neither an intact header (H2, H3) nor zeros.</summary>
+        Garbage,
+
+        /// <summary>Intact, tx &lt; E.</summary>
         Stale,
 
         /// <summary>Intact, tx &gt; E.</summary>
         Gap,
 
-        /// <summary>Intact, tx = E, R3..R6 hold, the payload checksum (R7) fails.</summary>
-        Broken,
+        /// <summary>Intact, tx = E, R3..R6 hold, some sectors fail (R7) and each of them is all zeros.</summary>
+        Torn,
 
-        /// <summary>R1..R8 hold.</summary>
+        /// <summary>Intact, tx = E, R3..R6 hold, a sector fails and is not all zeros.</summary>
+        Damaged,
+
+        /// <summary>R1..R9 hold.</summary>
         Valid,
     }
 
@@ -33,16 +39,17 @@ internal sealed partial class JournalReader
     private Slot ReadSlot(JournalPosition position, long expected)
     {
         var file = OpenFile(position.FileNumber);
-        if (file is null || file.Length - position.Offset < JournalRecord.HeaderSize)
+        if (file is null || file.Length - position.Offset < JournalRecord.SectorSize)
         {
             return new Slot(SlotKind.EndOfFile, default);
         }
 
-        var headerBytes = _buffer.AsSpan(0, JournalRecord.HeaderSize);
-        ReadExactly(file, position.Offset, headerBytes);
-        if (!JournalRecordHeader.TryRead(headerBytes, out var header))
+        var headerSector = _buffer.AsSpan(0, JournalRecord.SectorSize);
+        ReadExactly(file, position.Offset, headerSector);
+        var binding = new RecordBinding(_storeId, position.FileNumber);
+        if (!JournalRecordHeader.TryRead(headerSector, binding, out var header))
         {
-            return new Slot(SlotKind.NotIntact, default);
+            return new Slot(headerSector.ContainsAnyExcept((byte)0) ? SlotKind.Garbage : SlotKind.Zeros, default);
         }
 
         if (header.TransactionId != expected)
@@ -51,15 +58,18 @@ internal sealed partial class JournalReader
         }
 
         JournalRecord.ValidateHeader(header, file.Path, position.Offset, file.Length);
-        var total = checked((int)(JournalRecord.HeaderSize + header.StoredPayloadSize));
-        EnsureBuffer(total);
-        ReadExactly(file, position.Offset + JournalRecord.HeaderSize, _buffer.AsSpan(JournalRecord.HeaderSize, total - JournalRecord.HeaderSize));
-        ReadOnlyMemory<byte> payload = _buffer.AsMemory(JournalRecord.HeaderSize, total - JournalRecord.HeaderSize);
-        if (JournalRecord.Crc32C(payload.Span) != header.PayloadChecksum)
+        var size = checked((int)header.RecordSize);
+        EnsureBuffer(size);
+        ReadExactly(file, position.Offset + JournalRecord.SectorSize, _buffer.AsSpan(JournalRecord.SectorSize, size - JournalRecord.SectorSize));
+        var sectors = JournalRecord.CheckSectors(_buffer.AsSpan(0, size), JournalRecord.SectorSeed(_storeId, position.FileNumber, expected), out var firstBad);
+        if (sectors != JournalRecord.SectorState.Intact)
         {
-            return new Slot(SlotKind.Broken, header);
+            return new Slot(sectors == JournalRecord.SectorState.Torn ? SlotKind.Torn : SlotKind.Damaged, header, FirstBadSector: firstBad);
         }
 
+        var body = checked((int)(JournalRecord.HeaderSize + header.StoredPayloadSize));
+        JournalRecord.Unframe(_buffer.AsSpan(0, size), body);
+        ReadOnlyMemory<byte> payload = _buffer.AsMemory(JournalRecord.HeaderSize, body - JournalRecord.HeaderSize);
         if ((header.Flags & JournalRecordFlags.Lz4Compressed) != 0)
         {
             payload = Decompress(payload, header, file.Path, position.Offset);
@@ -103,23 +113,29 @@ internal sealed partial class JournalReader
     {
         if (_buffer.Length < size)
         {
-            // Grow geometrically so a run of growing records costs few copies; the header bytes
-            // already read stay at the front.
+            // Grow geometrically so a run of growing records costs few copies; the header sector
+            // already read stays at the front.
             var grown = new byte[Math.Max(size, (int)Math.Min((long)_buffer.Length * 2, Array.MaxLength))];
-            _buffer.AsSpan(0, JournalRecord.HeaderSize).CopyTo(grown);
+            _buffer.AsSpan(0, JournalRecord.SectorSize).CopyTo(grown);
             _buffer = grown;
         }
     }
 
-    private readonly record struct Slot(SlotKind Kind, JournalRecordHeader Header, ReadOnlyMemory<byte> State = default, List<RecoveredPage>? Pages = null)
+    private readonly record struct Slot(SlotKind Kind, JournalRecordHeader Header, ReadOnlyMemory<byte> State = default,
+        List<RecoveredPage>? Pages = null, int FirstBadSector = -1)
     {
         /// <summary>What sits where record <paramref name="expected"/> should be, for a corruption message.</summary>
         public string Describe(long expected) => Kind switch
         {
             SlotKind.EndOfFile => $"the journal file ends where record tx {expected} should start",
-            SlotKind.NotIntact => $"where record tx {expected} should be there is no intact record header (bad magic or header checksum)",
-            SlotKind.Stale => $"where record tx {expected} should be there is a stale record tx {Header.TransactionId}",
-            SlotKind.Broken => $"record tx {expected} fails its payload checksum (R7)",
+            SlotKind.Zeros => $"nothing was written where record tx {expected} should be",
+            SlotKind.Garbage => $"where record tx {expected} should start, the header sector is neither an intact record header nor zeros " +
+                "(bad magic or header checksum: written and since changed, or written by another store or into another file)",
+            SlotKind.Stale => $"a stale record tx {Header.TransactionId} sits where record tx {expected} should be " +
+                "(journal space past the end of the log is zero-filled, so no crash leaves one there)",
+            SlotKind.Torn => $"record tx {expected} is torn (sector {FirstBadSector} and maybe others read as zeros: never written)",
+            SlotKind.Damaged => $"record tx {expected} is damaged: sector {FirstBadSector} (byte {FirstBadSector * JournalRecord.SectorSize} of the record) " +
+                "was written and no longer matches its checksum (R7: rot, a misdirected write, or a disk that does not write 512-byte sectors whole)",
             _ => $"record tx {expected} is {Kind}",
         };
     }

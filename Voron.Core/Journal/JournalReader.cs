@@ -4,46 +4,51 @@ using Voron.Platform;
 namespace Voron.Journal;
 
 // Recovery: replays the journal from the position the data file was last synced to, and decides
-// where the log ends. The record format and its validity rules (H1..H3, R1..R8) are in
-// JournalRecord.cs; the writer's invariants (J1..J8) that make the decision sound are in
-// JournalWriter.cs.
+// where the log ends. The record format and its validity rules (H1..H3, R1..R9, torn and damaged
+// records) are in JournalRecord.cs; the writer's invariants (J1..J12) that make the decision sound
+// are in JournalWriter.cs.
 //
 // Torn tail or corruption? A crash can interrupt only the last write (J3: a record is written
-// only after every earlier record is durable), and it leaves a torn tail: a slot whose header is
-// old, new or garbage and whose payload mixes old and new sectors. Anything valid after it would
-// be a record that was written after the torn one was durable — a contradiction, unless the bytes
-// of the torn one were damaged after the fact. So:
+// only after every earlier record is durable — in lazy mode, only records after the last one a
+// flush made durable), and it leaves a TORN record: each sector it covers holds its new bytes or
+// the zeros that were there before (the hardware assumption and J10). Anything else is damage
+// that happened after the write: a DAMAGED record (a sector written and then changed), a header
+// sector neither intact nor zeros, a stale record where the log should go on. And a torn record
+// that a later record says was durable (its DurableThrough >= E) was damaged too, whatever its
+// sectors look like. So, with mode = StorageEnvironmentOptions.JournalTailRecovery:
 //
 //   pos = start; E = expectedTxId
 //   loop:
-//     slot = the record header at pos (H1..H3), its transaction id tx
-//     D1  if slot is a valid record for E (R1..R8):
-//             apply it; E += 1; pos = end of the record; continue
+//     slot = what pos holds for E (ReadSlot): end of file | zeros | garbage (a header sector
+//            neither intact nor zeros) | stale (intact, tx < E) | gap (intact, tx > E) |
+//            torn | damaged | valid                          (intact = H1..H3 for this file)
+//     D1  valid (R1..R9): apply it; E += 1; pos = end of the record; continue
 //         (tx = E with an intact header that breaks R3..R6 or R8 throws at once: the header
-//          checksum proves the writer wrote it so; only R7, the payload checksum, can be torn)
-//     D2  if slot is intact and tx > E:
-//             corruption: a gap, records E .. tx-1 are missing
+//          checksum proves the writer wrote it so)
+//     D2  gap: corruption — records E .. tx-1 are missing
 //     D3  if file pos.File + 1 exists and its first slot is intact with tx = E:
-//             pos = (pos.File + 1, 0); continue     -- the writer rotated (J4); the rest of
-//                                                      pos.File is unused space or a torn try
-//     D4  from = the end of slot's record if slot is intact with tx = E (its sizes are vouched
-//                for by the header checksum), else pos + 4096
+//             pos = (pos.File + 1, 0); continue      -- the writer rotated (J4); the rest of
+//                                                       pos.File is unused space
+//     D4  damaged, garbage or stale: corruption, unless mode = DiscardAnyDamage (then as torn)
+//         torn: corruption if mode = Strict
+//         the first sector of file pos.File + 1 neither zeros nor record E's intact header:
+//             corruption (the writer writes nothing else there), unless mode = DiscardAnyDamage
+//     D5  from = the end of slot's record if its header is intact with tx = E (its sizes are
+//                vouched for by the header checksum), else pos + 4096
 //         if any 4096-aligned slot from `from` to the end of pos.File, or anywhere in a journal
-//            file numbered above pos.File, is intact with tx >= E and not Lazy:
-//             corruption: an acknowledged record follows a broken one (J3)
-//         (a Lazy record was not flushed on its own, so the OS may have persisted it before an
-//          earlier one: it proves nothing, and a broken record followed only by Lazy ones is a
-//          torn tail — the lazy mode's documented loss of its last moments)
-//     D5  end of the log: slot is a torn tail, trailing space, a stale record of a recycled file
-//         (tx < E, J6) or the end of the file; return pos as the place where writing resumes
+//            file numbered above pos.File, is intact with TransactionId > DurableThrough >= E:
+//             corruption: a record written later knew record E durable
+//         if mode = Strict and any byte from pos on (in pos.File or a later file) is not zero:
+//             corruption: something was written past the end of the log
+//     D6  end of the log: return pos as the place where writing resumes
 //
-// Slots with intact headers and tx < E are stale everywhere: a recycled file's old records, or a
-// torn try that the writer rewrote (J5); they never stop the D4 scan from looking further.
-// What D4 costs: it reads the rest of the last journal file and any file after it, once per
+// What D5 costs: it reads the rest of the last journal file and any file after it, once per
 // recovery (preallocated space reads back as zeros without touching the disk on most file
-// systems). What it assumes: page images do not contain, at a 4096-aligned file offset, a
-// record header with an intact checksum and a transaction id >= E; if one did, recovery would
-// report corruption, never skip data.
+// systems); the same pass tells whether the rest of the file is already all zeros (TailIsClean),
+// which spares the resumed writer a second read (JournalWriter.ClearTail). What it
+// assumes: nothing but this store's writer produces a header intact for this store and file —
+// the header checksum is bound to the store's random id and the file number, so a forged header
+// in a stored value passes by a 1 in 2^32 guess, once per crash that tore a write over it.
 
 /// <summary>
 /// The recovery scan over a journal directory; see the pseudo-code above. Not thread-safe: one
@@ -53,16 +58,20 @@ internal sealed partial class JournalReader : IDisposable
 {
     private readonly IFileSystem _fileSystem;
     private readonly string _directory;
+    private readonly ulong _storeId;
+    private readonly JournalTailRecovery _mode;
     private readonly List<long> _fileNumbers;
     private byte[] _buffer = new byte[JournalRecord.Alignment];
     private byte[] _decompressed = [];
     private IStorageFile? _file;
     private long _openFileNumber = -1;
 
-    private JournalReader(IFileSystem fileSystem, string directory)
+    private JournalReader(IFileSystem fileSystem, string directory, ulong storeId, JournalTailRecovery mode)
     {
         _fileSystem = fileSystem;
         _directory = directory;
+        _storeId = storeId;
+        _mode = mode;
         _fileNumbers = JournalFiles.List(fileSystem, directory);
     }
 
@@ -71,14 +80,17 @@ internal sealed partial class JournalReader : IDisposable
     /// <paramref name="apply"/> for every valid one (its buffers are valid during the call only).
     /// Returns the last valid transaction and the position right after it, where the writer
     /// resumes. Throws <see cref="CorruptionException"/> (naming the journal file, the offset of
-    /// the bad record, and the rule) when a record is broken but acknowledged records follow it, on
-    /// a gap in transaction ids, and on a record this version cannot read. Records before the bad
-    /// one have been applied by then; replaying them again on the next try is harmless.
+    /// the bad record, and the rule) for damage that a crash cannot have left, for a broken record
+    /// that a later record proves durable, on a gap in transaction ids, and on a record this
+    /// version cannot read (D1..D6 above). Records before the bad one have been applied by then;
+    /// replaying them again on the next try is harmless.
     /// </summary>
+    /// <param name="storeId">The store's id (the header file's StoreId): every checksum is bound to it.</param>
     /// <param name="start">Where the first unsynced record starts (a multiple of 4096).</param>
     /// <param name="expectedTransactionId">The transaction after the last one synced to the data file.</param>
-    public static JournalRecoveryResult Recover(
-        IFileSystem fileSystem, string directory, JournalPosition start, long expectedTransactionId, Action<RecoveredRecord> apply)
+    /// <param name="mode">How the end of the log is judged (D4, D5).</param>
+    public static JournalRecoveryResult Recover(IFileSystem fileSystem, string directory, ulong storeId, JournalPosition start,
+        long expectedTransactionId, Action<RecoveredRecord> apply, JournalTailRecovery mode = JournalTailRecovery.DiscardTornWrite)
     {
         ArgumentNullException.ThrowIfNull(fileSystem);
         ArgumentNullException.ThrowIfNull(directory);
@@ -90,7 +102,7 @@ internal sealed partial class JournalReader : IDisposable
             throw new ArgumentOutOfRangeException(nameof(start), start, $"A journal position is a multiple of {JournalRecord.Alignment}.");
         }
 
-        using var reader = new JournalReader(fileSystem, directory);
+        using var reader = new JournalReader(fileSystem, directory, storeId, mode);
         return reader.Run(start, expectedTransactionId, apply);
     }
 
@@ -128,20 +140,34 @@ internal sealed partial class JournalReader : IDisposable
                     $"(records {expected}..{slot.Header.TransactionId - 1} are missing)");
             }
 
-            if (NextFileStartsWith(position.FileNumber, expected))
+            var next = ReadNextFile(position.FileNumber, expected);
+            if (next == NextFile.StartsWithExpected)
             {
                 // D3
+                ThrowIfStrictAndWritten(position, slot, expected);
                 position = new JournalPosition(position.FileNumber + 1, 0);
                 continue;
             }
 
-            // D4, then D5.
-            var from = slot.Kind == SlotKind.Broken
+            // D4. When nothing was written at pos but the next file starts with something, that
+            // something is the broken slot: report it there.
+            var nothingHere = slot.Kind is SlotKind.Zeros or SlotKind.EndOfFile;
+            var broken = (At: position, What: slot.Describe(expected));
+            if (nothingHere && next == NextFile.Other)
+            {
+                ThrowIfNextFileDamaged(position, next, expected);
+                broken = (new JournalPosition(position.FileNumber + 1, 0),
+                    $"where record tx {expected} should start this file, the header sector is neither an intact header of it nor zeros");
+            }
+
+            ThrowIfNotTorn(position, slot, expected);
+            var from = slot.Kind is SlotKind.Torn or SlotKind.Damaged
                 ? position.Offset + slot.Header.RecordSize
                 : position.Offset + JournalRecord.Alignment;
-            ThrowIfAcknowledgedRecordFollows(position, from, expected, slot.Describe(expected));
+            var clean = CheckWhatFollows(position, from, expected, broken); // D5
+            ThrowIfNextFileDamaged(position, next, expected);
             var files = _fileNumbers.Where(n => n >= start.FileNumber && n <= position.FileNumber).ToList();
-            return new JournalRecoveryResult(expected - 1, position, files, count);
+            return new JournalRecoveryResult(expected - 1, position, files, count) { TailIsClean = clean }; // D6
         }
     }
 

@@ -5,7 +5,8 @@ namespace Voron.Journal;
 /// <summary>
 /// Validating a record read from disk (reader side); see the FORMAT block in JournalRecord.cs.
 /// Every rule broken here is a <see cref="CorruptionException"/>: these checks run only on an
-/// intact header carrying the expected transaction id, which a torn write cannot produce.
+/// intact header carrying the expected transaction id (bound to this store and file), which a
+/// torn write cannot produce, and on a payload whose every sector verified.
 /// </summary>
 internal static partial class JournalRecord
 {
@@ -31,16 +32,22 @@ internal static partial class JournalRecord
         }
 
         var compressed = (header.Flags & JournalRecordFlags.Lz4Compressed) != 0;
-        if (header.EntryCount < 0 || header.StoredPayloadSize < 0 || header.StoredPayloadSize > MaxRecordSize - HeaderSize ||
+        if (header.EntryCount < 0 || header.StoredPayloadSize < 0 || header.StoredPayloadSize > MaxStoredPayloadSize ||
             (!compressed && header.UncompressedPayloadSize != header.StoredPayloadSize) ||
-            (compressed && (header.UncompressedPayloadSize < 0 || header.UncompressedPayloadSize > MaxRecordSize)))
+            (compressed && (header.UncompressedPayloadSize < 0 || header.UncompressedPayloadSize > MaxRecordSize ||
+                header.UncompressedPayloadSize > MaxDecompressedSize(header.StoredPayloadSize))))
         {
             throw new CorruptionException(file, offset,
                 $"R6: record tx {tx} declares {header.EntryCount} entries, a stored payload of {header.StoredPayloadSize} bytes " +
                 $"and an uncompressed payload of {header.UncompressedPayloadSize} bytes");
         }
 
-        if (offset + header.RecordSize > fileLength)
+        if (header.DurableThrough < 0 || header.DurableThrough >= tx)
+        {
+            throw new CorruptionException(file, offset, $"R6: record tx {tx} says it was written when tx {header.DurableThrough} was durable");
+        }
+
+        if (header.RecordSize > fileLength - offset)
         {
             throw new CorruptionException(file, offset,
                 $"R6: record tx {tx} of {header.RecordSize} bytes extends past the end of the file ({fileLength} bytes)");

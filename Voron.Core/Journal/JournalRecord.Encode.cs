@@ -44,15 +44,13 @@ internal static partial class JournalRecord
 
     /// <summary>
     /// Completes a record whose stored payload (<paramref name="storedSize"/> bytes) is already in
-    /// place after the header: zero padding, then the header with its checksums. <paramref name="record"/>
-    /// must be exactly <c>RecordSize(storedSize)</c> bytes.
+    /// place after the header: the header with its checksum, then the sectors (Frame: zero padding
+    /// and a trailer each). <paramref name="record"/> must be exactly <c>RecordSize(storedSize)</c>
+    /// bytes; the checksums are bound to <paramref name="binding"/> (store id and journal file number).
     /// </summary>
-    public static void EncodeHeader(Span<byte> record, long transactionId, ReadOnlySpan<byte> state, int entryCount,
-        int storedSize, int uncompressedSize, JournalRecordFlags flags)
+    public static void EncodeHeader(Span<byte> record, in RecordBinding binding, long transactionId, ReadOnlySpan<byte> state, int entryCount,
+        int storedSize, int uncompressedSize, JournalRecordFlags flags, long durableThrough)
     {
-        // The buffer is reused: stale bytes of a longer earlier record must not reach the padding.
-        record[(HeaderSize + storedSize)..].Clear();
-        var storedPayload = record.Slice(HeaderSize, storedSize);
         var header = record[..HeaderSize];
         BinaryPrimitives.WriteUInt64LittleEndian(header[MagicOffset..], Magic);
         BinaryPrimitives.WriteUInt16LittleEndian(header[FormatVersionOffset..], FormatVersion);
@@ -61,16 +59,19 @@ internal static partial class JournalRecord
         BinaryPrimitives.WriteInt64LittleEndian(header[TransactionIdOffset..], transactionId);
         BinaryPrimitives.WriteInt64LittleEndian(header[StoredPayloadSizeOffset..], storedSize);
         BinaryPrimitives.WriteInt64LittleEndian(header[UncompressedPayloadSizeOffset..], uncompressedSize);
-        BinaryPrimitives.WriteUInt32LittleEndian(header[PayloadChecksumOffset..], Crc32C(storedPayload));
+        header.Slice(Reserved1Offset, Reserved1Size).Clear();
         state.CopyTo(header[StateOffset..]);
-        header.Slice(ReservedOffset, ReservedSize).Clear();
-        BinaryPrimitives.WriteUInt32LittleEndian(header[HeaderChecksumOffset..], ComputeHeaderChecksum(header));
+        BinaryPrimitives.WriteInt64LittleEndian(header[DurableThroughOffset..], durableThrough);
+        header.Slice(Reserved2Offset, Reserved2Size).Clear();
+        BinaryPrimitives.WriteUInt32LittleEndian(header[HeaderChecksumOffset..], ComputeHeaderChecksum(header, binding.StoreId, binding.FileNumber));
+        Frame(record, HeaderSize + storedSize, SectorSeed(binding.StoreId, binding.FileNumber, transactionId));
     }
 
     /// <summary>An uncompressed record of <paramref name="pages"/>, exactly <c>RecordSize(MeasurePayload(pages))</c> bytes.</summary>
-    public static void Encode(Span<byte> record, long transactionId, ReadOnlySpan<byte> state, IReadOnlyList<JournalPage> pages)
+    public static void Encode(Span<byte> record, in RecordBinding binding, long transactionId, ReadOnlySpan<byte> state, IReadOnlyList<JournalPage> pages,
+        long durableThrough)
     {
         var size = EncodeEntries(record[HeaderSize..], pages);
-        EncodeHeader(record, transactionId, state, pages.Count, size, size, JournalRecordFlags.None);
+        EncodeHeader(record, binding, transactionId, state, pages.Count, size, size, JournalRecordFlags.None, durableThrough);
     }
 }

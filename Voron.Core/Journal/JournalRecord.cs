@@ -4,28 +4,27 @@ using System.Runtime.InteropServices;
 
 namespace Voron.Journal;
 
-// FORMAT: journal record, version 1 — one committed write transaction in a journal file.
+// FORMAT: journal record, version 2 — one committed write transaction in a journal file.
 //
-// A journal file (<journal dir>/{number:D19}.journal, preallocated) is a sequence of records,
-// each starting at a multiple of 4096 bytes and zero-padded to a multiple of 4096 bytes. A record
-// is a 128-byte header followed by the stored payload; the payload is a list of page entries,
-// each an entry header followed by the entry's bytes. One record is written with one positional
-// write and made durable with one FlushData before the transaction is acknowledged (J2 in
-// JournalWriter.cs). Integers are little-endian.
+// A journal file (<journal dir>/{number:D19}.journal, preallocated and zero-filled ahead of its
+// records, J10) is a sequence of records, each starting at a multiple of 4096 bytes and a whole
+// number of 4096-byte blocks long. A record is a run of 512-byte SECTORS; each sector carries 508
+// bytes of the record's BODY and ends with a 4-byte checksum of itself (its trailer). The body is
+// a 128-byte header followed by the stored payload, a list of page entries (each an entry header
+// followed by the entry's bytes), then zeros to the end of the record. One record is written with
+// one positional write and made durable with one FlushData before the transaction is acknowledged
+// (J2 in JournalWriter.cs). Integers are little-endian.
 //
-//   offset 0 (multiple of 4096)
-//   +------------------------------------------------------------------------------------------+
-//   | header (128): magic | version | flags | entries | tx id | sizes | checksums | state (64) |
-//   +------------------------------------------------------------------------------------------+
-//   | entry header (24) | bytes (StoredLength) | entry header (24) | bytes | ...   (payload)    |
-//   +------------------------------------------------------------------------------------------+
-//   | zero padding to the next multiple of 4096                                                |
-//   +------------------------------------------------------------------------------------------+
+//   offset 0 (multiple of 4096)                        one sector (512 bytes)
+//   +---------------------------------------------+   +------------------------------+---------+
+//   | sector 0 | sector 1 | ... | sector n-1      |   | 508 body bytes               | trailer |
+//   +---------------------------------------------+   +------------------------------+---------+
+//   body: | header (128) | entry header (24) | bytes | entry header (24) | bytes | ... | zeros |
 //
-// Record header:
+// Record header (body bytes 0..127, so always inside sector 0):
 //   OFFSET SIZE NAME                     MEANING
 //   0      8    Magic                    ASCII "VORONJNL" (0x4C4E4A4E4F524F56 read little-endian)
-//   8      2    FormatVersion            1
+//   8      2    FormatVersion            2 (version 1 had no sectors; see Compatibility)
 //   10     2    Flags                    JournalRecordFlags: bit 0 = the stored payload is one LZ4
 //                                        block (Compression/Lz4Block.cs); bit 1 = Lazy (written
 //                                        without its own flush, lazy durability mode); others zero
@@ -33,11 +32,13 @@ namespace Voron.Journal;
 //   16     8    TransactionId            the committed transaction; consecutive records differ by 1
 //   24     8    StoredPayloadSize        bytes of payload as stored after the header
 //   32     8    UncompressedPayloadSize  bytes of payload once decompressed (= stored unless LZ4)
-//   40     4    PayloadChecksum          CRC32C of the StoredPayloadSize stored payload bytes
-//   44     4    HeaderChecksum           CRC32C of header bytes 0..127 with this field read as zero
+//   40     4    Reserved                 zero (version 1: a payload checksum, now the trailers' job)
+//   44     4    HeaderChecksum           see Checksums
 //   48     64   State                    opaque environment state after the transaction (root
 //                                        tree state, next page number, ...); never interpreted here
-//   112    16   Reserved                 zero
+//   112    8    DurableThrough           every record with a transaction id up to this one was
+//                                        durable (flushed) when this record was written; < TransactionId
+//   120    8    Reserved                 zero
 //
 // Page entry header (at the start of the payload, then right after the previous entry's bytes):
 //   OFFSET SIZE NAME          MEANING
@@ -52,27 +53,43 @@ namespace Voron.Journal;
 //   17     7    Reserved      zero
 //
 // Checksums (CRC32C, Castagnoli, as System.Numerics.BitOperations.Crc32C computes it, with the
-// usual initial value 0xFFFFFFFF and final inversion). The header checksum covers the whole
-// header, PayloadChecksum and State included, so an intact header vouches for every field in it.
-// The payload checksum covers exactly the stored payload bytes (entry headers and bytes), not the
-// padding. The header sits in the record's first 512-byte sector, so a torn write leaves it all
-// old or all new (F1 in Platform/IStorageFile.cs tears at sector granularity).
+// usual initial value 0xFFFFFFFF and final inversion). Both are BOUND to the store and the file:
+// the CRC runs first over the store's 8-byte StoreId (a random number drawn when the store was
+// created, kept in the header file: Files/HeaderFile.cs) and the journal file's 8-byte number.
+//   HeaderChecksum = CRC32C(StoreId, FileNumber, header bytes 0..127 with this field read as zero).
+//   Trailer of sector k = CRC32C(StoreId, FileNumber, TransactionId (8), k (4), the sector's
+//                         bytes 0..507).
+// So bytes that do not know the store id — a value a client stored, whose bytes reach a journal
+// record as page images — pass as a header only by a 1 in 2^32 guess, and a record copied from
+// another store or another journal file (a recycled one) never does. Every sector of a record is
+// covered, the zero padding included, so every sector of a valid record verifies.
 //
-// Validity. The slot at a 4096-aligned offset of a journal file has an INTACT header iff
-//   H1. offset + 128 <= the file's length;
+// Hardware assumption (what makes a torn write tell-able from rot): a 512-byte sector, aligned,
+// is written whole or not at all — after a power loss it holds its old bytes or its new ones
+// (true of 512e and 4Kn disks, whose atomic unit is a multiple of it). Journal space past the end
+// of the log always reads as zeros before a record is written into it (J10: files are created
+// preallocated, never recycled, zero-filled ahead of the records; the resumed writer zeroes a
+// torn tail before it writes over it: JournalWriter.ClearTail). So a sector of a record that a crash interrupted
+// holds either its new bytes (it verifies) or zeros; a sector that holds anything else was
+// written and has since changed: rot, a misdirected write, or a disk that broke the assumption.
+//
+// Validity. The slot at a 4096-aligned offset of journal file F has an INTACT header iff
+//   H1. offset + 512 <= the file's length;
 //   H2. Magic is "VORONJNL";
-//   H3. HeaderChecksum matches.
+//   H3. HeaderChecksum matches (bound to this store and file F).
 // The slot holds a VALID record for the expected transaction id E iff
 //   R1. its header is intact (H1..H3);
 //   R2. TransactionId = E;
-//   R3. FormatVersion = 1;
+//   R3. FormatVersion = 2;
 //   R4. Flags has no bit other than Lz4Compressed and Lazy;
 //   R5. the Reserved header bytes are zero;
 //   R6. EntryCount >= 0, 0 <= StoredPayloadSize, UncompressedPayloadSize = StoredPayloadSize
-//       without LZ4 and 0 <= UncompressedPayloadSize <= MaxRecordSize with it, and
-//       the record (128 + StoredPayloadSize rounded up to 4096) is at most MaxRecordSize bytes and
-//       ends inside the file;
-//   R7. PayloadChecksum matches the stored payload;
+//       without LZ4 and 0 <= UncompressedPayloadSize <= min(MaxRecordSize, 255 * StoredPayloadSize
+//       + 255) with it (an LZ4 block decodes to at most that: MaxDecompressedSize), the record
+//       (RecordSize(StoredPayloadSize): ceil((128 + StoredPayloadSize) / 508) sectors, rounded up
+//       to 4096 bytes) is at most MaxRecordSize bytes and ends inside the file, and
+//       0 <= DurableThrough < TransactionId;
+//   R7. every sector's trailer matches;
 //   R8. the payload is exactly EntryCount entries: each entry header lies inside the payload,
 //       PageNumber > 0, PageCount > 0, PageNumber + PageCount does not overflow, Encoding is 0, 1
 //       or 2, StoredLength = PageCount * 8192 for 0 and <= PageCount * 8192 for 1 and 2, and lies
@@ -80,6 +97,8 @@ namespace Voron.Journal;
 //       the (uncompressed) payload's end;
 //   R9. with LZ4, the stored payload decodes (Lz4Block.Decompress, rules L1..) to exactly
 //       UncompressedPayloadSize bytes; a diff entry applies cleanly (PageDiff rules) at replay.
+// A record whose R7 fails is TORN if every sector that fails is all zeros (the disk had not
+// written it), DAMAGED if a failing sector holds anything else.
 //
 // Compression rule (the writer's choice; readers accept either form): a payload is compressed
 // only when the store enables it and the payload is at least CompressionThreshold bytes, and
@@ -98,25 +117,35 @@ namespace Voron.Journal;
 //     Alternated merge runs at 256 callers before and after this rule: merged writes 73,051 and
 //     92,140 -> 118,275 and 111,684 per second, median journal record 1.42 and 1.13 -> 0.50 and
 //     0.52 ms.
-// What recovery makes of a slot that is not a valid record:
-//   not intact                         torn write, trailing space of a file, or garbage;
-//   intact, TransactionId < E          a stale record of a recycled file: end of the log there;
+// What recovery makes of the slot where record E should be (JournalReader.cs has the pseudo-code):
+//   valid record for E                 apply it, go on after it;
 //   intact, TransactionId > E          a gap: corruption;
 //   intact, = E, breaks R3..R6 or R8   corruption (the header checksum proves it was written so:
 //                                      "unsupported encoding 1 in record tx 17");
-//   intact, = E, breaks only R7        torn tail or corruption, as JournalReader.cs decides.
+//   torn record for E                  the end of the log (a crash interrupted its write), unless
+//                                      a later intact record says E was durable (DurableThrough
+//                                      >= E): then corruption; under JournalTailRecovery.Strict
+//                                      always corruption;
+//   damaged record for E, or a header  corruption: the sector was written and is wrong (under
+//   sector that is neither intact nor  JournalTailRecovery.DiscardAnyDamage: handled like a torn
+//   all zeros, or intact with tx < E   record, the version-1 behaviour);
+//   all zeros, or the file's end       the end of the log, or the writer rotated: go on at offset 0
+//                                      of the next file if its first record is E.
 //
-// Reading (JournalReader.Recover, which has the torn-tail / corruption decision as pseudo-code):
-// start at the position the data file was last synced to, expecting the transaction after the
-// last synced one; while the slot holds a valid record for E, apply it, E += 1, move to the end
-// of the record; a slot that is not valid either continues at offset 0 of the next file (the
-// writer rotated), or is the end of the log (a torn tail, discarded), or is corruption
-// (acknowledged records would be skipped).
+// Reading (JournalReader.Recover): start at the position the data file was last synced to,
+// expecting the transaction after the last synced one; while the slot holds a valid record for
+// E, apply it, E += 1, move to the end of the record; then decide as above.
 //
 // Compatibility: Magic, FormatVersion and HeaderChecksum keep their offsets in every version.
 // A change to the layout or to the meaning of a field bumps FormatVersion; a reader refuses a
 // version it does not know (R3) and a flag or encoding it does not know (R4, R8), rather than
 // misread it. Records of one journal are all of one version: a new version starts a new file.
+// Version-1 records (no sectors, a plain CRC32C header checksum, a payload checksum at 40) are
+// not read by this version: a store whose journal still holds version-1 records that its data
+// file lacks is refused on open (FormatVersionException: open it once with the build that wrote
+// it and dispose it cleanly); a store cleanly closed by version 1 is upgraded on open (the header
+// file gets version 2 and a store id, and the journal continues in a new file:
+// StorageEnvironment.Open.cs).
 
 /// <summary>Constants, checksum and header accessors of the journal record; see the FORMAT block above.</summary>
 internal static partial class JournalRecord
@@ -124,10 +153,22 @@ internal static partial class JournalRecord
     /// <summary>"VORONJNL" read as a little-endian 64-bit integer.</summary>
     public const ulong Magic = 0x4C4E4A4E4F524F56;
 
-    public const ushort FormatVersion = 1;
+    public const ushort FormatVersion = 2;
 
-    /// <summary>Records start at multiples of this and are zero-padded to a multiple of it.</summary>
+    /// <summary>The format version before sectors (read only to tell a store it must be upgraded).</summary>
+    public const ushort FormatVersion1 = 1;
+
+    /// <summary>Records start at multiples of this and are a whole number of it long.</summary>
     public const int Alignment = 4096;
+
+    /// <summary>The unit the disk is assumed to write whole (the hardware assumption above); each ends with a trailer.</summary>
+    public const int SectorSize = 512;
+
+    /// <summary>The checksum at the end of every sector.</summary>
+    public const int SectorTrailerSize = 4;
+
+    /// <summary>Body bytes each sector carries.</summary>
+    public const int SectorDataSize = SectorSize - SectorTrailerSize;
 
     /// <summary>The largest record, header and padding included: the largest 4096-aligned
     /// buffer .NET can allocate. A transaction with more pages must be split by its caller.</summary>
@@ -142,12 +183,14 @@ internal static partial class JournalRecord
     public const int TransactionIdOffset = 16;
     public const int StoredPayloadSizeOffset = 24;
     public const int UncompressedPayloadSizeOffset = 32;
-    public const int PayloadChecksumOffset = 40;
+    public const int Reserved1Offset = 40;
+    public const int Reserved1Size = 4;
     public const int HeaderChecksumOffset = 44;
     public const int StateOffset = 48;
     public const int StateSize = 64;
-    public const int ReservedOffset = 112;
-    public const int ReservedSize = 16;
+    public const int DurableThroughOffset = 112;
+    public const int Reserved2Offset = 120;
+    public const int Reserved2Size = 8;
 
     // Page entry header (see the table above; same order).
     public const int EntryHeaderSize = 24;
@@ -159,7 +202,7 @@ internal static partial class JournalRecord
     public const int EntryReservedSize = 7;
 
     /// <summary>Payloads smaller than this are stored uncompressed: the record is one 4 KiB write either way.</summary>
-    public const int CompressionThreshold = 4096 - HeaderSize;
+    public const int CompressionThreshold = (Alignment / SectorSize * SectorDataSize) - HeaderSize;
 
     /// <summary>Longer payloads are compressed only when a sample of this many bytes compresses (the compression rule).</summary>
     public const int CompressionSample = 64 * 1024;
@@ -194,19 +237,38 @@ internal static partial class JournalRecord
     /// <summary>The largest page count of one entry: its full image must fit a 32-bit StoredLength.</summary>
     public const int MaxEntryPageCount = int.MaxValue / Constants.PageSize;
 
+    /// <summary>The largest stored payload a record of <see cref="MaxRecordSize"/> bytes holds.</summary>
+    public const long MaxStoredPayloadSize = ((long)MaxRecordSize / SectorSize * SectorDataSize) - HeaderSize;
+
+    /// <summary>
+    /// The most an LZ4 block of <paramref name="storedSize"/> bytes can decode to: a sequence
+    /// spends at least one byte per 255 bytes it produces. R6 bounds a record's declared
+    /// uncompressed size by it, so the buffer it sizes is bounded by what the record holds.
+    /// </summary>
+    public static long MaxDecompressedSize(long storedSize) => (storedSize * 255) + 255;
+
     /// <summary>Rounds <paramref name="size"/> up to a multiple of <see cref="Alignment"/>.</summary>
     public static long AlignUp(long size) => (size + Alignment - 1) & ~(long)(Alignment - 1);
 
-    /// <summary>The whole record's size for a stored payload of <paramref name="storedPayloadSize"/> bytes.</summary>
-    public static long RecordSize(long storedPayloadSize) => AlignUp(HeaderSize + storedPayloadSize);
+    /// <summary>The whole record's size for a stored payload of <paramref name="storedPayloadSize"/> bytes:
+    /// enough sectors for the header and the payload, rounded up to 4096 bytes.</summary>
+    public static long RecordSize(long storedPayloadSize)
+    {
+        var sectors = (HeaderSize + storedPayloadSize + SectorDataSize - 1) / SectorDataSize;
+        return AlignUp(sectors * SectorSize);
+    }
 
     /// <summary>CRC32C (Castagnoli) of <paramref name="bytes"/>.</summary>
     public static uint Crc32C(ReadOnlySpan<byte> bytes) => Voron.Crc32C.Compute(bytes);
 
-    /// <summary>The header checksum: CRC32C of the 128-byte header with HeaderChecksum read as zero.</summary>
-    public static uint ComputeHeaderChecksum(ReadOnlySpan<byte> header)
+    /// <summary>The running CRC after the binding every checksum of a record starts with: the store id and the file number.</summary>
+    public static uint Bind(ulong storeId, long fileNumber) =>
+        BitOperations.Crc32C(BitOperations.Crc32C(0xFFFFFFFF, storeId), (ulong)fileNumber);
+
+    /// <summary>The header checksum: CRC32C of the binding and the 128-byte header with HeaderChecksum read as zero.</summary>
+    public static uint ComputeHeaderChecksum(ReadOnlySpan<byte> header, ulong storeId, long fileNumber)
     {
-        var crc = Voron.Crc32C.Append(0xFFFFFFFF, header[..HeaderChecksumOffset]);
+        var crc = Voron.Crc32C.Append(Bind(storeId, fileNumber), header[..HeaderChecksumOffset]);
         crc = BitOperations.Crc32C(crc, 0u);
         crc = Voron.Crc32C.Append(crc, header[(HeaderChecksumOffset + 4)..HeaderSize]);
         return ~crc;

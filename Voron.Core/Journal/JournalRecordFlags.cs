@@ -11,7 +11,8 @@ internal enum JournalRecordFlags : ushort
 
     /// <summary>
     /// Written in the lazy durability mode: the record was not flushed before the transaction was
-    /// acknowledged, so an intact lazy record after a broken one proves nothing (D4 ignores it).
+    /// acknowledged. Informational since format 2: recovery reads a record's DurableThrough (J11),
+    /// not this flag, to tell whether it proves an earlier record durable (D5).
     /// </summary>
     Lazy = 2,
 }

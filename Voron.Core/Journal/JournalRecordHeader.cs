@@ -4,8 +4,8 @@ namespace Voron.Journal;
 
 /// <summary>
 /// The fields of an intact record header (H1..H3 in JournalRecord.cs), as read from disk. An
-/// intact header was written by some writer, but its fields still have to pass R2..R6 before they
-/// are trusted; <see cref="JournalRecord.ValidateHeader"/> checks them.
+/// intact header was written by this store's writer into this file, but its fields still have to
+/// pass R2..R6 before they are trusted; <see cref="JournalRecord.ValidateHeader"/> checks them.
 /// </summary>
 internal readonly record struct JournalRecordHeader(
     ushort FormatVersion,
@@ -14,20 +14,22 @@ internal readonly record struct JournalRecordHeader(
     long TransactionId,
     long StoredPayloadSize,
     long UncompressedPayloadSize,
-    uint PayloadChecksum,
+    long DurableThrough,
     bool ReservedIsZero)
 {
     /// <summary>The record's size on disk, header and padding included. Valid after R6 held.</summary>
     public long RecordSize => JournalRecord.RecordSize(StoredPayloadSize);
 
-    /// <summary>Reads the header in <paramref name="slot"/> (at least 128 bytes) if it is intact
-    /// (H2: magic, H3: header checksum); returns false for anything else, which is not a record.</summary>
-    public static bool TryRead(ReadOnlySpan<byte> slot, out JournalRecordHeader header)
+    /// <summary>Reads the header in <paramref name="slot"/> (at least 128 bytes) if it is intact for
+    /// <paramref name="binding"/> (H2: magic, H3: header checksum); returns false for anything else,
+    /// which is not a record of this store and file.</summary>
+    public static bool TryRead(ReadOnlySpan<byte> slot, in RecordBinding binding, out JournalRecordHeader header)
     {
         header = default;
         if (slot.Length < JournalRecord.HeaderSize ||
             BinaryPrimitives.ReadUInt64LittleEndian(slot[JournalRecord.MagicOffset..]) != JournalRecord.Magic ||
-            BinaryPrimitives.ReadUInt32LittleEndian(slot[JournalRecord.HeaderChecksumOffset..]) != JournalRecord.ComputeHeaderChecksum(slot))
+            BinaryPrimitives.ReadUInt32LittleEndian(slot[JournalRecord.HeaderChecksumOffset..]) !=
+                JournalRecord.ComputeHeaderChecksum(slot, binding.StoreId, binding.FileNumber))
         {
             return false;
         }
@@ -39,8 +41,9 @@ internal readonly record struct JournalRecordHeader(
             BinaryPrimitives.ReadInt64LittleEndian(slot[JournalRecord.TransactionIdOffset..]),
             BinaryPrimitives.ReadInt64LittleEndian(slot[JournalRecord.StoredPayloadSizeOffset..]),
             BinaryPrimitives.ReadInt64LittleEndian(slot[JournalRecord.UncompressedPayloadSizeOffset..]),
-            BinaryPrimitives.ReadUInt32LittleEndian(slot[JournalRecord.PayloadChecksumOffset..]),
-            !slot.Slice(JournalRecord.ReservedOffset, JournalRecord.ReservedSize).ContainsAnyExcept((byte)0));
+            BinaryPrimitives.ReadInt64LittleEndian(slot[JournalRecord.DurableThroughOffset..]),
+            !slot.Slice(JournalRecord.Reserved1Offset, JournalRecord.Reserved1Size).ContainsAnyExcept((byte)0) &&
+            !slot.Slice(JournalRecord.Reserved2Offset, JournalRecord.Reserved2Size).ContainsAnyExcept((byte)0));
         return true;
     }
 }

@@ -12,6 +12,9 @@ namespace Voron.Journal;
 /// <param name="RecordCount">How many valid records were applied.</param>
 internal sealed record JournalRecoveryResult(long LastTransactionId, JournalPosition End, IReadOnlyList<long> FileNumbers, int RecordCount)
 {
+    /// <summary>Whether every byte of the end's file from <see cref="End"/> on is zero (nothing to clear before writing resumes).</summary>
+    public bool TailIsClean { get; init; }
+
     /// <summary>The transaction id the writer appends next.</summary>
     public long NextTransactionId => LastTransactionId + 1;
 }

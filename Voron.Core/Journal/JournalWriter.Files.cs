@@ -9,9 +9,8 @@ internal sealed partial class JournalWriter
     /// <summary>
     /// Tells the journal that the data file is durably synced up to <paramref name="syncedUpTo"/>
     /// and a durable header records it as the recovery start: every journal file numbered below
-    /// its file is released (J6) — renamed to a spare while fewer than <see cref="MaxSpareFiles"/>
-    /// exist and it has the configured size, deleted otherwise. Calling it earlier, before that
-    /// header is durable, can lose acknowledged transactions.
+    /// its file is deleted (J6). Calling it earlier, before that header is durable, can lose
+    /// acknowledged transactions.
     /// </summary>
     public void ReleaseBefore(JournalPosition syncedUpTo)
     {
@@ -22,7 +21,6 @@ internal sealed partial class JournalWriter
                 $"The journal has written only up to {Position}; nothing past it can be synced.");
         }
 
-        var spares = JournalFiles.ListSpares(_fileSystem, _directory).Count;
         var changed = false;
         foreach (var number in JournalFiles.List(_fileSystem, _directory))
         {
@@ -32,30 +30,20 @@ internal sealed partial class JournalWriter
             }
 
             Debug.Assert(number != _fileNumber, "J6: the current file is never released");
-            var path = JournalFiles.PathOf(_directory, number);
-            if (spares < MaxSpareFiles && LengthOf(path) == _fileSize)
-            {
-                _fileSystem.MoveFile(path, JournalFiles.SparePathOf(_directory, number));
-                spares++;
-            }
-            else
-            {
-                _fileSystem.DeleteFile(path);
-            }
-
+            _fileSystem.DeleteFile(JournalFiles.PathOf(_directory, number));
             changed = true;
         }
 
         if (changed)
         {
             // Not needed for safety (a released file that comes back is older than the recovery
-            // start and never read); it keeps the spare count the directory shows honest.
+            // start and never read); it gives the space back for sure.
             _fileSystem.SyncDirectory(_directory);
         }
     }
 
     /// <summary>J5: journal files beyond the recovered end hold no acknowledged record; a later
-    /// rotation must find their numbers free.</summary>
+    /// rotation must find their numbers free. Spares that format version 1 kept for reuse go too (J6).</summary>
     private void DeleteFilesAfter(long fileNumber)
     {
         var deleted = false;
@@ -66,6 +54,12 @@ internal sealed partial class JournalWriter
                 _fileSystem.DeleteFile(JournalFiles.PathOf(_directory, number));
                 deleted = true;
             }
+        }
+
+        foreach (var number in JournalFiles.ListSpares(_fileSystem, _directory))
+        {
+            _fileSystem.DeleteFile(JournalFiles.SparePathOf(_directory, number));
+            deleted = true;
         }
 
         if (deleted)
@@ -85,7 +79,7 @@ internal sealed partial class JournalWriter
                 throw new ArgumentException($"Cannot resume at {resumeAt}: '{path}' does not exist.", nameof(resumeAt));
             }
 
-            return PrepareNewFile(resumeAt.FileNumber, _fileSize, out _);
+            return PrepareNewFile(resumeAt.FileNumber, _fileSize, JournalRecord.Alignment);
         }
 
         var file = _fileSystem.Open(path, FileOpenMode.OpenExisting);
@@ -98,9 +92,18 @@ internal sealed partial class JournalWriter
 
             if (file.Length < _fileSize)
             {
-                // A crash during the file's creation can leave it shorter than preallocated (F2):
-                // finish the preallocation rather than rotate away from an empty file.
-                file.Preallocate(_fileSize);
+                // A crash during the file's creation can leave it shorter than preallocated (F2), and
+                // a full disk can have made it smaller on purpose (J12): finish the preallocation
+                // rather than rotate away from an almost empty file — if the disk has room now.
+                try
+                {
+                    file.Preallocate(_fileSize);
+                }
+                catch (DiskFullException)
+                {
+                    // J12: go on with the file as it is; the next record that does not fit rotates.
+                }
+
                 file.FlushData();
             }
 
@@ -117,47 +120,53 @@ internal sealed partial class JournalWriter
     private void Rotate(long recordSize)
     {
         var number = _fileNumber + 1;
-        var next = PrepareNewFile(number, Math.Max(_fileSize, recordSize), out var written);
+        var next = PrepareNewFile(number, Math.Max(_fileSize, recordSize), recordSize);
         if (_unsynced)
         {
             _file.FlushData(); // lazy records of the old file become durable before we leave it
             _unsynced = false;
         }
 
+        _durableThrough = _nextTransactionId - 1; // J11: every earlier file was flushed when the writer left it
         _file.Dispose();
         _file = next;
         _fileNumber = number;
         _offset = 0;
         _fileLength = next.Length;
-        _writtenUpTo = written;
+        _writtenUpTo = 0;
     }
 
     /// <summary>
-    /// Journal file <paramref name="number"/>, at least <paramref name="size"/> bytes, made from a
-    /// spare when one exists (its stale records are end-of-log by J6) or created, with its size
-    /// and name durable before anything is written into it (J4). <paramref name="written"/> is how
-    /// much of it already holds written blocks: a spare's old length (its stale records), else 0.
+    /// Creates journal file <paramref name="number"/>, preallocated to <paramref name="size"/> bytes —
+    /// or, on a full disk, to half of that and so on down to <paramref name="minimum"/> (J12) — with
+    /// its size and name durable before anything is written into it (J4). A new file reads as zeros (J10).
     /// </summary>
-    private IStorageFile PrepareNewFile(long number, long size, out long written)
+    private IStorageFile PrepareNewFile(long number, long size, long minimum)
     {
         var path = JournalFiles.PathOf(_directory, number);
-        var spares = JournalFiles.ListSpares(_fileSystem, _directory);
-        IStorageFile file;
-        if (spares.Count > 0)
-        {
-            _fileSystem.MoveFile(JournalFiles.SparePathOf(_directory, spares[0]), path);
-            file = _fileSystem.Open(path, FileOpenMode.OpenExisting);
-            written = file.Length;
-        }
-        else
-        {
-            file = _fileSystem.Open(path, FileOpenMode.CreateNew);
-            written = 0;
-        }
-
+        var file = _fileSystem.Open(path, FileOpenMode.CreateNew);
         try
         {
-            file.Preallocate(size);
+            for (var length = size; ; length = Math.Max(minimum, JournalRecord.AlignUp(length / 2)))
+            {
+                try
+                {
+                    file.Preallocate(length);
+                    break;
+                }
+                catch (DiskFullException e) when (length > minimum)
+                {
+                    _ = e; // J12: try a smaller file
+                }
+                catch (DiskFullException e)
+                {
+                    throw new DiskFullException(
+                        $"The journal needs a new file '{path}' of at least {minimum:N0} bytes (asked for {size:N0} first), and the file system " +
+                        $"that holds '{_directory}' is full: {e.Message} Free at least {minimum:N0} bytes there; the store refuses writes " +
+                        "until it is reopened.", _directory, minimum, e);
+                }
+            }
+
             file.FlushData();
             _fileSystem.SyncDirectory(_directory);
             return file;
@@ -167,11 +176,5 @@ internal sealed partial class JournalWriter
             file.Dispose();
             throw;
         }
-    }
-
-    private long LengthOf(string path)
-    {
-        using var file = _fileSystem.Open(path, FileOpenMode.OpenExisting);
-        return file.Length;
     }
 }

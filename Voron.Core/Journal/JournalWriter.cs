@@ -22,54 +22,60 @@ namespace Voron.Journal;
 //   J3. A record is written only after every earlier record is durable: Append writes the whole
 //       record with one positional write and flushes it before returning, and appends never run
 //       concurrently. So a crash tears at most the last record, and an intact later record proves
-//       that an earlier broken one had been durable and was damaged afterwards (D4).
+//       that an earlier broken one had been durable and was damaged afterwards (D5, J11).
 //   J4. A record never spans files, and a file's size and name are durable (Preallocate,
 //       FlushData, SyncDirectory) before its first record is written into it: a durable record
 //       never disappears with its file's size or directory entry.
 //   J5. The writer resumes exactly where recovery says the log ends, overwriting a discarded torn
-//       tail in place, after deleting every journal file numbered beyond that position (D4 showed
+//       tail in place, after deleting every journal file numbered beyond that position (D5 showed
 //       they hold nothing with tx >= the next transaction).
-//   J6. A journal file is released (deleted, or renamed to a spare) only after every record in it
-//       is synced to the data file and a durable header records a recovery start past it. So
-//       every record left in a spare has a transaction id below any that recovery will ever
-//       expect again: stale, the end of the log, never data and never corruption.
+//   J6. A journal file is released (deleted) only after every record in it is synced to the data
+//       file and a durable header records a recovery start past it. Released files are never
+//       reused: a recycled file's old bytes would sit where a torn record's unwritten sectors
+//       must read as zeros (J10), and a stored value's bytes in them could pose as records.
 //   J7. Fail-stop: once a write, a flush or the preparation of a file fails, the writer accepts
 //       nothing more (EnvironmentFailedException); the tail's state is unknown until recovery
 //       decides it on the next open.
-//   J8. Bytes read from disk are validated, never asserted: H1..H3 and R1..R8 in JournalRecord.cs,
+//   J8. Bytes read from disk are validated, never asserted: H1..H3 and R1..R9 in JournalRecord.cs,
 //       each failure a CorruptionException naming the file, the offset and the rule.
-//   J9. Deterministic: file numbers, sizes and record bytes depend only on the calls made; there
-//       is no clock and no randomness.
-//   J10. Zeros only past the end: before a record goes into preallocated space the writer fills
-//       the space from the log's end to the next 1 MiB boundary with zeros (PrewriteZeros), so
-//       the record's fdatasync need not write the inode; it never writes over a record.
+//   J9. Deterministic: file numbers, sizes and record layouts depend only on the calls made; there
+//       is no clock. The only randomness is the store id drawn once when the store is created,
+//       which the checksums include (so checksum bytes differ from store to store).
+//   J10. Zeros ahead of the log: journal space past the end of the log reads as zeros before a
+//       record is written into it — a new file is preallocated (zeros), the writer fills the
+//       space from the log's end to the next 1 MiB boundary with zeros before a record goes
+//       there (PrewriteZeros, so the record's fdatasync need not write the inode), and a resumed
+//       file's tail is zeroed before the resumed writer starts (ClearTail). It never
+//       writes over a record. Recovery relies on it: a torn record's unwritten sectors are zeros.
+//   J11. Every record says how far the journal was durable when it was written (DurableThrough):
+//       in durable mode the transaction before it (J3); in lazy mode the last one a flush (Sync,
+//       a rotation, the open) had made durable. Recovery reads a later record's DurableThrough as
+//       proof that an earlier broken record had been durable (D5).
+//   J12. A full disk shrinks what the writer asks for rather than failing at once: a new file that
+//       cannot be preallocated at the configured size is tried at half the size, down to the
+//       record it must hold; a resumed file stays at the size it has.
 //
 // Journal file lifecycle (each transition names the method that performs it):
 //
-//                     ctor / Rotate: create new, Preallocate, FlushData, SyncDirectory
-//     (no file) ------------------------------------------------------------+
-//                     Rotate: rename spare -> journal, Preallocate, ...      v
-//     spare ---------------------------------------------------------> current --+
-//       ^                                                                        | Rotate: the next
-//       | ReleaseBefore: synced past it, its size is the configured file size,   | record does not fit
-//       |                and fewer than MaxSpareFiles spares exist               v
-//       +------------------------------------------------------------------- written
-//                     ReleaseBefore: otherwise -> deleted
+//                     ctor / Rotate: create new, Preallocate (J12), FlushData, SyncDirectory
+//     (no file) ------------------------------------------------------------> current --+
+//                                                                                     | Rotate: the
+//                                                                                     | next record
+//         deleted <------------------- written <----------------------------------------+ does not fit
+//                   ReleaseBefore: synced past it (J6)
 //     any journal file numbered beyond the recovered end --ctor--> deleted (J5)
-//
+//     a spare (*.recycled) left by format version 1 --ctor--> deleted
+
 // Threading: one owner (the commit pipeline's writer) calls every method; none is thread-safe.
 
 /// <summary>
-/// Appends records to the journal files of one directory and recycles the files the data file no
+/// Appends records to the journal files of one directory and deletes the files the data file no
 /// longer needs. See the invariants above.
 /// </summary>
 internal sealed partial class JournalWriter : IDisposable
 {
     /// <summary>The default size of a journal file.</summary>
     public const long DefaultFileSize = 64L << 20;
-
-    /// <summary>Released files kept to be reused as journal files instead of being deleted.</summary>
-    public const int MaxSpareFiles = 2;
 
     /// <summary>The record buffer is kept between appends up to this size; a larger record gets a
     /// buffer of its own, so one huge transaction does not pin its memory for the writer's life.</summary>
@@ -82,6 +88,7 @@ internal sealed partial class JournalWriter : IDisposable
 
     private readonly IFileSystem _fileSystem;
     private readonly string _directory;
+    private readonly ulong _storeId;
     private readonly long _fileSize;
     private IStorageFile _file;
     private long _fileLength;
@@ -89,6 +96,7 @@ internal sealed partial class JournalWriter : IDisposable
     private long _fileNumber;
     private long _offset;
     private long _nextTransactionId;
+    private long _durableThrough; // J11: every record up to this transaction is durable
     private byte[] _buffer = [];
     private byte[] _scratch = [];
     private long _bytesWritten;
@@ -100,19 +108,29 @@ internal sealed partial class JournalWriter : IDisposable
     /// <summary>Why the journal refuses appends (a write or flush of it failed, whatever the exception), or null.</summary>
     internal Exception? Failure => Volatile.Read(ref _failure);
 
-    /// <summary>Resumes after recovery: at <see cref="JournalRecoveryResult.End"/>, with the next transaction id.</summary>
-    public JournalWriter(IFileSystem fileSystem, string directory, JournalRecoveryResult recovered, long fileSize = DefaultFileSize)
-        : this(fileSystem, directory, (recovered ?? throw new ArgumentNullException(nameof(recovered))).End, recovered.NextTransactionId, fileSize)
+    /// <summary>Resumes after recovery: at <see cref="JournalRecoveryResult.End"/>, with the next
+    /// transaction id, after zeroing whatever a crash left past the end of the log (J10).</summary>
+    public JournalWriter(IFileSystem fileSystem, string directory, ulong storeId, JournalRecoveryResult recovered, long fileSize = DefaultFileSize)
+        : this(fileSystem, directory, storeId, (recovered ?? throw new ArgumentNullException(nameof(recovered))).End, recovered.NextTransactionId, fileSize)
     {
+        if (!recovered.TailIsClean)
+        {
+            ClearTail();
+        }
     }
 
     /// <summary>
     /// Resumes writing at <paramref name="resumeAt"/>, which must be where recovery over the same
-    /// directory found the end of the log (J5): journal files numbered above it are deleted.
+    /// directory found the end of the log (J5): journal files numbered above it are deleted. Every
+    /// record before <paramref name="nextTransactionId"/> must be durable (J11; the open flushes
+    /// every journal file before recovery), and the file's bytes from <paramref name="resumeAt"/>
+    /// on must be zeros (J10).
     /// </summary>
+    /// <param name="storeId">The store's id (the header file's StoreId): every checksum is bound to it.</param>
     /// <param name="fileSize">The size of each journal file, a positive multiple of 4096; a record
     /// larger than this gets a file of its own size.</param>
-    public JournalWriter(IFileSystem fileSystem, string directory, JournalPosition resumeAt, long nextTransactionId, long fileSize = DefaultFileSize)
+    public JournalWriter(IFileSystem fileSystem, string directory, ulong storeId, JournalPosition resumeAt, long nextTransactionId,
+        long fileSize = DefaultFileSize)
     {
         ArgumentNullException.ThrowIfNull(fileSystem);
         ArgumentNullException.ThrowIfNull(directory);
@@ -127,8 +145,10 @@ internal sealed partial class JournalWriter : IDisposable
 
         _fileSystem = fileSystem;
         _directory = directory;
+        _storeId = storeId;
         _fileSize = fileSize;
         _nextTransactionId = nextTransactionId;
+        _durableThrough = nextTransactionId - 1;
         _fileSystem.CreateDirectory(directory);
         DeleteFilesAfter(resumeAt.FileNumber);
         _file = OpenResumeFile(resumeAt);
@@ -210,7 +230,6 @@ internal sealed partial class JournalWriter : IDisposable
         }
 
         var record = buffer.AsSpan(0, (int)JournalRecord.RecordSize(stored));
-        JournalRecord.EncodeHeader(record, transactionId, state, pages.Count, stored, raw, flags);
         _encodeTicks += Stopwatch.GetTimestamp() - encodeStart;
         var recordSize = record.Length;
         try
@@ -220,6 +239,10 @@ internal sealed partial class JournalWriter : IDisposable
                 Rotate(recordSize);
             }
 
+            // The checksums name the file the record goes into, so the header is built after the rotation.
+            encodeStart = Stopwatch.GetTimestamp();
+            JournalRecord.EncodeHeader(record, new RecordBinding(_storeId, _fileNumber), transactionId, state, pages.Count, stored, raw, flags, _durableThrough);
+            _encodeTicks += Stopwatch.GetTimestamp() - encodeStart;
             if (_offset + recordSize > _writtenUpTo)
             {
                 PrewriteZeros(_offset + recordSize);
@@ -231,6 +254,7 @@ internal sealed partial class JournalWriter : IDisposable
             if (sync)
             {
                 _file.FlushData();
+                _durableThrough = transactionId; // J11
             }
 
             _unsynced |= !sync;
@@ -295,6 +319,33 @@ internal sealed partial class JournalWriter : IDisposable
         _writtenUpTo = to;
     }
 
+    /// <summary>
+    /// J10: zeroes (and syncs) the rest of the current file after the end of the log, which
+    /// recovery found not all zeros: a torn record, or lazy records a power loss kept after one it
+    /// lost. The writer resumes over them, and a torn record's unwritten sectors must read as
+    /// zeros again; a stale record N + 1 left there could otherwise sit right after a new record N
+    /// of the same size and be replayed as its successor.
+    /// </summary>
+    private void ClearTail()
+    {
+        try
+        {
+            for (var at = _offset; at < _fileLength; at += PrewriteChunk)
+            {
+                _file.Write(at, Zeros.AsSpan(0, (int)Math.Min(PrewriteChunk, _fileLength - at)));
+            }
+
+            _file.FlushData();
+        }
+        catch
+        {
+            _file.Dispose();
+            throw;
+        }
+
+        _writtenUpTo = _fileLength;
+    }
+
     /// <summary>Bytes of records written since this writer was created (headers, payloads, padding).</summary>
     public long BytesWritten => _bytesWritten;
 
@@ -309,6 +360,7 @@ internal sealed partial class JournalWriter : IDisposable
         {
             _file.FlushData();
             _unsynced = false;
+            _durableThrough = _nextTransactionId - 1; // J11: earlier files were flushed when the writer left them
         }
         catch (Exception e)
         {

@@ -33,7 +33,8 @@ namespace Voron.Paging;
 // Validity rules: a page read from the data file is valid iff
 //   P1. PageNumber equals the page's position;
 //   P2. Flags is exactly one of the known PageFlags values;
-//   P3. for an overflow run, 64 + OverflowSize fits in the file from this page on;
+//   P3. for an overflow run, 0 <= OverflowSize <= Constants.MaxValueSize and 64 + OverflowSize
+//       fits in the file from this page on;
 //   P4. the checksum matches.
 // A page that breaks any rule raises CorruptionException naming the data file, the offset and
 // the rule. Compatibility: readers refuse files whose header-file format version differs

@@ -22,6 +22,11 @@ namespace Voron.Paging;
 //        remembers that it passed. A race between a reader setting the bit and the flusher
 //        clearing it can only skip re-verifying bytes the flusher itself wrote from verified
 //        memory.
+//   PG4. The file grows geometrically (by its size, 512 KiB to 256 MiB at a time) while space is
+//        plentiful, and by exactly what is needed when the disk cannot give more.
+//   PG5. A transaction's pages lie inside the file before its journal record is written: the
+//        commit reserves (grows and syncs) the file up to its NextPageNumber first (Reserve), so
+//        replaying the journal never needs space the store does not already hold.
 
 /// <summary>The data file: validated reads through a read-only mapping, positional writes, growth.</summary>
 internal sealed unsafe class Pager : IDisposable
@@ -29,8 +34,15 @@ internal sealed unsafe class Pager : IDisposable
     private readonly IStorageFile _file;
     private readonly IMappedRegion _map;
     private readonly byte* _base; // _map's first byte, cached: the read path does no interface call
+    private readonly object _growLock = new(); // one growth at a time (the commit's Reserve, the flusher, recovery)
     private long[] _verified = new long[1024]; // PG3: one bit per page
     private long _length;
+
+    /// <summary>The smallest growth step of the data file (PG4): 512 KiB.</summary>
+    public const long MinGrowthPages = 64;
+
+    /// <summary>The largest growth step of the data file (PG4).</summary>
+    public const long MaxGrowthBytes = 256L << 20;
 
     public Pager(IStorageFile file, long maxFileSize)
     {
@@ -57,6 +69,9 @@ internal sealed unsafe class Pager : IDisposable
 
     public string Path => _file.Path;
 
+    /// <summary>The most pages the file may hold while open (MaxDataFileSize).</summary>
+    public long MaxPageCount => _map.ReservedLength / Constants.PageSize;
+
     /// <summary>The file's length in pages.</summary>
     public long PageCount => Volatile.Read(ref _length) / Constants.PageSize;
 
@@ -78,10 +93,10 @@ internal sealed unsafe class Pager : IDisposable
         if (flags == PageFlags.Overflow)
         {
             var size = PageHeader.GetOverflowSize(page);
-            var pages = size < 0 ? long.MaxValue : (PageHeader.Size + (long)size + Constants.PageSize - 1) / Constants.PageSize;
+            var pages = size is < 0 or > Constants.MaxValueSize ? long.MaxValue : (PageHeader.Size + (long)size + Constants.PageSize - 1) / Constants.PageSize;
             if (pages > PageCount - pageNumber)
             {
-                throw new CorruptionException(Path, offset, $"rule P3: overflow page {pageNumber} claims {size} bytes, past the end of the file");
+                throw new CorruptionException(Path, offset, $"rule P3: overflow page {pageNumber} claims {size} bytes, past the end of the file or above the largest value");
             }
 
             runLength = checked((int)(pages * Constants.PageSize));
@@ -154,31 +169,80 @@ internal sealed unsafe class Pager : IDisposable
         }
     }
 
-    /// <summary>Extends the file (preallocating blocks) so it holds at least <paramref name="pages"/> pages.
-    /// Grows geometrically: by the current size, at least 64 pages, at most 1 GiB at a time.</summary>
-    public void EnsurePageCount(long pages)
+    /// <summary>
+    /// Extends the file (preallocating blocks) so it holds at least <paramref name="pages"/> pages;
+    /// returns whether it grew. Grows geometrically — by the current size, at least
+    /// <see cref="MinGrowthPages"/>, at most <see cref="MaxGrowthBytes"/> at a time (PG4) — and on a
+    /// full disk by exactly what is needed; only when that fails too does it throw
+    /// <see cref="DiskFullException"/>, saying how many bytes the file system must free.
+    /// </summary>
+    public bool EnsurePageCount(long pages)
     {
-        var current = PageCount;
-        if (pages <= current)
+        if (pages <= PageCount)
         {
-            return;
+            return false;
         }
 
-        var step = Math.Clamp(current, 64, (1L << 30) / Constants.PageSize);
-        var target = Math.Max(pages, current + step);
-        var bytes = target * Constants.PageSize;
-        if (bytes > _map.ReservedLength)
+        lock (_growLock)
         {
-            bytes = Math.Max(pages * Constants.PageSize, Math.Min(bytes, _map.ReservedLength));
-            if (bytes > _map.ReservedLength)
+            var current = PageCount;
+            if (pages <= current)
+            {
+                return false;
+            }
+
+            var needed = pages * Constants.PageSize;
+            if (needed > _map.ReservedLength)
             {
                 throw new IOException($"The data file '{Path}' would grow past MaxDataFileSize ({_map.ReservedLength} bytes); raise the option.");
             }
-        }
 
-        _file.Preallocate(bytes);
-        Volatile.Write(ref _length, bytes);
+            var step = Math.Clamp(current, MinGrowthPages, MaxGrowthBytes / Constants.PageSize);
+            var wanted = Math.Min(Math.Max(pages, current + step) * Constants.PageSize, _map.ReservedLength);
+            try
+            {
+                _file.Preallocate(wanted);
+            }
+            catch (DiskFullException) when (wanted > needed)
+            {
+                // PG4: space is short — take only what this growth needs.
+                try
+                {
+                    _file.Preallocate(needed);
+                }
+                catch (DiskFullException e)
+                {
+                    throw GrowthFailed(current * Constants.PageSize, needed, e);
+                }
+
+                wanted = needed;
+            }
+            catch (DiskFullException e)
+            {
+                throw GrowthFailed(current * Constants.PageSize, needed, e);
+            }
+
+            Volatile.Write(ref _length, Math.Max(wanted, _file.Length));
+            return true;
+        }
     }
+
+    /// <summary>
+    /// PG5: makes sure the data file holds <paramref name="pages"/> pages and that its size is
+    /// durable, before a transaction whose pages reach that far is journaled. Recovery then never
+    /// has to grow the file: after a full disk, the store opens again without more space.
+    /// </summary>
+    public void Reserve(long pages)
+    {
+        if (EnsurePageCount(pages))
+        {
+            _file.FlushData(); // F2: the new size is durable before the journal record that relies on it
+        }
+    }
+
+    private DiskFullException GrowthFailed(long from, long to, DiskFullException cause) =>
+        new($"Growing the data file '{Path}' from {from:N0} to {to:N0} bytes needs {to - from:N0} more bytes on the file system that holds it, " +
+            $"which is full ({cause.Message.TrimEnd('.')}). Free at least that much there, then reopen the store.", Path, to - from, cause);
 
     /// <summary>
     /// Writes page images (each a whole page or run, keyed by first page number) sorted by page

@@ -175,6 +175,12 @@ internal readonly ref struct TreePage
             ThrowCorrupt(_file, _pageNumber, $"rule B4: node {index} at offset {offset} has a {keySize}-byte key that does not fit");
         }
 
+        if (keySize == 0 && (IsLeaf || index != 0))
+        {
+            // Issue 17 (fuzzing): an empty key read back as a key no caller may pass (ArgumentException).
+            ThrowCorrupt(_file, _pageNumber, $"rule B2: {(IsLeaf ? "leaf" : "branch")} node {index} has an empty key (only a branch's first node may)");
+        }
+
         return _page.Slice(offset + headerSize, keySize);
     }
 

@@ -1,3 +1,4 @@
+using System.Buffers.Binary;
 using Voron.Journal;
 using Voron.Platform;
 using Voron.Platform.Memory;
@@ -9,7 +10,7 @@ namespace Voron.LoadTests.Measurement;
 /// through it, so the compression experiment can run real engine workloads and then compress
 /// exactly the bytes the journal would have compressed. Run the store with
 /// <c>JournalCompression = false</c>: each record is then one write (J3 in JournalWriter.cs) whose
-/// header says how many payload bytes follow it. Writes that are not a record (the zeros the
+/// header says how many payload bytes follow it (spread over 512-byte sectors, each with a trailer). Writes that are not a record (the zeros the
 /// writer puts ahead of the log, the data file, headers) pass through unrecorded.
 /// </summary>
 internal sealed class JournalPayloadCapture : IFileSystem
@@ -22,16 +23,29 @@ internal sealed class JournalPayloadCapture : IFileSystem
 
     internal void Inspect(string path, ReadOnlySpan<byte> write)
     {
-        if (!path.EndsWith(".journal", StringComparison.Ordinal) || !JournalRecordHeader.TryRead(write, out var header) ||
-            (header.Flags & JournalRecordFlags.Lz4Compressed) != 0 ||
-            JournalRecord.HeaderSize + header.StoredPayloadSize > write.Length)
+        // A record (format version 2) is framed in 512-byte sectors of 508 body bytes and a
+        // trailer; its header sits in sector 0's body. The capture does not know the store's id,
+        // so it does not verify the checksums: the engine wrote these bytes a moment ago.
+        if (!path.EndsWith(".journal", StringComparison.Ordinal) || write.Length < JournalRecord.SectorSize ||
+            BinaryPrimitives.ReadUInt64LittleEndian(write[JournalRecord.MagicOffset..]) != JournalRecord.Magic)
         {
             return;
         }
 
+        var flags = (JournalRecordFlags)BinaryPrimitives.ReadUInt16LittleEndian(write[JournalRecord.FlagsOffset..]);
+        var stored = BinaryPrimitives.ReadInt64LittleEndian(write[JournalRecord.StoredPayloadSizeOffset..]);
+        var bodyLength = JournalRecord.HeaderSize + stored;
+        var sectors = (bodyLength + JournalRecord.SectorDataSize - 1) / JournalRecord.SectorDataSize;
+        if ((flags & JournalRecordFlags.Lz4Compressed) != 0 || stored < 0 || sectors * JournalRecord.SectorSize > write.Length)
+        {
+            return;
+        }
+
+        var body = write[..(int)(sectors * JournalRecord.SectorSize)].ToArray();
+        JournalRecord.Unframe(body, (int)bodyLength);
         lock (_payloads)
         {
-            _payloads.Add(write.Slice(JournalRecord.HeaderSize, (int)header.StoredPayloadSize).ToArray());
+            _payloads.Add(body.AsSpan(JournalRecord.HeaderSize, (int)stored).ToArray());
         }
     }
 

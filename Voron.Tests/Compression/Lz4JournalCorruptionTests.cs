@@ -8,8 +8,8 @@ using Xunit.Abstractions;
 namespace Voron.Tests.Compression;
 
 /// <summary>
-/// A compressed journal record whose stored bytes were damaged and then checksummed again (so R7
-/// holds and the reader must decode them) is a <see cref="CorruptionException"/> naming the
+/// A compressed journal record whose stored bytes were damaged and then checksummed again (header
+/// and sector trailers, so the reader must decode them) is a <see cref="CorruptionException"/> naming the
 /// record — never another exception, never a crash — or, when the damage happens to decode into
 /// well-formed entries, a record recovered as written down.
 /// </summary>
@@ -70,17 +70,19 @@ public sealed class Lz4JournalCorruptionTests(ITestOutputHelper output)
     {
         var fs = new InMemoryFileSystem(16 << 20);
         var pages = Enumerable.Range(0, 6).Select(i => new JournalPage(10 + i, Json(i))).ToArray();
-        using var writer = new JournalWriter(fs, Directory, new JournalPosition(0, 0), 1, 1 << 20);
+        using var writer = new JournalWriter(fs, Directory, Journal.JournalHarness.StoreId, new JournalPosition(0, 0), 1, 1 << 20);
         var location = writer.Append(1, new byte[JournalRecord.StateSize], pages, compress: true, sync: true);
         return (fs, location);
     }
 
-    /// <summary>Edits the stored payload of the record (optionally shortening it), then re-stamps both checksums as a writer would.</summary>
+    /// <summary>Edits the stored payload of the record (optionally shortening it), then re-stamps the header checksum and the sector trailers as a writer would.</summary>
     private static void Damage(InMemoryFileSystem fs, JournalRecordLocation location, Action<byte[]> edit, int truncateBy)
     {
         using var file = fs.Open(JournalFiles.PathOf(Directory, 0), FileOpenMode.OpenExisting);
         var record = new byte[location.Length];
         file.Read(location.Start.Offset, record);
+        var bodyLength = record.Length / JournalRecord.SectorSize * JournalRecord.SectorDataSize;
+        JournalRecord.Unframe(record, bodyLength);
         var flags = (JournalRecordFlags)BinaryPrimitives.ReadUInt16LittleEndian(record.AsSpan(JournalRecord.FlagsOffset));
         Assert.True(flags.HasFlag(JournalRecordFlags.Lz4Compressed), "the record is compressed");
         var stored = (int)BinaryPrimitives.ReadInt64LittleEndian(record.AsSpan(JournalRecord.StoredPayloadSizeOffset));
@@ -91,14 +93,12 @@ public sealed class Lz4JournalCorruptionTests(ITestOutputHelper output)
         record.AsSpan(JournalRecord.HeaderSize, stored).Clear();
         payload.CopyTo(record.AsSpan(JournalRecord.HeaderSize));
         BinaryPrimitives.WriteInt64LittleEndian(record.AsSpan(JournalRecord.StoredPayloadSizeOffset), payload.Length);
-        BinaryPrimitives.WriteUInt32LittleEndian(record.AsSpan(JournalRecord.PayloadChecksumOffset), JournalRecord.Crc32C(payload));
-        BinaryPrimitives.WriteUInt32LittleEndian(record.AsSpan(JournalRecord.HeaderChecksumOffset),
-            JournalRecord.ComputeHeaderChecksum(record.AsSpan(0, JournalRecord.HeaderSize)));
+        Journal.JournalHarness.Restamp(record, 0, JournalRecord.HeaderSize + payload.Length);
         file.Write(location.Start.Offset, record);
     }
 
     private static void Recover(InMemoryFileSystem fs) =>
-        JournalReader.Recover(fs, Directory, new JournalPosition(0, 0), 1, _ => { });
+        JournalReader.Recover(fs, Directory, Journal.JournalHarness.StoreId, new JournalPosition(0, 0), 1, _ => { });
 
     private static byte[] Json(int seed)
     {

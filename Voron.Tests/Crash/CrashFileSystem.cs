@@ -73,6 +73,29 @@ internal sealed partial class CrashFileSystem : IFileSystem, IDisposable
     /// <summary>Decides a fault for each call (after the crash check); null: none.</summary>
     public Func<IoCall, IoFault>? Faults { get; set; }
 
+    /// <summary>
+    /// The disk's size: a write, preallocation or size change that would make the files' current
+    /// lengths add up to more fails with <see cref="DiskFullException"/> and changes nothing, as on
+    /// a real full file system (preallocated space is held, so writes inside it always fit). Null:
+    /// unlimited.
+    /// </summary>
+    public long? Capacity { get; set; }
+
+    /// <summary>The most the files' lengths added up to at any instant (to size a <see cref="Capacity"/>).</summary>
+    public long PeakUsedBytes { get; private set; }
+
+    /// <summary>What the files' current lengths add up to now.</summary>
+    public long UsedBytes
+    {
+        get
+        {
+            lock (_lock)
+            {
+                return Used();
+            }
+        }
+    }
+
     /// <summary>How many mutating calls were made (the crash points of a run).</summary>
     public int CallCount
     {
@@ -286,6 +309,7 @@ internal sealed partial class CrashFileSystem : IFileSystem, IDisposable
             }
 
             ThrowFault(fault, call);
+            Allocate(current, offset + bytes.Length, call);
             current.Write(offset, bytes);
             file.Record(new PendingWrite(_sequence++, offset, bytes));
             ThrowIfCrash(crash, call);
@@ -321,6 +345,7 @@ internal sealed partial class CrashFileSystem : IFileSystem, IDisposable
         {
             var crash = Begin(growOnly ? IoCallKind.Preallocate : IoCallKind.SetLength, file.Path, out var call, out var fault, length: length);
             ThrowFault(fault, call);
+            Allocate(current, length, call);
             if (growOnly)
             {
                 current.Preallocate(length);
@@ -354,6 +379,31 @@ internal sealed partial class CrashFileSystem : IFileSystem, IDisposable
 
         fault = Faults?.Invoke(call) ?? IoFault.None;
         return false;
+    }
+
+    /// <summary>Capacity: fails the call if growing <paramref name="current"/> to <paramref name="end"/> bytes does not fit. Under _lock.</summary>
+    private void Allocate(IStorageFile current, long end, IoCall call)
+    {
+        var growth = Math.Max(0, end - current.Length);
+        var used = Used();
+        if (Capacity is { } capacity && used + growth > capacity)
+        {
+            throw new DiskFullException($"simulated: no space left on device at {call} ({used} of {capacity} bytes used, {growth} more asked)", current.Path, growth);
+        }
+
+        PeakUsedBytes = Math.Max(PeakUsedBytes, used + growth);
+    }
+
+    private long Used()
+    {
+        long used = 0;
+        foreach (var path in _files.Keys)
+        {
+            using var handle = _memory.Open(path, FileOpenMode.OpenExisting);
+            used += handle.Length;
+        }
+
+        return used;
     }
 
     private static void ThrowFault(IoFault fault, IoCall call)

@@ -16,6 +16,7 @@ internal static class CrashScenarios
         new("deletes and dropped trees", DeletesAndDroppedTrees, o => o.JournalFileSize = 16 * 1024),
         new("recovery", Recovery, o => o.JournalFileSize = 8 * 1024),
         new("clean close and reopen", CleanReopen, o => o.JournalFileSize = 8 * 1024),
+        new("forged values", ForgedValues, o => o.JournalFileSize = 64 * 1024),
     ];
 
     /// <summary>Concurrent merged operations: the calls vary from run to run.</summary>
@@ -145,6 +146,28 @@ internal static class CrashScenarios
         run.Commit(Put("t", "k0", 10, 20));
         run.Reopen();
         run.Commit(Change.Delete("t", "k1"));
+    }
+
+    /// <summary>
+    /// Issue 17's class "user values crafted as journal records": values full of forged record
+    /// headers (ForgedRecords) go through journal records torn at every crash point, through
+    /// released journal files and new ones, and are overwritten (diffs) and deleted; no crash state
+    /// may take a forged header for a record (the oracle).
+    /// </summary>
+    private static void ForgedValues(CrashRun run)
+    {
+        run.Open();
+        run.Commit(Change.Put("v", "forged-a", ForgedRecords.Value(1, 8)));
+        run.Commit(Change.Put("v", "forged-b", ForgedRecords.Value(2, 4)), Put("w", "small", 30, 3));
+        run.Flush();
+        for (var i = 0; i < 3; i++)
+        {
+            run.Commit(Change.Put("v", $"forged-{i}", ForgedRecords.Value(10 + i, 6)));
+        }
+
+        run.Commit(Change.Put("v", "forged-a", ForgedRecords.Value(20, 8)));
+        run.Flush();
+        run.Commit(Change.Delete("v", "forged-b"), Change.Put("v", "forged-c", ForgedRecords.Value(21, 3)));
     }
 
     /// <summary>Three callers submit operations to the merger (one in five fails on purpose), an explicit

@@ -30,7 +30,21 @@ internal sealed class PowerLossPolicy
     /// written — such a page is detected by its checksum, not repaired (the hardware assumption
     /// in docs/durability.md; GarbageSectorTests checks that it is always detected).
     /// </summary>
-    public Predicate<string> GarbageIn { get; init; } = path => !path.EndsWith("/voron.data", StringComparison.Ordinal);
+    public Predicate<string> GarbageIn { get; init; } = path => !path.EndsWith("/voron.data", StringComparison.Ordinal) && !IsJournal(path);
+
+    /// <summary>
+    /// The files in which a torn sector may itself be split (<see cref="DamageModel.TornBytes"/>,
+    /// and garbage, which breaks sector atomicity too); in the others every 512-byte sector of a
+    /// torn write is whole old or whole new. By default every file but the journal's: the default
+    /// <see cref="JournalTailRecovery.DiscardTornWrite"/> assumes the disk writes journal sectors
+    /// whole (that is how it tells a torn write from rot), and reports a split sector as damage.
+    /// JournalSectorTests tears and garbles journal sectors with this switched on and checks each
+    /// recovery mode.
+    /// </summary>
+    public Predicate<string> SubSectorDamageIn { get; init; } = path => !IsJournal(path);
+
+    /// <summary>Whether <paramref name="path"/> is a journal file (or a spare of format version 1).</summary>
+    public static bool IsJournal(string path) => path.Contains("/journal/", StringComparison.Ordinal);
 
     public static IReadOnlyList<DamageModel> AllModels { get; } = Enum.GetValues<DamageModel>();
 
@@ -118,7 +132,7 @@ internal sealed class PowerLossPolicy
                 image.Write(write.Offset, write.Bytes);
                 break;
             case WriteFate.Tear:
-                Tear(image, write, Model == DamageModel.GarbageSectors && GarbageIn(path));
+                Tear(image, write, Model == DamageModel.GarbageSectors && GarbageIn(path) && SubSectorDamageIn(path), SubSectorDamageIn(path));
                 break;
         }
     }
@@ -145,7 +159,7 @@ internal sealed class PowerLossPolicy
 
     /// <summary>A torn write: each sector piece it covers is new, old, or (by model) split or garbage.
     /// The file's length covers the whole write (the size update made it; the data did not all).</summary>
-    private void Tear(FileImage image, PendingWrite write, bool garbage)
+    private void Tear(FileImage image, PendingWrite write, bool garbage, bool splitSectors)
     {
         var end = write.Offset + write.Bytes.Length;
         image.Extend(end);
@@ -165,7 +179,7 @@ internal sealed class PowerLossPolicy
                 _random.NextBytes(random);
                 image.Write(position, random);
             }
-            else if (choice == 2 && Model == DamageModel.TornBytes)
+            else if (choice == 2 && Model == DamageModel.TornBytes && splitSectors)
             {
                 // No sector atomicity: the new bytes reached the disk up to (or from) a byte boundary.
                 var split = _random.Next(piece.Length + 1);

@@ -102,7 +102,7 @@ public sealed class JournalCompressionRuleTests
     {
         var fs = new InMemoryFileSystem(64 << 20);
         JournalRecordLocation location;
-        using (var writer = new JournalWriter(fs, Directory, new JournalPosition(0, 0), 1, 8L << 20))
+        using (var writer = new JournalWriter(fs, Directory, JournalHarness.StoreId, new JournalPosition(0, 0), 1, 8L << 20))
         {
             location = writer.Append(1, new byte[64], pages, compress: true, sync: true);
         }
@@ -114,7 +114,7 @@ public sealed class JournalCompressionRuleTests
         }
 
         var recovered = new List<RecoveredPage>();
-        JournalReader.Recover(fs, Directory, new JournalPosition(0, 0), 1, record => recovered.AddRange(record.Pages));
+        JournalReader.Recover(fs, Directory, JournalHarness.StoreId, new JournalPosition(0, 0), 1, record => recovered.AddRange(record.Pages.Select(p => p with { Bytes = p.Bytes.ToArray() }))); // the bytes alias the reader's buffer
         return ((JournalRecordFlags)BinaryPrimitives.ReadUInt16LittleEndian(header.AsSpan(JournalRecord.FlagsOffset)),
             BinaryPrimitives.ReadInt64LittleEndian(header.AsSpan(JournalRecord.StoredPayloadSizeOffset)),
             BinaryPrimitives.ReadInt64LittleEndian(header.AsSpan(JournalRecord.UncompressedPayloadSizeOffset)),

@@ -11,6 +11,9 @@ namespace Voron.Tests.Journal;
 internal sealed class JournalHarness : IDisposable
 {
     public const int SectorSize = 512;
+
+    /// <summary>The store id the journal tests bind their records to (any non-zero number would do).</summary>
+    public const ulong StoreId = 0x5EED_1D00_0000_0017;
     public const long SmallFileSize = 256 * 1024;
 
     public JournalHarness(int seed, long fileSize = SmallFileSize, IFileSystem? fileSystem = null, string directory = "/store/journal")
@@ -20,7 +23,7 @@ internal sealed class JournalHarness : IDisposable
         FileSize = fileSize;
         FileSystem = fileSystem ?? new InMemoryFileSystem(reservePerFile: 16 << 20);
         Directory = directory;
-        Writer = new JournalWriter(FileSystem, Directory, new JournalPosition(0, 0), 1, fileSize);
+        Writer = new JournalWriter(FileSystem, Directory, JournalHarness.StoreId, new JournalPosition(0, 0), 1, fileSize);
     }
 
     public int Seed { get; }
@@ -85,10 +88,11 @@ internal sealed class JournalHarness : IDisposable
         }
     }
 
-    public JournalRecoveryResult Recover(out List<RecoveredCopy> records, JournalPosition start = default, long expectedTransactionId = 1)
+    public JournalRecoveryResult Recover(out List<RecoveredCopy> records, JournalPosition start = default, long expectedTransactionId = 1,
+        JournalTailRecovery mode = JournalTailRecovery.DiscardTornWrite)
     {
         var copies = new List<RecoveredCopy>();
-        var result = JournalReader.Recover(FileSystem, Directory, start, expectedTransactionId, r => copies.Add(RecoveredCopy.Of(r)));
+        var result = JournalReader.Recover(FileSystem, Directory, StoreId, start, expectedTransactionId, r => copies.Add(RecoveredCopy.Of(r)), mode);
         records = copies;
         return result;
     }
@@ -97,7 +101,7 @@ internal sealed class JournalHarness : IDisposable
     public void Restart(JournalRecoveryResult recovered)
     {
         Writer.Dispose();
-        Writer = new JournalWriter(FileSystem, Directory, recovered, FileSize);
+        Writer = new JournalWriter(FileSystem, Directory, JournalHarness.StoreId, recovered, FileSize);
     }
 
     /// <summary>Asserts that <paramref name="recovered"/> is exactly the written records from index <paramref name="from"/> on.</summary>
@@ -130,11 +134,11 @@ internal sealed class JournalHarness : IDisposable
     /// Simulates a crash during the write of <paramref name="record"/>: each 512-byte sector of
     /// the record for which <paramref name="keepSector"/> is false gets back the bytes it had in
     /// <paramref name="before"/> (zeros if the file was new), as F1 in IStorageFile.cs allows.
-    /// Returns whether the record survived: every sector up to its last payload byte was kept
-    /// (only padding was lost), so it is still valid and recovery must return it.
+    /// Returns whether the record survived: every sector was kept (each one, padding included,
+    /// carries a checksum), so it is still valid and recovery must return it.
     /// </summary>
     public static bool Survives(WrittenRecord record, Func<int, bool> keepSector) =>
-        Enumerable.Range(0, LastPayloadSector(record) + 1).All(keepSector);
+        Enumerable.Range(0, (int)(record.Location.Length / SectorSize)).All(keepSector);
 
     public bool Tear(WrittenRecord record, Dictionary<long, byte[]> before, Func<int, bool> keepSector)
     {
@@ -163,9 +167,9 @@ internal sealed class JournalHarness : IDisposable
         return Survives(record, kept.Contains);
     }
 
-    /// <summary>Sector index, within <paramref name="record"/>, of the last byte of its stored payload.</summary>
+    /// <summary>Sector index, within <paramref name="record"/>, of the last byte of its (uncompressed) stored payload.</summary>
     public static int LastPayloadSector(WrittenRecord record) =>
-        (int)((JournalRecord.HeaderSize + JournalRecord.MeasurePayload(record.Pages) - 1) / SectorSize);
+        (int)((JournalRecord.HeaderSize + JournalRecord.MeasurePayload(record.Pages) - 1) / JournalRecord.SectorDataSize);
 
     public long LengthOf(long fileNumber)
     {
@@ -196,24 +200,28 @@ internal sealed class JournalHarness : IDisposable
     }
 
     /// <summary>
-    /// Edits a written record's bytes in place, then re-stamps the checksums a writer would have
-    /// computed, so the result is a record some (hypothetical) writer really wrote.
+    /// Edits a written record's body (header and payload, as if its sectors were one run of
+    /// bytes) in place, then re-stamps the checksums a writer would have computed — header and
+    /// sector trailers, bound to this harness's store and the record's file — so the result is a
+    /// record some (hypothetical) writer really wrote.
     /// </summary>
-    public void Rewrite(WrittenRecord record, Action<Span<byte>> edit, bool restampPayload = true)
+    public void Rewrite(WrittenRecord record, Action<Span<byte>> edit)
     {
         var start = record.Location.Start;
         var bytes = ReadBytes(start.FileNumber, start.Offset, (int)record.Location.Length);
-        edit(bytes);
-        var payloadSize = (int)JournalRecord.MeasurePayload(record.Pages);
-        if (restampPayload)
-        {
-            BitConverter.TryWriteBytes(bytes.AsSpan(JournalRecord.PayloadChecksumOffset),
-                JournalRecord.Crc32C(bytes.AsSpan(JournalRecord.HeaderSize, payloadSize)));
-        }
-
-        BitConverter.TryWriteBytes(bytes.AsSpan(JournalRecord.HeaderChecksumOffset),
-            JournalRecord.ComputeHeaderChecksum(bytes.AsSpan(0, JournalRecord.HeaderSize)));
+        var bodyLength = (int)(bytes.Length / JournalRecord.SectorSize * JournalRecord.SectorDataSize);
+        JournalRecord.Unframe(bytes, bodyLength);
+        edit(bytes.AsSpan(0, bodyLength));
+        Restamp(bytes, start.FileNumber, bodyLength);
         WriteBytes(start.FileNumber, start.Offset, bytes);
+    }
+
+    /// <summary>Frames a body (header first) as a record of <paramref name="record"/>.Length bytes for file <paramref name="fileNumber"/>.</summary>
+    public static void Restamp(Span<byte> record, long fileNumber, int bodyLength)
+    {
+        var header = record[..JournalRecord.HeaderSize];
+        BitConverter.TryWriteBytes(header[JournalRecord.HeaderChecksumOffset..], JournalRecord.ComputeHeaderChecksum(header, StoreId, fileNumber));
+        JournalRecord.Frame(record, bodyLength, JournalRecord.SectorSeed(StoreId, fileNumber, JournalRecord.GetTransactionId(header)));
     }
 
     public void Dispose() => Writer.Dispose();

@@ -20,19 +20,39 @@ public sealed class JournalReaderCorruptionTests
         }
 
         var bad = journal.Written[2];
-        journal.FlipBit(bad.Location.Start, (JournalRecord.HeaderSize + 5000) * 8);
+        journal.FlipBit(bad.Location.Start, 5000 * 8);
         var applied = new List<long>();
 
         var error = Assert.Throws<CorruptionException>(() =>
-            JournalReader.Recover(journal.FileSystem, journal.Directory, default, 1, r => applied.Add(r.TransactionId)));
+            JournalReader.Recover(journal.FileSystem, journal.Directory, JournalHarness.StoreId, default, 1, r => applied.Add(r.TransactionId)));
 
         Assert.Equal(journal.PathOf(bad.Location.Start.FileNumber), error.File);
         Assert.Equal(bad.Location.Start.Offset, error.Offset);
         Assert.Contains(journal.PathOf(bad.Location.Start.FileNumber), error.Message, StringComparison.Ordinal);
         Assert.Contains($"offset {bad.Location.Start.Offset}", error.Message, StringComparison.Ordinal);
-        Assert.Contains($"record tx {bad.TransactionId} fails its payload checksum", error.Reason, StringComparison.Ordinal);
-        Assert.Contains($"record tx {bad.TransactionId + 1} follows", error.Reason, StringComparison.Ordinal);
+        Assert.Contains($"record tx {bad.TransactionId} is damaged: sector {5000 / 512}", error.Reason, StringComparison.Ordinal);
         Assert.Equal([1L, 2L], applied);
+    }
+
+    [Fact]
+    public void Recover_throws_corruption_when_a_later_record_proves_a_torn_looking_middle_record_was_durable()
+    {
+        using var journal = new JournalHarness(seed: 29);
+        for (var i = 0; i < 6; i++)
+        {
+            journal.Append(runs: 1, maxRunPages: 1);
+        }
+
+        // A whole sector of record 3 reads as zeros, as if the disk had never written it (a lost write).
+        var bad = journal.Written[2];
+        journal.WriteBytes(bad.Location.Start.FileNumber, bad.Location.Start.Offset + 2048, new byte[512]);
+
+        var error = Assert.Throws<CorruptionException>(() => journal.Recover(out _));
+
+        Assert.Equal(bad.Location.Start.Offset, error.Offset);
+        Assert.Contains($"record tx {bad.TransactionId} is torn", error.Reason, StringComparison.Ordinal);
+        Assert.Contains($"record tx {bad.TransactionId + 1} at offset {bad.Location.End.Offset} was written when every record through tx {bad.TransactionId} was durable",
+            error.Reason, StringComparison.Ordinal);
     }
 
     [Fact]
@@ -50,17 +70,17 @@ public sealed class JournalReaderCorruptionTests
         var error = Assert.Throws<CorruptionException>(() => journal.Recover(out _));
 
         Assert.Equal(bad.Location.Start.Offset, error.Offset);
-        Assert.Contains("no intact record header", error.Reason, StringComparison.Ordinal);
+        Assert.Contains("neither an intact record header nor zeros", error.Reason, StringComparison.Ordinal);
     }
 
     [Fact]
-    public void Recover_throws_corruption_when_a_broken_last_record_of_a_file_is_followed_by_a_later_file()
+    public void Recover_throws_corruption_when_a_torn_looking_last_record_of_a_file_is_followed_by_a_later_file()
     {
         using var journal = new JournalHarness(seed: 32);
         var first = journal.AppendUntilRotation();
         journal.Append();
         var bad = journal.Written[journal.Written.IndexOf(first) - 1];
-        journal.FlipBit(bad.Location.Start, (JournalRecord.HeaderSize + 100) * 8);
+        journal.WriteBytes(bad.Location.Start.FileNumber, bad.Location.Start.Offset + 512, new byte[512]);
 
         var error = Assert.Throws<CorruptionException>(() => journal.Recover(out _));
 
@@ -79,7 +99,7 @@ public sealed class JournalReaderCorruptionTests
         journal.Writer.Dispose();
 
         // A writer that skips transaction 4: records 5 and 6 sit where 4 should be.
-        using (var skipping = new JournalWriter(journal.FileSystem, journal.Directory, end, 5, journal.FileSize))
+        using (var skipping = new JournalWriter(journal.FileSystem, journal.Directory, JournalHarness.StoreId, end, 5, journal.FileSize))
         {
             skipping.Append(5, new byte[64], [journal.RandomPage(1)]);
             skipping.Append(6, new byte[64], [journal.RandomPage(1)]);
@@ -142,11 +162,11 @@ public sealed class JournalReaderCorruptionTests
     {
         using var journal = new JournalHarness(seed: 37);
         var record = journal.Append();
-        journal.Rewrite(record, bytes => BinaryPrimitives.WriteUInt16LittleEndian(bytes.Slice(JournalRecord.FormatVersionOffset), 2));
+        journal.Rewrite(record, bytes => BinaryPrimitives.WriteUInt16LittleEndian(bytes.Slice(JournalRecord.FormatVersionOffset), 3));
 
         var error = Assert.Throws<CorruptionException>(() => journal.Recover(out _));
 
-        Assert.Contains("unsupported format version 2", error.Reason, StringComparison.Ordinal);
+        Assert.Contains("unsupported format version 3", error.Reason, StringComparison.Ordinal);
     }
 
     public static TheoryData<string> BadEntries => ["page number 0", "page count 0", "short stored length", "extra payload byte", "reserved byte"];
@@ -175,14 +195,12 @@ public sealed class JournalReaderCorruptionTests
                     var size = BinaryPrimitives.ReadInt64LittleEndian(bytes.Slice(JournalRecord.StoredPayloadSizeOffset));
                     BinaryPrimitives.WriteInt64LittleEndian(bytes.Slice(JournalRecord.StoredPayloadSizeOffset), size + 1);
                     BinaryPrimitives.WriteInt64LittleEndian(bytes.Slice(JournalRecord.UncompressedPayloadSizeOffset), size + 1);
-                    BinaryPrimitives.WriteUInt32LittleEndian(bytes.Slice(JournalRecord.PayloadChecksumOffset),
-                        JournalRecord.Crc32C(bytes.Slice(JournalRecord.HeaderSize, (int)size + 1)));
                     break;
                 default:
                     entry[JournalRecord.EntryReservedOffset + 3] = 1;
                     break;
             }
-        }, restampPayload: damage != "extra payload byte");
+        });
 
         var error = Assert.Throws<CorruptionException>(() => journal.Recover(out _));
 
@@ -199,7 +217,7 @@ public sealed class JournalReaderCorruptionTests
         {
             BinaryPrimitives.WriteInt64LittleEndian(bytes.Slice(JournalRecord.StoredPayloadSizeOffset), journal.FileSize);
             BinaryPrimitives.WriteInt64LittleEndian(bytes.Slice(JournalRecord.UncompressedPayloadSizeOffset), journal.FileSize);
-        }, restampPayload: false);
+        });
 
         var error = Assert.Throws<CorruptionException>(() => journal.Recover(out _));
 
@@ -218,7 +236,7 @@ public sealed class JournalReaderCorruptionTests
         var error = Assert.Throws<CorruptionException>(() => journal.Recover(out _));
 
         Assert.Equal(journal.PathOf(third.Location.Start.FileNumber - 2), error.File);
-        Assert.Contains($"record tx {third.TransactionId} follows", error.Reason, StringComparison.Ordinal);
+        Assert.Contains($"record tx {third.TransactionId} at offset 0 of '{journal.PathOf(third.Location.Start.FileNumber)}' was written when", error.Reason, StringComparison.Ordinal);
     }
 
     [Fact]

@@ -44,8 +44,11 @@ public sealed class JournalReaderCrashTests(ITestOutputHelper output)
         Assert.Equal(torn.TransactionId - 1, result.LastTransactionId);
     }
 
-    [Fact]
-    public void Recover_discards_torn_tail_record_whose_last_payload_sector_is_garbled()
+    [Theory]
+    [InlineData(JournalTailRecovery.DiscardTornWrite)]
+    [InlineData(JournalTailRecovery.Strict)]
+    [InlineData(JournalTailRecovery.DiscardAnyDamage)]
+    public void A_last_record_whose_payload_sector_holds_garbage_is_damage_unless_any_damage_is_discarded(JournalTailRecovery mode)
     {
         using var journal = new JournalHarness(seed: 21);
         journal.Append();
@@ -56,10 +59,54 @@ public sealed class JournalReaderCrashTests(ITestOutputHelper output)
             torn.Location.Start.Offset + (JournalHarness.LastPayloadSector(torn) * JournalHarness.SectorSize), garbage);
         journal.Written.Remove(torn);
 
-        var result = journal.Recover(out var records);
+        if (mode != JournalTailRecovery.DiscardAnyDamage)
+        {
+            var error = Assert.Throws<CorruptionException>(() => journal.Recover(out _, mode: mode));
+            Assert.Equal(torn.Location.Start.Offset, error.Offset);
+            Assert.Contains($"record tx {torn.TransactionId} is damaged: sector {JournalHarness.LastPayloadSector(torn)}", error.Reason, StringComparison.Ordinal);
+            return;
+        }
+
+        var result = journal.Recover(out var records, mode: mode);
 
         journal.AssertRecovered(records);
         Assert.Equal(torn.Location.Start, result.End);
+    }
+
+    [Fact]
+    public void Strict_recovery_reports_a_torn_last_record()
+    {
+        using var journal = new JournalHarness(seed: 27);
+        journal.Append();
+        var before = journal.Snapshot();
+        var torn = journal.Append(runs: 2);
+        journal.Tear(torn, before, s => s < 3);
+
+        var error = Assert.Throws<CorruptionException>(() => journal.Recover(out _, mode: JournalTailRecovery.Strict));
+
+        Assert.Equal(torn.Location.Start.Offset, error.Offset);
+        Assert.Contains($"record tx {torn.TransactionId} is torn (sector 3", error.Reason, StringComparison.Ordinal);
+        Assert.Contains("JournalTailRecovery.DiscardTornWrite", error.Reason, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Strict_recovery_reports_bytes_past_the_end_of_the_log_whose_header_sector_never_landed()
+    {
+        using var journal = new JournalHarness(seed: 28);
+        journal.Append();
+        var before = journal.Snapshot();
+        var torn = journal.Append(runs: 2);
+        journal.Tear(torn, before, s => s == 5);
+        journal.Written.Remove(torn);
+
+        var error = Assert.Throws<CorruptionException>(() => journal.Recover(out _, mode: JournalTailRecovery.Strict));
+        Assert.Equal(torn.Location.Start.Offset, error.Offset);
+        Assert.Contains($"byte {torn.Location.Start.Offset + (5 * 512)} of", error.Reason, StringComparison.Ordinal);
+
+        var result = journal.Recover(out var records); // the default discards it
+        journal.AssertRecovered(records);
+        Assert.Equal(torn.Location.Start, result.End);
+        Assert.False(result.TailIsClean);
     }
 
     [Fact]
@@ -95,7 +142,7 @@ public sealed class JournalReaderCrashTests(ITestOutputHelper output)
     }
 
     [Fact]
-    public void Recover_treats_a_flipped_bit_anywhere_in_the_header_of_the_last_record_as_a_torn_tail()
+    public void A_flipped_bit_anywhere_in_the_header_of_the_last_record_is_damage_or_with_any_damage_discarded_the_end_of_the_log()
     {
         using var journal = new JournalHarness(seed: 23);
         journal.Append();
@@ -107,10 +154,12 @@ public sealed class JournalReaderCrashTests(ITestOutputHelper output)
         {
             journal.FlipBit(last.Location.Start, bit);
 
-            var result = journal.Recover(out var records);
-
+            var error = Assert.Throws<CorruptionException>(() => journal.Recover(out _));
+            Assert.Equal(last.Location.Start.Offset, error.Offset);
+            var result = journal.Recover(out var records, mode: JournalTailRecovery.DiscardAnyDamage);
             journal.AssertRecovered(records);
             Assert.Equal(last.Location.Start, result.End);
+
             journal.FlipBit(last.Location.Start, bit);
         }
     }

@@ -73,7 +73,7 @@ public sealed class JournalReaderTests(ITestOutputHelper output)
         using var journal = new JournalHarness(seed: 12);
         var records = 0;
 
-        var result = JournalReader.Recover(journal.FileSystem, "/elsewhere", new JournalPosition(0, 0), 41, _ => records++);
+        var result = JournalReader.Recover(journal.FileSystem, "/elsewhere", JournalHarness.StoreId, new JournalPosition(0, 0), 41, _ => records++);
 
         Assert.Equal(0, records);
         Assert.Empty(result.FileNumbers);

@@ -12,7 +12,7 @@ public sealed class JournalWriterTests
     public void Append_writes_each_record_with_one_positional_write_then_one_flush()
     {
         var fs = new RecordingFileSystem(new InMemoryFileSystem(16 << 20));
-        using var writer = new JournalWriter(fs, Directory, new JournalPosition(0, 0), 1, JournalHarness.SmallFileSize);
+        using var writer = new JournalWriter(fs, Directory, JournalHarness.StoreId, new JournalPosition(0, 0), 1, JournalHarness.SmallFileSize);
         writer.Append(1, new byte[64], [new JournalPage(3, new byte[Constants.PageSize])]);
         fs.Log.Clear();
 
@@ -30,7 +30,7 @@ public sealed class JournalWriterTests
         var path = JournalFiles.PathOf(Directory, 0);
         var page = new JournalPage(5, new byte[16 * Constants.PageSize]);
         JournalRecordLocation last;
-        using (var writer = new JournalWriter(fs, Directory, new JournalPosition(0, 0), 1, 3L * chunk))
+        using (var writer = new JournalWriter(fs, Directory, JournalHarness.StoreId, new JournalPosition(0, 0), 1, 3L * chunk))
         {
             fs.Log.Clear();
             last = writer.Append(1, new byte[64], [page]);
@@ -48,7 +48,7 @@ public sealed class JournalWriterTests
         }
 
         // Resuming: what follows the log's end is not known to be written, so zeros go from there.
-        using (var resumed = new JournalWriter(fs, Directory, last.End, last.End.Offset / last.Length + 1, 3L * chunk))
+        using (var resumed = new JournalWriter(fs, Directory, JournalHarness.StoreId, last.End, last.End.Offset / last.Length + 1, 3L * chunk))
         {
             fs.Log.Clear();
             var next = resumed.Append(resumed.NextTransactionId, new byte[64], [page]);
@@ -64,19 +64,20 @@ public sealed class JournalWriterTests
         var first = journal.Append(runs: 1, maxRunPages: 1);
         var second = journal.Append(runs: 2, maxRunPages: 1);
 
-        // 128 header + 24 entry header + 8192 image = 8344 bytes, padded to 12288.
+        // 128 header + 24 entry header + 8192 image = 8344 body bytes: 17 sectors of 508, padded to 24 sectors (12288 bytes).
         Assert.Equal(new JournalRecordLocation(new JournalPosition(0, 0), new JournalPosition(0, 12288)), first.Location);
         Assert.Equal(12288, second.Location.Start.Offset);
         Assert.Equal(0, second.Location.Length % JournalRecord.Alignment);
-        var padding = journal.ReadBytes(0, 8344, 12288 - 8344);
-        Assert.All(padding, b => Assert.Equal(0, b));
+        var record = journal.ReadBytes(0, 0, 12288);
+        JournalRecord.Unframe(record, 24 * 508);
+        Assert.All(record.AsSpan(8344, (24 * 508) - 8344).ToArray(), b => Assert.Equal(0, b));
     }
 
     [Fact]
     public void Append_rotates_into_a_preallocated_file_whose_size_and_name_are_durable_before_the_record()
     {
         var fs = new RecordingFileSystem(new InMemoryFileSystem(16 << 20));
-        using var writer = new JournalWriter(fs, Directory, new JournalPosition(0, 0), 1, JournalHarness.SmallFileSize);
+        using var writer = new JournalWriter(fs, Directory, JournalHarness.StoreId, new JournalPosition(0, 0), 1, JournalHarness.SmallFileSize);
         var page = new JournalPage(1, new byte[11 * Constants.PageSize]);
         writer.Append(1, new byte[64], [page]);
         writer.Append(2, new byte[64], [page]);
@@ -157,7 +158,7 @@ public sealed class JournalWriterTests
     public void Append_refuses_everything_after_a_failed_flush()
     {
         var fs = new RecordingFileSystem(new InMemoryFileSystem(16 << 20));
-        using var writer = new JournalWriter(fs, Directory, new JournalPosition(0, 0), 1, JournalHarness.SmallFileSize);
+        using var writer = new JournalWriter(fs, Directory, JournalHarness.StoreId, new JournalPosition(0, 0), 1, JournalHarness.SmallFileSize);
         fs.FailWhen = line => line.StartsWith("FlushData", StringComparison.Ordinal);
 
         Assert.Throws<IOException>(() => writer.Append(1, new byte[64], [new JournalPage(1, new byte[Constants.PageSize])]));
@@ -176,7 +177,7 @@ public sealed class JournalWriterTests
         journal.AppendUntilRotation();
         journal.Writer.Dispose();
 
-        using var writer = new JournalWriter(journal.FileSystem, journal.Directory, kept.Location.End, kept.TransactionId + 1, journal.FileSize);
+        using var writer = new JournalWriter(journal.FileSystem, journal.Directory, JournalHarness.StoreId, kept.Location.End, kept.TransactionId + 1, journal.FileSize);
 
         Assert.Equal([0L], JournalFiles.List(journal.FileSystem, journal.Directory));
         Assert.Equal(kept.Location.End, writer.Position);
@@ -187,9 +188,9 @@ public sealed class JournalWriterTests
     {
         var fs = new InMemoryFileSystem(16 << 20);
         fs.Open(JournalFiles.PathOf(Directory, 0), FileOpenMode.CreateNew).Dispose();
-        var recovered = JournalReader.Recover(fs, Directory, new JournalPosition(0, 0), 1, _ => { });
+        var recovered = JournalReader.Recover(fs, Directory, JournalHarness.StoreId, new JournalPosition(0, 0), 1, _ => { });
 
-        using var writer = new JournalWriter(fs, Directory, recovered, JournalHarness.SmallFileSize);
+        using var writer = new JournalWriter(fs, Directory, JournalHarness.StoreId, recovered, JournalHarness.SmallFileSize);
         var location = writer.Append(1, new byte[64], [new JournalPage(1, new byte[Constants.PageSize])]);
 
         Assert.Equal(new JournalPosition(0, 0), location.Start);

@@ -19,7 +19,7 @@ public sealed class LazyJournalTests
     {
         var fs = new InMemoryFileSystem(1L << 30);
         var starts = new List<JournalPosition>();
-        using (var writer = new JournalWriter(fs, "/j", new JournalPosition(1, 0), 1, 1 << 20))
+        using (var writer = new JournalWriter(fs, "/j", JournalHarness.StoreId, new JournalPosition(1, 0), 1, 1 << 20))
         {
             for (var tx = 1; tx <= 4; tx++)
             {
@@ -34,22 +34,27 @@ public sealed class LazyJournalTests
         }
 
         var applied = new List<long>();
-        var result = JournalReader.Recover(fs, "/j", new JournalPosition(1, 0), 1, r => applied.Add(r.TransactionId));
+        var result = JournalReader.Recover(fs, "/j", JournalHarness.StoreId, new JournalPosition(1, 0), 1, r => applied.Add(r.TransactionId));
 
         Assert.Equal([1L], applied);
         Assert.Equal(starts[1], result.End);
     }
 
     [Fact]
-    public void Recover_still_reports_corruption_when_a_durable_record_follows_a_broken_one()
+    public void Recover_reports_corruption_when_a_later_record_says_the_broken_one_was_durable()
     {
         var fs = new InMemoryFileSystem(1L << 30);
         var starts = new List<JournalPosition>();
-        using (var writer = new JournalWriter(fs, "/j", new JournalPosition(1, 0), 1, 1 << 20))
+        using (var writer = new JournalWriter(fs, "/j", JournalHarness.StoreId, new JournalPosition(1, 0), 1, 1 << 20))
         {
             for (var tx = 1; tx <= 4; tx++)
             {
-                starts.Add(writer.Append(tx, new byte[64], OnePage(tx, (byte)tx), compress: false, sync: tx == 4).Start);
+                if (tx == 4)
+                {
+                    writer.Sync(); // the lazy mode's timer: records 1..3 are durable from here on
+                }
+
+                starts.Add(writer.Append(tx, new byte[64], OnePage(tx, (byte)tx), compress: false, sync: false).Start);
             }
         }
 
@@ -58,10 +63,39 @@ public sealed class LazyJournalTests
             file.Write(starts[1].Offset + 1024, new byte[512]);
         }
 
-        // Record 4 was flushed, and a flush covers every earlier write: record 2 was durable and
-        // has been damaged since.
-        var error = Assert.Throws<CorruptionException>(() => JournalReader.Recover(fs, "/j", new JournalPosition(1, 0), 1, _ => { }));
+        // Record 4 says every record through 3 was durable when it was written (J11): record 2,
+        // however torn it looks, was durable and has been damaged since.
+        var error = Assert.Throws<CorruptionException>(() => JournalReader.Recover(fs, "/j", JournalHarness.StoreId, new JournalPosition(1, 0), 1, _ => { }));
         Assert.Equal(starts[1].Offset, error.Offset);
+        Assert.Contains("was written when every record through tx 3 was durable", error.Reason, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Recover_reads_a_flushed_record_after_unflushed_lazy_ones_as_no_proof_for_them()
+    {
+        // Record 4 was written (then flushed) while 2 and 3 were still only in the OS's cache: a
+        // crash before its flush returned can keep 4 and lose part of 2, so 4 proves nothing
+        // about 2 (its DurableThrough is 1). The format-1 rule "a flushed record proves every
+        // earlier one" was wrong here.
+        var fs = new InMemoryFileSystem(1L << 30);
+        var starts = new List<JournalPosition>();
+        using (var writer = new JournalWriter(fs, "/j", JournalHarness.StoreId, new JournalPosition(1, 0), 1, 1 << 20))
+        {
+            for (var tx = 1; tx <= 4; tx++)
+            {
+                starts.Add(writer.Append(tx, new byte[64], OnePage(tx, (byte)tx), compress: false, sync: tx is 1 or 4).Start);
+            }
+        }
+
+        using (var file = fs.Open(JournalFiles.PathOf("/j", 1), FileOpenMode.OpenExisting))
+        {
+            file.Write(starts[1].Offset + 1024, new byte[512]);
+        }
+
+        var applied = new List<long>();
+        var result = JournalReader.Recover(fs, "/j", JournalHarness.StoreId, new JournalPosition(1, 0), 1, r => applied.Add(r.TransactionId));
+        Assert.Equal([1L], applied);
+        Assert.Equal(starts[1], result.End);
     }
 
     [Fact]
@@ -133,13 +167,16 @@ public sealed class LazyJournalTests
         options.LazyFlushInterval = TimeSpan.FromMilliseconds(10);
         options.MaxDataFileSize = 4L << 30;
         using var env = StorageEnvironment.Open(options);
-        fs.FailWith = line => new InvalidOperationException($"injected: a file system bug at {line}");
-        fs.FailWhen = line => line.StartsWith("FlushData /store/journal/", StringComparison.Ordinal);
         using (var tx = env.BeginWrite())
         {
             tx.CreateTree("t").Put([1], [1]);
-            tx.Commit(); // lazy: written, not flushed; the timer's sync fails
+            tx.Commit(); // lazy: written, not flushed
         }
+
+        // The timer syncs every 10 ms whatever the load; failing its syncs only from here on keeps
+        // the commit above out of the race (it used to lose it on a busy machine).
+        fs.FailWith = line => new InvalidOperationException($"injected: a file system bug at {line}");
+        fs.FailWhen = line => line.StartsWith("FlushData /store/journal/", StringComparison.Ordinal);
 
         var deadline = DateTime.UtcNow.AddSeconds(10);
         while (env.Failure == null && DateTime.UtcNow < deadline)

@@ -194,35 +194,26 @@ public sealed class MalformedDiffTests
 
         env.CloseWithoutFlush();
         var path = Voron.Journal.JournalFiles.PathOf("/store/journal", start.FileNumber);
-        using (var file = fs.Open(path, FileOpenMode.OpenExisting))
+        var rewritten = false;
+        Voron.Tests.Journal.StoredRecords.Edit(fs, start, body =>
         {
-            var header = new byte[Voron.Journal.JournalRecord.HeaderSize];
-            file.Read(start.Offset, header);
-            var payloadSize = (int)BitConverter.ToInt64(header, Voron.Journal.JournalRecord.StoredPayloadSizeOffset);
-            var payload = new byte[payloadSize];
-            file.Read(start.Offset + header.Length, payload);
-            var rewritten = false;
+            var payloadSize = (int)BitConverter.ToInt64(body[Voron.Journal.JournalRecord.StoredPayloadSizeOffset..]);
+            var payload = body.Slice(Voron.Journal.JournalRecord.HeaderSize, payloadSize);
             for (var at = 0; at < payload.Length;)
             {
                 var encoding = payload[at + Voron.Journal.JournalRecord.EntryEncodingOffset];
-                var length = BitConverter.ToInt32(payload, at + Voron.Journal.JournalRecord.EntryStoredLengthOffset);
-                var body = at + Voron.Journal.JournalRecord.EntryHeaderSize;
+                var length = BitConverter.ToInt32(payload[(at + Voron.Journal.JournalRecord.EntryStoredLengthOffset)..]);
+                var entry = at + Voron.Journal.JournalRecord.EntryHeaderSize;
                 if (encoding != 0 && length >= 8 && !rewritten)
                 {
-                    BitConverter.TryWriteBytes(payload.AsSpan(body), 0xFFFF_FF00u); // the first range's offset: far out of bounds
+                    BitConverter.TryWriteBytes(payload[entry..], 0xFFFF_FF00u); // the first range's offset: far out of bounds
                     rewritten = true;
                 }
 
-                at = body + length;
+                at = entry + length;
             }
-
-            Assert.True(rewritten, "the record holds a diff entry");
-            BitConverter.TryWriteBytes(header.AsSpan(Voron.Journal.JournalRecord.PayloadChecksumOffset), Voron.Journal.JournalRecord.Crc32C(payload));
-            BitConverter.TryWriteBytes(header.AsSpan(Voron.Journal.JournalRecord.HeaderChecksumOffset), 0u);
-            BitConverter.TryWriteBytes(header.AsSpan(Voron.Journal.JournalRecord.HeaderChecksumOffset), Voron.Journal.JournalRecord.ComputeHeaderChecksum(header));
-            file.Write(start.Offset, header);
-            file.Write(start.Offset + header.Length, payload);
-        }
+        });
+        Assert.True(rewritten, "the record holds a diff entry");
 
         var error = Assert.Throws<CorruptionException>(() => StorageEnvironment.Open(StoreFactory.Options(fs)));
 

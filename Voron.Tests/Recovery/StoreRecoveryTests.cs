@@ -39,9 +39,9 @@ public sealed class StoreRecoveryTests
         var last = starts[^1];
         using (var file = fs.Open(JournalFiles.PathOf("/store/journal", last.FileNumber), FileOpenMode.OpenExisting))
         {
-            // Tear the last record: its second 512-byte sector still holds what a recycled file
-            // had there before (stale bytes), not what the record wrote.
-            file.Write(last.Offset + 512, Enumerable.Repeat((byte)0xA5, 512).ToArray());
+            // Tear the last record: its second 512-byte sector still holds what the journal held
+            // there before the write — zeros (J10) — not what the record wrote.
+            file.Write(last.Offset + 512, new byte[512]);
         }
 
         using var env = StorageEnvironment.Open(StoreFactory.Options(fs));

@@ -152,6 +152,29 @@ public sealed class TreePageTests
         Assert.Contains("B4", error.Reason, StringComparison.Ordinal);
     }
 
+    /// <summary>
+    /// Found by Faults/OnDiskFuzzTests (issue 17, defect 11's class): a leaf node with an empty key
+    /// was read back as a key, which a caller iterating and looking it up then passed to Get:
+    /// ArgumentException ("the key is 0 bytes") instead of CorruptionException. Fixed in
+    /// TreePage.GetKey: only a branch's first node may have an empty key (B2).
+    /// </summary>
+    [Fact]
+    public void Reading_a_leaf_node_with_an_empty_key_throws_CorruptionException_naming_B2()
+    {
+        var tree = SmallTree();
+        var page = _store.RawPage(tree.State.RootPage);
+        BinaryPrimitives.WriteUInt16LittleEndian(page.AsSpan(SlotOffset(page, 0)), 0);
+
+        var error = Assert.Throws<CorruptionException>(() =>
+        {
+            var cursor = new BTreeCursor(tree);
+            cursor.SeekFirst();
+            return cursor.Key.Length;
+        });
+
+        Assert.Contains("B2", error.Reason, StringComparison.Ordinal);
+    }
+
     [Fact]
     public void TryGet_throws_CorruptionException_naming_B6_when_an_overflow_run_is_not_one()
     {

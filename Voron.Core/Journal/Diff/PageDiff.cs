@@ -33,7 +33,7 @@ namespace Voron.Journal.Diff;
 // ranges into a record already padded to 4096 bytes, so that saving is noise. The sign of Length
 // tells a zero run from new bytes without spending a kind byte.
 //
-// There is no checksum of its own: the journal record's PayloadChecksum covers the diff.
+// There is no checksum of its own: the journal record's sector checksums cover the diff.
 //
 // Validity rules: a diff is valid for a target of T bytes iff, reading ranges from diff offset 0,
 //   D1. every range starts with a whole 8-byte header (no trailing partial header);

@@ -90,7 +90,12 @@ public sealed class InMemoryFileSystem : IFileSystem
 
     public void CreateDirectory(string path)
     {
-        // Directories are implicit: a file's path names its directory.
+        // Directories are implicit: a file's path names its directory. A file cannot be one.
+        var key = Normalize(path).TrimEnd('/');
+        if (_files.ContainsKey(key))
+        {
+            throw new IOException($"'{path}' is a file, not a directory: a store is a directory. Pass a directory path.");
+        }
     }
 
     public void SyncDirectory(string path)

@@ -43,6 +43,23 @@ public sealed class PosixFileSystem : IFileSystem
 
     public void CreateDirectory(string path)
     {
+        // Directory.CreateDirectory over a file says "the file already exists", which reads as if
+        // the store were there: say what is wrong instead.
+        for (var p = System.IO.Path.GetFullPath(path); !string.IsNullOrEmpty(p); p = System.IO.Path.GetDirectoryName(p))
+        {
+            if (File.Exists(p))
+            {
+                throw new IOException(
+                    $"'{p}' is a file, not a directory: a store is a directory (the one that holds voron.data, or will). " +
+                    $"Pass a directory path{(p == System.IO.Path.GetFullPath(path) ? "" : $"; '{path}' lies under that file")}.");
+            }
+
+            if (Directory.Exists(p))
+            {
+                break;
+            }
+        }
+
         if (OperatingSystem.IsWindows())
         {
             Directory.CreateDirectory(path);

@@ -52,9 +52,34 @@ internal sealed class PosixStorageFile : IStorageFile
         return total;
     }
 
-    public void Write(long offset, ReadOnlySpan<byte> source) => RandomAccess.Write(_handle, source, offset);
+    public void Write(long offset, ReadOnlySpan<byte> source)
+    {
+        try
+        {
+            RandomAccess.Write(_handle, source, offset);
+        }
+        catch (IOException e) when (e.HResult == Libc.ENOSPC && e is not DiskFullException)
+        {
+            throw WriteFailed(offset, source.Length, e);
+        }
+    }
 
-    public void Write(long offset, IReadOnlyList<ReadOnlyMemory<byte>> buffers) => RandomAccess.Write(_handle, buffers, offset);
+    public void Write(long offset, IReadOnlyList<ReadOnlyMemory<byte>> buffers)
+    {
+        try
+        {
+            RandomAccess.Write(_handle, buffers, offset);
+        }
+        catch (IOException e) when (e.HResult == Libc.ENOSPC && e is not DiskFullException)
+        {
+            throw WriteFailed(offset, buffers.Sum(b => (long)b.Length), e);
+        }
+    }
+
+    /// <summary>A write into space the file had not allocated (a sparse file, or a file system without fallocate) found the disk full.</summary>
+    private DiskFullException WriteFailed(long offset, long length, IOException cause) =>
+        new($"Writing {length:N0} bytes at offset {offset:N0} of '{Path}' failed: the file system that holds it is full ({cause.Message}). " +
+            $"Free at least {length:N0} bytes there.", Path, length, cause);
 
     public void FlushData()
     {
@@ -86,6 +111,14 @@ internal sealed class PosixStorageFile : IStorageFile
             }
 
             var errno = System.Runtime.InteropServices.Marshal.GetLastPInvokeError();
+            if (errno == Libc.ENOSPC)
+            {
+                var current = Length;
+                throw new DiskFullException(
+                    $"fallocate failed on '{Path}': growing it from {current:N0} to {length:N0} bytes needs {length - current:N0} more bytes, " +
+                    "and the file system that holds it is full (errno 28).", Path, length - current);
+            }
+
             if (errno != Libc.EOPNOTSUPP)
             {
                 throw Libc.ErrorFor(errno, "fallocate", Path);
