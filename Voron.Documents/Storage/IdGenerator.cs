@@ -6,7 +6,8 @@ namespace Voron.Documents.Storage;
 /// Hands out the n of generated ids "&lt;collection&gt;/&lt;n&gt;" (I5 in DocumentStore.cs): one
 /// in-memory counter per collection, seeded from "ctr/&lt;collection&gt;" on first use and raised by
 /// every id of that shape this process stores, so n is never one a stored document had, even after
-/// the document is deleted. Numbers handed out to sessions that never save are skipped, not reused.
+/// the document is deleted. A number handed to a session that did not save is skipped; after a
+/// restart it may be handed out again (no document ever had it).
 /// </summary>
 internal sealed class IdGenerator(StorageEnvironment environment, string storePath)
 {
