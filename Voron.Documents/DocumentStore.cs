@@ -113,8 +113,7 @@ public sealed partial class DocumentStore : IAsyncDisposable, IDisposable
     {
         ArgumentNullException.ThrowIfNull(environment);
         options = options?.Clone() ?? new DocumentStoreOptions();
-        options.InMemory = true; // Path is not needed: the environment is open already
-        options.Validate();
+        options.Validate(requireLocation: false); // the environment is open already
         return new DocumentStore(environment, ownsEnvironment: false, options, meterFactory);
     }
 

@@ -53,36 +53,39 @@ public sealed class DocumentStoreOptions
     public JsonSerializerOptions? SerializerOptions { get; set; }
 
     /// <summary>Throws <see cref="ArgumentException"/> naming the first setting that is not valid.</summary>
-    public void Validate()
+    public void Validate() => Validate(requireLocation: true);
+
+    /// <summary>As <see cref="Validate()"/>; a store opened over an environment needs no location.</summary>
+    internal void Validate(bool requireLocation)
     {
-        if (!InMemory && string.IsNullOrWhiteSpace(Path))
+        if (requireLocation && !InMemory && string.IsNullOrWhiteSpace(Path))
         {
-            throw new ArgumentException("DocumentStoreOptions.Path is required (or set InMemory = true).", nameof(Path));
+            throw new ArgumentException("DocumentStoreOptions.Path is required (or set InMemory = true).");
         }
 
         if (MaxDocumentBytes is < 1024 or > DocumentLimits.MaxDocumentBytesCeiling)
         {
-            throw new ArgumentException($"DocumentStoreOptions.MaxDocumentBytes must be 1,024 to {DocumentLimits.MaxDocumentBytesCeiling:N0}; it is {MaxDocumentBytes:N0}.", nameof(MaxDocumentBytes));
+            throw new ArgumentException($"DocumentStoreOptions.MaxDocumentBytes must be 1,024 to {DocumentLimits.MaxDocumentBytesCeiling:N0}; it is {MaxDocumentBytes:N0}.");
         }
 
         if (CompressionThresholdBytes < 0)
         {
-            throw new ArgumentException("DocumentStoreOptions.CompressionThresholdBytes may not be negative.", nameof(CompressionThresholdBytes));
+            throw new ArgumentException("DocumentStoreOptions.CompressionThresholdBytes may not be negative.");
         }
 
         if (BulkInsertBatchSize is < 1 or > 1_000_000)
         {
-            throw new ArgumentException($"DocumentStoreOptions.BulkInsertBatchSize must be 1 to 1,000,000; it is {BulkInsertBatchSize:N0}.", nameof(BulkInsertBatchSize));
+            throw new ArgumentException($"DocumentStoreOptions.BulkInsertBatchSize must be 1 to 1,000,000; it is {BulkInsertBatchSize:N0}.");
         }
 
         if (IndexBuildBatchSize is < 1 or > 1_000_000)
         {
-            throw new ArgumentException($"DocumentStoreOptions.IndexBuildBatchSize must be 1 to 1,000,000; it is {IndexBuildBatchSize:N0}.", nameof(IndexBuildBatchSize));
+            throw new ArgumentException($"DocumentStoreOptions.IndexBuildBatchSize must be 1 to 1,000,000; it is {IndexBuildBatchSize:N0}.");
         }
 
         if (LazyFlushInterval <= TimeSpan.Zero)
         {
-            throw new ArgumentException("DocumentStoreOptions.LazyFlushInterval must be positive.", nameof(LazyFlushInterval));
+            throw new ArgumentException("DocumentStoreOptions.LazyFlushInterval must be positive.");
         }
     }
 
