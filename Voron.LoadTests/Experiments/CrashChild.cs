@@ -22,21 +22,18 @@ internal static class CrashChild
 
     private static readonly TimeSpan Lifetime = TimeSpan.FromSeconds(10);
 
-    internal static async Task<int> RunAsync(string[] args, TextWriter output)
-    {
-        if (args.Length is not (3 or 4) || (args.Length == 4 && args[3] != "lazy") || !int.TryParse(args[1], NumberStyles.Integer, CultureInfo.InvariantCulture, out var seed) ||
-            !int.TryParse(args[2], NumberStyles.Integer, CultureInfo.InvariantCulture, out var run))
-        {
-            output.WriteLine($"Usage: {Command} <dir> <seed> <run> [lazy]");
-            return 2;
-        }
+    /// <summary>The mode argument that selects lazy durability.</summary>
+    internal const string Lazy = "lazy";
 
-        var options = StorageEnvironmentOptions.ForDirectory(args[0]);
+    /// <summary>Runs the child until killed or its lifetime ends; the command line (CommandLine.cs) parses the arguments.</summary>
+    internal static async Task<int> RunAsync(string directory, int seed, int run, bool lazy, TextWriter output)
+    {
+        var options = StorageEnvironmentOptions.ForDirectory(directory);
         options.JournalFileSize = 256 * 1024;
         options.FlushThresholdBytes = 256 * 1024;
         options.FlushInterval = TimeSpan.FromMilliseconds(20);
         options.MaxBatchOperations = 8;
-        if (args.Length == 4)
+        if (lazy)
         {
             options.Durability = DurabilityMode.Lazy;
         }
