@@ -189,6 +189,22 @@ public sealed class DocumentsApiTests : IDisposable
     }
 
     [Fact]
+    public async Task Slow_commits_flushes_and_the_close_are_logged()
+    {
+        var factory = new DocumentsApiFactory(_directory.Combine("store"), settings: [("Voron:Documents:SlowCommitThreshold", "00:00:00.0000001"), ("Logging:LogLevel:Voron.Documents", "Debug")]);
+        await using (factory)
+        {
+            using var client = factory.CreateClient();
+            (await client.PostAsJsonAsync("/products", new { name = "s", category = "books", price = 1.0 })).EnsureSuccessStatusCode();
+            Assert.Contains(factory.Logs.Of(4), e => e.Message.Contains("a journal write and its fdatasync took", StringComparison.Ordinal));
+        }
+
+        // The close flushes the data file (debug: flush statistics), then says what it did.
+        Assert.Contains(factory.Logs.Of(5), e => e.Message.Contains("to the data file", StringComparison.Ordinal));
+        Assert.Contains("lock released", Assert.Single(factory.Logs.Of(7)).Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task Shutdown_closes_the_store_so_a_second_host_opens_it_with_every_saved_product()
     {
         var path = _directory.Combine("store");
