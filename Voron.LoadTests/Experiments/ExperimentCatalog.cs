@@ -30,6 +30,7 @@ internal static class ExperimentCatalog
         Plain(new SectionsExperiment()),
         Plain(new CompressionExperiment()),
         Plain(new ChecksumsExperiment()),
+        Plain(new Http.HttpExperiment()),
     ];
 
     /// <summary>The experiment named <paramref name="name"/> with its default settings, or null.</summary>

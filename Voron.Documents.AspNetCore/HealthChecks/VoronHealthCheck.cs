@@ -1,0 +1,79 @@
+using Microsoft.Extensions.Diagnostics.HealthChecks;
+using Voron.Documents.AspNetCore.Hosting;
+
+namespace Voron.Documents.AspNetCore.HealthChecks;
+
+/// <summary>
+/// One store's health, worst first: closed or cannot be opened, failed (fail-stop), then the
+/// degraded thresholds (journal backlog, free disk space).
+/// </summary>
+internal sealed class VoronHealthCheck(DocumentStoreHost host, VoronHealthCheckOptions options) : IHealthCheck
+{
+    public async Task<HealthCheckResult> CheckHealthAsync(HealthCheckContext context, CancellationToken cancellationToken = default)
+    {
+        var failureStatus = context.Registration.FailureStatus;
+        var data = new Dictionary<string, object> { ["path"] = host.Path };
+        if (host.IsClosed)
+        {
+            return new HealthCheckResult(failureStatus, "The document store is closed (the app is stopping).", data: data);
+        }
+
+        if (host.Environment == null)
+        {
+            try
+            {
+                await host.OpenAsync(cancellationToken).ConfigureAwait(false);
+            }
+            catch (Exception e) when (e is not OperationCanceledException)
+            {
+                return new HealthCheckResult(failureStatus, e.Message, e, data);
+            }
+        }
+
+        // The probe may wait for a commit being written: off the caller's thread.
+        var failure = await Task.Run(host.ProbeFailure, cancellationToken).ConfigureAwait(false);
+        var environment = host.Environment!;
+        var committed = environment.LastCommittedTransactionId;
+        var flushed = environment.LastFlushedTransactionId;
+        var backlog = Math.Max(0, committed - flushed);
+        data["lastCommittedTransaction"] = committed;
+        data["lastFlushedTransaction"] = flushed;
+        data["journalBacklogTransactions"] = backlog;
+        if (failure != null)
+        {
+            return new HealthCheckResult(failureStatus,
+                $"The document store failed and refuses writes until the app restarts: {failure.InnerException?.Message ?? failure.Message}", failure, data);
+        }
+
+        var problems = new List<string>();
+        if (backlog > options.MaxJournalBacklogTransactions)
+        {
+            problems.Add($"{backlog:N0} committed transactions wait for the flush to the data file (threshold {options.MaxJournalBacklogTransactions:N0})");
+        }
+
+        if (!host.InMemory && options.MinFreeDiskBytes > 0 && FreeBytes(environment.Path) is { } free)
+        {
+            data["freeDiskBytes"] = free;
+            if (free < options.MinFreeDiskBytes)
+            {
+                problems.Add($"{free:N0} bytes free on the store's file system (threshold {options.MinFreeDiskBytes:N0})");
+            }
+        }
+
+        return problems.Count == 0
+            ? HealthCheckResult.Healthy("The document store is open and accepts writes.", data)
+            : HealthCheckResult.Degraded(string.Join("; ", problems) + ".", data: data);
+    }
+
+    private static long? FreeBytes(string path)
+    {
+        try
+        {
+            return Directory.Exists(path) ? new DriveInfo(path).AvailableFreeSpace : null;
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or ArgumentException)
+        {
+            return null;
+        }
+    }
+}

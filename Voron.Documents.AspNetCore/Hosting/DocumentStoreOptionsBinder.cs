@@ -1,0 +1,102 @@
+using System.Globalization;
+using Microsoft.Extensions.Configuration;
+
+namespace Voron.Documents.AspNetCore.Hosting;
+
+/// <summary>
+/// Binds a configuration section to <see cref="DocumentStoreOptions"/> and
+/// <see cref="DocumentStoreHostingOptions"/> by name, without reflection (Native AOT): the
+/// configuration binder's source generator cannot bind <see cref="DocumentStoreOptions.SerializerOptions"/>,
+/// which is not a configuration value anyway. Strict: a key that is neither options' setting, or a
+/// value that does not parse, fails the host's start naming the key — a misspelt <c>Pth</c> is not
+/// silently ignored. Voron.Tests checks that every settable property is bound here.
+/// </summary>
+internal static class DocumentStoreOptionsBinder
+{
+    private static readonly string[] StoreKeys =
+    [
+        nameof(DocumentStoreOptions.Path), nameof(DocumentStoreOptions.InMemory), nameof(DocumentStoreOptions.Durability),
+        nameof(DocumentStoreOptions.LazyFlushInterval), nameof(DocumentStoreOptions.MaxDocumentBytes),
+        nameof(DocumentStoreOptions.CompressionThresholdBytes), nameof(DocumentStoreOptions.OptimisticConcurrency),
+        nameof(DocumentStoreOptions.BulkInsertBatchSize), nameof(DocumentStoreOptions.IndexBuildBatchSize),
+    ];
+
+    private static readonly string[] HostingKeys = [nameof(DocumentStoreHostingOptions.OpenOnStart), nameof(DocumentStoreHostingOptions.SlowCommitThreshold)];
+
+    /// <summary>Every key the section may hold.</summary>
+    internal static IReadOnlyList<string> Keys { get; } = [.. StoreKeys, .. HostingKeys];
+
+    public static void Bind(IConfiguration section, DocumentStoreOptions options)
+    {
+        CheckKeys(section);
+        foreach (var child in section.GetChildren())
+        {
+            if (child.Value is not { } value)
+            {
+                continue;
+            }
+
+            switch (Match(child.Key))
+            {
+                case nameof(DocumentStoreOptions.Path): options.Path = value; break;
+                case nameof(DocumentStoreOptions.InMemory): options.InMemory = Bool(child); break;
+                case nameof(DocumentStoreOptions.Durability): options.Durability = Durability(child); break;
+                case nameof(DocumentStoreOptions.LazyFlushInterval): options.LazyFlushInterval = Duration(child); break;
+                case nameof(DocumentStoreOptions.MaxDocumentBytes): options.MaxDocumentBytes = Int(child); break;
+                case nameof(DocumentStoreOptions.CompressionThresholdBytes): options.CompressionThresholdBytes = Int(child); break;
+                case nameof(DocumentStoreOptions.OptimisticConcurrency): options.OptimisticConcurrency = Bool(child); break;
+                case nameof(DocumentStoreOptions.BulkInsertBatchSize): options.BulkInsertBatchSize = Int(child); break;
+                case nameof(DocumentStoreOptions.IndexBuildBatchSize): options.IndexBuildBatchSize = Int(child); break;
+            }
+        }
+    }
+
+    public static void Bind(IConfiguration section, DocumentStoreHostingOptions options)
+    {
+        foreach (var child in section.GetChildren())
+        {
+            if (child.Value == null)
+            {
+                continue;
+            }
+
+            switch (Match(child.Key))
+            {
+                case nameof(DocumentStoreHostingOptions.OpenOnStart): options.OpenOnStart = Bool(child); break;
+                case nameof(DocumentStoreHostingOptions.SlowCommitThreshold): options.SlowCommitThreshold = Duration(child); break;
+            }
+        }
+    }
+
+    private static void CheckKeys(IConfiguration section)
+    {
+        var unknown = section.GetChildren().Select(c => c.Key).Where(k => Match(k) == null).ToList();
+        if (unknown.Count > 0)
+        {
+            var where = section is IConfigurationSection s ? $" under '{s.Path}'" : "";
+            throw new InvalidOperationException(
+                $"Voron document store: unknown setting{(unknown.Count == 1 ? "" : "s")} {string.Join(", ", unknown.Select(k => $"'{k}'"))}{where}. " +
+                $"The settings are {string.Join(", ", Keys)}.");
+        }
+    }
+
+    /// <summary>Configuration keys compare without case, as the configuration binder's do.</summary>
+    private static string? Match(string key) => Keys.FirstOrDefault(k => string.Equals(k, key, StringComparison.OrdinalIgnoreCase));
+
+    private static bool Bool(IConfigurationSection child) =>
+        bool.TryParse(child.Value, out var value) ? value : throw Invalid(child, "true or false");
+
+    private static int Int(IConfigurationSection child) =>
+        int.TryParse(child.Value, NumberStyles.Integer, CultureInfo.InvariantCulture, out var value) ? value : throw Invalid(child, "a whole number");
+
+    private static TimeSpan Duration(IConfigurationSection child) =>
+        TimeSpan.TryParse(child.Value, CultureInfo.InvariantCulture, out var value) ? value : throw Invalid(child, "a duration such as 00:00:00.100");
+
+    private static DurabilityMode Durability(IConfigurationSection child) =>
+        Enum.TryParse<DurabilityMode>(child.Value, ignoreCase: true, out var value) && Enum.IsDefined(value)
+            ? value
+            : throw Invalid(child, string.Join(" or ", Enum.GetNames<DurabilityMode>()));
+
+    private static InvalidOperationException Invalid(IConfigurationSection child, string expected) =>
+        new($"Voron document store: the setting '{child.Path}' is '{child.Value}'; it must be {expected}.");
+}

@@ -1,0 +1,26 @@
+namespace Voron.Documents;
+
+/// <summary>
+/// A document, id or index key is past one of the documented limits (<see cref="DocumentLimits"/>,
+/// <see cref="DocumentStoreOptions.MaxDocumentBytes"/>). Nothing of the call that threw, or of
+/// the session being saved, was stored.
+/// </summary>
+public sealed class DocumentLimitException : ArgumentException
+{
+    public DocumentLimitException(string limit, long actual, long maximum, string message, string? paramName = null)
+        : base(message, paramName)
+    {
+        Limit = limit;
+        Actual = actual;
+        Maximum = maximum;
+    }
+
+    /// <summary>Which limit: <c>id</c>, <c>document</c>, <c>index key</c>, <c>index entries</c>, <c>collection</c> or <c>index name</c>.</summary>
+    public string Limit { get; }
+
+    /// <summary>The size that was refused, in bytes (entries, for <c>index entries</c>).</summary>
+    public long Actual { get; }
+
+    /// <summary>The most allowed.</summary>
+    public long Maximum { get; }
+}

@@ -1,0 +1,152 @@
+using System.Runtime.CompilerServices;
+using System.Text.Json;
+using System.Text.Json.Serialization.Metadata;
+using Voron.Documents.Serialization;
+using Voron.Documents.Storage;
+
+namespace Voron.Documents;
+
+public sealed partial class DocumentStore
+{
+    /// <summary>
+    /// Loads many documents (an import): each batch of <see cref="DocumentStoreOptions.BulkInsertBatchSize"/>
+    /// documents is one transaction through the merger, with its indexes kept, while the next batch
+    /// is serialized. Ids come from each entity's <c>Id</c> member or are generated; an existing
+    /// document with the same id is replaced (no expected version). Not atomic as a whole: when a
+    /// batch fails (a unique violation, a limit) the batches before it stay saved and the exception
+    /// says which document broke the rule. Returns the number of documents written;
+    /// <paramref name="progress"/> receives the running count after each batch.
+    /// </summary>
+    public Task<long> BulkInsertAsync<T>(IEnumerable<T> documents, JsonTypeInfo<T> typeInfo, IProgress<long>? progress = null, CancellationToken cancellationToken = default)
+        where T : class
+    {
+        ArgumentNullException.ThrowIfNull(documents);
+        return BulkInsertAsync(AsAsync(documents, cancellationToken), typeInfo, progress, cancellationToken);
+    }
+
+    /// <summary>As <see cref="BulkInsertAsync{T}(IEnumerable{T}, JsonTypeInfo{T}, IProgress{long}?, CancellationToken)"/>, from an asynchronous stream.</summary>
+    public async Task<long> BulkInsertAsync<T>(IAsyncEnumerable<T> documents, JsonTypeInfo<T> typeInfo, IProgress<long>? progress = null, CancellationToken cancellationToken = default)
+        where T : class
+    {
+        ArgumentNullException.ThrowIfNull(documents);
+        ArgumentNullException.ThrowIfNull(typeInfo);
+        ThrowIfDisposed();
+        var type = DocumentType.For(typeInfo);
+        var operation = Telemetry.Start(DocumentsDiagnostics.Operations.BulkInsert, type.Collection);
+        long written = 0;
+        Task<WriteResult[]>? inFlight = null;
+        var batch = new List<PreparedWrite>();
+        var positions = new Dictionary<string, int>(StringComparer.Ordinal);
+        try
+        {
+            await foreach (var entity in documents.WithCancellation(cancellationToken).ConfigureAwait(false))
+            {
+                ArgumentNullException.ThrowIfNull(entity, nameof(documents));
+                var write = Prepare(entity, type);
+                if (positions.TryGetValue(write.Id, out var position))
+                {
+                    batch[position] = write; // a duplicate id within a batch: the last one wins
+                }
+                else
+                {
+                    positions[write.Id] = batch.Count;
+                    batch.Add(write);
+                }
+
+                if (batch.Count >= Options.BulkInsertBatchSize)
+                {
+                    written += await CompleteAsync(inFlight, progress, written).ConfigureAwait(false);
+                    inFlight = SubmitAsync(batch, cancellationToken);
+                    batch = [];
+                    positions.Clear();
+                }
+            }
+
+            written += await CompleteAsync(inFlight, progress, written).ConfigureAwait(false);
+            if (batch.Count > 0)
+            {
+                written += await CompleteAsync(SubmitAsync(batch, cancellationToken), progress, written).ConfigureAwait(false);
+            }
+
+            Telemetry.RecordWritten(type.Collection, written);
+            operation.Complete((int)Math.Min(written, int.MaxValue));
+            return written;
+        }
+        catch (Exception e)
+        {
+            if (inFlight != null)
+            {
+                try
+                {
+                    written += (await inFlight.ConfigureAwait(false)).Length; // let the batch in flight finish before reporting
+                }
+                catch (Exception)
+                {
+                    // the first failure is the one reported
+                }
+            }
+
+            operation.Fail(e);
+            throw;
+        }
+    }
+
+    private static async Task<long> CompleteAsync(Task<WriteResult[]>? inFlight, IProgress<long>? progress, long before)
+    {
+        if (inFlight == null)
+        {
+            return 0;
+        }
+
+        var count = (await inFlight.ConfigureAwait(false)).Length;
+        progress?.Report(before + count);
+        return count;
+    }
+
+    private PreparedWrite Prepare<T>(T entity, DocumentType type) where T : class
+    {
+        var id = type.GetId(entity);
+        var generated = id == null;
+        if (generated)
+        {
+            id = DocumentNames.GeneratedId(type.Collection, Ids.Next(type.Collection));
+            type.SetId(entity, id!);
+        }
+
+        var idBytes = DocumentNames.IdBytes(id!);
+        var number = DocumentNames.TryParseGenerated(id!, type.Collection, out var n) ? n : 0;
+        if (number > 0 && !generated)
+        {
+            Ids.Observe(type.Collection, number);
+        }
+
+        var json = JsonSerializer.SerializeToUtf8Bytes(entity, type.TypeInfo);
+        if (json.Length > Options.MaxDocumentBytes)
+        {
+            throw new DocumentLimitException("document", json.Length, Options.MaxDocumentBytes,
+                $"Document '{id}' is {json.Length:N0} bytes of JSON; the store takes at most {Options.MaxDocumentBytes:N0} (DocumentStoreOptions.MaxDocumentBytes).");
+        }
+
+        return new PreparedWrite
+        {
+            Id = id!,
+            IdBytes = idBytes,
+            Collection = type.Collection,
+            CollectionBytes = type.CollectionBytes,
+            Record = DocumentRecord.Build(type.CollectionBytes, json, Options.CompressionThresholdBytes),
+            Json = json,
+            ExpectedVersion = generated ? 0 : null,
+            GeneratedNumber = number,
+        };
+    }
+
+    private static async IAsyncEnumerable<T> AsAsync<T>(IEnumerable<T> documents, [EnumeratorCancellation] CancellationToken cancellationToken = default)
+    {
+        await Task.CompletedTask.ConfigureAwait(false);
+        foreach (var document in documents)
+        {
+            cancellationToken.ThrowIfCancellationRequested();
+            yield return document;
+        }
+    }
+}

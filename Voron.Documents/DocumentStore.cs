@@ -1,0 +1,345 @@
+using System.Diagnostics.CodeAnalysis;
+using System.Diagnostics.Metrics;
+using System.Runtime.CompilerServices;
+using System.Text.Json;
+using System.Text.Json.Serialization.Metadata;
+using Voron.Documents.Diagnostics;
+using Voron.Documents.Indexing;
+using Voron.Documents.Sessions;
+using Voron.Documents.Storage;
+
+namespace Voron.Documents;
+
+// Design notes — the document store.
+//
+//   DocumentStore (one per store) -> session (unit of work) -> SaveChangesAsync
+//     caller's side: serialize the changed entities, validate raw JSON, build the records
+//       (Storage/DocumentRecord.cs), compute index entries with the catalog snapshot held (I2)
+//     inside one merged operation (Storage/WriteBatch.cs, run by Voron.Core's transaction
+//       merger in the batch's write transaction): check the catalog generation (I2), read each
+//       stored version and check expected versions (I3), remove old index entries, write the
+//       records with fresh versions (I4) and add entries with unique checks, raise id counters
+//       (I5). A throw fails that session alone: nothing of it is written (the merger drops the
+//       transaction and runs its batch-mates again).
+//     SaveChangesAsync completes when the merger acknowledges the batch: durable (Lazy mode:
+//       handed to the OS). Concurrent sessions share transactions and journal flushes.
+//
+// Invariants:
+//   I1. A session's changes are one merged operation: all of them are committed, or none.
+//   I2. Index entries computed with catalog generation G are written only by a transaction whose
+//       "gen" is G; otherwise the operation throws StaleCatalogException and the session
+//       computes them again with the newer catalog. Catalog changes (define, drop, build done)
+//       raise "gen" in their own transaction and are serialized by _indexLock.
+//   I3. A write with an expected version commits only if the stored version (0: none) equals it,
+//       checked in the transaction that writes.
+//   I4. Versions come from one counter ("version" in @docs.meta) raised in the writing
+//       transaction: unique across the store, and a later write has a larger one.
+//   I5. Generated ids take n from IdGenerator, seeded from "ctr/<collection>"; every stored id of
+//       the shape "<collection>/<n>" raises that counter to n in its transaction (and the
+//       generator at Store time), so a generated id is never one a stored document had.
+//   I6. A LoadAsync (of one id or many) and a query each read one snapshot: one read transaction.
+//   I7. One DocumentStore per StorageEnvironment: the generator of I5 and the catalog snapshot
+//       live here.
+
+/// <summary>
+/// A JSON document store over a Voron store: collections of documents addressed by id, sessions
+/// whose save is one ACID transaction, optimistic concurrency, secondary indexes kept in the same
+/// transaction, and queries that use them. Open one per store directory and share it (thread-safe);
+/// open a session per unit of work.
+/// </summary>
+public sealed partial class DocumentStore : IAsyncDisposable, IDisposable
+{
+    private static readonly ConditionalWeakTable<StorageEnvironment, object> OpenStores = new();
+
+    private readonly bool _ownsEnvironment;
+    private readonly SemaphoreSlim _indexLock = new(1, 1);
+    private volatile IndexCatalog _catalog;
+    private int _disposed;
+
+    private DocumentStore(StorageEnvironment environment, bool ownsEnvironment, DocumentStoreOptions options, IMeterFactory? meterFactory)
+    {
+        if (!OpenStores.TryAdd(environment, this))
+        {
+            throw new InvalidOperationException($"A DocumentStore is already open over the store '{environment.Path}'; open one per store and share it (I7).");
+        }
+
+        try
+        {
+            Environment = environment;
+            _ownsEnvironment = ownsEnvironment;
+            Options = options;
+            Telemetry = new DocumentsTelemetry(environment.Path, meterFactory);
+            Ids = new IdGenerator(environment, environment.Path);
+            _catalog = Initialize(environment);
+        }
+        catch
+        {
+            OpenStores.Remove(environment);
+            throw;
+        }
+    }
+
+    /// <summary>Opens (creating if needed) the store <paramref name="options"/> describe; the store owns its <see cref="StorageEnvironment"/>.</summary>
+    /// <param name="options">Where and how; <see cref="DocumentStoreOptions.Validate"/> runs first.</param>
+    /// <param name="meterFactory">Where to create the <c>Voron.Documents</c> meter (dependency injection); null: a process-wide meter.</param>
+    public static DocumentStore Open(DocumentStoreOptions options, IMeterFactory? meterFactory = null)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        options.Validate();
+        var environmentOptions = options.InMemory
+            ? StorageEnvironmentOptions.CreateInMemory()
+            : StorageEnvironmentOptions.ForDirectory(options.Path!);
+        environmentOptions.Durability = options.Durability;
+        environmentOptions.LazyFlushInterval = options.LazyFlushInterval;
+        var environment = StorageEnvironment.Open(environmentOptions);
+        try
+        {
+            return new DocumentStore(environment, ownsEnvironment: true, options.Clone(), meterFactory);
+        }
+        catch
+        {
+            environment.Dispose();
+            throw;
+        }
+    }
+
+    /// <summary>
+    /// Opens the document store kept in an open <paramref name="environment"/> (which may hold other
+    /// trees too). The caller keeps owning the environment: disposing the store leaves it open.
+    /// <see cref="DocumentStoreOptions.Path"/>, <see cref="DocumentStoreOptions.InMemory"/> and the
+    /// durability settings are the environment's and are ignored here.
+    /// </summary>
+    public static DocumentStore Open(StorageEnvironment environment, DocumentStoreOptions? options = null, IMeterFactory? meterFactory = null)
+    {
+        ArgumentNullException.ThrowIfNull(environment);
+        options = options?.Clone() ?? new DocumentStoreOptions();
+        options.Validate(requireLocation: false); // the environment is open already
+        return new DocumentStore(environment, ownsEnvironment: false, options, meterFactory);
+    }
+
+    /// <summary>The Voron store the documents live in.</summary>
+    public StorageEnvironment Environment { get; }
+
+    /// <summary>The store's directory.</summary>
+    public string Path => Environment.Path;
+
+    /// <summary>A session: a unit of work with an identity map, change tracking and one transaction per save. Not thread-safe; not bound to a thread.</summary>
+    public IAsyncDocumentSession OpenSession()
+    {
+        ThrowIfDisposed();
+        return new DocumentSession(this);
+    }
+
+    internal DocumentStoreOptions Options { get; }
+
+    /// <summary>The serializer options of the reflection-based conveniences (DocumentSessionExtensions), made once.</summary>
+    internal JsonSerializerOptions ReflectionOptions
+    {
+        [RequiresUnreferencedCode("Reflection-based JSON metadata.")]
+        [RequiresDynamicCode("Reflection-based JSON metadata.")]
+        get
+        {
+            if (_reflectionOptions == null)
+            {
+                var options = new JsonSerializerOptions(Options.SerializerOptions ?? new JsonSerializerOptions(JsonSerializerDefaults.Web));
+                options.TypeInfoResolver ??= new DefaultJsonTypeInfoResolver();
+                options.MakeReadOnly();
+                Interlocked.CompareExchange(ref _reflectionOptions, options, null);
+            }
+
+            return _reflectionOptions;
+        }
+    }
+
+    private JsonSerializerOptions? _reflectionOptions;
+
+    internal DocumentsTelemetry Telemetry { get; }
+
+    internal IdGenerator Ids { get; }
+
+    /// <summary>The newest index catalog this store has seen.</summary>
+    internal IndexCatalog Catalog => _catalog;
+
+    internal bool IsDisposed => Volatile.Read(ref _disposed) != 0;
+
+    internal void ThrowIfDisposed() => ObjectDisposedException.ThrowIf(IsDisposed, this);
+
+    /// <summary>Checks (or writes, on a new store) the layout's format version and loads the catalog.</summary>
+    private static IndexCatalog Initialize(StorageEnvironment environment)
+    {
+        using (var read = environment.BeginRead())
+        {
+            if (read.OpenTree(DocumentTrees.Meta) is { } meta)
+            {
+                CheckFormat(meta, environment.Path);
+                return IndexCatalog.Load(read, environment.Path);
+            }
+        }
+
+        using (var write = environment.BeginWrite())
+        {
+            var meta = write.CreateTree(DocumentTrees.Meta);
+            if (meta.TryGet(DocumentTrees.FormatKey, out _))
+            {
+                CheckFormat(meta, environment.Path);
+            }
+            else
+            {
+                Span<byte> format = stackalloc byte[4];
+                System.Buffers.Binary.BinaryPrimitives.WriteInt32LittleEndian(format, DocumentTrees.StoreFormat);
+                meta.Put(DocumentTrees.FormatKey, format);
+                write.CreateTree(DocumentTrees.Documents);
+                write.Commit();
+            }
+        }
+
+        using var after = environment.BeginRead();
+        return IndexCatalog.Load(after, environment.Path);
+    }
+
+    private static void CheckFormat(Tree meta, string path)
+    {
+        if (!meta.TryGet(DocumentTrees.FormatKey, out var value) || value.Length != 4)
+        {
+            throw new CorruptionException(path, 0, $"tree '{DocumentTrees.Meta}' has no valid format key.");
+        }
+
+        var format = System.Buffers.Binary.BinaryPrimitives.ReadInt32LittleEndian(value);
+        if (format != DocumentTrees.StoreFormat)
+        {
+            throw new FormatVersionException(path, format, DocumentTrees.StoreFormat);
+        }
+    }
+
+    /// <summary>The catalog <paramref name="transaction"/> sees (the snapshot held, unless the transaction sees another generation); publishes a newer one.</summary>
+    internal IndexCatalog CatalogFor(ReadTransaction transaction)
+    {
+        var current = _catalog;
+        var meta = transaction.OpenTree(DocumentTrees.Meta);
+        var generation = meta == null ? 0 : DocumentTrees.ReadInt64(meta, DocumentTrees.GenerationKey, Path);
+        if (generation == current.Generation)
+        {
+            return current;
+        }
+
+        var loaded = IndexCatalog.Load(transaction, Path);
+        Publish(loaded);
+        return loaded;
+    }
+
+    private void Publish(IndexCatalog catalog)
+    {
+        for (var current = _catalog; catalog.Generation > current.Generation; current = _catalog)
+        {
+            if (Interlocked.CompareExchange(ref _catalog, catalog, current) == current)
+            {
+                return;
+            }
+        }
+    }
+
+    /// <summary>Reloads the catalog from the committed state.</summary>
+    internal IndexCatalog ReloadCatalog()
+    {
+        using var read = Environment.BeginRead();
+        return CatalogFor(read);
+    }
+
+    /// <summary>
+    /// I2: waits until the committed state shows catalog generation <paramref name="atLeast"/> (the
+    /// transaction that raised it may still be in flight when a batch built on it sees it).
+    /// </summary>
+    internal async Task RefreshCatalogAsync(long atLeast, CancellationToken cancellationToken)
+    {
+        for (var attempt = 0; attempt < 10_000; attempt++)
+        {
+            ThrowIfDisposed();
+            if (ReloadCatalog().Generation >= atLeast)
+            {
+                return;
+            }
+
+            await Task.Delay(1, cancellationToken).ConfigureAwait(false);
+        }
+    }
+
+    /// <summary>
+    /// Computes index entries for <paramref name="writes"/> with the current catalog and submits
+    /// them as one merged operation (I1), again with a newer catalog when it changed (I2).
+    /// </summary>
+    internal async Task<WriteResult[]> SubmitAsync(IReadOnlyList<PreparedWrite> writes, CancellationToken cancellationToken)
+    {
+        while (true)
+        {
+            ThrowIfDisposed();
+            var catalog = _catalog;
+            ComputeEntries(catalog, writes);
+            var batch = new WriteBatch(catalog, writes, Path);
+            try
+            {
+                return await Environment.ExecuteAsync(batch.Apply, cancellationToken).ConfigureAwait(false);
+            }
+            catch (StaleCatalogException stale)
+            {
+                await RefreshCatalogAsync(stale.Actual, cancellationToken).ConfigureAwait(false);
+            }
+        }
+    }
+
+    private static void ComputeEntries(IndexCatalog catalog, IReadOnlyList<PreparedWrite> writes)
+    {
+        var extractors = new Dictionary<string, JsonPathExtractor>(StringComparer.Ordinal);
+        foreach (var write in writes)
+        {
+            write.NewEntries = null;
+            write.HintEntries = null;
+            if (write.Collection == null || catalog.For(write.Collection) is not { } indexes)
+            {
+                continue;
+            }
+
+            if (!extractors.TryGetValue(write.Collection, out var extractor))
+            {
+                extractor = indexes.CreateExtractor();
+                extractors[write.Collection] = extractor;
+            }
+
+            if (write.Json != null)
+            {
+                write.NewEntries = indexes.ComputeEntries(write.Json, write.IdBytes, extractor);
+            }
+
+            if (write.HintJson != null)
+            {
+                write.HintEntries = indexes.ComputeEntries(write.HintJson, write.IdBytes, extractor);
+            }
+        }
+    }
+
+    /// <summary>
+    /// Closes the store. A store opened on a directory or in memory closes its
+    /// <see cref="StorageEnvironment"/> (which first finishes queued saves and flushes the data
+    /// file, synchronously); one opened over an environment leaves it open. Sessions of a closed
+    /// store throw <see cref="ObjectDisposedException"/>.
+    /// </summary>
+    public void Dispose()
+    {
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+        {
+            return;
+        }
+
+        OpenStores.Remove(Environment);
+        if (_ownsEnvironment)
+        {
+            Environment.Dispose();
+        }
+    }
+
+    /// <summary>As <see cref="Dispose"/>; the final flush runs synchronously on the calling thread.</summary>
+    public ValueTask DisposeAsync()
+    {
+        Dispose();
+        return ValueTask.CompletedTask;
+    }
+}

@@ -1,0 +1,82 @@
+using System.Buffers;
+using System.Text.Json.Serialization.Metadata;
+
+namespace Voron.Documents;
+
+/// <summary>
+/// A unit of work over a <see cref="DocumentStore"/>: stores, loads, deletes and queries, saved
+/// together by <see cref="SaveChangesAsync"/> as one ACID transaction (all or nothing). It keeps an
+/// identity map (loading an id twice gives the same object), tracks loaded documents (only changed
+/// ones are written) and sees its own pending changes in its loads. Not thread-safe — one caller
+/// at a time — but not bound to a thread: it may cross awaits. Typed calls take the serializer's
+/// <see cref="JsonTypeInfo{T}"/> (source generation, Native AOT); <see cref="DocumentSessionExtensions"/>
+/// adds reflection-based overloads without it.
+/// </summary>
+public interface IAsyncDocumentSession : IAsyncDisposable, IDisposable
+{
+    /// <summary>The store this session belongs to.</summary>
+    DocumentStore DocumentStore { get; }
+
+    /// <summary>
+    /// Stores <paramref name="entity"/> at the next save, in its type's collection. The id is
+    /// <paramref name="id"/>, else the entity's <c>Id</c> member, else a generated
+    /// <c>&lt;collection&gt;/&lt;n&gt;</c> (written into the <c>Id</c> member when it has a setter).
+    /// With <paramref name="expectedVersion"/> the save fails with <see cref="ConcurrencyException"/>
+    /// unless the stored version is that one (0: no document may exist). The entity is tracked
+    /// from now on: later changes to it are saved too.
+    /// </summary>
+    void Store<T>(T entity, JsonTypeInfo<T> typeInfo, string? id = null, long? expectedVersion = null) where T : class;
+
+    /// <summary>
+    /// Stores raw UTF-8 JSON as it is (no serializer): checked now to be one valid JSON object
+    /// (else <see cref="InvalidJsonException"/> with the byte position, and nothing is pending),
+    /// copied, and written at the next save.
+    /// </summary>
+    void StoreRaw(string collection, string id, ReadOnlySpan<byte> utf8Json, long? expectedVersion = null);
+
+    /// <summary>Deletes the document <paramref name="id"/> at the next save (nothing happens if none exists).</summary>
+    void Delete(string id);
+
+    /// <summary>Deletes the document <paramref name="id"/> at the next save if its version is <paramref name="expectedVersion"/>; else the save throws <see cref="ConcurrencyException"/>.</summary>
+    void Delete(string id, long expectedVersion);
+
+    /// <summary>Deletes a tracked entity's document at the next save.</summary>
+    void Delete<T>(T entity) where T : class;
+
+    /// <summary>Loads a document, or null when there is none (or the session deleted it). Throws <see cref="InvalidOperationException"/> when it belongs to another collection than <typeparamref name="T"/>'s, and a <see cref="System.Text.Json.JsonException"/> naming the id when its JSON does not fit <typeparamref name="T"/>.</summary>
+    Task<T?> LoadAsync<T>(string id, JsonTypeInfo<T> typeInfo, CancellationToken cancellationToken = default) where T : class;
+
+    /// <summary>Loads several documents from one snapshot; missing ids map to null.</summary>
+    Task<IReadOnlyDictionary<string, T?>> LoadAsync<T>(IEnumerable<string> ids, JsonTypeInfo<T> typeInfo, CancellationToken cancellationToken = default) where T : class;
+
+    /// <summary>Writes a document's stored JSON, as stored, into <paramref name="destination"/>; returns its metadata, or null (and writes nothing) when there is none.</summary>
+    Task<DocumentMetadata?> LoadRawAsync(string id, IBufferWriter<byte> destination, CancellationToken cancellationToken = default);
+
+    /// <summary>Writes a document's stored JSON, as stored, to <paramref name="destination"/> (an HTTP response body); returns its metadata, or null when there is none.</summary>
+    Task<DocumentMetadata?> LoadRawAsync(string id, Stream destination, CancellationToken cancellationToken = default);
+
+    /// <summary>A document's stored JSON in a pooled buffer (dispose the result), or null when there is none.</summary>
+    Task<RawDocument?> LoadRawAsync(string id, CancellationToken cancellationToken = default);
+
+    /// <summary>A query over <typeparamref name="T"/>'s collection (see <see cref="IDocumentQuery{T}"/> for what it accepts).</summary>
+    IDocumentQuery<T> Query<T>(JsonTypeInfo<T> typeInfo) where T : class;
+
+    /// <summary>A query over a collection's raw documents, by JSON paths.</summary>
+    IRawDocumentQuery QueryRaw(string collection);
+
+    /// <summary>The id, collection, version and last-modified time of a tracked entity (version 0 until it is first saved), or null when the session does not track it.</summary>
+    DocumentMetadata? GetMetadata<T>(T entity) where T : class;
+
+    /// <summary>Forgets every tracked entity and pending change (after a <see cref="ConcurrencyException"/>, to start over).</summary>
+    void Clear();
+
+    /// <summary>
+    /// Saves every pending change and every change made to tracked entities as one transaction,
+    /// through the store's transaction merger (concurrent sessions share journal flushes). Completes
+    /// when the transaction is durable. On <see cref="ConcurrencyException"/>,
+    /// <see cref="UniqueConstraintException"/>, <see cref="DocumentLimitException"/> or any other
+    /// error nothing of the session is saved and its pending changes stay as they were.
+    /// Cancellation applies until the transaction starts.
+    /// </summary>
+    Task SaveChangesAsync(CancellationToken cancellationToken = default);
+}

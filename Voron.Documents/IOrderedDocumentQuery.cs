@@ -1,0 +1,11 @@
+using System.Linq.Expressions;
+
+namespace Voron.Documents;
+
+/// <summary>An ordered <see cref="IDocumentQuery{T}"/>: more sort keys may follow.</summary>
+public interface IOrderedDocumentQuery<T> : IDocumentQuery<T> where T : class
+{
+    IOrderedDocumentQuery<T> ThenBy<TKey>(Expression<Func<T, TKey>> key);
+
+    IOrderedDocumentQuery<T> ThenByDescending<TKey>(Expression<Func<T, TKey>> key);
+}

@@ -1,0 +1,182 @@
+using System.Text.Json;
+using Voron.Documents.Serialization;
+
+namespace Voron.Documents.Indexing;
+
+/// <summary>
+/// Reads the values at a set of <see cref="JsonPath"/>s from a JSON document in one pass, each
+/// encoded for index keys (<see cref="IndexKey"/>). Subtrees no path leads into are skipped.
+/// </summary>
+/// <remarks>
+/// Rules, the same for index maintenance, index builds, query filters and the integrity check:
+/// <list type="bullet">
+/// <item>A missing property, and an array with no elements at a "[]" step, give one null value.</item>
+/// <item>A "[]" step on something that is not an array treats it as an array of one element.</item>
+/// <item>A path that ends on an object or an array (without "[]") is an error: objects and arrays are not index values.</item>
+/// <item>A property that appears twice: the last one counts for a single-value path; a multikey path takes the elements of both.</item>
+/// </list>
+/// Not thread-safe: one extractor per caller at a time.
+/// </remarks>
+internal sealed class JsonPathExtractor
+{
+    private readonly JsonPath[] _paths;
+    private readonly List<byte[]>[] _values;
+    private readonly List<List<(int Path, int Segment)>> _levels = [];
+    private readonly KeyBuilder _key = new();
+
+    private static readonly byte[] NullValue = [IndexKey.Null];
+
+    public JsonPathExtractor(IReadOnlyList<JsonPath> paths)
+    {
+        _paths = [.. paths];
+        _values = [.. _paths.Select(_ => new List<byte[]>())];
+    }
+
+    public IReadOnlyList<JsonPath> Paths => _paths;
+
+    /// <summary>The encoded values found at path <paramref name="path"/> by the last <see cref="Extract"/>: at least one.</summary>
+    public IReadOnlyList<byte[]> ValuesOf(int path) => _values[path];
+
+    /// <summary>
+    /// Reads <paramref name="json"/> (a valid JSON object). Throws <see cref="ArgumentException"/>
+    /// when a path ends on an object or array, or a number no double holds; throws
+    /// <see cref="DocumentLimitException"/> when a multikey path yields more than
+    /// <see cref="DocumentLimits.MaxIndexEntriesPerDocument"/> values.
+    /// </summary>
+    public void Extract(ReadOnlySpan<byte> json)
+    {
+        foreach (var list in _values)
+        {
+            list.Clear();
+        }
+
+        var reader = new Utf8JsonReader(json, JsonValidation.Options);
+        reader.Read();
+        var root = Level(0);
+        for (var p = 0; p < _paths.Length; p++)
+        {
+            root.Add((p, 0));
+        }
+
+        Walk(ref reader, 0);
+        foreach (var list in _values)
+        {
+            if (list.Count == 0)
+            {
+                list.Add(NullValue);
+            }
+        }
+    }
+
+    private List<(int Path, int Segment)> Level(int depth)
+    {
+        while (_levels.Count <= depth)
+        {
+            _levels.Add([]);
+        }
+
+        return _levels[depth];
+    }
+
+    /// <summary>The reader is on a value; Level(depth) lists the paths that reached it and how far.</summary>
+    private void Walk(ref Utf8JsonReader reader, int depth)
+    {
+        var active = Level(depth);
+        var token = reader.TokenType;
+        var wantsProperty = false;
+        var wantsElement = false;
+        for (var i = active.Count - 1; i >= 0; i--)
+        {
+            var (p, s) = active[i];
+            var segments = _paths[p].Segments;
+            while (s < segments.Count && segments[s].IsEach && token != JsonTokenType.StartArray)
+            {
+                s++; // "[]" on a non-array: the value is its only element
+            }
+
+            if (s == segments.Count)
+            {
+                Capture(ref reader, p);
+                active.RemoveAt(i);
+                continue;
+            }
+
+            active[i] = (p, s);
+            wantsProperty |= !segments[s].IsEach;
+            wantsElement |= segments[s].IsEach;
+        }
+
+        if (token == JsonTokenType.StartObject && wantsProperty)
+        {
+            var next = Level(depth + 1);
+            while (reader.Read() && reader.TokenType == JsonTokenType.PropertyName)
+            {
+                next.Clear();
+                foreach (var (p, s) in active)
+                {
+                    var segment = _paths[p].Segments[s];
+                    if (!segment.IsEach && reader.ValueTextEquals(segment.Name))
+                    {
+                        next.Add((p, s + 1));
+                    }
+                }
+
+                reader.Read();
+                if (next.Count == 0)
+                {
+                    reader.Skip();
+                }
+                else
+                {
+                    Walk(ref reader, depth + 1);
+                }
+            }
+        }
+        else if (token == JsonTokenType.StartArray && wantsElement)
+        {
+            var next = Level(depth + 1);
+            while (reader.Read() && reader.TokenType != JsonTokenType.EndArray)
+            {
+                next.Clear();
+                foreach (var (p, s) in active)
+                {
+                    if (_paths[p].Segments[s].IsEach)
+                    {
+                        next.Add((p, s + 1));
+                    }
+                }
+
+                Walk(ref reader, depth + 1);
+            }
+        }
+        else
+        {
+            reader.Skip();
+        }
+
+        active.Clear();
+    }
+
+    private void Capture(ref Utf8JsonReader reader, int path)
+    {
+        _key.Clear();
+        if (!IndexKey.TryEncode(ref reader, _key))
+        {
+            var what = reader.TokenType == JsonTokenType.StartObject ? "an object" : "an array";
+            throw new ArgumentException($"JSON path '{_paths[path]}' leads to {what}; an index value must be null, a boolean, a number or a string (use '[]' to index the elements of an array).");
+        }
+
+        var values = _values[path];
+        if (!_paths[path].IsMultikey)
+        {
+            values.Clear(); // a repeated property: the last one counts
+        }
+        else if (values.Count >= DocumentLimits.MaxIndexEntriesPerDocument)
+        {
+            throw new DocumentLimitException("index entries", values.Count + 1, DocumentLimits.MaxIndexEntriesPerDocument,
+                $"JSON path '{_paths[path]}' yields more than {DocumentLimits.MaxIndexEntriesPerDocument} values in one document; a multikey index takes at most that many per document.");
+        }
+
+        values.Add(_key.ToArray());
+    }
+}

@@ -1,0 +1,11 @@
+namespace Voron.Documents.Querying;
+
+internal enum ConditionKind
+{
+    Equal,
+    LessThan,
+    LessThanOrEqual,
+    GreaterThan,
+    GreaterThanOrEqual,
+    StartsWith,
+}

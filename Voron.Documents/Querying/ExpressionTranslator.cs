@@ -1,0 +1,230 @@
+using System.Linq.Expressions;
+using System.Text;
+using System.Text.Json.Serialization.Metadata;
+using Voron.Documents.Indexing;
+using Voron.Documents.Serialization;
+
+namespace Voron.Documents.Querying;
+
+/// <summary>
+/// Translates the LINQ subset (IDocumentQuery's remarks list it) into <see cref="QueryCondition"/>s
+/// and <see cref="QueryOrder"/>s over JSON paths. Anything outside the subset throws
+/// <see cref="NotSupportedException"/> saying what to write instead.
+/// </summary>
+internal static class ExpressionTranslator
+{
+    public static List<QueryCondition> Conditions(LambdaExpression predicate, JsonTypeInfo root)
+    {
+        ArgumentNullException.ThrowIfNull(predicate);
+        var conditions = new List<QueryCondition>();
+        Visit(predicate.Body, predicate.Parameters[0], root, conditions);
+        return conditions;
+    }
+
+    public static QueryOrder Order(LambdaExpression key, JsonTypeInfo root, bool descending)
+    {
+        ArgumentNullException.ThrowIfNull(key);
+        var member = MemberPaths.TryResolve(key.Body, key.Parameters[0], root)
+            ?? throw new NotSupportedException($"OrderBy({key}): order by a member of the document (x => x.Member).");
+        if (member.IsCollection)
+        {
+            throw new NotSupportedException($"OrderBy({key}): '{member.Path}' is a collection; order by a single value.");
+        }
+
+        return new QueryOrder(member.IsId ? null : JsonPath.Parse(member.Path), descending, member.IsId ? "id" : member.Path);
+    }
+
+    private static void Visit(Expression expression, ParameterExpression parameter, JsonTypeInfo root, List<QueryCondition> into)
+    {
+        switch (expression)
+        {
+            case BinaryExpression { NodeType: ExpressionType.AndAlso } and:
+                Visit(and.Left, parameter, root, into);
+                Visit(and.Right, parameter, root, into);
+                return;
+            case BinaryExpression { NodeType: ExpressionType.OrElse }:
+                throw new NotSupportedException($"'{expression}': || is not supported (an index serves one range); run one query per alternative.");
+            case BinaryExpression { NodeType: ExpressionType.NotEqual }:
+                throw new NotSupportedException($"'{expression}': != is not supported (an index cannot serve it); query the values you want, or AllowScan() and filter the results.");
+            case BinaryExpression binary when Kind(binary.NodeType) is { } kind:
+                Comparison(binary, kind, parameter, root, into);
+                return;
+            case UnaryExpression { NodeType: ExpressionType.Not } not when MemberPaths.TryResolve(not.Operand, parameter, root) is { } negated && negated.ClrType == typeof(bool):
+                into.Add(Condition(negated, ConditionKind.Equal, false, not.ToString()));
+                return;
+            case MemberExpression when expression.Type == typeof(bool) && MemberPaths.TryResolve(expression, parameter, root) is { } flag:
+                into.Add(Condition(flag, ConditionKind.Equal, true, expression.ToString()));
+                return;
+            case MethodCallExpression call:
+                MethodCall(call, parameter, root, into);
+                return;
+            case ConstantExpression { Value: true }:
+                return;
+            default:
+                throw new NotSupportedException($"'{expression}' is not in the query subset: use ==, <, <=, >, >= between a member and a value, joined by &&, StartsWith on strings and Contains on collections.");
+        }
+    }
+
+    private static ConditionKind? Kind(ExpressionType type) => type switch
+    {
+        ExpressionType.Equal => ConditionKind.Equal,
+        ExpressionType.LessThan => ConditionKind.LessThan,
+        ExpressionType.LessThanOrEqual => ConditionKind.LessThanOrEqual,
+        ExpressionType.GreaterThan => ConditionKind.GreaterThan,
+        ExpressionType.GreaterThanOrEqual => ConditionKind.GreaterThanOrEqual,
+        _ => null,
+    };
+
+    private static ConditionKind Flip(ConditionKind kind) => kind switch
+    {
+        ConditionKind.LessThan => ConditionKind.GreaterThan,
+        ConditionKind.LessThanOrEqual => ConditionKind.GreaterThanOrEqual,
+        ConditionKind.GreaterThan => ConditionKind.LessThan,
+        ConditionKind.GreaterThanOrEqual => ConditionKind.LessThanOrEqual,
+        _ => kind,
+    };
+
+    private static void Comparison(BinaryExpression binary, ConditionKind kind, ParameterExpression parameter, JsonTypeInfo root, List<QueryCondition> into)
+    {
+        var (side, other, flipped) = ExpressionEvaluator.IsIndependentOf(binary.Right, parameter)
+            ? (binary.Left, binary.Right, false)
+            : (binary.Right, binary.Left, true);
+        if (!ExpressionEvaluator.IsIndependentOf(other, parameter))
+        {
+            throw new NotSupportedException($"'{binary}': compare a member with a value; comparing two members of the document is not supported.");
+        }
+
+        if (flipped)
+        {
+            kind = Flip(kind);
+        }
+
+        // string.CompareOrdinal(member, value) op 0
+        if (MemberPaths.StripConvert(side) is MethodCallExpression { Method.Name: "CompareOrdinal", Method.DeclaringType: { } type, Arguments.Count: 2 } compare &&
+            type == typeof(string) && ExpressionEvaluator.Evaluate(other) is 0)
+        {
+            var (member, value, swapped) = ExpressionEvaluator.IsIndependentOf(compare.Arguments[1], parameter)
+                ? (compare.Arguments[0], compare.Arguments[1], false)
+                : (compare.Arguments[1], compare.Arguments[0], true);
+            var resolved = Resolve(member, parameter, root, binary);
+            into.Add(Condition(resolved, swapped ? Flip(kind) : kind, ExpressionEvaluator.Evaluate(value), binary.ToString()));
+            return;
+        }
+
+        var path = Resolve(side, parameter, root, binary);
+        if (path.IsCollection)
+        {
+            throw new NotSupportedException($"'{binary}': '{path.Path}' is a collection; use {path.Path}.Contains(value) to match an element.");
+        }
+
+        into.Add(Condition(path, kind, ExpressionEvaluator.Evaluate(other), binary.ToString()));
+    }
+
+    private static void MethodCall(MethodCallExpression call, ParameterExpression parameter, JsonTypeInfo root, List<QueryCondition> into)
+    {
+        var method = call.Method;
+        if (method.Name == "StartsWith" && method.DeclaringType == typeof(string) && call.Object != null)
+        {
+            if (call.Arguments.Count == 2 && ExpressionEvaluator.Evaluate(call.Arguments[1]) is not StringComparison.Ordinal)
+            {
+                throw new NotSupportedException($"'{call}': StartsWith compares ordinally here; pass StringComparison.Ordinal or no comparison.");
+            }
+
+            var member = Resolve(call.Object, parameter, root, call);
+            var prefix = ExpressionEvaluator.Evaluate(call.Arguments[0]) switch
+            {
+                string text => text,
+                char c => c.ToString(),
+                var other => throw new NotSupportedException($"'{call}': the prefix must be a string, not {other?.GetType().Name ?? "null"}."),
+            };
+            into.Add(StartsWith(member, prefix, call.ToString()));
+            return;
+        }
+
+        // member.Contains(value) on a collection member, or Enumerable.Contains(member, value)
+        Expression? source = null;
+        Expression? item = null;
+        if (method.Name == "Contains" && call.Object != null && call.Arguments.Count == 1)
+        {
+            (source, item) = (call.Object, call.Arguments[0]);
+        }
+        else if (method.Name == "Contains" && method.DeclaringType == typeof(Enumerable) && call.Arguments.Count == 2)
+        {
+            (source, item) = (call.Arguments[0], call.Arguments[1]);
+        }
+
+        if (source != null && item != null && !ExpressionEvaluator.IsIndependentOf(source, parameter) && ExpressionEvaluator.IsIndependentOf(item, parameter))
+        {
+            var member = Resolve(source, parameter, root, call);
+            if (!member.IsCollection)
+            {
+                throw new NotSupportedException($"'{call}': Contains matches an element of a collection member; '{member.Path}' is not a collection (for strings, use StartsWith).");
+            }
+
+            var path = member.Path.EndsWith("[]", StringComparison.Ordinal) ? member.Path : member.Path + "[]";
+            var value = ConstantEncoder.Encode(ExpressionEvaluator.Evaluate(item), member.ElementTypeInfo!, path);
+            into.Add(new QueryCondition(JsonPath.Parse(path), ConditionKind.Equal, value, $"{path} contains {IndexKey.Describe(value)}"));
+            return;
+        }
+
+        if (source != null && ExpressionEvaluator.IsIndependentOf(source, parameter))
+        {
+            throw new NotSupportedException($"'{call}': a list of values containing a member (an IN query) is not supported; run one query per value.");
+        }
+
+        throw new NotSupportedException($"'{call}' is not in the query subset: the methods supported are StartsWith (strings), Contains (collection members) and string.CompareOrdinal(member, value) compared with 0.");
+    }
+
+    private static MemberPath Resolve(Expression expression, ParameterExpression parameter, JsonTypeInfo root, Expression whole) =>
+        MemberPaths.TryResolve(expression, parameter, root)
+        ?? throw new NotSupportedException($"'{whole}': '{expression}' is not a member of the document; conditions compare a member (x.Member, x.Member.Inner) with a value.");
+
+    private static QueryCondition Condition(MemberPath member, ConditionKind kind, object? value, string display)
+    {
+        if (member.IsId)
+        {
+            if (value is not string id)
+            {
+                throw new NotSupportedException($"'{display}': compare the id with a string.");
+            }
+
+            return new QueryCondition(null, kind, Encoding.UTF8.GetBytes(id), $"id {Symbol(kind)} \"{id}\"");
+        }
+
+        var encoded = ConstantEncoder.Encode(value, member.TypeInfo, member.Path);
+        if (kind != ConditionKind.Equal && encoded[0] == IndexKey.Null)
+        {
+            throw new NotSupportedException($"'{display}': a range with null matches nothing; compare null with == only.");
+        }
+
+        return new QueryCondition(JsonPath.Parse(member.Path), kind, encoded, $"{member.Path} {Symbol(kind)} {IndexKey.Describe(encoded)}");
+    }
+
+    internal static QueryCondition StartsWith(MemberPath member, string prefix, string display)
+    {
+        var utf8 = Encoding.UTF8.GetBytes(prefix);
+        if (member.IsId)
+        {
+            return new QueryCondition(null, ConditionKind.StartsWith, utf8, $"id starts with \"{prefix}\"");
+        }
+
+        if (member.ClrType != typeof(string))
+        {
+            throw new NotSupportedException($"'{display}': StartsWith applies to string members; '{member.Path}' is {member.ClrType.Name}.");
+        }
+
+        var key = new KeyBuilder();
+        IndexKey.EncodeStringPrefix(utf8, key);
+        return new QueryCondition(JsonPath.Parse(member.Path), ConditionKind.StartsWith, key.ToArray(), $"{member.Path} starts with \"{prefix}\"");
+    }
+
+    internal static string Symbol(ConditionKind kind) => kind switch
+    {
+        ConditionKind.Equal => "==",
+        ConditionKind.LessThan => "<",
+        ConditionKind.LessThanOrEqual => "<=",
+        ConditionKind.GreaterThan => ">",
+        ConditionKind.GreaterThanOrEqual => ">=",
+        _ => "starts with",
+    };
+}

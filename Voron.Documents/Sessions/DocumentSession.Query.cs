@@ -1,0 +1,72 @@
+using System.Text.Json.Serialization.Metadata;
+using Voron.Documents.Diagnostics;
+using Voron.Documents.Querying;
+using Voron.Documents.Serialization;
+using Voron.Documents.Storage;
+
+namespace Voron.Documents.Sessions;
+
+internal sealed partial class DocumentSession
+{
+    public IDocumentQuery<T> Query<T>(JsonTypeInfo<T> typeInfo) where T : class
+    {
+        ArgumentNullException.ThrowIfNull(typeInfo);
+        ThrowIfDisposed();
+        var type = DocumentType.For(typeInfo);
+        return new DocumentQuery<T>(this, typeInfo, type, new QuerySpec(type.Collection, type.CollectionBytes));
+    }
+
+    public IRawDocumentQuery QueryRaw(string collection)
+    {
+        ThrowIfDisposed();
+        return new RawDocumentQuery(this, new QuerySpec(collection, DocumentNames.CollectionBytes(collection)));
+    }
+
+    internal DocumentStore Owner => store;
+
+    /// <summary>Plans a query against the snapshot it will read (I6) and opens its cursor; the caller disposes both.</summary>
+    internal QueryRun OpenQuery(QuerySpec spec)
+    {
+        ThrowIfDisposed();
+        var operation = store.Telemetry.Start(DocumentsDiagnostics.Operations.Query, spec.Collection);
+        ReadTransaction? read = null;
+        try
+        {
+            read = store.Environment.BeginRead();
+            var plan = QueryPlanner.Plan(spec, store.CatalogFor(read));
+            return new QueryRun(read, new QueryCursor(read, spec, plan, store.Path), operation);
+        }
+        catch (Exception e)
+        {
+            read?.Dispose();
+            operation.Fail(e);
+            throw;
+        }
+    }
+
+    /// <summary>The entity for the cursor's current document: the tracked object when the session has one, else deserialized and tracked.</summary>
+    internal T Materialize<T>(QueryCursor cursor, DocumentType type, JsonTypeInfo<T> typeInfo) where T : class
+    {
+        using var scope = Enter();
+        var id = cursor.Id;
+        if (_byId.TryGetValue(id, out var known))
+        {
+            return known.Entity as T ?? Deserialize(cursor.Json, typeInfo, id, type.Collection);
+        }
+
+        var json = cursor.Json;
+        var entity = Deserialize(json, typeInfo, id, type.Collection);
+        Track(new SessionEntry(id, cursor.IdBytes.ToArray())
+        {
+            State = EntryState.Tracked,
+            Collection = type.Collection,
+            CollectionBytes = type.CollectionBytes,
+            Entity = entity,
+            Type = type,
+            OriginalJson = json.ToArray(),
+            Version = cursor.Header.Version,
+            Ticks = cursor.Header.Ticks,
+        });
+        return entity;
+    }
+}

@@ -1,0 +1,249 @@
+using System.Text.Json.Serialization.Metadata;
+using Voron.Documents.Serialization;
+using Voron.Documents.Storage;
+
+namespace Voron.Documents.Sessions;
+
+/// <summary>
+/// The session (IAsyncDocumentSession): an identity map keyed by id (and by entity reference),
+/// pending changes, and the save that turns them into one merged operation (DocumentSession.Save.cs).
+/// </summary>
+/// <remarks>
+/// Not thread-safe by contract; overlapping calls are detected where they would corrupt the maps
+/// (<see cref="Enter"/>) and refused with <see cref="InvalidOperationException"/>.
+/// </remarks>
+internal sealed partial class DocumentSession(DocumentStore store) : IAsyncDocumentSession
+{
+    private readonly Dictionary<string, SessionEntry> _byId = new(StringComparer.Ordinal);
+    private readonly Dictionary<object, SessionEntry> _byEntity = new(ReferenceEqualityComparer.Instance);
+    private bool _disposed;
+    private int _busy;
+
+    public DocumentStore DocumentStore => store;
+
+    public void Store<T>(T entity, JsonTypeInfo<T> typeInfo, string? id = null, long? expectedVersion = null) where T : class
+    {
+        ArgumentNullException.ThrowIfNull(entity);
+        ArgumentNullException.ThrowIfNull(typeInfo);
+        CheckExpected(expectedVersion);
+        using var scope = Enter();
+        var type = DocumentType.For(typeInfo);
+        if (_byEntity.TryGetValue(entity, out var tracked))
+        {
+            if (id != null && id != tracked.Id)
+            {
+                throw new InvalidOperationException($"This object is tracked as document '{tracked.Id}'; it cannot be stored as '{id}' too. Store a copy.");
+            }
+
+            if (tracked.State == EntryState.Delete)
+            {
+                tracked.State = EntryState.Store;
+            }
+
+            tracked.ExpectedVersion = expectedVersion ?? tracked.ExpectedVersion;
+            return;
+        }
+
+        var generated = false;
+        id ??= type.GetId(entity);
+        if (id == null)
+        {
+            id = DocumentNames.GeneratedId(type.Collection, store.Ids.Next(type.Collection));
+            generated = true;
+        }
+
+        var idBytes = DocumentNames.IdBytes(id);
+        if (!generated && DocumentNames.TryParseGenerated(id, type.Collection, out var n))
+        {
+            store.Ids.Observe(type.Collection, n); // I5
+        }
+
+        if (_byId.TryGetValue(id, out var existing))
+        {
+            if (existing.State != EntryState.Delete && existing.Entity != null)
+            {
+                throw new InvalidOperationException($"The session already tracks another object as document '{id}'; load it and change that object, or store a new one under another id.");
+            }
+
+            Forget(existing);
+        }
+
+        type.SetId(entity, id);
+        var entry = new SessionEntry(id, idBytes)
+        {
+            State = EntryState.Store,
+            Collection = type.Collection,
+            CollectionBytes = type.CollectionBytes,
+            Entity = entity,
+            Type = type,
+            ExpectedVersion = expectedVersion,
+            Generated = generated,
+            Version = existing?.Version ?? 0,
+            OriginalJson = existing?.OriginalJson,
+        };
+        Track(entry);
+    }
+
+    public void StoreRaw(string collection, string id, ReadOnlySpan<byte> utf8Json, long? expectedVersion = null)
+    {
+        CheckExpected(expectedVersion);
+        using var scope = Enter();
+        var collectionBytes = DocumentNames.CollectionBytes(collection);
+        var idBytes = DocumentNames.IdBytes(id);
+        CheckSize(utf8Json.Length, id);
+        JsonValidation.ValidateObject(utf8Json, id);
+        if (_byId.TryGetValue(id, out var existing))
+        {
+            if (existing.Entity != null && existing.State != EntryState.Delete)
+            {
+                throw new InvalidOperationException($"The session tracks an object as document '{id}'; change that object instead of storing raw JSON under its id.");
+            }
+
+            Forget(existing);
+        }
+
+        if (DocumentNames.TryParseGenerated(id, collection, out var n))
+        {
+            store.Ids.Observe(collection, n);
+        }
+
+        Track(new SessionEntry(id, idBytes)
+        {
+            State = EntryState.Store,
+            Collection = collection,
+            CollectionBytes = collectionBytes,
+            RawJson = utf8Json.ToArray(),
+            ExpectedVersion = expectedVersion,
+            Version = existing?.Version ?? 0,
+            OriginalJson = existing?.OriginalJson,
+        });
+    }
+
+    public void Delete(string id) => DeleteCore(id, null);
+
+    public void Delete(string id, long expectedVersion)
+    {
+        CheckExpected(expectedVersion);
+        DeleteCore(id, expectedVersion);
+    }
+
+    public void Delete<T>(T entity) where T : class
+    {
+        ArgumentNullException.ThrowIfNull(entity);
+        using var scope = Enter();
+        if (!_byEntity.TryGetValue(entity, out var entry))
+        {
+            throw new InvalidOperationException("This object is not tracked by the session; delete it by id, or load it first.");
+        }
+
+        MarkDeleted(entry, null);
+    }
+
+    private void DeleteCore(string id, long? expectedVersion)
+    {
+        using var scope = Enter();
+        var idBytes = DocumentNames.IdBytes(id);
+        if (_byId.TryGetValue(id, out var entry))
+        {
+            MarkDeleted(entry, expectedVersion);
+            return;
+        }
+
+        Track(new SessionEntry(id, idBytes) { State = EntryState.Delete, ExpectedVersion = expectedVersion });
+    }
+
+    private static void MarkDeleted(SessionEntry entry, long? expectedVersion)
+    {
+        entry.State = EntryState.Delete;
+        entry.RawJson = null;
+        entry.ExpectedVersion = expectedVersion ?? entry.ExpectedVersion;
+    }
+
+    public DocumentMetadata? GetMetadata<T>(T entity) where T : class
+    {
+        ArgumentNullException.ThrowIfNull(entity);
+        ThrowIfDisposed();
+        return _byEntity.TryGetValue(entity, out var entry) ? Metadata(entry) : null;
+    }
+
+    private static DocumentMetadata Metadata(SessionEntry entry) =>
+        new(entry.Id, entry.Collection ?? "", entry.Version, new DateTimeOffset(entry.Ticks, TimeSpan.Zero));
+
+    public void Clear()
+    {
+        using var scope = Enter();
+        _byId.Clear();
+        _byEntity.Clear();
+    }
+
+    private void Track(SessionEntry entry)
+    {
+        _byId[entry.Id] = entry;
+        if (entry.Entity != null)
+        {
+            _byEntity[entry.Entity] = entry;
+        }
+    }
+
+    private void Forget(SessionEntry entry)
+    {
+        _byId.Remove(entry.Id);
+        if (entry.Entity != null)
+        {
+            _byEntity.Remove(entry.Entity);
+        }
+    }
+
+    private void CheckSize(long length, string id)
+    {
+        if (length > store.Options.MaxDocumentBytes)
+        {
+            throw new DocumentLimitException("document", length, store.Options.MaxDocumentBytes,
+                $"Document '{id}' is {length:N0} bytes of JSON; the store takes at most {store.Options.MaxDocumentBytes:N0} (DocumentStoreOptions.MaxDocumentBytes).");
+        }
+    }
+
+    private static void CheckExpected(long? expectedVersion)
+    {
+        if (expectedVersion < 0)
+        {
+            throw new ArgumentOutOfRangeException(nameof(expectedVersion), expectedVersion, "An expected version is 0 (the document must not exist) or a version the store returned.");
+        }
+    }
+
+    private void ThrowIfDisposed()
+    {
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        store.ThrowIfDisposed();
+    }
+
+    /// <summary>Marks the session busy for one call; a second, overlapping call is refused (sessions are not thread-safe).</summary>
+    private BusyScope Enter()
+    {
+        ThrowIfDisposed();
+        if (Interlocked.Exchange(ref _busy, 1) != 0)
+        {
+            throw new InvalidOperationException("The session is already in use by another call (a save or load still running, or another thread). A session is used by one caller at a time: await each call, and open one session per concurrent unit of work.");
+        }
+
+        return new BusyScope(this);
+    }
+
+    private readonly struct BusyScope(DocumentSession session) : IDisposable
+    {
+        public void Dispose() => Volatile.Write(ref session._busy, 0);
+    }
+
+    public void Dispose()
+    {
+        _disposed = true;
+        _byId.Clear();
+        _byEntity.Clear();
+    }
+
+    public ValueTask DisposeAsync()
+    {
+        Dispose();
+        return ValueTask.CompletedTask;
+    }
+}

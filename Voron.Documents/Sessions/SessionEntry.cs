@@ -1,0 +1,40 @@
+using Voron.Documents.Serialization;
+
+namespace Voron.Documents.Sessions;
+
+/// <summary>One document a session knows: its identity-map slot, pending change and what it last saw stored.</summary>
+internal sealed class SessionEntry(string id, byte[] idBytes)
+{
+    public string Id { get; } = id;
+
+    public byte[] IdBytes { get; } = idBytes;
+
+    public EntryState State { get; set; }
+
+    /// <summary>The collection, when known (a delete by id of a document never loaded does not know it).</summary>
+    public string? Collection { get; set; }
+
+    public byte[]? CollectionBytes { get; set; }
+
+    /// <summary>The tracked entity and its type (typed documents).</summary>
+    public object? Entity { get; set; }
+
+    public DocumentType? Type { get; set; }
+
+    /// <summary>The JSON of a pending raw store.</summary>
+    public byte[]? RawJson { get; set; }
+
+    /// <summary>The JSON as last loaded or saved (change tracking; old index entries).</summary>
+    public byte[]? OriginalJson { get; set; }
+
+    /// <summary>The stored version last seen (0: none seen, a new document).</summary>
+    public long Version { get; set; }
+
+    public long Ticks { get; set; }
+
+    /// <summary>The version a caller required explicitly.</summary>
+    public long? ExpectedVersion { get; set; }
+
+    /// <summary>The id was generated: the document must be new (expected version 0).</summary>
+    public bool Generated { get; set; }
+}

@@ -1,0 +1,218 @@
+using System.Buffers;
+using System.Buffers.Binary;
+using System.Text;
+using K4os.Compression.LZ4;
+
+namespace Voron.Documents.Storage;
+
+// FORMAT: document record, version 1 — the value of one entry of the "@docs" tree (the key is
+// the document id). Metadata first, then the UTF-8 JSON, LZ4-compressed when that pays.
+//
+//   0        1       2      3          4         12              20            24           24+C
+//   +--------+-------+------+----------+---------+---------------+-------------+------------+------------...
+//   | format | flags |  C   | reserved | version | last-modified | json length | collection | body
+//   +--------+-------+------+----------+---------+---------------+-------------+------------+------------...
+//
+//   OFFSET  SIZE  NAME          MEANING
+//   0       1     format        RecordFormat (1)
+//   1       1     flags         bit 0 (Compressed): the body is one LZ4 block (the public LZ4 block
+//                               format, K4os.Compression.LZ4); the other bits are 0
+//   2       1     C             the collection name's length in bytes, 1..128
+//   3       1     reserved      0
+//   4       8     version       int64 LE: the document's version, >= 1 (unique across the store)
+//   12      8     last-modified int64 LE: UTC ticks (DateTime.Ticks) of the save that wrote it
+//   20      4     json length   int32 LE: the JSON's length uncompressed, 2..256 MiB
+//   24      C     collection    the collection name, UTF-8
+//   24+C    rest  body          the JSON (json length bytes), or an LZ4 block decoding to exactly json length bytes
+//
+// No checksum of its own: every store page carries a CRC32C that Voron.Core checks, so these
+// rules catch records written wrong, not disk damage. A record is valid iff
+//   R1. it is at least 24 + C bytes long;
+//   R2. format is RecordFormat;
+//   R3. flags has no bit but Compressed, and reserved is 0;
+//   R4. C is 1..128 and the collection name is valid UTF-8;
+//   R5. version >= 1;
+//   R6. last-modified is 0..DateTime.MaxValue.Ticks;
+//   R7. json length is 2..DocumentLimits.MaxDocumentBytesCeiling;
+//   R8. uncompressed: the body is exactly json length bytes; compressed: the body is shorter than
+//       json length and decodes to exactly json length bytes.
+// A record breaking a rule raises CorruptionException (store, offset in the record, rule, id).
+// The JSON was validated as one object when it was stored and is not parsed again on read.
+//
+// Compression rule: a body of at least DocumentStoreOptions.CompressionThresholdBytes is
+// LZ4-compressed and kept so only when the block saves at least an eighth of the bytes.
+//
+// Compatibility: a reader refuses any other format byte (R2). A new format gets a new number;
+// old records stay readable by the reader of their number.
+
+/// <summary>Builds and reads document records; see the FORMAT block above.</summary>
+internal static class DocumentRecord
+{
+    public const byte RecordFormat = 1;
+    public const byte Compressed = 1;
+
+    public const int FormatOffset = 0;
+    public const int FlagsOffset = 1;
+    public const int CollectionLengthOffset = 2;
+    public const int ReservedOffset = 3;
+    public const int VersionOffset = 4;
+    public const int LastModifiedOffset = 12;
+    public const int JsonLengthOffset = 20;
+    public const int HeaderSize = 24;
+
+    /// <summary>
+    /// A record for <paramref name="json"/> in <paramref name="collection"/>, with version and
+    /// last-modified zero: <see cref="Stamp"/> sets them inside the transaction that writes it.
+    /// </summary>
+    public static byte[] Build(ReadOnlySpan<byte> collection, ReadOnlySpan<byte> json, int compressionThreshold)
+    {
+        if (compressionThreshold > 0 && json.Length >= compressionThreshold)
+        {
+            var rented = ArrayPool<byte>.Shared.Rent(LZ4Codec.MaximumOutputSize(json.Length));
+            try
+            {
+                var length = LZ4Codec.Encode(json, rented.AsSpan(0, LZ4Codec.MaximumOutputSize(json.Length)), LZ4Level.L00_FAST);
+                if (length > 0 && length <= json.Length - (json.Length / 8))
+                {
+                    return Assemble(collection, json.Length, rented.AsSpan(0, length), Compressed);
+                }
+            }
+            finally
+            {
+                ArrayPool<byte>.Shared.Return(rented);
+            }
+        }
+
+        return Assemble(collection, json.Length, json, 0);
+    }
+
+    private static byte[] Assemble(ReadOnlySpan<byte> collection, int jsonLength, ReadOnlySpan<byte> body, byte flags)
+    {
+        var record = new byte[HeaderSize + collection.Length + body.Length];
+        record[FormatOffset] = RecordFormat;
+        record[FlagsOffset] = flags;
+        record[CollectionLengthOffset] = checked((byte)collection.Length);
+        BinaryPrimitives.WriteInt32LittleEndian(record.AsSpan(JsonLengthOffset), jsonLength);
+        collection.CopyTo(record.AsSpan(HeaderSize));
+        body.CopyTo(record.AsSpan(HeaderSize + collection.Length));
+        return record;
+    }
+
+    /// <summary>Sets the version and last-modified time (R5, R6) of a built record.</summary>
+    public static void Stamp(Span<byte> record, long version, long ticks)
+    {
+        BinaryPrimitives.WriteInt64LittleEndian(record[VersionOffset..], version);
+        BinaryPrimitives.WriteInt64LittleEndian(record[LastModifiedOffset..], ticks);
+    }
+
+    /// <summary>Reads and validates a record's header (R1..R7, and R8's length rule when uncompressed).</summary>
+    public static RecordHeader ReadHeader(ReadOnlySpan<byte> record, string id, string storePath)
+    {
+        if (record.Length < HeaderSize)
+        {
+            throw Corrupt(storePath, id, 0, $"R1: {record.Length} bytes, shorter than the {HeaderSize}-byte header");
+        }
+
+        if (record[FormatOffset] != RecordFormat)
+        {
+            throw Corrupt(storePath, id, FormatOffset, $"R2: format {record[FormatOffset]}, expected {RecordFormat}");
+        }
+
+        var flags = record[FlagsOffset];
+        if ((flags & ~Compressed) != 0 || record[ReservedOffset] != 0)
+        {
+            throw Corrupt(storePath, id, FlagsOffset, $"R3: flags 0x{flags:X2}, reserved {record[ReservedOffset]}");
+        }
+
+        int collectionLength = record[CollectionLengthOffset];
+        if (collectionLength is < 1 or > DocumentLimits.MaxCollectionNameBytes || record.Length < HeaderSize + collectionLength)
+        {
+            throw Corrupt(storePath, id, CollectionLengthOffset, $"R1/R4: collection length {collectionLength} in a record of {record.Length} bytes");
+        }
+
+        if (!System.Text.Unicode.Utf8.IsValid(record.Slice(HeaderSize, collectionLength)))
+        {
+            throw Corrupt(storePath, id, HeaderSize, "R4: the collection name is not valid UTF-8");
+        }
+
+        var version = BinaryPrimitives.ReadInt64LittleEndian(record[VersionOffset..]);
+        if (version < 1)
+        {
+            throw Corrupt(storePath, id, VersionOffset, $"R5: version {version}");
+        }
+
+        var ticks = BinaryPrimitives.ReadInt64LittleEndian(record[LastModifiedOffset..]);
+        if (ticks < 0 || ticks > DateTime.MaxValue.Ticks)
+        {
+            throw Corrupt(storePath, id, LastModifiedOffset, $"R6: last-modified ticks {ticks}");
+        }
+
+        var jsonLength = BinaryPrimitives.ReadInt32LittleEndian(record[JsonLengthOffset..]);
+        if (jsonLength is < 2 or > DocumentLimits.MaxDocumentBytesCeiling)
+        {
+            throw Corrupt(storePath, id, JsonLengthOffset, $"R7: json length {jsonLength}");
+        }
+
+        var bodyOffset = HeaderSize + collectionLength;
+        var bodyLength = record.Length - bodyOffset;
+        var compressed = (flags & Compressed) != 0;
+        if (compressed ? bodyLength >= jsonLength : bodyLength != jsonLength)
+        {
+            throw Corrupt(storePath, id, bodyOffset, $"R8: a {(compressed ? "compressed" : "plain")} body of {bodyLength} bytes for {jsonLength} bytes of JSON");
+        }
+
+        return new RecordHeader(version, ticks, compressed, collectionLength, jsonLength, bodyOffset);
+    }
+
+    /// <summary>Copies (or decodes, R8) the JSON of a record into <paramref name="destination"/>, exactly <see cref="RecordHeader.JsonLength"/> bytes.</summary>
+    public static void CopyJson(ReadOnlySpan<byte> record, in RecordHeader header, Span<byte> destination, string id, string storePath)
+    {
+        var body = record[header.BodyOffset..];
+        if (!header.Compressed)
+        {
+            body.CopyTo(destination);
+            return;
+        }
+
+        var decoded = LZ4Codec.Decode(body, destination[..header.JsonLength]);
+        if (decoded != header.JsonLength)
+        {
+            throw Corrupt(storePath, id, header.BodyOffset, $"R8: the LZ4 body decodes to {decoded} bytes, not {header.JsonLength}");
+        }
+    }
+
+    /// <summary>
+    /// The JSON of a record: the body itself when it is stored plain (valid while the record's
+    /// span is), else decoded into <paramref name="rented"/> (a pooled array the caller returns).
+    /// </summary>
+    public static ReadOnlySpan<byte> Json(ReadOnlySpan<byte> record, in RecordHeader header, ref byte[]? rented, string id, string storePath)
+    {
+        if (!header.Compressed)
+        {
+            return record[header.BodyOffset..];
+        }
+
+        if (rented == null || rented.Length < header.JsonLength)
+        {
+            if (rented != null)
+            {
+                ArrayPool<byte>.Shared.Return(rented);
+            }
+
+            rented = ArrayPool<byte>.Shared.Rent(header.JsonLength);
+        }
+
+        CopyJson(record, header, rented, id, storePath);
+        return rented.AsSpan(0, header.JsonLength);
+    }
+
+    /// <summary>The record's collection name bytes.</summary>
+    public static ReadOnlySpan<byte> Collection(ReadOnlySpan<byte> record, in RecordHeader header) =>
+        record.Slice(HeaderSize, header.CollectionLength);
+
+    public static string CollectionName(ReadOnlySpan<byte> record, in RecordHeader header) =>
+        Encoding.UTF8.GetString(Collection(record, header));
+
+    private static CorruptionException Corrupt(string storePath, string id, int offset, string rule) =>
+        new(storePath, offset, $"document record of '{id}' in tree '{DocumentTrees.Documents}' breaks {rule} (the offset is within the record).");
+}

@@ -1,0 +1,78 @@
+using System.Buffers.Binary;
+using System.Text;
+
+namespace Voron.Documents.Storage;
+
+// FORMAT: document store layout, version 1 — the named trees Voron.Documents keeps in a
+// StorageEnvironment (tree names are UTF-8; every name starts with "@docs" so a store opened
+// over an environment that also holds other trees does not collide with them).
+//
+//   TREE                               KEY                         VALUE
+//   @docs                              document id (1..512 B)      document record (DocumentRecord.cs)
+//   @docs.meta                         "format"                    int32 LE: StoreFormat (1)
+//                                      "version"                   int64 LE: the last document version handed out
+//                                      "gen"                       int64 LE: index catalog generation (raised by every
+//                                                                  index definition, drop and build completion)
+//                                      "ctr/<collection>"          int64 LE: the largest n of any id "<collection>/<n>"
+//                                                                  stored (generated ids continue above it)
+//                                      "idx/<collection>/<index>"  index definition record (Indexing/IndexDefinitionRecord.cs)
+//   @docs.col/<collection>             document id                 empty: the collection's members, in id order
+//   @docs.idx/<collection>/<index>     encoded values ++ id        empty: one entry per indexed value (Indexing/IndexKey.cs)
+//
+// Rules the integrity check (DocumentStore.CheckIntegrityAsync) verifies:
+//   L1. Every @docs record's collection names a @docs.col tree that holds its id, and every id
+//       in a @docs.col tree has a record of that collection in @docs (membership is exact).
+//   L2. Every index tree holds exactly the entries its definition computes from the
+//       collection's documents (IndexEntries), no more, no fewer.
+//   L3. Versions are unique across the store and at most "version"; for every id of the
+//       shape "<collection>/<n>" in a collection, n <= "ctr/<collection>".
+// Compatibility: "format" is written when the store is first opened; a store whose format is
+// not StoreFormat is refused (FormatVersionException).
+
+/// <summary>Names of the trees and meta keys of the document store; see the FORMAT block above.</summary>
+internal static class DocumentTrees
+{
+    public const int StoreFormat = 1;
+
+    public const string Documents = "@docs";
+    public const string Meta = "@docs.meta";
+    public const string CollectionPrefix = "@docs.col/";
+    public const string IndexPrefix = "@docs.idx/";
+
+    public static ReadOnlySpan<byte> FormatKey => "format"u8;
+    public static ReadOnlySpan<byte> VersionKey => "version"u8;
+    public static ReadOnlySpan<byte> GenerationKey => "gen"u8;
+    public static ReadOnlySpan<byte> CounterPrefix => "ctr/"u8;
+    public static ReadOnlySpan<byte> IndexDefinitionPrefix => "idx/"u8;
+
+    public static string CollectionTree(string collection) => CollectionPrefix + collection;
+
+    public static string IndexTree(string collection, string index) => IndexPrefix + collection + "/" + index;
+
+    public static byte[] CounterKey(string collection) => [.. CounterPrefix, .. Encoding.UTF8.GetBytes(collection)];
+
+    public static byte[] IndexDefinitionKey(string collection, string index) =>
+        [.. IndexDefinitionPrefix, .. Encoding.UTF8.GetBytes(collection), (byte)'/', .. Encoding.UTF8.GetBytes(index)];
+
+    public static long ReadInt64(Tree meta, ReadOnlySpan<byte> key, string storePath)
+    {
+        if (!meta.TryGet(key, out var value))
+        {
+            return 0;
+        }
+
+        if (value.Length != 8)
+        {
+            throw new CorruptionException(storePath, 0, $"tree '{Meta}' key '{Encoding.UTF8.GetString(key)}' holds {value.Length} bytes; an int64 takes 8.");
+        }
+
+        return BinaryPrimitives.ReadInt64LittleEndian(value);
+    }
+
+    public static void WriteInt64(Tree meta, ReadOnlySpan<byte> key, long value)
+    {
+        Span<byte> bytes = stackalloc byte[8];
+        BinaryPrimitives.WriteInt64LittleEndian(bytes, value);
+        meta.Put(key, bytes);
+    }
+}

@@ -1,0 +1,47 @@
+namespace Voron.Documents.Storage;
+
+/// <summary>
+/// One document change, prepared outside the transaction (serialized, validated, its record
+/// built and its index entries computed) so the merged operation (<see cref="WriteBatch"/>) only
+/// checks and writes.
+/// </summary>
+internal sealed class PreparedWrite
+{
+    public required string Id { get; init; }
+
+    public required byte[] IdBytes { get; init; }
+
+    /// <summary>The collection; null for a delete by id whose collection the session does not know.</summary>
+    public string? Collection { get; init; }
+
+    public byte[]? CollectionBytes { get; init; }
+
+    /// <summary>The record to write (DocumentRecord; version and time stamped in the transaction), or null for a delete.</summary>
+    public byte[]? Record { get; init; }
+
+    /// <summary>The JSON the record holds (for the session's change tracking after the save).</summary>
+    public byte[]? Json { get; init; }
+
+    /// <summary>The version the stored document must have (0: none may exist), or null for no check (I3).</summary>
+    public long? ExpectedVersion { get; init; }
+
+    /// <summary>The new entries per index of the collection, computed with <see cref="WriteBatch.Catalog"/> (I2).</summary>
+    public byte[][][]? NewEntries { get; set; }
+
+    /// <summary>
+    /// The entries of the version the session loaded (<see cref="HintVersion"/>), computed from the
+    /// JSON it loaded: used instead of parsing the stored JSON again when that version is still the
+    /// stored one.
+    /// </summary>
+    public byte[][][]? HintEntries { get; set; }
+
+    public long HintVersion { get; init; }
+
+    /// <summary>The JSON of version <see cref="HintVersion"/>, as the session loaded it, or null.</summary>
+    public byte[]? HintJson { get; init; }
+
+    /// <summary>The n of an id of the shape "&lt;collection&gt;/&lt;n&gt;" (I5), else 0.</summary>
+    public long GeneratedNumber { get; init; }
+
+    public bool IsDelete => Record == null;
+}
