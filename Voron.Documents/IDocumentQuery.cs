@@ -24,7 +24,11 @@ namespace Voron.Documents;
 /// would serve it, unless <see cref="AllowScan"/> was called: then it reads the collection and
 /// sorts in memory.</para>
 /// <para>Results are the committed documents (the session's pending changes are not applied to
-/// them); a document the session already tracks is returned as the tracked object.</para>
+/// them); a document the session already tracks is returned as the tracked object, and the others
+/// become tracked (a session that streams a whole collection holds every document it read).</para>
+/// <para>The methods take expression trees. A delegate (<c>Func&lt;T, bool&gt;</c>) passed to
+/// <c>Where</c> binds to System.Linq's <c>AsyncEnumerable.Where</c> instead and filters the query's
+/// results in memory, after they were read; pass a lambda.</para>
 /// </remarks>
 public interface IDocumentQuery<T> : IAsyncEnumerable<T> where T : class
 {

@@ -102,7 +102,7 @@ internal sealed class DocumentQuery<T>(DocumentSession session, JsonTypeInfo<T> 
     private int Count(QuerySpec query, CancellationToken cancellationToken)
     {
         cancellationToken.ThrowIfCancellationRequested();
-        using var run = session.OpenQuery(query);
+        using var run = session.OpenQuery(query, readsJson: false);
         try
         {
             var count = 0;

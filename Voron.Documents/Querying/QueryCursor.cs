@@ -1,4 +1,3 @@
-using System.Buffers;
 using System.Text;
 using Voron.Documents.Indexing;
 using Voron.Documents.Storage;
@@ -7,9 +6,11 @@ namespace Voron.Documents.Querying;
 
 /// <summary>
 /// Runs a <see cref="QueryPlan"/> over one read transaction (I6), yielding matching documents one
-/// at a time. <see cref="IdBytes"/>, <see cref="Record"/> and <see cref="Json"/> are valid until the
-/// next <see cref="MoveNext"/> (the JSON of a compressed record is decoded into a buffer reused per
-/// result); the transaction must stay open while the cursor is used. Not thread-safe.
+/// at a time. <see cref="IdBytes"/> and <see cref="Json"/> are valid until the next
+/// <see cref="MoveNext"/>: a result's JSON is copied (or decoded, when compressed) into a buffer
+/// reused per result while its record is at hand, so no result is looked up twice. A cursor that
+/// only counts (<c>readsJson</c> false) copies nothing it does not filter on. The transaction must
+/// stay open while the cursor is used. Not thread-safe.
 /// </summary>
 internal sealed class QueryCursor : IDisposable
 {
@@ -30,15 +31,16 @@ internal sealed class QueryCursor : IDisposable
     private bool _done;
     private int _skipped;
     private int _returned;
-    private byte[]? _rented;
+    private readonly bool _readsJson;
+    private byte[] _json = [];
     private byte[] _currentId = [];
     private int _currentIdLength;
     private RecordHeader _header;
     private bool _jsonReady;
-    private int _jsonLength;
 
-    public QueryCursor(ReadTransaction transaction, QuerySpec spec, QueryPlan plan, string storePath)
+    public QueryCursor(ReadTransaction transaction, QuerySpec spec, QueryPlan plan, string storePath, bool readsJson = true)
     {
+        _readsJson = readsJson;
         _transaction = transaction;
         _spec = spec;
         _plan = plan;
@@ -69,35 +71,17 @@ internal sealed class QueryCursor : IDisposable
 
     public RecordHeader Header => _header;
 
-    /// <summary>The current document's record.</summary>
-    public ReadOnlySpan<byte> Record
-    {
-        get
-        {
-            _docs!.TryGet(IdBytes, out var record);
-            return record;
-        }
-    }
-
-    /// <summary>The current document's JSON.</summary>
+    /// <summary>The current document's JSON (for a cursor that reads JSON).</summary>
     public ReadOnlySpan<byte> Json
     {
         get
         {
-            var record = Record;
-            if (!_header.Compressed)
-            {
-                return record[_header.BodyOffset..];
-            }
-
             if (!_jsonReady)
             {
-                DocumentRecord.Json(record, _header, ref _rented, Id, _storePath);
-                _jsonReady = true;
-                _jsonLength = _header.JsonLength;
+                throw new InvalidOperationException("This cursor does not read documents' JSON.");
             }
 
-            return _rented.AsSpan(0, _jsonLength);
+            return _json.AsSpan(0, _header.JsonLength);
         }
     }
 
@@ -177,6 +161,11 @@ internal sealed class QueryCursor : IDisposable
         SetCurrent(_sorted[_sortedPosition++].Id);
         _docs!.TryGet(IdBytes, out var record);
         _header = DocumentRecord.ReadHeader(record, Id, _storePath);
+        if (_readsJson)
+        {
+            LoadJson(record);
+        }
+
         _returned++;
         return true;
     }
@@ -301,6 +290,11 @@ internal sealed class QueryCursor : IDisposable
             throw new CorruptionException(_storePath, 0, $"collection '{_spec.Collection}' lists document '{Id}', which belongs to '{DocumentRecord.CollectionName(record, _header)}' (L1 in Storage/DocumentTrees.cs).");
         }
 
+        if (_readsJson || _plan.DocumentConditions.Count > 0 || _plan.SortInMemory != null)
+        {
+            LoadJson(record);
+        }
+
         if (_plan.DocumentConditions.Count > 0)
         {
             _extractor!.Extract(Json);
@@ -339,6 +333,18 @@ internal sealed class QueryCursor : IDisposable
         return true;
     }
 
+    /// <summary>Copies (or decodes) the current record's JSON into the cursor's buffer.</summary>
+    private void LoadJson(ReadOnlySpan<byte> record)
+    {
+        if (_json.Length < _header.JsonLength)
+        {
+            _json = new byte[Math.Max(_header.JsonLength, _json.Length * 2)];
+        }
+
+        DocumentRecord.CopyJson(record, _header, _json, Id, _storePath);
+        _jsonReady = true;
+    }
+
     private void SetCurrent(ReadOnlySpan<byte> id)
     {
         if (_currentId.Length < id.Length)
@@ -351,12 +357,5 @@ internal sealed class QueryCursor : IDisposable
         _jsonReady = false;
     }
 
-    public void Dispose()
-    {
-        if (_rented != null)
-        {
-            ArrayPool<byte>.Shared.Return(_rented);
-            _rented = null;
-        }
-    }
+    public void Dispose() => _json = [];
 }

@@ -125,7 +125,7 @@ internal sealed class RawDocumentQuery(DocumentSession session, QuerySpec spec) 
     private int Count(QuerySpec query, CancellationToken cancellationToken)
     {
         cancellationToken.ThrowIfCancellationRequested();
-        using var run = session.OpenQuery(query);
+        using var run = session.OpenQuery(query, readsJson: false);
         try
         {
             var count = 0;

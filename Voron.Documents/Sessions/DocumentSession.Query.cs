@@ -25,7 +25,7 @@ internal sealed partial class DocumentSession
     internal DocumentStore Owner => store;
 
     /// <summary>Plans a query against the snapshot it will read (I6) and opens its cursor; the caller disposes both.</summary>
-    internal QueryRun OpenQuery(QuerySpec spec)
+    internal QueryRun OpenQuery(QuerySpec spec, bool readsJson = true)
     {
         ThrowIfDisposed();
         var operation = store.Telemetry.Start(DocumentsDiagnostics.Operations.Query, spec.Collection);
@@ -34,7 +34,7 @@ internal sealed partial class DocumentSession
         {
             read = store.Environment.BeginRead();
             var plan = QueryPlanner.Plan(spec, store.CatalogFor(read));
-            return new QueryRun(read, new QueryCursor(read, spec, plan, store.Path), operation);
+            return new QueryRun(read, new QueryCursor(read, spec, plan, store.Path, readsJson), operation);
         }
         catch (Exception e)
         {

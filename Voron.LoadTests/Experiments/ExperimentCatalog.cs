@@ -30,6 +30,7 @@ internal static class ExperimentCatalog
         Plain(new SectionsExperiment()),
         Plain(new CompressionExperiment()),
         Plain(new ChecksumsExperiment()),
+        Plain(new DocumentsExperiment()),
         Plain(new Http.HttpExperiment()),
     ];
 

@@ -214,4 +214,38 @@ public sealed class BadInputTests
 
         await save;
     }
+
+    [Fact]
+    public async Task A_damaged_record_raises_CorruptionException_naming_the_document()
+    {
+        using var environment = StorageEnvironment.Open(StorageEnvironmentOptions.CreateInMemory());
+        await using var store = DocumentStore.Open(environment);
+        await using (var session = store.OpenSession())
+        {
+            session.Store(new Note { Text = "fine" }, Json.Note, "notes/1");
+            await session.SaveChangesAsync();
+        }
+
+        await environment.ExecuteAsync(tx => tx.CreateTree("@docs").Put("notes/1"u8, [1, 0, 4, 0, 9, 9]));
+        await using (var session = store.OpenSession())
+        {
+            var error = await Assert.ThrowsAsync<CorruptionException>(() => session.LoadAsync("notes/1", Json.Note));
+            Assert.Contains("notes/1", error.Message, StringComparison.Ordinal);
+            Assert.Contains("R1", error.Message, StringComparison.Ordinal);
+            await Assert.ThrowsAsync<CorruptionException>(() => session.LoadRawAsync("notes/1"));
+        }
+
+        Assert.Throws<CorruptionException>(() => store.CheckIntegrity());
+    }
+
+    [Fact]
+    public async Task A_store_of_another_layout_version_is_refused_with_FormatVersionException()
+    {
+        using var environment = StorageEnvironment.Open(StorageEnvironmentOptions.CreateInMemory());
+        DocumentStore.Open(environment).Dispose();
+        await environment.ExecuteAsync(tx => tx.CreateTree("@docs.meta").Put("format"u8, [2, 0, 0, 0]));
+        var error = Assert.Throws<FormatVersionException>(() => DocumentStore.Open(environment));
+        Assert.Equal(2, error.Found);
+        Assert.Equal(1, error.Supported);
+    }
 }

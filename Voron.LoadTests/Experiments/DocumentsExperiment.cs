@@ -1,0 +1,245 @@
+using System.Diagnostics;
+using System.Globalization;
+using System.Text.Json;
+using Voron.LoadTests.Engines.Documents;
+using Voron.LoadTests.Experiments.Documents;
+using Voron.LoadTests.Measurement;
+using Voron.LoadTests.Reporting;
+
+namespace Voron.LoadTests.Experiments;
+
+/// <summary>
+/// The document path side by side with the stores a .NET developer would otherwise pick, in one
+/// process, every write durable: Voron.Documents, SQLite through Microsoft.Data.Sqlite (JSON text in
+/// a table, WAL, synchronous=FULL, an index on json_extract of each queried field) and LiteDB 5.0.20.
+/// The same ~1 KiB documents (<see cref="ProfileDataSet"/>) go to every engine. Workloads, each an
+/// engine after the other on the same stores: a bulk insert of N documents (default 1,000,000), loads
+/// by id on one and two threads, an indexed equality query and an indexed range query (Take(20)),
+/// updates with expected versions from 16 callers, and single-document inserts from 1, 16, 64 and
+/// 256 concurrent callers. Every timed span includes the work its writes cause: for Voron the
+/// data-file flush (as the merge experiment does); SQLite and LiteDB checkpoint inside their commits.
+/// </summary>
+internal sealed class DocumentsExperiment : IExperiment
+{
+    internal static readonly int[] InsertCallers = [1, 16, 64, 256];
+    internal static readonly int[] LoadThreads = [1, 2];
+    internal const int UpdateCallers = 16;
+    internal const int Take = 20;
+    internal static readonly string[] Engines = [DocumentEngineCatalog.Voron, DocumentEngineCatalog.Sqlite, DocumentEngineCatalog.LiteDb];
+
+    private readonly long? _documents;
+    private readonly TimeSpan? _duration;
+    private readonly bool _warmUp;
+
+    /// <param name="documents">Documents bulk-inserted (and then read, queried, updated); default VORON_DOCS_N or 1,000,000, 20,000 with --quick.</param>
+    /// <param name="duration">How long each engine runs each timed workload; default 5 s, 0.3 s with --quick.</param>
+    /// <param name="warmUp">Whether every workload first runs unreported on small stores (tests skip it).</param>
+    public DocumentsExperiment(long? documents = null, TimeSpan? duration = null, bool warmUp = true)
+    {
+        _documents = documents;
+        _duration = duration;
+        _warmUp = warmUp;
+    }
+
+    public string Name => "documents";
+
+    public string Description => "JSON documents, durable: Voron.Documents vs SQLite (JSON text, WAL FULL) and LiteDB: inserts from 1-256 callers, loads, queries, updates, bulk";
+
+    internal static long? DocumentsFromEnvironment()
+    {
+        var text = Environment.GetEnvironmentVariable("VORON_DOCS_N");
+        if (string.IsNullOrWhiteSpace(text))
+        {
+            return null;
+        }
+
+        return long.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out var n) && n is >= 1000 and <= 100_000_000
+            ? n
+            : throw new ArgumentException($"VORON_DOCS_N must be a document count from 1,000 to 100,000,000, not '{text}'.");
+    }
+
+    public async Task<Report> RunAsync(ExperimentContext context)
+    {
+        var documents = _documents ?? DocumentsFromEnvironment() ?? (context.Quick ? 20_000 : 1_000_000);
+        var duration = _duration ?? (context.Quick ? TimeSpan.FromMilliseconds(300) : TimeSpan.FromSeconds(5));
+        var report = new Report(Name, "Documents: Voron.Documents beside SQLite and LiteDB, durable");
+        context.Progress("measuring write+fdatasync latency (4 KiB)");
+        var flush = MachineExperiment.MeasureDurableWrites(Path.Combine(context.NewDirectory("machine"), "probe.bin"), 4096, context.Quick ? 200 : 1000);
+        report.AddFact("fdatasyncMedianMs", flush.Median);
+        report.AddFact("documents", documents);
+        report.AddFact("secondsPerRun", duration.TotalSeconds);
+        var sizes = Enumerable.Range(0, 1000).Select(i => JsonSerializer.SerializeToUtf8Bytes(ProfileDataSet.Create(i), ProfileJson.Default.Profile).Length).ToList();
+        report.AddFact("documentJsonBytes", $"mean {sizes.Average():F0}, min {sizes.Min()}, max {sizes.Max()} (first 1,000 documents, System.Text.Json camelCase)");
+
+        // Warm-up, not reported: every workload of every engine on small stores of their own, so the
+        // first measured workload (the bulk insert) does not pay for just-in-time compilation.
+        if (_warmUp)
+        {
+            context.Progress("warming up every engine on small stores (not reported)");
+            var warmUp = TimeSpan.FromTicks(Math.Min(duration.Ticks, TimeSpan.FromMilliseconds(100).Ticks));
+            await RunEnginesAsync(context, "warm-up-", engines => RunWorkloadsAsync(context, engines, Math.Min(2000, documents), warmUp, quiet: true)).ConfigureAwait(false);
+        }
+
+        var results = await RunEnginesAsync(context, "", engines =>
+        {
+            foreach (var engine in engines)
+            {
+                report.AddFact($"durability.{engine.Name}", engine.Durability);
+            }
+
+            return RunWorkloadsAsync(context, engines, documents, duration, quiet: false);
+        }).ConfigureAwait(false);
+        AddRows(report, results);
+
+        report.AddNote("Targets (ratios from one run): insert at 64 callers >= 10x SQLite and >= 20x LiteDB; load >= 2x SQLite and >= 3x LiteDB; " +
+                       "query-eq >= 1.5x SQLite; bulk >= 1x SQLite's batched insert and >= 100,000 documents per second.");
+        report.AddNote("Every timed span includes the work its writes cause: Voron's rows end with the store's data-file flush (timed); SQLite and " +
+                       "LiteDB checkpoint their logs inside commits. Callers are closed loops: each starts its next operation when the last completed.");
+        report.AddNote("Each operation is one unit of work as an app writes it: a Voron session per operation (Store + SaveChangesAsync, LoadAsync, " +
+                       "Query(...).Take(20).ToListAsync); for SQLite a transaction per write under one writer lock, a connection per reader; " +
+                       "for LiteDB its thread-safe LiteDatabase. Every read returns deserialized objects.");
+        report.AddNote("update: load, change, save only if the version is still the loaded one (Voron: the session's expected version; SQLite: " +
+                       "UPDATE ... WHERE version = $loaded; LiteDB: a Version field checked in a transaction); conflicts are counted and not in ops.");
+        report.AddNote("bulk: one operation of N documents (p50Ms = p99Ms = its duration); Voron's BulkInsertAsync (10,000 per transaction), " +
+                       "SQLite's prepared insert in transactions of 10,000, LiteDB's InsertBulk (10,000 per batch); indexes defined before.");
+        return report;
+    }
+
+    /// <summary>Opens the three engines on fresh directories, runs <paramref name="run"/>, and closes them.</summary>
+    private static async Task<List<DocumentRunResult>> RunEnginesAsync(ExperimentContext context, string prefix, Func<List<IDocumentEngine>, Task<List<DocumentRunResult>>> run)
+    {
+        var engines = new List<IDocumentEngine>();
+        try
+        {
+            engines.Add(await VoronDocumentEngine.OpenAsync(context.NewDirectory(prefix + DocumentEngineCatalog.Voron)).ConfigureAwait(false));
+            engines.Add(new SqliteDocumentEngine(context.NewDirectory(prefix + DocumentEngineCatalog.Sqlite)));
+            engines.Add(new LiteDbDocumentEngine(context.NewDirectory(prefix + DocumentEngineCatalog.LiteDb)));
+            return await run(engines).ConfigureAwait(false);
+        }
+        finally
+        {
+            foreach (var engine in engines)
+            {
+                engine.Dispose();
+            }
+        }
+    }
+
+    private static async Task<List<DocumentRunResult>> RunWorkloadsAsync(ExperimentContext context, List<IDocumentEngine> engines, long documents, TimeSpan duration, bool quiet)
+    {
+        var results = new List<DocumentRunResult>();
+        void Done(DocumentRunResult result)
+        {
+            results.Add(result);
+            if (quiet)
+            {
+                return;
+            }
+
+            context.Progress($"{result.Engine,-7} {result.Workload,-11} {result.Callers,3} callers: {result.OperationsPerSecond,11:N0} ops/s, p50 {result.Latency.Median:F3} ms, p99 {result.Latency.Percentile(99):F3} ms" +
+                             (result.Conflicts > 0 ? $", {result.Conflicts} conflicts" : ""));
+        }
+
+        foreach (var engine in engines)
+        {
+            if (!quiet)
+            {
+                context.Progress($"{engine.Name,-7} bulk insert of {documents:N0} documents ...");
+            }
+
+            var watch = Stopwatch.StartNew();
+            var written = await engine.BulkInsertAsync(LongRange(documents).Select(ProfileDataSet.Create)).ConfigureAwait(false);
+            engine.EndRound();
+            var seconds = watch.Elapsed.TotalSeconds;
+            var latency = new LatencySample();
+            latency.Add(seconds * 1000);
+            Done(new DocumentRunResult(engine.Name, DocumentWorkloads.Bulk, 1, written, seconds, latency, 0));
+        }
+
+        foreach (var threads in LoadThreads)
+        {
+            foreach (var engine in engines)
+            {
+                Done(await ClosedLoop.RunAsync(engine, DocumentWorkloads.Load, threads, duration, async (handle, caller, sequence) =>
+                    await handle.LoadAsync(ProfileDataSet.Id(Pick(documents, caller, sequence))).ConfigureAwait(false) != null
+                        ? true
+                        : throw new InvalidOperationException($"{engine.Name}: a bulk-inserted document is missing"), endRound: false).ConfigureAwait(false));
+            }
+        }
+
+        foreach (var engine in engines)
+        {
+            Done(await ClosedLoop.RunAsync(engine, DocumentWorkloads.QueryEqual, 1, duration, async (handle, caller, sequence) =>
+                await handle.QueryEqualAsync(ProfileDataSet.City((int)(Pick(documents, caller, sequence) % ProfileDataSet.CityCount)), Take).ConfigureAwait(false) > 0,
+                endRound: false).ConfigureAwait(false));
+        }
+
+        foreach (var engine in engines)
+        {
+            Done(await ClosedLoop.RunAsync(engine, DocumentWorkloads.QueryRange, 1, duration, async (handle, caller, sequence) =>
+            {
+                var age = 18 + (int)(Pick(documents, caller, sequence) % 68);
+                return await handle.QueryRangeAsync(age, age + 3, Take).ConfigureAwait(false) > 0;
+            }, endRound: false).ConfigureAwait(false));
+        }
+
+        foreach (var engine in engines)
+        {
+            Done(await ClosedLoop.RunAsync(engine, DocumentWorkloads.Update, UpdateCallers, duration, (handle, caller, sequence) =>
+                handle.UpdateAsync(ProfileDataSet.Id(Pick(documents, caller, sequence)), (caller * 1_000_003) + sequence), endRound: true).ConfigureAwait(false));
+        }
+
+        foreach (var callers in InsertCallers)
+        {
+            foreach (var engine in engines)
+            {
+                Done(await ClosedLoop.RunAsync(engine, DocumentWorkloads.Insert, callers, duration, async (handle, caller, sequence) =>
+                {
+                    var profile = ProfileDataSet.Create(documents + (callers * 10_000_000L) + (caller * 100_000L) + sequence);
+                    profile.Id = $"inserted/{callers}/{caller}/{sequence}";
+                    await handle.InsertAsync(profile).ConfigureAwait(false);
+                    return true;
+                }, endRound: true).ConfigureAwait(false));
+            }
+        }
+
+        return results;
+    }
+
+    /// <summary>A pseudo-random document number for a caller's operation (the same sequence for every engine).</summary>
+    private static long Pick(long documents, int caller, int sequence)
+    {
+        var mixed = unchecked(((ulong)(uint)caller << 32 | (uint)sequence) * 0x9E3779B97F4A7C15UL);
+        return (long)((mixed >> 11) % (ulong)documents);
+    }
+
+    private static IEnumerable<long> LongRange(long count)
+    {
+        for (long i = 0; i < count; i++)
+        {
+            yield return i;
+        }
+    }
+
+    private static void AddRows(Report report, List<DocumentRunResult> results)
+    {
+        foreach (var result in results)
+        {
+            double? Ratio(string engine) => result.Engine == engine ? null :
+                results.FirstOrDefault(r => r.Engine == engine && r.Workload == result.Workload && r.Callers == result.Callers) is { } other
+                    ? result.OperationsPerSecond / other.OperationsPerSecond
+                    : null;
+            report.AddRow(
+                ("engine", result.Engine),
+                ("workload", result.Workload),
+                ("callers", result.Callers),
+                ("ops", result.Operations),
+                ("opsPerSec", result.OperationsPerSecond),
+                ("p50Ms", result.Latency.Median),
+                ("p99Ms", result.Latency.Percentile(99)),
+                ("vsSqlite", Ratio(DocumentEngineCatalog.Sqlite)),
+                ("vsLitedb", Ratio(DocumentEngineCatalog.LiteDb)),
+                ("conflicts", result.Workload == DocumentWorkloads.Update ? result.Conflicts : null));
+        }
+    }
+}
