@@ -88,7 +88,7 @@ internal sealed partial class DatabaseFile
             var pending = block == 0 ? (ObservesPage1Content(inBlock, target.Length) ? snapshot.PendingPage1Content() : null) : from;
             if (pending is { IsDurable: false })
             {
-                pending.WaitDurable();
+                _database.WaitDurableForRead(pending);
             }
         }
 

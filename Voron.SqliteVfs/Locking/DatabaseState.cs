@@ -134,6 +134,37 @@ internal sealed partial class DatabaseState
         }
     }
 
+    private int _readersWaiting;
+
+    /// <summary>Reads waiting under V3 for an in-flight commit to become durable (tests).</summary>
+    internal int ReadersWaiting => Volatile.Read(ref _readersWaiting);
+
+    /// <summary>V3: waits until <paramref name="version"/> is durable; throws why it failed.</summary>
+    public void WaitDurableForRead(DatabaseVersion version)
+    {
+        Interlocked.Increment(ref _readersWaiting);
+        try
+        {
+            version.WaitDurable();
+        }
+        finally
+        {
+            Interlocked.Decrement(ref _readersWaiting);
+        }
+    }
+
+    /// <summary>Commits submitted and not yet durable (tests).</summary>
+    internal int InFlightCount
+    {
+        get
+        {
+            lock (_sync)
+            {
+                return _inFlight.Count;
+            }
+        }
+    }
+
     /// <summary>Whether the database exists: durable in the store, or its first commit in flight.</summary>
     public bool Exists()
     {
