@@ -56,6 +56,11 @@ internal sealed partial class DatabaseFile
             return SqliteConstants.IoErrLock;
         }
 
+        if (_database.Environment.Failure is { } failure)
+        {
+            throw new StoreFailedException(_database.Environment.Path, failure); // fail-stop: refuse before building anything
+        }
+
         var ticket = _ticket;
         _ticket = TicketState.None;
         if (!_database.WriteLock.TryAcquire(this, _busyTimeout ?? _options.LockTimeout))

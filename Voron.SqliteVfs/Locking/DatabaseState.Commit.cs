@@ -13,6 +13,11 @@ internal sealed partial class DatabaseState
     /// <remarks>The caller has run <see cref="WriteSet.DropUnchanged"/> and found the set not empty.</remarks>
     public DatabaseVersion Submit(WriteSet writes, Snapshot snapshot)
     {
+        if (Environment.Failure is { } failure)
+        {
+            throw new StoreFailedException(Environment.Path, failure);
+        }
+
         DatabaseVersion version;
         lock (_sync)
         {
