@@ -76,6 +76,7 @@ internal sealed partial class DatabaseFile
                 // V5: nothing SQLite holds changed; move the snapshot to the newest state.
                 _snapshot!.Dispose();
                 _snapshot = _database.TakeSnapshot();
+                _database.CountAdvance();
                 break;
             default:
                 if (ticket == TicketState.Issued)
@@ -88,6 +89,7 @@ internal sealed partial class DatabaseFile
 
                 _database.WriteLock.KeepAsTicket(this, TicketLifetime);
                 _ticket = TicketState.Issued;
+                _database.CountRerun();
                 return SqliteConstants.Schema;
         }
 

@@ -135,6 +135,15 @@ internal sealed partial class DatabaseState
     }
 
     private int _readersWaiting;
+    private long _advanced;
+    private long _reruns;
+
+    /// <summary>How often V5 moved a stale writer's snapshot forward, and how often V6 made a statement run again (tests, diagnostics).</summary>
+    internal (long Advanced, long Reruns) StaleWriters => (Interlocked.Read(ref _advanced), Interlocked.Read(ref _reruns));
+
+    internal void CountAdvance() => Interlocked.Increment(ref _advanced);
+
+    internal void CountRerun() => Interlocked.Increment(ref _reruns);
 
     /// <summary>Reads waiting under V3 for an in-flight commit to become durable (tests).</summary>
     internal int ReadersWaiting => Volatile.Read(ref _readersWaiting);
