@@ -15,6 +15,7 @@ namespace Voron.LoadTests.Experiments;
 /// journal files and an eager background flush make kills land in rotation, flushing and
 /// journal recycling, not only in appends. With <c>lazy</c> the store runs in lazy durability
 /// mode, whose acknowledgements must survive a process kill too (the OS keeps the writes).
+/// With <c>sql</c> it writes SQL through the SQLite VFS instead (<see cref="SqlCrashChild"/>).
 /// </summary>
 internal static class CrashChild
 {
@@ -24,11 +25,16 @@ internal static class CrashChild
 
     internal static async Task<int> RunAsync(string[] args, TextWriter output)
     {
-        if (args.Length is not (3 or 4) || (args.Length == 4 && args[3] != "lazy") || !int.TryParse(args[1], NumberStyles.Integer, CultureInfo.InvariantCulture, out var seed) ||
+        if (args.Length is not (3 or 4) || (args.Length == 4 && args[3] is not ("lazy" or "sql")) || !int.TryParse(args[1], NumberStyles.Integer, CultureInfo.InvariantCulture, out var seed) ||
             !int.TryParse(args[2], NumberStyles.Integer, CultureInfo.InvariantCulture, out var run))
         {
-            output.WriteLine($"Usage: {Command} <dir> <seed> <run> [lazy]");
+            output.WriteLine($"Usage: {Command} <dir> <seed> <run> [lazy|sql]");
             return 2;
+        }
+
+        if (args.Length == 4 && args[3] == "sql")
+        {
+            return SqlCrashChild.Run(args[0], seed, run, output);
         }
 
         var options = StorageEnvironmentOptions.ForDirectory(args[0]);
