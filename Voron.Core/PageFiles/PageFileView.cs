@@ -17,14 +17,12 @@ internal sealed class PageFileView
 
     private readonly LowLevelTransaction _transaction;
     private readonly BTree _map;
-    private readonly string _owner;
 
     private PageFileView(LowLevelTransaction transaction, BTree map, string name, long length, long sequence)
     {
         _transaction = transaction;
         _map = map;
         Name = name;
-        _owner = $"page file '{name}'";
         Length = length;
         Sequence = sequence;
     }
@@ -38,6 +36,9 @@ internal sealed class PageFileView
     public long Sequence { get; private set; }
 
     private string DataFile => _transaction.DataFilePath;
+
+    /// <summary>Names the file in corruption messages (made only when one is raised).</summary>
+    private string Owner => $"page file '{Name}'";
 
     /// <summary>The page file as <paramref name="transaction"/> sees it, or null when there is none.</summary>
     public static PageFileView? Open(LowLevelTransaction transaction, string name)
@@ -104,7 +105,7 @@ internal sealed class PageFileView
         }
 
         var (page, checksum) = PageFileFormat.ReadEntry(value, DataFile, Name, block);
-        bytes = _transaction.GetRawPage(page, checksum, _owner);
+        bytes = _transaction.GetRawPage(page, checksum, Owner);
         return true;
     }
 
@@ -215,11 +216,11 @@ internal sealed class PageFileView
             }
 
             var (page, checksum) = PageFileFormat.ReadEntry(cursor.Value, DataFile, Name, block);
-            claim(page, 1, $"{_owner} (block {block})");
-            var actual = Crc32C.Compute(_transaction.GetRawPage(page, checksum, _owner));
+            claim(page, 1, $"{Owner} (block {block})");
+            var actual = Crc32C.Compute(_transaction.GetRawPage(page, checksum, Owner));
             if (actual != checksum)
             {
-                throw new CorruptionException(DataFile, page * BlockSize, $"rule PF3: raw page {page} of {_owner} has checksum 0x{actual:X8}, its map entry says 0x{checksum:X8}");
+                throw new CorruptionException(DataFile, page * BlockSize, $"rule PF3: raw page {page} of {Owner} has checksum 0x{actual:X8}, its map entry says 0x{checksum:X8}");
             }
         }
     }
@@ -234,7 +235,7 @@ internal sealed class PageFileView
         if (_map.TryGet(key, out var value))
         {
             (page, var checksum) = PageFileFormat.ReadEntry(value, DataFile, Name, block);
-            target = _transaction.ModifyRawPage(page, checksum, _owner, overwrite: bytes.Length == BlockSize);
+            target = _transaction.ModifyRawPage(page, checksum, Owner, overwrite: bytes.Length == BlockSize);
         }
         else
         {

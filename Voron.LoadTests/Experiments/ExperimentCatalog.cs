@@ -12,6 +12,7 @@ internal static class ExperimentCatalog
         new MergeExperiment(),
         new JournalExperiment(),
         new SectionsExperiment(),
+        new SqlExperiment(),
     ];
 
     internal static IExperiment? Find(string name) =>

@@ -198,7 +198,7 @@ internal sealed partial class DatabaseState
             long headSequence;
             lock (_sync)
             {
-                inFlight = [.. _inFlight];
+                inFlight = _inFlight.Count == 0 ? [] : [.. _inFlight];
                 headSequence = _head?.Sequence ?? _durableSequence;
             }
 
@@ -215,7 +215,7 @@ internal sealed partial class DatabaseState
                     continue;
                 }
 
-                return new Snapshot(store, view, [.. inFlight.Where(v => v.Sequence > baseSequence)], headSequence);
+                return new Snapshot(store, view, inFlight.Length == 0 ? inFlight : [.. inFlight.Where(v => v.Sequence > baseSequence)], headSequence);
             }
             catch
             {

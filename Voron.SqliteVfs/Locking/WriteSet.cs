@@ -90,10 +90,9 @@ internal sealed class WriteSet
     /// </summary>
     public void DropUnchanged(Snapshot snapshot)
     {
-        var before = new byte[BlockSize];
         foreach (var (block, bytes) in Blocks.ToList())
         {
-            snapshot.ReadBlock(block, before);
+            var before = snapshot.Find(block, out _); // empty: a hole, zeros
             if (block == 0)
             {
                 Block0 = Classify(before, bytes);
@@ -102,7 +101,7 @@ internal sealed class WriteSet
                     Blocks.Remove(0);
                 }
             }
-            else if (bytes.AsSpan().SequenceEqual(before) && !IsCutInSnapshotTerms(block))
+            else if (Same(before, bytes) && !IsCutInSnapshotTerms(block))
             {
                 Blocks.Remove(block);
             }
@@ -117,12 +116,20 @@ internal sealed class WriteSet
         }
     }
 
+    private static bool Same(ReadOnlySpan<byte> before, ReadOnlySpan<byte> after) =>
+        before.IsEmpty ? !after.ContainsAnyExcept((byte)0) : before.SequenceEqual(after);
+
     // A block written again after this transaction truncated it must stay: the version's cut
     // would otherwise zero it.
     private bool IsCutInSnapshotTerms(long block) => Truncated && block >= CutFromBlock;
 
     private static Block0Change Classify(ReadOnlySpan<byte> before, ReadOnlySpan<byte> after)
     {
+        if (before.IsEmpty)
+        {
+            return after.ContainsAnyExcept((byte)0) ? Block0Change.Content : Block0Change.None; // a new database
+        }
+
         if (!before[..24].SequenceEqual(after[..24]) || !before[40..92].SequenceEqual(after[40..92]) ||
             !before[100..].SequenceEqual(after[100..]))
         {

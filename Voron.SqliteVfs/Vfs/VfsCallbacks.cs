@@ -76,11 +76,17 @@ internal static unsafe class VfsCallbacks
         try
         {
             *result = 0;
+            var bytes = System.Runtime.InteropServices.MemoryMarshal.CreateReadOnlySpanFromNullTerminated(name);
+            if (bytes.EndsWith("-journal"u8) || bytes.EndsWith("-wal"u8))
+            {
+                return SqliteConstants.Ok; // V11: no journal ever exists, so no hot journal is replayed (asked at every SHARED)
+            }
+
             var text = Marshal.PtrToStringUTF8((nint)name);
             var owner = NativeVfs.From(vfs);
             if (owner == null || text == null || DatabaseNames.IsJournalName(text) || DatabaseNames.Problem(text) != null)
             {
-                return SqliteConstants.Ok; // V11: no journal ever exists, so no hot journal is replayed
+                return SqliteConstants.Ok;
             }
 
             *result = owner.Databases.Get(text).Exists() ? 1 : 0;
