@@ -40,7 +40,7 @@ internal sealed partial class DatabaseState
             version = new DatabaseVersion(sequence, parent, writes, snapshot.Length, writes.Block0);
             _inFlight.Add(version);
             _head = version;
-            _history.Enqueue(version);
+            _history.Enqueue(version.Summary());
             while (_history.Count > HistoryLength)
             {
                 _historyFloor = _history.Dequeue().Sequence;
@@ -110,7 +110,7 @@ internal sealed partial class DatabaseState
                 dropped = _inFlight.GetRange(index, _inFlight.Count - index);
                 _inFlight.RemoveRange(index, dropped.Count);
                 _head = _inFlight.Count > 0 ? _inFlight[^1] : null;
-                var kept = _history.Where(v => !dropped.Contains(v)).ToList();
+                var kept = _history.Where(v => !dropped.Exists(d => d.Sequence == v.Sequence)).ToList();
                 _history.Clear();
                 foreach (var v in kept)
                 {

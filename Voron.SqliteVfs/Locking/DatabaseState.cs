@@ -99,7 +99,7 @@ internal sealed partial class DatabaseState
 
     private readonly object _sync = new();
     private readonly List<DatabaseVersion> _inFlight = [];
-    private readonly Queue<DatabaseVersion> _history = new();
+    private readonly Queue<VersionSummary> _history = new();
     private DatabaseVersion? _head;
     private long _durableSequence;
     private long _lastSequence;

@@ -47,24 +47,8 @@ internal sealed class DatabaseVersion
     /// <summary>Whether the commit truncated block <paramref name="block"/> away without writing it again.</summary>
     public bool IsCut(long block) => block >= _cutFromBlock && !Blocks.ContainsKey(block);
 
-    /// <summary>V5: whether SQLite's cache of <paramref name="cachedBlocks"/> would be wrong after this commit.</summary>
-    public bool ConflictsWithCache(IReadOnlySet<long> cachedBlocks)
-    {
-        if (_lengthChanged || Block0 >= Block0Change.HeaderOnly)
-        {
-            return true;
-        }
-
-        foreach (var block in Blocks.Keys)
-        {
-            if (block != 0 && cachedBlocks.Contains(block))
-            {
-                return true;
-            }
-        }
-
-        return false;
-    }
+    /// <summary>What V5's history keeps of this version.</summary>
+    public VersionSummary Summary() => new(Sequence, [.. Blocks.Keys], _lengthChanged, Block0);
 
     public void Complete(Exception? error)
     {
