@@ -40,6 +40,7 @@ internal sealed partial class DatabaseState
             version = new DatabaseVersion(sequence, parent, writes, snapshot.Length, writes.Block0);
             _inFlight.Add(version);
             _head = version;
+            Publish();
             _history.Enqueue(version.Summary());
             while (_history.Count > HistoryLength)
             {
@@ -104,12 +105,15 @@ internal sealed partial class DatabaseState
                 {
                     _head = null;
                 }
+
+                Publish();
             }
             else if (index >= 0)
             {
                 dropped = _inFlight.GetRange(index, _inFlight.Count - index);
                 _inFlight.RemoveRange(index, dropped.Count);
                 _head = _inFlight.Count > 0 ? _inFlight[^1] : null;
+                Publish();
                 var kept = _history.Where(v => !dropped.Exists(d => d.Sequence == v.Sequence)).ToList();
                 _history.Clear();
                 foreach (var v in kept)

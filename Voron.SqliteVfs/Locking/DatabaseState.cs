@@ -102,6 +102,10 @@ internal sealed partial class DatabaseState
     private readonly Queue<VersionSummary> _history = new();
     private DatabaseVersion? _head;
     private long _durableSequence;
+
+    // What TakeSnapshot needs, republished (immutable) after every change under _sync, so a
+    // reader's SHARED takes no lock here.
+    private volatile Chain _chain;
     private long _lastSequence;
     private long _historyFloor;
 
@@ -113,7 +117,11 @@ internal sealed partial class DatabaseState
         _durableSequence = PageFileView.Open(read.Low, name)?.Sequence ?? 0;
         _lastSequence = _durableSequence;
         _historyFloor = _durableSequence;
+        _chain = new Chain([], _durableSequence);
     }
+
+    /// <summary>The in-flight versions, oldest first, and the newest submitted sequence.</summary>
+    private sealed record Chain(DatabaseVersion[] InFlight, long HeadSequence);
 
     public StorageEnvironment Environment { get; }
 
@@ -123,16 +131,10 @@ internal sealed partial class DatabaseState
     public WriteLock WriteLock { get; } = new();
 
     /// <summary>The sequence number of the newest submitted state (V2).</summary>
-    public long HeadSequence
-    {
-        get
-        {
-            lock (_sync)
-            {
-                return _head?.Sequence ?? _durableSequence;
-            }
-        }
-    }
+    public long HeadSequence => _chain.HeadSequence;
+
+    /// <summary>Republishes <see cref="_chain"/>; called under _sync after every change.</summary>
+    private void Publish() => _chain = new Chain(_inFlight.Count == 0 ? [] : [.. _inFlight], _head?.Sequence ?? _durableSequence);
 
     private int _readersWaiting;
     private long _advanced;
@@ -194,15 +196,11 @@ internal sealed partial class DatabaseState
     {
         while (true)
         {
-            DatabaseVersion[] inFlight;
-            long headSequence;
-            lock (_sync)
-            {
-                inFlight = _inFlight.Count == 0 ? [] : [.. _inFlight];
-                headSequence = _head?.Sequence ?? _durableSequence;
-            }
+            var chain = _chain;
+            var inFlight = chain.InFlight;
+            var headSequence = chain.HeadSequence;
 
-            // A version leaves _inFlight only after the store published it, so every version not
+            // A version leaves the chain only after the store published it, so every version not
             // captured above is in this read transaction, which begins after the capture.
             var store = Environment.BeginRead();
             try
