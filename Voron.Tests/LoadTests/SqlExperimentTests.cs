@@ -35,6 +35,7 @@ public sealed class SqlExperimentTests : IDisposable
                 Assert.True(row.GetProperty("txPerSec").GetDouble() > 0, $"{engine} {workload}");
                 Assert.True(row.GetProperty("p99Ms").GetDouble() > 0, $"{engine} {workload}");
                 Assert.True(row.GetProperty("bytesWrittenPerTx").GetDouble() >= 0, $"{engine} {workload}");
+                Assert.Equal(engine == SqlEngine.Voron, row.GetProperty("dataBytesPerTx").ValueKind == JsonValueKind.Number);
                 var flushes = row.GetProperty("journalFlushesPerCommit");
                 Assert.Equal(engine == SqlEngine.Voron && workload is not (SqlExperiment.PointSelect or SqlExperiment.RangeSelect), flushes.ValueKind == JsonValueKind.Number);
             }
