@@ -29,7 +29,7 @@ public sealed class PageFile
     {
         get
         {
-            _transaction.ThrowIfDisposed();
+            _transaction.ThrowIfUnusable();
             return _view.Length;
         }
     }
@@ -41,7 +41,7 @@ public sealed class PageFile
     /// </summary>
     public int Read(long offset, Span<byte> destination)
     {
-        _transaction.ThrowIfDisposed();
+        _transaction.ThrowIfUnusable();
         return _view.Read(offset, destination);
     }
 
@@ -61,13 +61,12 @@ public sealed class PageFile
 
     private void RequireWrite()
     {
-        if (_transaction is WriteTransaction write)
+        _transaction.ThrowIfUnusable();
+        if (_transaction is WriteTransaction)
         {
-            write.ThrowIfWritable();
             return;
         }
 
-        _transaction.ThrowIfDisposed();
         throw new InvalidOperationException($"Page file '{Name}' was opened by a read transaction; open it in a write transaction to change it.");
     }
 }

@@ -10,7 +10,7 @@ public static class PageFileExtensions
     public static PageFile? OpenPageFile(this ReadTransaction transaction, string name)
     {
         ArgumentNullException.ThrowIfNull(transaction);
-        transaction.ThrowIfDisposed();
+        transaction.ThrowIfUnusable();
         var view = PageFileView.Open(transaction.Low, name);
         return view == null ? null : new PageFile(transaction, view);
     }
@@ -19,7 +19,7 @@ public static class PageFileExtensions
     public static PageFile CreatePageFile(this WriteTransaction transaction, string name)
     {
         ArgumentNullException.ThrowIfNull(transaction);
-        transaction.ThrowIfWritable();
+        transaction.ThrowIfUnusable();
         return new PageFile(transaction, PageFileView.OpenOrCreate(transaction.Low, name));
     }
 
@@ -27,7 +27,7 @@ public static class PageFileExtensions
     public static bool DeletePageFile(this WriteTransaction transaction, string name)
     {
         ArgumentNullException.ThrowIfNull(transaction);
-        transaction.ThrowIfWritable();
+        transaction.ThrowIfUnusable();
         return PageFileView.Delete(transaction.Low, name);
     }
 
@@ -35,7 +35,7 @@ public static class PageFileExtensions
     public static IReadOnlyList<string> GetPageFileNames(this ReadTransaction transaction)
     {
         ArgumentNullException.ThrowIfNull(transaction);
-        transaction.ThrowIfDisposed();
+        transaction.ThrowIfUnusable();
         return PageFileView.Names(transaction.Low);
     }
 }

@@ -8,6 +8,11 @@ namespace Voron;
 /// a time (it may cross awaits). Dispose it promptly: a live snapshot keeps the pages it can see
 /// out of the data file (they stay in memory) until it ends.
 /// </summary>
+/// <remarks>
+/// Spans returned by reads are valid until the transaction ends; to keep a value past it (or
+/// across an await), copy it out: <see cref="Tree.Get"/>, <see cref="Tree.TryGet(ReadOnlySpan{byte}, System.Buffers.IBufferWriter{byte})"/>
+/// or <see cref="Tree.GetLease"/>.
+/// </remarks>
 public class ReadTransaction : IDisposable
 {
     private bool _disposed;
@@ -19,7 +24,7 @@ public class ReadTransaction : IDisposable
     }
 
     /// <summary>For a read transaction, the id of the last transaction it sees; for a write
-    /// transaction, the id it commits as.</summary>
+    /// transaction, the id it commits as. Readable after the transaction ended.</summary>
     public long Id => Low.Id;
 
     internal StorageEnvironment Environment { get; }
@@ -29,7 +34,7 @@ public class ReadTransaction : IDisposable
     /// <summary>Opens a named tree, or returns null when there is none.</summary>
     public Tree? OpenTree(string name)
     {
-        ThrowIfDisposed();
+        ThrowIfUnusable();
         var tree = Low.OpenTree(name);
         return tree == null ? null : new Tree(this, name, tree);
     }
@@ -37,13 +42,19 @@ public class ReadTransaction : IDisposable
     /// <summary>The names of every tree, in byte order of their UTF-8 names.</summary>
     public IReadOnlyList<string> GetTreeNames()
     {
-        ThrowIfDisposed();
+        ThrowIfUnusable();
         return Low.TreeNames();
     }
 
     internal bool IsDisposed => _disposed;
 
-    internal void ThrowIfDisposed()
+    /// <summary>
+    /// Every call on the transaction, its trees and its iterators checks this first (T7): a
+    /// disposed transaction, or one whose store was disposed, throws <see cref="ObjectDisposedException"/>;
+    /// a write transaction that has committed, or a merged operation's transaction after the
+    /// operation returned, throws <see cref="InvalidOperationException"/>.
+    /// </summary>
+    internal virtual void ThrowIfUnusable()
     {
         ObjectDisposedException.ThrowIf(_disposed, this);
         ObjectDisposedException.ThrowIf(Environment.IsDisposed, Environment);

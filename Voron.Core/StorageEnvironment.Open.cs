@@ -75,6 +75,7 @@ public sealed partial class StorageEnvironment
             var committed = new CommittedState(header.LastSyncedTxId, header.State, FreeSpaceSummary.Empty, end);
             var environment = new StorageEnvironment(options, storeLock, pager, journal, committed, header);
             environment.LoadFreeSpace();
+            Diagnostics.VoronMetrics.Track(environment);
             return environment;
         }
         catch

@@ -1,4 +1,5 @@
 using Voron.Allocation;
+using Voron.Diagnostics;
 using Voron.Files;
 using Voron.Flushing;
 using Voron.Journal;
@@ -19,6 +20,40 @@ namespace Voron;
 /// → <see cref="WriteTransaction.Commit"/> (StorageEnvironment.Commit.cs, Journal/JournalWriter) →
 /// Flushing/DataFileFlusher (journal → data file → header) → recovery on the next open.
 /// </remarks>
+// Lifecycle: what Dispose does with what is pending (rules LC1..LC6; tests: Engine/DisposeTests,
+// Crash/DisposeWhilePendingTests).
+//
+//   Close(flush):
+//     1. closing: new explicit commits are refused (ObjectDisposedException), and the closing
+//        token wakes every wait for the write lock (BeginWrite / BeginWriteAsync callers, the
+//        merger's writer)                                                                  (LC1)
+//     2. the merger: the batch it is running and its in-flight commit finish; every operation
+//        still queued fails with ObjectDisposedException; its writer ends                 (LC2, M3)
+//     3. disposed: every later call on the store or on a live transaction throws
+//        ObjectDisposedException; an explicit commit already under way is waited for     (LC3)
+//     4. the background flush stops; a final flush only when no transaction is live and the
+//        store has not failed; a flush under way on another thread is waited for           (LC5)
+//     5. the lock file is released; the mapping and the journal when the last live
+//        transaction is disposed (now, if none is)                                        (LC6)
+//
+//   LC1. Dispose never waits for anything that may be waiting for it: not for the write lock,
+//       not for an explicit write transaction to end, not for readers, not for queued
+//       operations. So a thread that holds a write transaction (or a reader) and disposes the
+//       store returns, and so does one whose merged operation is queued behind its own
+//       transaction.
+//   LC2. Merged operations complete deterministically: the batch being executed commits and is
+//       acknowledged (or fails); every operation not yet started fails with ObjectDisposedException.
+//   LC3. An explicit write transaction open at Dispose is rolled back: its later calls, Commit
+//       included, throw ObjectDisposedException. One whose Commit began before Dispose commits
+//       (and is durable) before Dispose returns.
+//   LC4. Dispose from inside a merged operation would wait for its own batch: it throws
+//       InvalidOperationException instead, as does BeginWrite there (T1 would wait forever).
+//   LC5. Dispose waits only for work that ends on its own: the running batch, the in-flight and
+//       explicit commits under way, a flush under way. Delegates must not block on the store's
+//       disposal.
+//   LC6. Readers opened before Dispose keep the mapping alive until they are disposed (their
+//       calls throw ObjectDisposedException, but spans they already hold stay readable).
+
 public sealed partial class StorageEnvironment : IDisposable
 {
     private readonly StorageEnvironmentOptions _options;
@@ -33,10 +68,13 @@ public sealed partial class StorageEnvironment : IDisposable
     // number of live transactions of any kind (the mapping is released when it reaches zero
     // after dispose).
     private readonly object _readersLock = new();
-    private readonly SortedDictionary<long, int> _readers = [];
+    private readonly SortedDictionary<long, (int Count, long Since)> _readers = []; // Since: Stopwatch timestamp of its first live reader
     private int _liveTransactions;
     private bool _disposed;
+    private bool _closingRequested; // LC1: explicit commits that have not begun are refused
+    private int _commitsInProgress; // LC3: explicit commits under way; Close waits for them
     private int _closing;
+    private readonly CancellationTokenSource _closingSource = new(); // LC1: wakes waits for the write lock
     private bool _resourcesReleased;
 
     private volatile CommittedState _committed;
@@ -105,9 +143,17 @@ public sealed partial class StorageEnvironment : IDisposable
     public WriteTransaction BeginWrite(TimeSpan? timeout = null)
     {
         ThrowIfUnusable();
-        if (!_writeLock.Wait(timeout ?? Timeout.InfiniteTimeSpan))
+        ThrowIfInsideMergedOperation(nameof(BeginWrite));
+        try
         {
-            throw new TimeoutException($"Another write transaction on '{Path}' was still active after {timeout}.");
+            if (!_writeLock.Wait(timeout ?? Timeout.InfiniteTimeSpan, _closingSource.Token))
+            {
+                throw new TimeoutException($"Another write transaction on '{Path}' was still active after {timeout}.");
+            }
+        }
+        catch (OperationCanceledException)
+        {
+            throw Disposing(); // LC1
         }
 
         return StartWrite();
@@ -117,8 +163,32 @@ public sealed partial class StorageEnvironment : IDisposable
     public async Task<WriteTransaction> BeginWriteAsync(CancellationToken cancellationToken = default)
     {
         ThrowIfUnusable();
-        await _writeLock.WaitAsync(cancellationToken).ConfigureAwait(false);
+        ThrowIfInsideMergedOperation(nameof(BeginWriteAsync));
+        using var either = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken, _closingSource.Token);
+        try
+        {
+            await _writeLock.WaitAsync(either.Token).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
+        {
+            throw Disposing(); // LC1
+        }
+
         return StartWrite();
+    }
+
+    /// <summary>Cancels waits for the write lock when Dispose begins (LC1).</summary>
+    internal CancellationToken ClosingToken => _closingSource.Token;
+
+    private ObjectDisposedException Disposing() => new(nameof(StorageEnvironment), $"The store at '{Path}' is being disposed; it accepts no more write transactions.");
+
+    /// <summary>LC4: the merger's writer holds the write lock while it runs an operation; waiting for it there waits forever.</summary>
+    private void ThrowIfInsideMergedOperation(string what)
+    {
+        if (TransactionMerger.IsRunningOperationOf(this))
+        {
+            throw new InvalidOperationException($"{what} was called from inside a merged operation, which would wait for its own batch forever (LC4). Use the transaction the operation was given.");
+        }
     }
 
     /// <summary>
@@ -139,9 +209,41 @@ public sealed partial class StorageEnvironment : IDisposable
         }, cancellationToken);
     }
 
-    /// <summary>As <see cref="ExecuteAsync(Action{WriteTransaction}, CancellationToken)"/>, returning the delegate's result once durable.</summary>
+    /// <summary>
+    /// As <see cref="ExecuteAsync(Action{WriteTransaction}, CancellationToken)"/>, returning the
+    /// delegate's result once durable. The delegate must be synchronous: one returning a task or
+    /// value task is refused with <see cref="ArgumentException"/> (an <c>async</c> lambda does not
+    /// compile here: it binds to an overload marked as an error).
+    /// </summary>
     public Task<T> ExecuteAsync<T>(Func<WriteTransaction, T> operation, CancellationToken cancellationToken = default) =>
         _merger.EnqueueAsync(operation, cancellationToken);
+
+    // M6: an async lambda prefers these overloads to the ones above, so `ExecuteAsync(async tx => ...)`
+    // is a compile-time error naming the reason instead of a batch that commits at the first await.
+
+    /// <summary>Refused: a merged operation must be synchronous (M6). Use <see cref="BeginWriteAsync"/> across awaits.</summary>
+    [Obsolete(AsyncOperationRefusal.Message, error: true)]
+    [System.ComponentModel.EditorBrowsable(System.ComponentModel.EditorBrowsableState.Never)]
+    public Task ExecuteAsync(Func<WriteTransaction, Task> operation, CancellationToken cancellationToken = default) =>
+        throw AsyncOperationRefusal.Refuse(nameof(operation));
+
+    /// <summary>Refused: a merged operation must be synchronous (M6). Use <see cref="BeginWriteAsync"/> across awaits.</summary>
+    [Obsolete(AsyncOperationRefusal.Message, error: true)]
+    [System.ComponentModel.EditorBrowsable(System.ComponentModel.EditorBrowsableState.Never)]
+    public Task<T> ExecuteAsync<T>(Func<WriteTransaction, Task<T>> operation, CancellationToken cancellationToken = default) =>
+        throw AsyncOperationRefusal.Refuse(nameof(operation));
+
+    /// <summary>Refused: a merged operation must be synchronous (M6). Use <see cref="BeginWriteAsync"/> across awaits.</summary>
+    [Obsolete(AsyncOperationRefusal.Message, error: true)]
+    [System.ComponentModel.EditorBrowsable(System.ComponentModel.EditorBrowsableState.Never)]
+    public Task ExecuteAsync(Func<WriteTransaction, ValueTask> operation, CancellationToken cancellationToken = default) =>
+        throw AsyncOperationRefusal.Refuse(nameof(operation));
+
+    /// <summary>Refused: a merged operation must be synchronous (M6). Use <see cref="BeginWriteAsync"/> across awaits.</summary>
+    [Obsolete(AsyncOperationRefusal.Message, error: true)]
+    [System.ComponentModel.EditorBrowsable(System.ComponentModel.EditorBrowsableState.Never)]
+    public Task<T> ExecuteAsync<T>(Func<WriteTransaction, ValueTask<T>> operation, CancellationToken cancellationToken = default) =>
+        throw AsyncOperationRefusal.Refuse(nameof(operation));
 
     private WriteTransaction StartWrite()
     {
@@ -173,15 +275,10 @@ public sealed partial class StorageEnvironment : IDisposable
     /// <summary>An explicit write transaction starts from the committed state: let the merger's in-flight commit land first.</summary>
     private void WaitForInFlightCommit()
     {
-        try
-        {
-            _merger.InFlight.GetAwaiter().GetResult();
-        }
-        catch (Exception e) when (e is EnvironmentFailedException or IOException)
-        {
-            ThrowIfUnusable();
-            throw;
-        }
+        // The in-flight commit's outcome never throws here: a clean failure (C5) was its
+        // operations' business, and a failure of the store is what the check below reports.
+        _merger.InFlight.GetAwaiter().GetResult();
+        ThrowIfUnusable();
     }
 
     private CommittedState EnterTransaction(bool reader)
@@ -189,10 +286,17 @@ public sealed partial class StorageEnvironment : IDisposable
         lock (_readersLock)
         {
             ObjectDisposedException.ThrowIf(_disposed, this);
+            if (!reader && _closingRequested)
+            {
+                throw Disposing(); // LC1: no write transaction begins once Dispose has begun
+            }
+
             var committed = _committed;
             if (reader)
             {
-                _readers[committed.TxId] = _readers.GetValueOrDefault(committed.TxId) + 1;
+                _readers[committed.TxId] = _readers.TryGetValue(committed.TxId, out var live)
+                    ? (live.Count + 1, live.Since)
+                    : (1, System.Diagnostics.Stopwatch.GetTimestamp());
             }
 
             _liveTransactions++;
@@ -208,9 +312,14 @@ public sealed partial class StorageEnvironment : IDisposable
             if (!transaction.IsWritable)
             {
                 var id = transaction.Committed.TxId;
-                if (--_readers[id] == 0)
+                var live = _readers[id];
+                if (live.Count == 1)
                 {
                     _readers.Remove(id);
+                }
+                else
+                {
+                    _readers[id] = (live.Count - 1, live.Since);
                 }
             }
 
@@ -239,6 +348,48 @@ public sealed partial class StorageEnvironment : IDisposable
         }
     }
 
+    /// <summary>
+    /// What the oldest live reader holds back (null when no reader is live): its snapshot, how
+    /// long that snapshot has been held, and the commits after it that cannot be flushed to the
+    /// data file until it ends (they stay in memory and in the journal). For monitoring; see
+    /// <see cref="StorageEnvironmentOptions.OnLongReader"/>.
+    /// </summary>
+    public SnapshotPin? OldestSnapshotPin
+    {
+        get
+        {
+            long snapshot, since;
+            lock (_readersLock)
+            {
+                if (_readers.Count == 0)
+                {
+                    return null;
+                }
+
+                (snapshot, (_, since)) = _readers.First();
+            }
+
+            var (transactions, bytes) = _flusher.HeldBackAfter(snapshot);
+            return new SnapshotPin(snapshot, System.Diagnostics.Stopwatch.GetElapsedTime(since), transactions, bytes);
+        }
+    }
+
+    /// <summary>
+    /// The newest transaction that no live or future snapshot can be older than: the oldest live
+    /// reader's snapshot, or the last published commit when no reader is live. Fixed in one step
+    /// under the readers' lock — the lock <see cref="EnterTransaction"/> reads the committed state
+    /// under — so a reader that registers after this call sees this transaction or a later one
+    /// (FL1 in Flushing/DataFileFlusher.cs, A5 in Allocation/PageAllocator.cs). Reading the
+    /// oldest reader and the committed state apart let a reader slip between the two reads.
+    /// </summary>
+    internal long SnapshotHorizon()
+    {
+        lock (_readersLock)
+        {
+            return _readers.Count == 0 ? _committed.TxId : _readers.First().Key;
+        }
+    }
+
     internal bool IsDisposed => Volatile.Read(ref _disposed);
 
     internal void ThrowIfUnusable()
@@ -250,10 +401,53 @@ public sealed partial class StorageEnvironment : IDisposable
         }
     }
 
-    /// <summary>Fail-stop: after a failed journal write or flush, refuse writes until reopened.</summary>
-    internal void Fail(Exception cause) => Interlocked.CompareExchange(ref _failure, cause, null);
+    /// <summary>
+    /// Fail-stop: refuse writes until reopened (C5, FL6). The first cause is kept; it is reported
+    /// once — <see cref="IsFailed"/> and <see cref="Failure"/>, the <c>voron.store.failures</c>
+    /// metric and <see cref="StorageEnvironmentOptions.OnFailure"/> (on the thread pool, outside
+    /// every lock of the engine).
+    /// </summary>
+    internal void Fail(Exception cause)
+    {
+        if (Interlocked.CompareExchange(ref _failure, cause, null) != null)
+        {
+            return;
+        }
 
-    internal Exception? Failure => _failure;
+        RecordSafely(() => VoronMetrics.StoreFailures.Add(1, VoronMetrics.StoreTag(Path), new("voron.failure.type", cause.GetType().Name)));
+        if (_options.OnFailure is { } observer)
+        {
+            ThreadPool.QueueUserWorkItem(static state =>
+            {
+                var (callback, exception) = state;
+                try
+                {
+                    callback(exception);
+                }
+#pragma warning disable CA1031 // an observer's bug must not take the process down; the options say so
+                catch (Exception)
+#pragma warning restore CA1031
+                {
+                }
+            }, (observer, cause), preferLocal: false);
+        }
+    }
+
+    /// <summary>
+    /// Whether the store has failed (fail-stop): it serves reads of the last committed state but
+    /// refuses every write with <see cref="EnvironmentFailedException"/> until it is disposed and
+    /// opened again, which recovers every acknowledged commit. For health checks; see
+    /// <see cref="Failure"/> for why.
+    /// </summary>
+    public bool IsFailed => _failure != null;
+
+    /// <summary>
+    /// The exception that failed the store (the first one: a failed journal write or flush, an
+    /// error after a commit's journal write, a failed background flush), or null while it is
+    /// healthy. <see cref="EnvironmentFailedException"/>s thrown to callers carry it as their
+    /// inner exception.
+    /// </summary>
+    public Exception? Failure => _failure;
 
     /// <summary>The transaction merger's state in one line (hang reports in tests, debugging).</summary>
     internal string DescribeMerger() => _merger.Describe();
@@ -274,10 +468,16 @@ public sealed partial class StorageEnvironment : IDisposable
 
     private void Close(bool flush)
     {
-        // The merger drains first, while the environment still accepts its commits (M3).
+        ThrowIfInsideMergedOperation("Dispose");
         if (Interlocked.Exchange(ref _closing, 1) == 0)
         {
-            _merger.Dispose();
+            lock (_readersLock)
+            {
+                _closingRequested = true; // LC1, LC3
+            }
+
+            _closingSource.Cancel(); // LC1: nobody waits for the write lock any more
+            _merger.Dispose(); // LC2: drains while the environment still accepts its commits (M3)
         }
 
         bool release;
@@ -289,6 +489,11 @@ public sealed partial class StorageEnvironment : IDisposable
             }
 
             _disposed = true;
+            while (_commitsInProgress > 0)
+            {
+                Monitor.Wait(_readersLock); // LC3: an explicit commit under way finishes first
+            }
+
             release = _liveTransactions == 0;
             _resourcesReleased = release;
         }
@@ -312,10 +517,37 @@ public sealed partial class StorageEnvironment : IDisposable
             }
         }
 
+        _flusher.Close(); // LC5: a flush under way on another thread ends first; none starts after
+        VoronMetrics.Forget(this);
         _lock.Dispose();
         if (release)
         {
             ReleaseResources();
+        }
+    }
+
+    /// <summary>LC3: registers an explicit commit, or refuses it when Dispose has begun.</summary>
+    internal void EnterCommit()
+    {
+        lock (_readersLock)
+        {
+            if (_closingRequested)
+            {
+                throw Disposing();
+            }
+
+            _commitsInProgress++;
+        }
+    }
+
+    internal void ExitCommit()
+    {
+        lock (_readersLock)
+        {
+            if (--_commitsInProgress == 0)
+            {
+                Monitor.PulseAll(_readersLock);
+            }
         }
     }
 

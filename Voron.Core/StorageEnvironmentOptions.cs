@@ -90,8 +90,24 @@ public sealed class StorageEnvironmentOptions
     /// </summary>
     public int MaxBatchOperations { get; set; } = 4096;
 
-    /// <summary>A merged transaction stops taking operations once it has modified this many bytes of pages. Default 32 MiB.</summary>
-    public long MaxBatchBytes { get; set; } = 32L << 20;
+    /// <summary>
+    /// A merged transaction stops taking operations once its pages (an overflow run counts every
+    /// page) hold this many bytes; an operation that alone adds this much runs in a transaction of
+    /// its own. So a merged transaction holds less than twice this, or one operation.
+    /// 8 KiB..512 MiB, default 32 MiB.
+    /// </summary>
+    public long MaxBatchBytes
+    {
+        get => _maxBatchBytes;
+        set
+        {
+            ArgumentOutOfRangeException.ThrowIfLessThan(value, Constants.PageSize);
+            ArgumentOutOfRangeException.ThrowIfGreaterThan(value, 512L << 20); // twice this stays far below the 2 GiB record limit
+            _maxBatchBytes = value;
+        }
+    }
+
+    private long _maxBatchBytes = 32L << 20;
 
     /// <summary>A merged transaction stops taking operations after running this long. Default 100 ms.</summary>
     public TimeSpan MaxBatchDuration { get; set; } = TimeSpan.FromMilliseconds(100);
@@ -158,6 +174,43 @@ public sealed class StorageEnvironmentOptions
 
     /// <summary>Receives the statistics of every flush to the data file, as <see cref="FlushLog"/> does its line. Default none.</summary>
     public Action<FlushStatistics>? OnFlush { get; set; }
+
+    /// <summary>
+    /// Test hook: called at each step of every flush (<see cref="Flushing.FlushStep"/>), on the
+    /// flushing thread, inside the flush lock. Tests pause there to race readers and commits
+    /// against the flush, or throw to fail it. Null (inert) outside tests.
+    /// </summary>
+    internal Action<Flushing.FlushStep>? FlushHook { get; set; }
+
+    /// <summary>
+    /// Test hook: called at each step of every commit (<see cref="Transactions.CommitStep"/>) on
+    /// the committing thread. Tests throw there to fail a commit at that step. Null (inert)
+    /// outside tests.
+    /// </summary>
+    internal Action<Transactions.CommitStep>? CommitHook { get; set; }
+
+    /// <summary>
+    /// Called once when the store fails (fail-stop: <see cref="StorageEnvironment.IsFailed"/>),
+    /// with the exception that stopped it, on a thread-pool thread (never inside the engine's
+    /// locks, so it may dispose the store). Exceptions it throws are ignored. Default none.
+    /// </summary>
+    public Action<Exception>? OnFailure { get; set; }
+
+    /// <summary>
+    /// A read transaction whose snapshot is older than this while later commits wait for the
+    /// flush it holds back is reported to <see cref="OnLongReader"/>. Default 1 minute.
+    /// </summary>
+    public TimeSpan LongReaderThreshold { get; set; } = TimeSpan.FromMinutes(1);
+
+    /// <summary>
+    /// Warned, at most once per <see cref="LongReaderThreshold"/>, while the oldest live read
+    /// transaction is older than the threshold and holds commits back from the data file
+    /// (<see cref="SnapshotPin"/>: its age, and the transactions and bytes it keeps in memory and
+    /// in the journal). Called by the background flush (needs <see cref="BackgroundFlush"/>) on
+    /// its thread; keep it quick; exceptions it throws are ignored. Default none; the same figures
+    /// are the metrics <c>voron.reader.oldest_age</c> and <c>voron.reader.held_back_bytes</c>.
+    /// </summary>
+    public Action<SnapshotPin>? OnLongReader { get; set; }
 
     private int _minFreePagesToSwitch = 256;
     private int _maxSectionsToScan = 256;

@@ -1,3 +1,4 @@
+using System.Buffers;
 using Voron.Trees;
 
 namespace Voron;
@@ -8,7 +9,10 @@ namespace Voron;
 /// </summary>
 /// <remarks>
 /// Spans returned by reads point into the store's pages: they are valid until the transaction
-/// ends, and in a write transaction only until the next change to the tree. Copy what you keep.
+/// ends, and in a write transaction only until the next change to the tree, and they cannot
+/// cross an await. Copy what you keep: <see cref="Get"/> (a new array),
+/// <see cref="TryGet(ReadOnlySpan{byte}, IBufferWriter{byte})"/> (into memory you give) or
+/// <see cref="GetLease"/> (pooled memory you dispose).
 /// </remarks>
 public sealed class Tree
 {
@@ -29,7 +33,7 @@ public sealed class Tree
     {
         get
         {
-            _transaction.ThrowIfDisposed();
+            _transaction.ThrowIfUnusable();
             return _tree.State.EntryCount;
         }
     }
@@ -37,12 +41,36 @@ public sealed class Tree
     /// <summary>Reads a value; the span is valid as the remarks say.</summary>
     public bool TryGet(ReadOnlySpan<byte> key, out ReadOnlySpan<byte> value)
     {
-        _transaction.ThrowIfDisposed();
+        _transaction.ThrowIfUnusable();
         return _tree.TryGet(key, out value);
     }
 
     /// <summary>Reads a value into a new array, or null when the key is absent.</summary>
     public byte[]? Get(ReadOnlySpan<byte> key) => TryGet(key, out var value) ? value.ToArray() : null;
+
+    /// <summary>
+    /// Copies a value into <paramref name="destination"/> (an <see cref="ArrayBufferWriter{T}"/>,
+    /// a pipe writer, a pooled buffer of your own); false, and nothing written, when the key is
+    /// absent. What is written outlives the transaction and may cross awaits.
+    /// </summary>
+    public bool TryGet(ReadOnlySpan<byte> key, IBufferWriter<byte> destination)
+    {
+        ArgumentNullException.ThrowIfNull(destination);
+        if (!TryGet(key, out var value))
+        {
+            return false;
+        }
+
+        destination.Write(value);
+        return true;
+    }
+
+    /// <summary>
+    /// Copies a value into memory rented from the shared array pool, or returns null when the key
+    /// is absent. The lease outlives the transaction and may cross awaits; dispose it to return
+    /// the memory (after which its <see cref="IMemoryOwner{T}.Memory"/> must not be used).
+    /// </summary>
+    public IMemoryOwner<byte>? GetLease(ReadOnlySpan<byte> key) => TryGet(key, out var value) ? new ValueLease(value) : null;
 
     /// <summary>Inserts or replaces a value.</summary>
     public void Put(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
@@ -61,7 +89,7 @@ public sealed class Tree
     /// <summary>A cursor over the tree, positioned nowhere until a Seek.</summary>
     public TreeIterator Iterate()
     {
-        _transaction.ThrowIfDisposed();
+        _transaction.ThrowIfUnusable();
         return new TreeIterator(_transaction, _tree.OpenCursor());
     }
 
@@ -69,13 +97,12 @@ public sealed class Tree
 
     private void RequireWrite()
     {
-        if (_transaction is WriteTransaction write)
+        _transaction.ThrowIfUnusable();
+        if (_transaction is WriteTransaction)
         {
-            write.ThrowIfWritable();
             return;
         }
 
-        _transaction.ThrowIfDisposed();
         throw new InvalidOperationException($"Tree '{Name}' was opened by a read transaction; open it in a write transaction to change it.");
     }
 }

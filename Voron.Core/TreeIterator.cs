@@ -80,7 +80,7 @@ public sealed class TreeIterator
 
     private bool Check()
     {
-        _transaction.ThrowIfDisposed();
+        _transaction.ThrowIfUnusable();
         return true;
     }
 }

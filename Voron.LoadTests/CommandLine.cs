@@ -1,86 +1,131 @@
+using System.CommandLine;
 using Voron.LoadTests.Experiments;
 
 namespace Voron.LoadTests;
 
 /// <summary>
-/// <c>dotnet run -c Release --project Voron.LoadTests -- [experiment] [--quick] [--dir PATH] [--reports PATH]</c>.
-/// With no experiment it runs <see cref="ExperimentCatalog.Default"/>; <c>list</c> or <c>--help</c>
-/// prints the experiments.
+/// <c>dotnet run -c Release --project Voron.LoadTests -- [experiment] [options]</c>, parsed by
+/// System.CommandLine: one command per experiment of <see cref="ExperimentCatalog.All"/> (with the
+/// experiment's own options), the common options on every command, <c>list</c> to print the
+/// experiments, <c>--help</c> anywhere. With no experiment it runs <see cref="ExperimentCatalog.Default"/>.
+/// A usage error (unknown experiment or option, bad value) prints what was wrong, naming the
+/// argument, then the help, and exits with <see cref="UsageError"/>.
 /// </summary>
 internal static class CommandLine
 {
+    /// <summary>The exit code of a command line that does not parse.</summary>
+    internal const int UsageError = 2;
+
+    internal static readonly Option<bool> Quick = new("--quick")
+    {
+        Description = "a short run (under a minute) with smaller counts",
+        Recursive = true,
+    };
+
+    internal static readonly Option<string?> Directory = new("--dir")
+    {
+        Description = "where to put the data (default: a new temporary directory, deleted afterwards)",
+        HelpName = "PATH",
+        Recursive = true,
+    };
+
+    internal static readonly Option<string> Reports = new("--reports")
+    {
+        Description = "where to write <experiment>.json and <experiment>.md",
+        HelpName = "PATH",
+        DefaultValueFactory = _ => "reports",
+        Recursive = true,
+    };
+
+    private static readonly RootCommand Root = Build();
+
+    /// <summary>Parses <paramref name="args"/> without running anything.</summary>
+    internal static ParseResult Parse(string[] args) => Root.Parse(args);
+
     internal static async Task<int> RunAsync(string[] args, TextWriter output)
     {
-        if (args.Length > 0 && args[0] == CrashChild.Command)
-        {
-            // Hidden: the child process of Voron.Tests' ProcessKillTests, not an experiment.
-            return await CrashChild.RunAsync(args[1..], output).ConfigureAwait(false);
-        }
+        var parsed = Root.Parse(args);
+        var exit = await parsed.InvokeAsync(new InvocationConfiguration { Output = output, Error = output }).ConfigureAwait(false);
+        return parsed.Errors.Count > 0 ? UsageError : exit;
+    }
 
-        string? name = null;
-        var quick = false;
-        string? directory = null;
-        var reports = "reports";
-        for (var i = 0; i < args.Length; i++)
+    private static RootCommand Build()
+    {
+        var root = new RootCommand("Voron load tests: each experiment measures one thing, prints progress and a summary, and saves reports/<experiment>.json and .md.");
+        root.Options.Add(Quick);
+        root.Options.Add(Directory);
+        root.Options.Add(Reports);
+        var defaultExperiment = ExperimentCatalog.All.Single(e => e.Name == ExperimentCatalog.Default);
+        root.SetAction((result, _) => RunAsync(defaultExperiment, result));
+
+        foreach (var experiment in ExperimentCatalog.All)
         {
-            switch (args[i])
+            var command = new Command(experiment.Name, experiment.Description + (experiment.Name == ExperimentCatalog.Default ? " (default)" : ""));
+            foreach (var option in experiment.Options)
             {
-                case "--quick":
-                    quick = true;
-                    break;
-                case "--dir" when i + 1 < args.Length:
-                    directory = args[++i];
-                    break;
-                case "--reports" when i + 1 < args.Length:
-                    reports = args[++i];
-                    break;
-                case "-h" or "--help" or "help" or "list":
-                    PrintHelp(output);
-                    return 0;
-                default:
-                    if (args[i].StartsWith('-') || name != null)
-                    {
-                        output.WriteLine($"Unknown argument '{args[i]}'.");
-                        PrintHelp(output);
-                        return 2;
-                    }
-
-                    name = args[i];
-                    break;
+                command.Options.Add(option);
             }
+
+            command.SetAction((result, _) => RunAsync(experiment, result));
+            root.Subcommands.Add(command);
         }
 
-        var experiment = ExperimentCatalog.Find(name ?? ExperimentCatalog.Default);
-        if (experiment == null)
-        {
-            output.WriteLine($"No experiment named '{name}'.");
-            PrintHelp(output);
-            return 2;
-        }
+        var list = new Command("list", "print the experiments");
+        list.Aliases.Add("help");
+        list.SetAction(result => PrintList(result.InvocationConfiguration.Output));
+        root.Subcommands.Add(list);
+        root.Subcommands.Add(CrashChildCommand());
+        return root;
+    }
 
-        using var context = ExperimentContext.Create(output, quick, directory);
+    private static async Task<int> RunAsync(ExperimentDefinition definition, ParseResult result)
+    {
+        var output = result.InvocationConfiguration.Output;
+        var quick = result.GetValue(Quick);
+        var experiment = definition.Create(result);
+        using var context = ExperimentContext.Create(output, quick, result.GetValue(Directory), result.GetValue(Reports)!);
         output.WriteLine($"Experiment '{experiment.Name}'{(quick ? " (quick)" : "")}, data in {context.DataDirectory}");
         var report = await experiment.RunAsync(context).ConfigureAwait(false);
-        var (json, markdown) = report.Save(reports);
+        var (json, markdown) = report.Save(context.ReportsDirectory);
         output.WriteLine();
         output.WriteLine(report.ToMarkdown());
         output.WriteLine($"Saved {json} and {markdown}.");
         return 0;
     }
 
-    private static void PrintHelp(TextWriter output)
+    private static int PrintList(TextWriter output)
     {
-        output.WriteLine("Usage: dotnet run -c Release --project Voron.LoadTests -- [experiment] [--quick] [--dir PATH] [--reports PATH]");
-        output.WriteLine();
-        output.WriteLine("  --quick         a short run (under a minute) with smaller counts");
-        output.WriteLine("  --dir PATH      where to put the data (default: a new temporary directory, deleted afterwards)");
-        output.WriteLine("  --reports PATH  where to write <experiment>.json and <experiment>.md (default: reports)");
-        output.WriteLine();
-        output.WriteLine("Experiments:");
+        output.WriteLine("Experiments (dotnet run -c Release --project Voron.LoadTests -- <experiment> [--quick] [--dir PATH] [--reports PATH]; <experiment> --help for its options):");
         foreach (var experiment in ExperimentCatalog.All)
         {
             var marker = experiment.Name == ExperimentCatalog.Default ? " (default)" : "";
-            output.WriteLine($"  {experiment.Name,-10} {experiment.Description}{marker}");
+            output.WriteLine($"  {experiment.Name,-12} {experiment.Description}{marker}");
         }
+
+        return 0;
+    }
+
+    /// <summary>
+    /// Hidden: <c>crash-child &lt;dir&gt; &lt;seed&gt; &lt;run&gt; [lazy|sql]</c>, the child process of Voron.Tests'
+    /// ProcessKillTests and SqlProcessKillTests (Experiments/CrashChild.cs, SqlCrashChild.cs), not an experiment.
+    /// </summary>
+    private static Command CrashChildCommand()
+    {
+        var directory = new Argument<string>("dir") { Description = "the store's directory" };
+        var seed = new Argument<int>("seed") { Description = "the seed of the values" };
+        var run = new Argument<int>("run") { Description = "the run number, part of every key" };
+        var mode = new Argument<string?>("mode") { Description = "lazy: lazy durability mode; sql: SQL through the SQLite VFS", Arity = ArgumentArity.ZeroOrOne };
+        mode.AcceptOnlyFromAmong(CrashChild.Lazy, CrashChild.Sql);
+        var command = new Command(CrashChild.Command, "the child process of the process-kill tests") { Hidden = true };
+        command.Arguments.Add(directory);
+        command.Arguments.Add(seed);
+        command.Arguments.Add(run);
+        command.Arguments.Add(mode);
+        command.SetAction((result, _) => result.GetValue(mode) == CrashChild.Sql
+            ? Task.FromResult(SqlCrashChild.Run(result.GetValue(directory)!, result.GetValue(seed), result.GetValue(run), result.InvocationConfiguration.Output))
+            : CrashChild.RunAsync(
+                result.GetValue(directory)!, result.GetValue(seed), result.GetValue(run), result.GetValue(mode) == CrashChild.Lazy,
+                result.InvocationConfiguration.Output));
+        return command;
     }
 }

@@ -1,10 +1,14 @@
+using K4os.Compression.LZ4;
+
 namespace Voron.Compression;
 
 // FORMAT: LZ4 block, the public LZ4 block format (not the LZ4 frame format) — how journal
-// payloads are compressed. Written from the format description; any LZ4 block decoder (liblz4's
-// LZ4_decompress_safe) reads what Compress writes, and Decompress reads what liblz4's
-// LZ4_compress_default writes. A block carries no header, no sizes and no checksum: the caller
-// stores the compressed and uncompressed sizes and checksums the stored bytes elsewhere.
+// payloads are compressed. K4os.Compression.LZ4 writes and reads it (LZ4Codec, a port of liblz4's
+// block functions); any LZ4 block decoder reads what it writes. Until commit 2123e8b the engine
+// wrote these blocks with its own codec; Voron.Tests/Compression/Fixtures keeps blocks it wrote,
+// and Lz4FixtureTests proves they still decode. A block carries no header, no sizes and no
+// checksum: the caller stores the compressed and uncompressed sizes and checksums the stored
+// bytes elsewhere (JournalRecord.cs).
 //
 // A block is a sequence of sequences; a sequence is literals copied as they are, then a match
 // that repeats bytes already produced:
@@ -20,62 +24,39 @@ namespace Voron.Compression;
 //                           0..15 (4..19 bytes)
 //   literal length+  0..n   only when the high nibble is 15: bytes added to 15, each 0..255; a
 //                           byte of 255 means another length byte follows, any other ends it
-//                           (15 + 255 + 255 + 7 = 532 literals)
 //   literals         n      the literal bytes
 //   offset           2      little-endian distance back from the current output position to the
 //                           start of the match, 1..65535; the match may overlap the bytes it
 //                           produces (offset 1 repeats the previous byte)
 //   match length+    0..n   only when the low nibble is 15: more length, encoded as above
 //
-// End of block. The last sequence is literals only: the block ends right after its literals.
-// The last 5 output bytes are literals, and the last match starts at least 12 bytes before the
-// end of the output, so an input shorter than 13 bytes is stored as one literal-only sequence.
-// The empty input is the one byte 0x00. These end rules let decoders copy 8 or 16 bytes at a
-// time without checking every byte; Compress always keeps them.
+// End of block: the last sequence is literals only; the last 5 output bytes are literals and the
+// last match starts at least 12 bytes before the end of the output. The empty input is the empty
+// block (the engine's own codec wrote it as the one byte 0x00, which Decompress still accepts).
 //
-// Validity. Decompress reads bytes from disk and accepts a block iff (S = source offset where
-// the rule is checked; a breach throws InvalidDataException naming the rule and S):
-//   L1. the block is not empty, and every sequence starts with a token inside the block;
-//   L2. every extended length ends (a byte other than 255) inside the block, and no length is
-//       larger than the destination;
-//   L3. the literals lie inside the block and fit in the destination;
-//   L4. a sequence whose literals do not end the block has its two offset bytes inside it;
-//   L5. the offset is not 0 and reaches no further back than the first output byte;
-//   L6. the match fits in the destination;
-//   L7. if the block has a match, its last sequence has at least 5 literals and its last match
-//       starts at least 12 bytes before the end of the output (the end rules above).
-// Each sequence consumes at least its token byte, so decoding ends after at most source.Length
-// sequences whatever the bytes say.
+// Validity. Decompress reads bytes from disk and accepts a block iff
+//   L1. K4os's decoder (LZ4Codec.Decode, liblz4's LZ4_decompress_safe) decodes it into the
+//       destination: it reads nothing outside the block and writes nothing outside the
+//       destination, and a length, offset or end that would is a failure, which Decompress turns
+//       into InvalidDataException. Each sequence consumes at least its token byte, so decoding
+//       ends after at most source.Length sequences whatever the bytes say.
+//   L2. the caller checks the decoded length against the size it stored (R9 in JournalRecord.cs).
 
 /// <summary>
-/// LZ4 block compression (see the FORMAT comment in Lz4Block.cs): a greedy single-pass
-/// compressor and a decoder that validates every length and offset it reads.
+/// LZ4 block compression for the journal (see the FORMAT comment above), through
+/// K4os.Compression.LZ4 at its fastest level, which keeps the ratios of the engine's former own
+/// codec (the compression experiment; docs/dependencies.md).
 /// </summary>
-internal static partial class Lz4Block
+internal static class Lz4Block
 {
-    /// <summary>Shortest match the format can express (token low nibble 0).</summary>
-    internal const int MinMatch = 4;
-
-    /// <summary>Largest match offset: the offset field is 16 bits and 0 is invalid (L5).</summary>
-    internal const int MaxOffset = 65535;
-
-    /// <summary>The last sequence holds at least this many literals (L7).</summary>
-    internal const int LastLiterals = 5;
-
-    /// <summary>The last match starts at least this many bytes before the end of the output (L7).</summary>
-    internal const int MatchStartLimit = 12;
-
-    /// <summary>Inputs shorter than this are stored as one literal-only sequence.</summary>
-    internal const int MinCompressibleLength = MatchStartLimit + 1;
+    /// <summary>
+    /// K4os's fastest level. Its HC levels compress JSON 10–30% smaller at a fifth of the speed or
+    /// less, which on the disks measured costs more time than the bytes saved (docs/dependencies.md).
+    /// </summary>
+    internal const LZ4Level Level = LZ4Level.L00_FAST;
 
     /// <summary>Largest input Compress accepts; MaxCompressedLength of it still fits an int.</summary>
     internal const int MaxInputLength = 0x7E00_0000;
-
-    /// <summary>A length nibble of 15 says extra length bytes follow.</summary>
-    private const int LengthNibbleMax = 15;
-
-    /// <summary>An extra length byte of 255 says another length byte follows.</summary>
-    private const int LengthByteMore = 255;
 
     /// <summary>
     /// Worst-case size of Compress's output for <paramref name="inputLength"/> bytes: every byte a
@@ -86,6 +67,62 @@ internal static partial class Lz4Block
     {
         ArgumentOutOfRangeException.ThrowIfNegative(inputLength);
         ArgumentOutOfRangeException.ThrowIfGreaterThan(inputLength, MaxInputLength);
-        return inputLength + (inputLength / 255) + 16;
+        return LZ4Codec.MaximumOutputSize(inputLength);
+    }
+
+    /// <summary>
+    /// Compresses <paramref name="source"/> into one block in <paramref name="destination"/>, which
+    /// must hold <see cref="MaxCompressedLength"/> bytes; returns the block's length.
+    /// </summary>
+    public static int Compress(ReadOnlySpan<byte> source, Span<byte> destination)
+    {
+        var bound = MaxCompressedLength(source.Length);
+        if (destination.Length < bound)
+        {
+            throw new ArgumentException($"The destination holds {destination.Length} bytes; MaxCompressedLength({source.Length}) is {bound}.", nameof(destination));
+        }
+
+        if (source.Overlaps(destination))
+        {
+            throw new ArgumentException("The source and destination overlap.", nameof(destination));
+        }
+
+        var length = LZ4Codec.Encode(source, destination, Level);
+        if (length < 0 || (length == 0 && !source.IsEmpty))
+        {
+            // Cannot happen with a destination of MaxCompressedLength bytes; a library that did it
+            // must not hand the journal a truncated block.
+            throw new InvalidOperationException($"LZ4Codec.Encode returned {length} for {source.Length} bytes into {destination.Length}.");
+        }
+
+        return length;
+    }
+
+    /// <summary>
+    /// Decodes the block in <paramref name="source"/> (bytes from disk) into
+    /// <paramref name="destination"/>; returns the number of bytes produced, which the caller checks
+    /// against the size it expects (L2). A block that does not decode into the destination (L1)
+    /// throws <see cref="InvalidDataException"/>.
+    /// </summary>
+    public static int Decompress(ReadOnlySpan<byte> source, Span<byte> destination)
+    {
+        if (source.Overlaps(destination))
+        {
+            throw new ArgumentException("The source and destination overlap.", nameof(destination));
+        }
+
+        if (source is [0])
+        {
+            return 0; // the empty input as the engine's own codec wrote it (liblz4 writes it so too)
+        }
+
+        var length = LZ4Codec.Decode(source, destination);
+        if (length < 0)
+        {
+            throw new InvalidDataException(
+                $"Malformed LZ4 block: its {source.Length} bytes do not decode into {destination.Length} bytes (L1).");
+        }
+
+        return length;
     }
 }

@@ -14,6 +14,35 @@ public static class VoronMetrics
 
     private static readonly Meter Meter = new(MeterName, "1.0");
 
+    // The open stores, for the observable gauges below (registered by Open, removed by Dispose).
+    private static readonly System.Collections.Concurrent.ConcurrentDictionary<StorageEnvironment, byte> OpenStores = new();
+
+    internal static readonly ObservableGauge<double> OldestReaderAge =
+        Meter.CreateObservableGauge("voron.reader.oldest_age", () => ObservePins(pin => pin.Age.TotalSeconds), "s",
+            "How long the oldest live read transaction's snapshot has been held (it holds back flushing: SnapshotPin)");
+
+    internal static readonly ObservableGauge<double> HeldBackBytes =
+        Meter.CreateObservableGauge("voron.reader.held_back_bytes", () => ObservePins(pin => pin.HeldBackBytes), "By",
+            "Bytes of committed page versions the oldest live reader keeps out of the data file (in memory and the journal)");
+
+    internal static void Track(StorageEnvironment environment) => OpenStores.TryAdd(environment, 0);
+
+    internal static void Forget(StorageEnvironment environment) => OpenStores.TryRemove(environment, out _);
+
+    private static List<Measurement<double>> ObservePins(Func<SnapshotPin, double> value)
+    {
+        var measurements = new List<Measurement<double>>();
+        foreach (var environment in OpenStores.Keys)
+        {
+            if (environment.OldestSnapshotPin is { } pin)
+            {
+                measurements.Add(new Measurement<double>(value(pin), StoreTag(environment.Path)));
+            }
+        }
+
+        return measurements;
+    }
+
     internal static readonly Counter<long> Batches =
         Meter.CreateCounter<long>("voron.merger.batches", "{batch}", "Write batches the transaction merger committed");
 
@@ -44,6 +73,10 @@ public static class VoronMetrics
     /// <summary>Pages flushed by kind; tag <c>voron.page.kind</c> = leaf, branch, overflow or free_space.</summary>
     internal static readonly Counter<long> FlushedPagesByKind =
         Meter.CreateCounter<long>("voron.flush.pages_by_kind", "{page}", "Pages written to the data file, by page kind");
+
+    /// <summary>Stores that failed (fail-stop); tag <c>voron.failure.type</c> = the exception's type name. At most one per store per open.</summary>
+    internal static readonly Counter<long> StoreFailures =
+        Meter.CreateCounter<long>("voron.store.failures", "{failure}", "Stores that stopped accepting writes (fail-stop) until reopened");
 
     internal static KeyValuePair<string, object?> StoreTag(string path) => new("voron.store", path);
 }

@@ -10,26 +10,45 @@ namespace Voron.Flushing;
 // Design notes — flushing and syncing.
 //
 //   Flush(), under _flushLock (one flush at a time):
-//     1. F = newest committed tx <= oldest live reader's snapshot (FL1)
-//     2. pages = every page written by a transaction in (flushed, F]; for each, the newest
-//        version with tx <= F from the page table
+//     1. F = StorageEnvironment.SnapshotHorizon(): under the readers' lock, the oldest live
+//        reader's snapshot, or the last published commit when no reader is live (FL1)
+//     2. batch = the unflushed commits with tx <= F (FL4); pages = every page they wrote; for
+//        each, the newest version with tx <= F from the page table
 //     3. data file: extend, write the pages as gathered runs (Pager.WritePages)
 //     4. data file: FlushData (fdatasync)                           (FL2: before the header)
 //     5. header: revision + 1, LastSyncedTxId = F, journal position after F's record,
 //        state as of F; written to the other copy and FlushData'd   (FL3: before releasing)
 //     6. page table: drop versions <= F of those pages (PT4)
 //     7. journal: recycle files wholly before F's position (under the journal lock)
-//   any failure: the environment fails (fail-stop); the journal still holds everything.
+//   any failure, of any type, at any step: the environment fails (fail-stop, FL6); the journal
+//   still holds everything.
 //   then, outside the lock: statistics (pages, bytes, seeks = runs written, pages by kind from
 //   each image's header) to VoronMetrics, options.FlushLog and options.OnFlush
 //
 // Invariants:
 //   FL0. The data file never gets a transaction's pages before its journal record is durable
 //        (in lazy mode the flush syncs the journal first).
-//   FL1. F never exceeds the snapshot of a live reader, so the data file never holds a page
-//        version newer than a reader that falls through to it expects (PageTable PT3).
+//   FL1. F never exceeds the snapshot of a reader live at any moment of the flush or after it,
+//        so the data file never holds a page version newer than a reader that falls through to
+//        it expects (PageTable PT3). A reader registered when F is fixed has a snapshot >= F; one
+//        that registers later reads the committed state under the same lock, after F was read
+//        from it, and commits only move forward — so its snapshot is >= F too. (F must be read
+//        in one step: reading the oldest reader first and taking the batch later let a reader
+//        begin at N in between while N + 1 committed and was flushed under it.)
 //   FL2. The header never claims a transaction the data file has not synced.
 //   FL3. A journal file is recycled only after a synced header no longer needs it for recovery.
+//   FL6. A flush that fails, for whatever reason and at whatever step, fails the store
+//        (fail-stop, reported through StorageEnvironment.IsFailed / Failure, the failure metric
+//        and OnFailure) — the background flusher never dies silently while commits go on and
+//        memory and journal grow. Nothing acknowledged is lost: the journal holds it.
+//   FL7. A reader that holds the horizon back longer than LongReaderThreshold while commits
+//        wait is reported (OnLongReader, at most once per threshold; the gauges
+//        voron.reader.oldest_age and voron.reader.held_back_bytes always): its versions are not
+//        bounded in memory — the one thing a user can do is end it (docs/durability.md).
+//   FL4. The batch is taken after F is fixed and holds only commits with tx <= F: commits
+//        queued while the flush runs (tx > F) wait for a later flush, whatever their number.
+//   FL5. Readers may begin, end and read at every step of a flush (FlushStep): every version a
+//        reader can need stays in the page table until the data file holds it synced (PT4).
 //
 //   The background flush wakes when the backlog (page bytes summed per committed transaction)
 //   crosses FlushThresholdBytes, when a flush ends with the backlog at the threshold again, and
@@ -53,6 +72,7 @@ internal sealed class DataFileFlusher : IDisposable
     private long _unflushedBytes;
 
     private HeaderRecord _header; // guarded by _flushLock
+    private bool _closed; // guarded by _flushLock: no flush starts once the store releases its files (LC5)
     private long _flushedTxId;
 
     public DataFileFlusher(StorageEnvironment environment, HeaderRecord header, StorageEnvironmentOptions options)
@@ -103,6 +123,50 @@ internal sealed class DataFileFlusher : IDisposable
         }
     }
 
+    /// <summary>Committed transactions after <paramref name="snapshot"/> not yet in the data file, and their page bytes.</summary>
+    public (int Transactions, long Bytes) HeldBackAfter(long snapshot)
+    {
+        lock (_queueLock)
+        {
+            int count = 0;
+            long bytes = 0;
+            for (var i = _unflushed.Count - 1; i >= 0 && _unflushed[i].TxId > snapshot; i--)
+            {
+                count++;
+                bytes += _unflushed[i].Bytes;
+            }
+
+            return (count, bytes);
+        }
+    }
+
+    /// <summary>
+    /// FL7: warns (OnLongReader) while the oldest reader holds commits back from the data file for
+    /// longer than LongReaderThreshold, at most once per threshold.
+    /// </summary>
+    private void WarnAboutLongReader()
+    {
+        if (_options.OnLongReader is not { } warn || _environment.OldestSnapshotPin is not { } pin ||
+            pin.Age < _options.LongReaderThreshold || pin.HeldBackTransactions == 0 ||
+            (_lastLongReaderWarning != 0 && Stopwatch.GetElapsedTime(_lastLongReaderWarning) < _options.LongReaderThreshold))
+        {
+            return;
+        }
+
+        _lastLongReaderWarning = Stopwatch.GetTimestamp();
+        try
+        {
+            warn(pin);
+        }
+#pragma warning disable CA1031 // an observer's bug must not stop flushing; the options say so
+        catch (Exception)
+#pragma warning restore CA1031
+        {
+        }
+    }
+
+    private long _lastLongReaderWarning; // background loop only
+
     public void Enqueue(UnflushedTransaction transaction)
     {
         bool wake;
@@ -128,14 +192,16 @@ internal sealed class DataFileFlusher : IDisposable
         FlushStatistics? statistics;
         lock (_flushLock)
         {
+            ObjectDisposedException.ThrowIf(_closed, _environment); // LC5
             try
             {
                 statistics = FlushLocked();
             }
-            catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+            catch (Exception e)
             {
-                _environment.Fail(e);
-                throw new EnvironmentFailedException(_environment.Path, e);
+                // FL6: whatever the exception's type, the store fails (reported); the journal
+                // still holds everything, and the next open recovers.
+                throw _environment.FailWith(e);
             }
         }
 
@@ -178,11 +244,13 @@ internal sealed class DataFileFlusher : IDisposable
             return null;
         }
 
-        var oldestReader = _environment.OldestReader() ?? long.MaxValue;
+        Step(FlushStep.Started);
+        var horizon = _environment.SnapshotHorizon(); // FL1: fixed once, before the batch is taken (FL4)
+        Step(FlushStep.HorizonFixed);
         List<UnflushedTransaction> batch;
         lock (_queueLock)
         {
-            batch = _unflushed.TakeWhile(t => t.TxId <= oldestReader).ToList();
+            batch = _unflushed.TakeWhile(t => t.TxId <= horizon).ToList();
         }
 
         if (batch.Count == 0)
@@ -190,6 +258,7 @@ internal sealed class DataFileFlusher : IDisposable
             return null;
         }
 
+        Step(FlushStep.BatchTaken);
         var last = batch[^1];
         var pageNumbers = new HashSet<long>();
         foreach (var transaction in batch)
@@ -206,16 +275,22 @@ internal sealed class DataFileFlusher : IDisposable
         var images = _environment.PageTable.NewestUpTo(pageNumbers, last.TxId);
         var pager = _environment.Pager;
         var seeks = pager.WritePages(images);
+        Step(FlushStep.PagesWritten);
         pager.Sync(); // FL2
+        Step(FlushStep.DataSynced);
         var header = new HeaderRecord(_header.Revision + 1, last.TxId, last.JournalEnd.FileNumber, last.JournalEnd.Offset, last.State);
         HeaderFile.Write(_environment.FileSystem, _environment.Layout, header);
         _header = header;
         Volatile.Write(ref _flushedTxId, header.LastSyncedTxId);
+        Step(FlushStep.HeaderWritten);
         _environment.PageTable.RemoveUpTo(pageNumbers, last.TxId);
+        Step(FlushStep.PageTableTrimmed);
         lock (_journalLock)
         {
             _environment.Journal.ReleaseBefore(last.JournalEnd); // FL3
         }
+
+        Step(FlushStep.JournalReleased);
 
         lock (_queueLock)
         {
@@ -225,6 +300,9 @@ internal sealed class DataFileFlusher : IDisposable
 
         return Statistics(last.TxId, batch.Count, images, seeks, Stopwatch.GetElapsedTime(start));
     }
+
+    /// <summary>The test hook at <paramref name="step"/> (FlushStep); inert without one.</summary>
+    private void Step(FlushStep step) => _options.FlushHook?.Invoke(step);
 
     /// <summary>Counts the written images by the kind their page header names.</summary>
     private static FlushStatistics Statistics(long upTo, int transactions, List<KeyValuePair<long, byte[]>> images, int seeks, TimeSpan duration)
@@ -267,6 +345,7 @@ internal sealed class DataFileFlusher : IDisposable
                 return;
             }
 
+            WarnAboutLongReader();
             bool pending;
             lock (_queueLock)
             {
@@ -283,9 +362,12 @@ internal sealed class DataFileFlusher : IDisposable
             {
                 flushed = Flush();
             }
-            catch (EnvironmentFailedException)
+            catch (Exception e)
             {
-                return; // fail-stop: the environment refuses writes; nothing more to flush
+                // FL6: Flush failed the store (whatever the exception's type): nothing more to
+                // flush. An unexpected exception outside it fails the store here, never silently.
+                _environment.Fail(e is EnvironmentFailedException { InnerException: { } cause } ? cause : e);
+                return;
             }
 
             bool refilled;
@@ -330,6 +412,15 @@ internal sealed class DataFileFlusher : IDisposable
         catch (OperationCanceledException)
         {
             // Disposed: the environment's close syncs what is left.
+        }
+    }
+
+    /// <summary>Waits for a flush under way on another thread, and refuses any later one (LC5): the files are about to be released.</summary>
+    public void Close()
+    {
+        lock (_flushLock)
+        {
+            _closed = true;
         }
     }
 

@@ -1,7 +1,7 @@
 namespace Voron.Paging;
 
 /// <summary>
-/// Raw pages (Transactions/LowLevelTransaction.cs T7): page-file blocks with no page header, so
+/// Raw pages (Transactions/LowLevelTransaction.cs T8): page-file blocks with no page header, so
 /// P1–P4 do not apply; the caller supplies the checksum its map keeps (PageFiles/PageFileFormat.cs
 /// PF3) and the page is checked against it the first time it is read (PG3's bit per page).
 /// </summary>

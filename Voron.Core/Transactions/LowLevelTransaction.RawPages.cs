@@ -1,7 +1,7 @@
 namespace Voron.Transactions;
 
 /// <summary>
-/// Raw pages (T7): the blocks of page files, 8 KiB of caller bytes with no page header. Their
+/// Raw pages (T8): the blocks of page files, 8 KiB of caller bytes with no page header. Their
 /// checksum is the caller's to keep (PageFiles/PageFileFormat.cs keeps it in the block's map
 /// entry), so they are read with the checksum to check and never stamped at commit.
 /// </summary>

@@ -19,7 +19,9 @@ namespace Voron.Transactions;
 //   Active --commit--> Committed        WriteTransaction.Commit (write only)
 //   Active --dispose--> Disposed        Dispose (a write transaction not committed rolls back)
 //   Committed --dispose--> Disposed     Dispose
-//   Active --environment disposed-->    every later call throws ObjectDisposedException
+//   Active --commit fails--> Failed     WriteTransaction.Commit (every later call throws, T7)
+//   Active --operation returns--> Ended WriteTransaction.EndOperation (a merged operation's view, M6)
+//   Active --environment disposed-->    every later call throws ObjectDisposedException (LC3)
 //
 // Invariants:
 //   T1. At most one write transaction is active (StorageEnvironment._writeLock).
@@ -30,10 +32,16 @@ namespace Voron.Transactions;
 //   T4. Commit returns only after the journal record is durable; the new state becomes visible
 //       to new transactions only after that (PageTable PT2).
 //   T5. A page's checksum is stamped at commit, so the journal and the data file carry it.
+//   T7. A transaction is usable only while it is live: once disposed, once an explicit write
+//       transaction's Commit was called (whether it succeeded or not), and once a merged
+//       operation's delegate returned, every call on it, its trees and its iterators throws
+//       (ReadTransaction.ThrowIfUnusable); and once PrepareCommit has stamped the pages, the
+//       low-level transaction refuses every change. So no page a commit journals or publishes
+//       (PT1) is written after it was prepared.
 //   T6. A write transaction that starts while the previous one is still being journaled (async
 //       commit) reads that one's pages first; it commits only after the previous one is durable,
 //       and never if the previous one failed (StorageEnvironment.Commit.cs).
-//   T7. A raw page (a page file's block, PageFiles/PageFileFormat.cs) has no page header: T5
+//   T8. A raw page (a page file's block, PageFiles/PageFileFormat.cs) has no page header: T5
 //       does not stamp it and the pager does not validate it as a header page; its checksum is
 //       kept in the page file's map entry (LowLevelTransaction.RawPages.cs).
 
@@ -49,6 +57,8 @@ internal sealed partial class LowLevelTransaction : IPageAccess, IAllocatorPages
     private readonly HashSet<long>? _allocated; // pages this transaction created: journaled as diffs against zeros
     private readonly List<long>? _freed; // first pages of the pages and runs this transaction freed (PageTable PT5)
     private BTree? _root;
+    private bool _prepared;
+    private long _dirtyBytes;
 
     /// <summary>
     /// Starts a transaction on <paramref name="committed"/>. A write transaction of the async
@@ -81,6 +91,28 @@ internal sealed partial class LowLevelTransaction : IPageAccess, IAllocatorPages
     public string DataFilePath => _environment.Pager.Path;
 
     internal int DirtyPageCount => _dirty?.Count ?? 0;
+
+    /// <summary>Bytes of the pages this transaction holds (an overflow run counts all its pages): what the merger bounds (M8).</summary>
+    internal long DirtyBytes => _dirtyBytes;
+
+    private void SetDirty(Dictionary<long, byte[]> dirty, long pageNumber, byte[] buffer)
+    {
+        if (dirty.TryGetValue(pageNumber, out var replaced))
+        {
+            _dirtyBytes -= replaced.Length;
+        }
+
+        dirty[pageNumber] = buffer;
+        _dirtyBytes += buffer.Length;
+    }
+
+    private void RemoveDirty(Dictionary<long, byte[]> dirty, long pageNumber)
+    {
+        if (dirty.Remove(pageNumber, out var removed))
+        {
+            _dirtyBytes -= removed.Length;
+        }
+    }
 
     internal PageAllocator Allocator => _allocator ?? throw new InvalidOperationException("A read transaction has no allocator.");
 
@@ -133,7 +165,7 @@ internal sealed partial class LowLevelTransaction : IPageAccess, IAllocatorPages
         // few milliseconds (GC pauses fell from ~14% to ~2% of wall time under merged writes).
         var copy = GC.AllocateUninitializedArray<byte>(current.Length, pinned: true);
         current.CopyTo(copy);
-        dirty[pageNumber] = copy;
+        SetDirty(dirty, pageNumber, copy);
         return copy;
     }
 
@@ -149,7 +181,7 @@ internal sealed partial class LowLevelTransaction : IPageAccess, IAllocatorPages
         var dirty = RequireWritable();
         var buffer = GC.AllocateArray<byte>(checked(pageCount * Constants.PageSize), pinned: true); // zeroed; pinned as in ModifyPage
         PageHeader.SetPageNumber(buffer, pageNumber);
-        dirty[pageNumber] = buffer;
+        SetDirty(dirty, pageNumber, buffer);
         _allocated!.Add(pageNumber);
         return buffer;
     }
@@ -158,7 +190,7 @@ internal sealed partial class LowLevelTransaction : IPageAccess, IAllocatorPages
     {
         var dirty = RequireWritable();
         Allocator.Free(pageNumber, pageCount);
-        dirty.Remove(pageNumber);
+        RemoveDirty(dirty, pageNumber);
         _allocated!.Remove(pageNumber);
         _freed!.Add(pageNumber);
     }
@@ -166,21 +198,16 @@ internal sealed partial class LowLevelTransaction : IPageAccess, IAllocatorPages
     /// <summary>The allocator freed one of its own pages: drop this transaction's copy and publish a tombstone (PageTable PT5).</summary>
     public void DiscardPage(long pageNumber)
     {
-        RequireWritable().Remove(pageNumber);
+        RemoveDirty(RequireWritable(), pageNumber);
         _allocated!.Remove(pageNumber);
         _freed!.Add(pageNumber);
     }
 
     /// <summary>
     /// Pages freed by transactions up to this id may return to free space (Allocation/PageAllocator.cs
-    /// A5): the oldest live reader's snapshot, and no later than the last published commit — read
-    /// first, so a reader that begins after this call sees at least that commit.
+    /// A5): no live or future reader's snapshot is older (StorageEnvironment.SnapshotHorizon).
     /// </summary>
-    private long ReleaseHorizon()
-    {
-        var published = _environment.Committed.TxId;
-        return Math.Min(published, _environment.OldestReader() ?? long.MaxValue);
-    }
+    private long ReleaseHorizon() => _environment.SnapshotHorizon();
 
     /// <summary>A named tree as this transaction sees it, or null when there is none.</summary>
     public BTree? OpenTree(string name)
@@ -288,7 +315,7 @@ internal sealed partial class LowLevelTransaction : IPageAccess, IAllocatorPages
         {
             if (!IsRaw(pageNumber))
             {
-                PageHeader.StampChecksum(bytes); // a raw page's checksum is in its page file's map (T7)
+                PageHeader.StampChecksum(bytes); // a raw page's checksum is in its page file's map (T8)
             }
 
             pages.Add(new(pageNumber, bytes));
@@ -300,6 +327,7 @@ internal sealed partial class LowLevelTransaction : IPageAccess, IAllocatorPages
         }
 
         pages.Sort((a, b) => a.Key.CompareTo(b.Key));
+        _prepared = true; // T7: the pages below are what the journal and the page table get
         var state = new EnvironmentState(Root.State, Allocator.NextPageNumber, Allocator.DirectoryPage);
         byte[]? arena = null;
         var journalPages = diffs ? DiffPages(pages, out arena) : pages.ConvertAll(p => new JournalPage(p.Key, p.Value)).ToArray();
@@ -354,6 +382,13 @@ internal sealed partial class LowLevelTransaction : IPageAccess, IAllocatorPages
         return key;
     }
 
-    private Dictionary<long, byte[]> RequireWritable() =>
-        _dirty ?? throw new InvalidOperationException("This is a read transaction; open a write transaction to change data.");
+    private Dictionary<long, byte[]> RequireWritable()
+    {
+        if (_prepared)
+        {
+            throw new InvalidOperationException("T7: this write transaction is prepared for its commit; its pages may not change any more.");
+        }
+
+        return _dirty ?? throw new InvalidOperationException("This is a read transaction; open a write transaction to change data.");
+    }
 }

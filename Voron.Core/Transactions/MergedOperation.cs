@@ -55,7 +55,14 @@ internal sealed class MergedOperation<T>(Func<WriteTransaction, T> operation) : 
 
     public Task<T> Task => _completion.Task;
 
-    public override void Execute(WriteTransaction transaction) => _result = operation(transaction);
+    public override void Execute(WriteTransaction transaction)
+    {
+        _result = operation(transaction);
+        if (typeof(T) == typeof(object) && _result is IAsyncResult or ValueTask)
+        {
+            throw new NotSupportedException("The operation returned a task. " + AsyncOperationRefusal.Message); // M6
+        }
+    }
 
     public override void Complete() => _completion.TrySetResult(_result);
 

@@ -32,6 +32,23 @@ namespace Voron.Transactions;
 //       operation still queued fails with ObjectDisposedException, then the writer task ends.
 //   M4. The queue is bounded (MaxQueuedOperations): submitters wait for room (backpressure), and
 //       at most one batch is in flight while the next one runs.
+//   M6. An operation is synchronous: it runs on a view of the batch's transaction that closes
+//       when the delegate returns (T7), so code that runs later — after an await, or from a
+//       callback that kept the transaction — throws instead of writing into pages the batch has
+//       already committed. A delegate that returns a task or value task is refused when it is
+//       submitted (ArgumentException; the overloads taking one are compile-time errors), and an
+//       async void delegate is caught when it starts (OperationSynchronizationContext) and fails
+//       alone (NotSupportedException).
+//   M7. The writer ends only when the store is disposed or failed. An exception outside the
+//       places that expect one fails the store (reported), so a stopped merger is never taken
+//       for a live one; a batch's commit reports its outcome as a value (InFlight), never as a
+//       faulted task, so no later batch or explicit transaction trips over an earlier failure.
+//   M8. MaxBatchBytes counts the bytes of the pages a batch holds (an overflow run counts every
+//       page). A batch stops taking operations once it holds that much; an operation that by
+//       itself adds MaxBatchBytes or more runs in a batch of its own (the batch it arrived in
+//       runs again without it, and it opens the next one). So a batch holds less than
+//       2 x MaxBatchBytes of pages, or a single operation — a burst of large values never
+//       builds one huge journal record, and never one past the record size limit.
 //   M5. When the writer stops (failure or disposal) it closes the queue before draining it, so an
 //       operation submitted at any moment either is drained and failed or is refused at
 //       submission. An unexpected exception while a batch is built or prepared (outside the
@@ -47,9 +64,18 @@ internal sealed class TransactionMerger : IDisposable
     private readonly Channel<MergedOperation> _queue;
     private readonly Task _writer;
     private readonly KeyValuePair<string, object?> _tag;
-    private Task _inFlight = Task.CompletedTask;
+    private readonly OperationSynchronizationContext _context = new(); // used by the writer only
+
+    [ThreadStatic]
+    private static StorageEnvironment? t_running; // the store whose merged operation this thread runs (LC4)
+
+    /// <summary>Whether the calling thread is running a merged operation of <paramref name="environment"/> (LC4).</summary>
+    public static bool IsRunningOperationOf(StorageEnvironment environment) => ReferenceEquals(t_running, environment);
+    private Task<Exception?> _inFlight = NothingInFlight; // the committer's outcome: null = committed (never faults)
+    private static readonly Task<Exception?> NothingInFlight = Task.FromResult<Exception?>(null);
     private PreparedCommit? _inFlightCommit;
     private volatile bool _closing;
+    private MergedOperation? _carried; // writer only: an operation too large for the batch it came in (M8)
 
     public TransactionMerger(StorageEnvironment environment, StorageEnvironmentOptions options)
     {
@@ -64,8 +90,11 @@ internal sealed class TransactionMerger : IDisposable
         _writer = Task.Run(RunAsync);
     }
 
-    /// <summary>The commit being written right now, if any (explicit write transactions wait for it).</summary>
-    public Task InFlight => Volatile.Read(ref _inFlight);
+    /// <summary>
+    /// The commit being written right now, if any (explicit write transactions wait for it): its
+    /// outcome, null when it committed, else why it failed. It never faults.
+    /// </summary>
+    public Task<Exception?> InFlight => Volatile.Read(ref _inFlight);
 
     /// <summary>
     /// Queues <paramref name="operation"/>. The task returned is the operation's own (M2), so when
@@ -75,6 +104,11 @@ internal sealed class TransactionMerger : IDisposable
     public Task<T> EnqueueAsync<T>(Func<WriteTransaction, T> operation, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(operation);
+        if (AsyncOperationRefusal.IsAwaitable<T>())
+        {
+            throw AsyncOperationRefusal.Refuse(nameof(operation)); // M6
+        }
+
         _environment.ThrowIfUnusable();
         var merged = new MergedOperation<T>(operation);
         merged.Arm(cancellationToken);
@@ -101,7 +135,7 @@ internal sealed class TransactionMerger : IDisposable
         var reader = _queue.Reader;
         try
         {
-            while (await reader.WaitToReadAsync().ConfigureAwait(false))
+            while (_carried != null || await reader.WaitToReadAsync().ConfigureAwait(false))
             {
                 if (_closing || _environment.Failure != null)
                 {
@@ -111,6 +145,13 @@ internal sealed class TransactionMerger : IDisposable
                 await RunBatchAsync(reader).ConfigureAwait(false);
             }
         }
+        catch (Exception e)
+        {
+            // M7: the writer met an exception outside the places that expect one (a bug, an
+            // out-of-memory between batches). It cannot go on, and a store whose merger stopped
+            // must say so rather than refuse writes as if disposed: fail-stop, reported.
+            _environment.Fail(e);
+        }
         finally
         {
             // M5: close the queue before draining it. A submission that passed the usability
@@ -119,6 +160,8 @@ internal sealed class TransactionMerger : IDisposable
             _queue.Writer.TryComplete();
             await WaitForInFlightQuietly().ConfigureAwait(false);
             var error = ClosedError();
+            _carried?.Fail(error);
+            _carried = null;
             while (reader.TryRead(out var left))
             {
                 if (left.TryStart())
@@ -136,7 +179,15 @@ internal sealed class TransactionMerger : IDisposable
 
     private async Task RunBatchAsync(ChannelReader<MergedOperation> reader)
     {
-        await _environment.WriteLock.WaitAsync().ConfigureAwait(false);
+        try
+        {
+            await _environment.WriteLock.WaitAsync(_environment.ClosingToken).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException)
+        {
+            return; // LC1: Dispose began while an explicit transaction held the lock; RunAsync drains (M3)
+        }
+
         var released = false;
         try
         {
@@ -169,14 +220,32 @@ internal sealed class TransactionMerger : IDisposable
                 return;
             }
 
-            try
+            if (previous != null && await InFlight.ConfigureAwait(false) != null) // C1, C4: N - 1 first
             {
-                await InFlight.ConfigureAwait(false); // C1, C4: N - 1 first
-            }
-            catch (Exception e)
-            {
-                FailAll(operations, e);
-                return;
+                prepared?.ReleaseDiffArena(); // built on a commit that failed: never written
+                if (_environment.Failure != null)
+                {
+                    FailAll(operations, _environment.FailWith(_environment.Failure));
+                    return;
+                }
+
+                // C4, C5: N - 1 failed cleanly, so this batch was built on a state that never
+                // committed. Its operations run again on the committed state (M1).
+                try
+                {
+                    var rebuilt = Rerun(_environment.Committed, null, operations);
+                    if (operations.Count == 0)
+                    {
+                        return;
+                    }
+
+                    prepared = _environment.Prepare(rebuilt);
+                }
+                catch (Exception e)
+                {
+                    FailAll(operations, e);
+                    return;
+                }
             }
 
             if (_options.AsyncCommit)
@@ -189,7 +258,7 @@ internal sealed class TransactionMerger : IDisposable
             }
             else
             {
-                CommitAndAcknowledge(prepared, operations, rethrow: false);
+                CommitAndAcknowledge(prepared, operations);
             }
         }
         finally
@@ -212,14 +281,18 @@ internal sealed class TransactionMerger : IDisposable
     {
         var committed = previous?.AsBase() ?? _environment.Committed;
         var transaction = new LowLevelTransaction(_environment, committed, writable: true, previous);
-        var facade = new WriteTransaction(_environment, transaction, merged: true);
         var started = Stopwatch.GetTimestamp();
         var inFlight = previous != null ? InFlight : Task.CompletedTask;
         while (operations.Count < _options.MaxBatchOperations &&
-               transaction.DirtyPageCount * (long)Constants.PageSize < _options.MaxBatchBytes &&
+               transaction.DirtyBytes < _options.MaxBatchBytes &&
                Stopwatch.GetElapsedTime(started) < _options.MaxBatchDuration)
         {
-            if (!reader.TryRead(out var operation))
+            MergedOperation? operation;
+            if (_carried != null)
+            {
+                (operation, _carried) = (_carried, null); // M8: it goes first, already started
+            }
+            else if (!reader.TryRead(out operation))
             {
                 if (inFlight.IsCompleted || _closing)
                 {
@@ -230,40 +303,50 @@ internal sealed class TransactionMerger : IDisposable
                 await Task.WhenAny(arrival, inFlight).ConfigureAwait(false);
                 continue;
             }
-
-            if (!operation.TryStart())
+            else if (!operation.TryStart())
             {
                 continue; // canceled before it started
             }
 
+            var before = transaction.DirtyBytes;
             try
             {
-                operation.Execute(facade);
-                operations.Add(operation);
+                Run(operation, transaction);
             }
             catch (Exception e)
             {
                 operation.Fail(e);
-                (transaction, facade) = Rerun(committed, previous, operations);
+                transaction = Rerun(committed, previous, operations);
+                continue;
             }
+
+            if (operations.Count > 0 && transaction.DirtyBytes - before >= _options.MaxBatchBytes)
+            {
+                // M8: an operation larger than a batch runs in a batch of its own: this batch
+                // runs again without it, and it opens the next one.
+                _carried = operation;
+                transaction = Rerun(committed, previous, operations);
+                break;
+            }
+
+            operations.Add(operation);
         }
 
         return transaction;
     }
 
     /// <summary>A fresh transaction with <paramref name="operations"/> run again; drops (and fails) any that now throw.</summary>
-    private (LowLevelTransaction, WriteTransaction) Rerun(CommittedState committed, PreparedCommit? previous, List<MergedOperation> operations)
+    private LowLevelTransaction Rerun(CommittedState committed, PreparedCommit? previous, List<MergedOperation> operations)
     {
         while (true)
         {
             var transaction = new LowLevelTransaction(_environment, committed, writable: true, previous);
-            var facade = new WriteTransaction(_environment, transaction, merged: true);
             var failed = -1;
             for (var i = 0; i < operations.Count && failed < 0; i++)
             {
                 try
                 {
-                    operations[i].Execute(facade);
+                    Run(operations[i], transaction);
                 }
                 catch (Exception e)
                 {
@@ -274,17 +357,46 @@ internal sealed class TransactionMerger : IDisposable
 
             if (failed < 0)
             {
-                return (transaction, facade);
+                return transaction;
             }
 
             operations.RemoveAt(failed);
         }
     }
 
-    private void CommitAndAcknowledge(PreparedCommit? prepared, List<MergedOperation> operations) =>
-        CommitAndAcknowledge(prepared, operations, rethrow: true);
+    /// <summary>
+    /// Runs one operation on a view of the batch's transaction that closes when the delegate
+    /// returns (T7), under a context that catches an async void delegate (M6).
+    /// </summary>
+    private void Run(MergedOperation operation, LowLevelTransaction transaction)
+    {
+        var facade = new WriteTransaction(_environment, transaction, merged: true);
+        var outer = SynchronizationContext.Current;
+        _context.Reset();
+        SynchronizationContext.SetSynchronizationContext(_context);
+        t_running = _environment;
+        try
+        {
+            operation.Execute(facade);
+        }
+        finally
+        {
+            t_running = null;
+            SynchronizationContext.SetSynchronizationContext(outer);
+            facade.EndOperation();
+        }
 
-    private void CommitAndAcknowledge(PreparedCommit? prepared, List<MergedOperation> operations, bool rethrow)
+        if (_context.AsyncVoidStarted)
+        {
+            throw new NotSupportedException("The operation is an async void delegate (an async lambda passed as an Action). " + AsyncOperationRefusal.Message);
+        }
+    }
+
+    /// <summary>
+    /// Writes and publishes one batch and completes its operations (C2). Returns null when it
+    /// committed, else the failure, already reported to the operations; never throws.
+    /// </summary>
+    private Exception? CommitAndAcknowledge(PreparedCommit? prepared, List<MergedOperation> operations)
     {
         try
         {
@@ -296,12 +408,7 @@ internal sealed class TransactionMerger : IDisposable
         catch (Exception e)
         {
             FailAll(operations, e);
-            if (rethrow)
-            {
-                throw;
-            }
-
-            return;
+            return e;
         }
 
         foreach (var operation in operations)
@@ -309,32 +416,30 @@ internal sealed class TransactionMerger : IDisposable
             operation.Complete();
         }
 
-        VoronMetrics.Batches.Add(1, _tag);
-        VoronMetrics.Operations.Add(operations.Count, _tag);
-        VoronMetrics.OperationsPerBatch.Record(operations.Count, _tag);
+        StorageEnvironment.RecordSafely(() =>
+        {
+            VoronMetrics.Batches.Add(1, _tag);
+            VoronMetrics.Operations.Add(operations.Count, _tag);
+            VoronMetrics.OperationsPerBatch.Record(operations.Count, _tag);
+        });
+        return null;
     }
 
+    /// <summary>
+    /// Fails every operation of a batch: with <see cref="EnvironmentFailedException"/> when the
+    /// store failed, else (a clean failure, C5) with the exception itself.
+    /// </summary>
     private void FailAll(List<MergedOperation> operations, Exception error)
     {
-        var failure = error as EnvironmentFailedException ?? new EnvironmentFailedException(_environment.Path, error);
+        var failure = error is EnvironmentFailedException || _environment.Failure == null ? error : _environment.FailWith(_environment.Failure);
         foreach (var operation in operations)
         {
             operation.Fail(failure);
         }
     }
 
-    private async Task WaitForInFlightQuietly()
-    {
-        try
-        {
-            await InFlight.ConfigureAwait(false);
-        }
-        catch (Exception)
-        {
-            // Already reported to that batch's operations (CommitAndAcknowledge). Whatever its
-            // type, it must not end the writer here: the queue would never be drained (M5).
-        }
-    }
+    /// <summary>Waits for the in-flight commit; its outcome was reported to its own operations (it never throws).</summary>
+    private async Task WaitForInFlightQuietly() => await InFlight.ConfigureAwait(false);
 
     /// <summary>The merger's state in one line, for hang reports and debugging.</summary>
     public string Describe() =>

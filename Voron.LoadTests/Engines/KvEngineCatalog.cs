@@ -31,11 +31,12 @@ internal static class KvEngineCatalog
             "SQLite skipped: the native e_sqlite3 library could not be loaded"),
         new KvEngineKind(
             Lmdb,
-            "default durable mode (flags 0 + MDB_NOTLS): data pages then meta page synced per commit",
-            $"P/Invoke to liblmdb.so.0, map size {LmdbKvEngine.MapSize >> 30} GiB, unnamed main database, " +
-            "plain mdb_put (no MDB_APPEND), one read-only transaction per reader",
+            $"LMDB's default durable mode: environment flags {LmdbKvEngine.OpenFlags} only (no NoSync, NoMetaSync, WriteMap " +
+            "or MapAsync), so each commit syncs the data pages, then the meta page",
+            $"LightningDB {typeof(LightningDB.LightningEnvironment).Assembly.GetName().Version?.ToString(3)} with the LMDB it ships, " +
+            $"map size {LmdbKvEngine.MapSize >> 30} GiB, unnamed main database, plain put (no append flag), one read-only transaction per reader",
             directory => new LmdbKvEngine(directory),
-            LmdbKvEngine.LibraryVersion,
-            "LMDB skipped: liblmdb.so.0 not found (apt-get install liblmdb0)"),
+            () => $"{LmdbLibrary.Version()}, loaded {LmdbLibrary.LoadedFrom}",
+            "LMDB skipped: the liblmdb that LightningDB ships could not be loaded on this machine"),
     ];
 }

@@ -23,26 +23,21 @@ internal static class CrashChild
 
     private static readonly TimeSpan Lifetime = TimeSpan.FromSeconds(10);
 
-    internal static async Task<int> RunAsync(string[] args, TextWriter output)
+    /// <summary>The mode argument that selects lazy durability.</summary>
+    internal const string Lazy = "lazy";
+
+    /// <summary>The mode argument that writes SQL through the SQLite VFS instead (<see cref="SqlCrashChild"/>).</summary>
+    internal const string Sql = "sql";
+
+    /// <summary>Runs the child until killed or its lifetime ends; the command line (CommandLine.cs) parses the arguments.</summary>
+    internal static async Task<int> RunAsync(string directory, int seed, int run, bool lazy, TextWriter output)
     {
-        if (args.Length is not (3 or 4) || (args.Length == 4 && args[3] is not ("lazy" or "sql")) || !int.TryParse(args[1], NumberStyles.Integer, CultureInfo.InvariantCulture, out var seed) ||
-            !int.TryParse(args[2], NumberStyles.Integer, CultureInfo.InvariantCulture, out var run))
-        {
-            output.WriteLine($"Usage: {Command} <dir> <seed> <run> [lazy|sql]");
-            return 2;
-        }
-
-        if (args.Length == 4 && args[3] == "sql")
-        {
-            return SqlCrashChild.Run(args[0], seed, run, output);
-        }
-
-        var options = StorageEnvironmentOptions.ForDirectory(args[0]);
+        var options = StorageEnvironmentOptions.ForDirectory(directory);
         options.JournalFileSize = 256 * 1024;
         options.FlushThresholdBytes = 256 * 1024;
         options.FlushInterval = TimeSpan.FromMilliseconds(20);
         options.MaxBatchOperations = 8;
-        if (args.Length == 4)
+        if (lazy)
         {
             options.Durability = DurabilityMode.Lazy;
         }

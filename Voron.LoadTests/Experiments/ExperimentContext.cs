@@ -5,12 +5,13 @@ internal sealed class ExperimentContext : IDisposable
 {
     private readonly bool _ownsDirectory;
 
-    private ExperimentContext(TextWriter output, bool quick, string dataDirectory, bool ownsDirectory)
+    private ExperimentContext(TextWriter output, bool quick, string dataDirectory, bool ownsDirectory, string reportsDirectory)
     {
         Output = output;
         Quick = quick;
         DataDirectory = dataDirectory;
         _ownsDirectory = ownsDirectory;
+        ReportsDirectory = reportsDirectory;
     }
 
     public TextWriter Output { get; }
@@ -21,17 +22,20 @@ internal sealed class ExperimentContext : IDisposable
     /// <summary>A directory the experiment may fill; deleted afterwards when the program made it.</summary>
     public string DataDirectory { get; }
 
-    internal static ExperimentContext Create(TextWriter output, bool quick, string? directory)
+    /// <summary>Where the report goes (--reports): files an experiment writes beside it, such as charts, go here too.</summary>
+    public string ReportsDirectory { get; }
+
+    internal static ExperimentContext Create(TextWriter output, bool quick, string? directory, string reportsDirectory = "reports")
     {
         if (directory != null)
         {
             Directory.CreateDirectory(directory);
-            return new ExperimentContext(output, quick, Path.GetFullPath(directory), ownsDirectory: false);
+            return new ExperimentContext(output, quick, Path.GetFullPath(directory), ownsDirectory: false, reportsDirectory);
         }
 
         var temporary = Path.Combine(Path.GetTempPath(), "voron-loadtests-" + Guid.NewGuid().ToString("N")[..12]);
         Directory.CreateDirectory(temporary);
-        return new ExperimentContext(output, quick, temporary, ownsDirectory: true);
+        return new ExperimentContext(output, quick, temporary, ownsDirectory: true, reportsDirectory);
     }
 
     /// <summary>A fresh subdirectory of <see cref="DataDirectory"/> for one engine or one run.</summary>

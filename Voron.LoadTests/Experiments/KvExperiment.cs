@@ -19,7 +19,7 @@ namespace Voron.LoadTests.Experiments;
 /// </list>
 /// The reads and the scan run on the store <c>random-insert-100</c> filled. After each insert
 /// workload every store must scan to N entries and find a sample of its keys, or the run fails.
-/// The environment variable <c>VORON_KV_N</c> sets another N.
+/// <c>--entries</c> or the environment variable <c>VORON_KV_N</c> sets another N.
 /// </summary>
 internal sealed partial class KvExperiment : IExperiment
 {
@@ -34,7 +34,8 @@ internal sealed partial class KvExperiment : IExperiment
     private readonly int? _entryCount;
 
     /// <param name="entryCount">
-    /// N; by default <c>VORON_KV_N</c> when set, else 1,000,000, or 50,000 for a quick run. Tests pass a tiny N.
+    /// N; by default 1,000,000, or 50,000 for a quick run. The command line passes <c>--entries</c>
+    /// or <c>VORON_KV_N</c> (ExperimentCatalog); tests pass a tiny N.
     /// </param>
     public KvExperiment(int? entryCount = null)
     {
@@ -46,25 +47,13 @@ internal sealed partial class KvExperiment : IExperiment
         _entryCount = entryCount;
     }
 
-    /// <summary>
-    /// N from the environment variable <c>VORON_KV_N</c> when it is set (for a run between the
-    /// quick and the full size, or a bigger one); null otherwise.
-    /// </summary>
-    private static int? EntryCountFromEnvironment() =>
-        Environment.GetEnvironmentVariable("VORON_KV_N") switch
-        {
-            null or "" => null,
-            var text when int.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out var n) && n > 0 => n,
-            var text => throw new ArgumentException($"VORON_KV_N must be a positive whole number of entries, not '{text}'."),
-        };
-
     public string Name => "kv";
 
     public string Description => "key-value engines side by side: durable inserts (1 big / 100-item txns), random reads (1 and 2 threads), scan";
 
     public Task<Report> RunAsync(ExperimentContext context)
     {
-        var count = _entryCount ?? EntryCountFromEnvironment() ?? (context.Quick ? 50_000 : 1_000_000);
+        var count = _entryCount ?? (context.Quick ? 50_000 : 1_000_000);
         var report = new Report(Name, "Key-value engines side by side: durable inserts, point reads, scan");
         report.AddFact("entries", count);
         report.AddFact("keys", $"{KvDataSet.KeySize}-byte big-endian integers 0 .. N-1");

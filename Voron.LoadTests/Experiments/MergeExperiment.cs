@@ -32,20 +32,25 @@ internal sealed class MergeExperiment : IExperiment
     private static readonly TimeSpan WarmUp = TimeSpan.FromSeconds(1);
 
     private readonly TimeSpan? _duration;
+    private readonly int[]? _callerCounts;
 
     /// <param name="duration">How long each mode runs at each caller count; default 6 s, 0.4 s with --quick. Tests pass less.</param>
-    public MergeExperiment(TimeSpan? duration = null)
+    /// <param name="callerCounts">
+    /// Other caller counts than <see cref="CallerCounts"/>, e.g. more callers than one batch takes
+    /// (<see cref="StorageEnvironmentOptions.MaxBatchOperations"/>): the command line passes
+    /// <c>--callers 64,256,8192</c> or <c>VORON_MERGE_CALLERS=64,256,8192</c> (ExperimentCatalog).
+    /// </param>
+    public MergeExperiment(TimeSpan? duration = null, int[]? callerCounts = null)
     {
         _duration = duration;
+        _callerCounts = callerCounts;
     }
 
     /// <summary>
-    /// <c>VORON_MERGE_CALLERS=64,256,8192</c> runs other caller counts than the default ones, e.g.
-    /// more callers than one batch takes (<see cref="StorageEnvironmentOptions.MaxBatchOperations"/>).
+    /// Caller counts from a comma-separated list; null for none. A bad list is an
+    /// <see cref="ArgumentException"/> naming <paramref name="source"/> (the variable or option it came from).
     /// </summary>
-    private static int[]? CallerCountsFromEnvironment() => ParseCallerCounts(Environment.GetEnvironmentVariable("VORON_MERGE_CALLERS"));
-
-    internal static int[]? ParseCallerCounts(string? text)
+    internal static int[]? ParseCallerCounts(string? text, string source = "VORON_MERGE_CALLERS")
     {
         if (string.IsNullOrWhiteSpace(text))
         {
@@ -57,7 +62,7 @@ internal sealed class MergeExperiment : IExperiment
         {
             if (!int.TryParse(item, NumberStyles.None, CultureInfo.InvariantCulture, out var count) || count is < 1 or > MaxCallers)
             {
-                throw new ArgumentException($"VORON_MERGE_CALLERS must list caller counts from 1 to {MaxCallers} separated by commas, not '{text}'.");
+                throw new ArgumentException($"{source} must list caller counts from 1 to {MaxCallers} separated by commas, not '{text}'.");
             }
 
             counts.Add(count);
@@ -77,7 +82,7 @@ internal sealed class MergeExperiment : IExperiment
         context.Progress("measuring write+fdatasync latency (4 KiB)");
         var flush = MachineExperiment.MeasureDurableWrites(Path.Combine(context.NewDirectory("machine"), "probe.bin"), 4096, context.Quick ? 200 : 1000);
         report.AddFact("fdatasyncMedianMs", flush.Median);
-        report.AddFact("durability", "every mode durable: Voron acknowledges after the journal fdatasync covering the write; SQLite WAL synchronous=FULL; LMDB default (fsync per commit)");
+        report.AddFact("durability", "every mode durable: Voron acknowledges after the journal fdatasync covering the write; SQLite WAL synchronous=FULL; LMDB default durable mode (sqliteDurability, lmdbDurability)");
         report.AddFact("valueBytes", ValueSize);
         report.AddFact("secondsPerRun", duration.TotalSeconds);
 
@@ -87,7 +92,8 @@ internal sealed class MergeExperiment : IExperiment
         {
             try
             {
-                peer.Probe();
+                report.AddFact($"{peer.Name}Version", peer.Probe());
+                report.AddFact($"{peer.Name}Durability", peer.Durability);
                 available.Add(peer);
             }
             catch (DllNotFoundException)
@@ -106,7 +112,7 @@ internal sealed class MergeExperiment : IExperiment
             await RunVoronModesAsync(context, 16, WarmUp, 1, directoryPrefix: "warm-up-").ConfigureAwait(false);
         }
 
-        var callerCounts = CallerCountsFromEnvironment() ?? CallerCounts;
+        var callerCounts = _callerCounts ?? CallerCounts;
         report.AddFact("callerCounts", string.Join(", ", callerCounts));
         var results = new List<MergeResult>();
         foreach (var callers in callerCounts)

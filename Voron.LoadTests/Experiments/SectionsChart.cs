@@ -9,32 +9,27 @@ namespace Voron.LoadTests.Experiments;
 /// </summary>
 internal static class SectionsChart
 {
-    public const string FileName = "sections-seeks.png";
+    /// <summary>The chart's file name without extension: <c>sections-seeks.png</c> and <c>sections-seeks.svg</c>.</summary>
+    public const string Name = "sections-seeks";
     public const int Window = 25;
     private const int PanelHeight = 460;
 
-    /// <summary>Writes <see cref="FileName"/> into <paramref name="directory"/> and returns its path.</summary>
-    public static string Write(string directory, IReadOnlyList<SectionsWorkload.Result> results)
+    /// <summary>Writes the chart into <paramref name="directory"/> and returns the two paths.</summary>
+    public static (string Png, string Svg) Write(string directory, IReadOnlyList<SectionsWorkload.Result> results)
     {
-        var workloads = results.Select(r => r.Workload).Distinct().ToList();
-        var chart = new PngChart(1200, PanelHeight * Math.Max(1, workloads.Count));
-        for (var w = 0; w < workloads.Count; w++)
+        var panels = results.Select(r => r.Workload).Distinct().Select(workload =>
         {
-            var runs = results.Where(r => r.Workload == workloads[w]).ToList();
-            var series = runs.Select(r => new PngChart.Series(
+            var runs = results.Where(r => r.Workload == workload).ToList();
+            var series = runs.Select(r => new LineChart.Series(
                     r.Policy == AllocationPolicy.FirstFit ? "first-fit" : "sections",
-                    r.Policy == AllocationPolicy.FirstFit ? new PngChart.Rgb(214, 39, 40) : new PngChart.Rgb(31, 119, 180),
+                    r.Policy == AllocationPolicy.FirstFit ? "#D62728" : "#1F77B4",
                     MovingMean(r.Flushes.ConvertAll(f => (double)f.Statistics.Seeks), Window)))
                 .ToList();
             var churnStarts = runs[0].Flushes.FindIndex(f => f.Phase == SectionsWorkload.ChurnPhase);
-            var markers = churnStarts > 0 ? new[] { new PngChart.Marker(churnStarts, "churn") } : [];
-            chart.Plot(0, w * PanelHeight, chart.Width, PanelHeight, $"Seeks per flush, {workloads[w]} (mean of {Window} flushes)",
-                "flush number", "seeks", series, markers);
-        }
-
-        var path = Path.Combine(directory, FileName);
-        chart.Save(path);
-        return path;
+            LineChart.Marker[] markers = churnStarts > 0 ? [new LineChart.Marker(churnStarts, "churn")] : [];
+            return new LineChart.Panel($"Seeks per flush, {workload} (mean of {Window} flushes)", "flush number", "seeks", series, markers);
+        }).ToList();
+        return LineChart.Save(directory, Name, 1200, PanelHeight, panels);
     }
 
     /// <summary>Each point the mean of itself and the <paramref name="window"/> - 1 points before it.</summary>

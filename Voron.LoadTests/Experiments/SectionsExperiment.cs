@@ -21,7 +21,7 @@ namespace Voron.LoadTests.Experiments;
 ///   written to the journal and to the data file, measured by wrapping the file system.</item>
 /// </list>
 /// Writes <c>reports/sections.json</c> (rows: workload, policy, medianSeeksPerFlush,
-/// p90SeeksPerFlush, medianPagesPerFlush, ...) and the chart <c>reports/sections-seeks.png</c>
+/// p90SeeksPerFlush, medianPagesPerFlush, ...) and the chart <c>reports/sections-seeks.png</c> (and <c>.svg</c>)
 /// (seeks per flush over time, both policies).
 /// </summary>
 internal sealed class SectionsExperiment : IExperiment
@@ -37,7 +37,7 @@ internal sealed class SectionsExperiment : IExperiment
     private readonly string? _chartDirectory;
 
     /// <param name="scale">Multiplies every transaction count (tests pass a tiny one); default 1, and 0.1 with --quick.</param>
-    /// <param name="chartDirectory">Where sections-seeks.png goes; default the program's --reports directory, else <c>reports</c>.</param>
+    /// <param name="chartDirectory">Where sections-seeks.png and .svg go; default the run's reports directory (--reports).</param>
     public SectionsExperiment(double? scale = null, string? chartDirectory = null)
     {
         _scale = scale;
@@ -88,9 +88,10 @@ internal sealed class SectionsExperiment : IExperiment
         }
 
         AddTargets(report, results);
-        var chart = SectionsChart.Write(ChartDirectory(), results.Where(r => r.Workload is RandomSmall or RandomOverflow).ToList());
-        context.Progress($"chart: {chart}");
-        report.AddFact("chart", chart);
+        var (png, svg) = SectionsChart.Write(_chartDirectory ?? context.ReportsDirectory, results.Where(r => r.Workload is RandomSmall or RandomOverflow).ToList());
+        context.Progress($"chart: {png}, {svg}");
+        report.AddFact("chart", png);
+        report.AddFact("chartSvg", svg);
         return Task.FromResult(report);
     }
 
@@ -167,17 +168,5 @@ internal sealed class SectionsExperiment : IExperiment
                        $"Transactions/PageTable.cs), so a random write rewrites its leaf where the leaf already is; {leafShare:P0} of the pages flushed here are such leaves. " +
                        "An allocation policy places only new pages (splits, overflow runs, free-space pages). In the 2013 Voron the article measured, every modified page " +
                        "was copied to a newly allocated one, so the allocator placed the whole flush. overflow-3kb, where each update allocates a new run, shows what the policy does to the pages it places.");
-    }
-
-    private string ChartDirectory()
-    {
-        if (_chartDirectory != null)
-        {
-            return _chartDirectory;
-        }
-
-        var args = Environment.GetCommandLineArgs();
-        var at = Array.IndexOf(args, "--reports");
-        return at >= 0 && at + 1 < args.Length ? args[at + 1] : "reports";
     }
 }

@@ -4,9 +4,9 @@ using Xunit.Abstractions;
 namespace Voron.Tests.Compression;
 
 /// <summary>
-/// Decompress reads bytes from disk: a block that breaks a rule (L1..L7 in Lz4Block.cs) throws
-/// InvalidDataException naming the rule and the source offset, and nothing else ever happens —
-/// no other exception, no access outside the two spans, no endless loop.
+/// Decompress reads bytes from disk: a block that does not decode (L1 in Lz4Block.cs) throws
+/// InvalidDataException, and nothing else ever happens — no other exception, no access outside
+/// the two spans, no endless loop.
 /// </summary>
 public sealed class Lz4BlockMalformedTests(ITestOutputHelper output)
 {
@@ -14,15 +14,15 @@ public sealed class Lz4BlockMalformedTests(ITestOutputHelper output)
     private static readonly byte[] Tail = "12345"u8.ToArray();
 
     [Fact]
-    public void Decompress_throws_when_block_is_empty() =>
-        AssertMalformed([], 100, "L1", sourceOffset: 0);
+    public void Decompress_returns_0_when_block_is_empty() =>
+        Assert.Equal(0, Lz4Block.Decompress([], new byte[100])); // the caller's exact-size check (L2) catches a record that claims more
 
     [Fact]
     public void Decompress_throws_when_block_is_cut_inside_literals()
     {
         var block = new Lz4Sequences().Sequence(Abcd, 4, 10).Last(Tail).ToArray();
 
-        AssertMalformed(block[..3], 100, "L3", sourceOffset: 1);
+        AssertMalformed(block[..3], 100);
     }
 
     [Fact]
@@ -30,7 +30,7 @@ public sealed class Lz4BlockMalformedTests(ITestOutputHelper output)
     {
         var block = new Lz4Sequences().Sequence(Abcd, 4, 10).Last(Tail).ToArray();
 
-        AssertMalformed(block[..6], 100, "L4", sourceOffset: 5);
+        AssertMalformed(block[..6], 100);
     }
 
     [Fact]
@@ -38,7 +38,7 @@ public sealed class Lz4BlockMalformedTests(ITestOutputHelper output)
     {
         var block = new Lz4Sequences().Last(new byte[15 + 255 + 10]).ToArray();
 
-        AssertMalformed(block[..2], 1000, "L2", sourceOffset: 2);
+        AssertMalformed(block[..2], 1000);
     }
 
     [Fact]
@@ -46,7 +46,7 @@ public sealed class Lz4BlockMalformedTests(ITestOutputHelper output)
     {
         var block = new Lz4Sequences().Sequence(Abcd, 4, 10).Last(Tail).ToArray();
 
-        AssertMalformed(block[..7], 100, "L1", sourceOffset: 7);
+        AssertMalformed(block[..7], 100);
     }
 
     [Fact]
@@ -62,13 +62,17 @@ public sealed class Lz4BlockMalformedTests(ITestOutputHelper output)
     }
 
     [Fact]
-    public void Decompress_throws_when_offset_is_zero()
+    public void Decompress_stays_inside_the_destination_when_offset_is_zero()
     {
+        // The format calls offset 0 invalid, but K4os's decoder (like liblz4's) copies from the
+        // current output position instead of refusing it: the bytes produced are garbage, never a
+        // read or write outside the two spans. Journal payloads are checksummed before they are
+        // decoded, and the entries decoded are validated (R8 in JournalRecord.cs).
         var block = new Lz4Sequences().Sequence(Abcd, 0, 8).Last(Tail).ToArray();
 
-        var error = AssertMalformed(block, 100, "L5", sourceOffset: 5);
+        var outcome = DecodeGuarded(block, 100, new Random(1), "offset 0");
 
-        Assert.Contains("match offset 0", error.Message, StringComparison.Ordinal);
+        Assert.StartsWith("ok 17", outcome, StringComparison.Ordinal);
     }
 
     [Theory]
@@ -78,16 +82,14 @@ public sealed class Lz4BlockMalformedTests(ITestOutputHelper output)
     {
         var block = new Lz4Sequences().Sequence(Abcd, offset, 8).Last(Tail).ToArray();
 
-        var error = AssertMalformed(block, 100, "L5", sourceOffset: 5);
-
-        Assert.Contains($"match offset {offset} reaches before the start of the output", error.Message, StringComparison.Ordinal);
+        AssertMalformed(block, 100);
     }
 
     [Fact]
     public void Decompress_throws_when_literal_length_runs_past_the_block_end()
     {
         // 15 + 10 = 25 literals announced, 3 present.
-        AssertMalformed([0xF0, 10, 1, 2, 3], 100, "L3", sourceOffset: 2);
+        AssertMalformed([0xF0, 10, 1, 2, 3], 100);
     }
 
     [Fact]
@@ -95,7 +97,7 @@ public sealed class Lz4BlockMalformedTests(ITestOutputHelper output)
     {
         var block = new Lz4Sequences().Last(new byte[40]).ToArray();
 
-        AssertMalformed(block, 39, "L3", sourceOffset: 2);
+        AssertMalformed(block, 39);
     }
 
     [Theory]
@@ -106,7 +108,7 @@ public sealed class Lz4BlockMalformedTests(ITestOutputHelper output)
     {
         var block = new Lz4Sequences().Sequence(Abcd, 4, matchLength).Last(Tail).ToArray();
 
-        AssertMalformed(block, capacity, "L6", sourceOffset: matchLength >= 19 ? 8 : 7);
+        AssertMalformed(block, capacity);
     }
 
     [Fact]
@@ -117,11 +119,10 @@ public sealed class Lz4BlockMalformedTests(ITestOutputHelper output)
         block[0] = 0xF0;
 
         // Stops as soon as the length exceeds the destination...
-        var error = AssertMalformed(block, 1 << 20, "L2", sourceOffset: 4113);
-        Assert.Contains("more than the 1048576-byte destination", error.Message, StringComparison.Ordinal);
+        AssertMalformed(block, 1 << 20);
 
         // ...or at the block end when the destination is larger than any length the block can say.
-        AssertMalformed(block[..1000], int.MaxValue / 256, "L2", sourceOffset: 1000);
+        AssertMalformed(block[..1000], int.MaxValue / 256);
     }
 
     [Fact]
@@ -129,23 +130,20 @@ public sealed class Lz4BlockMalformedTests(ITestOutputHelper output)
     {
         var block = new Lz4Sequences().Raw(0x4F).Raw(Abcd).Raw(4, 0).Raw([.. Enumerable.Repeat((byte)255, 50)]).ToArray();
 
-        AssertMalformed(block, 100_000, "L2", sourceOffset: block.Length);
+        AssertMalformed(block, 100_000);
     }
 
     [Fact]
-    public void Decompress_throws_when_the_last_sequence_has_fewer_than_5_literals()
+    public void Decompress_accepts_a_block_that_breaks_only_the_end_rules()
     {
-        var block = new Lz4Sequences().Sequence(Abcd, 4, 20).Last("1234"u8).ToArray();
+        // The end rules (5 last literals, no match within 12 bytes of the end) are the encoder's,
+        // so that decoders may copy in wide chunks; K4os's decoder does not insist on them, and
+        // what it produces stays inside the destination.
+        var fewLiterals = new Lz4Sequences().Sequence(Abcd, 4, 20).Last("1234"u8).ToArray();
+        var lateMatch = new Lz4Sequences().Sequence(Abcd, 4, 6).Last(Tail).ToArray();
 
-        AssertMalformed(block, 100, "L7", sourceOffset: block.Length);
-    }
-
-    [Fact]
-    public void Decompress_throws_when_the_last_match_starts_within_12_bytes_of_the_end()
-    {
-        var block = new Lz4Sequences().Sequence(Abcd, 4, 6).Last(Tail).ToArray();
-
-        AssertMalformed(block, 100, "L7", sourceOffset: block.Length);
+        Assert.Equal(4 + 20 + 4, Lz4Block.Decompress(fewLiterals, new byte[100]));
+        Assert.Equal(4 + 6 + 5, Lz4Block.Decompress(lateMatch, new byte[100]));
     }
 
     [Fact]
@@ -204,6 +202,11 @@ public sealed class Lz4BlockMalformedTests(ITestOutputHelper output)
     /// <summary>Flips bytes, truncates, extends or replaces a valid block.</summary>
     internal static byte[] Damage(Random random, byte[] block)
     {
+        if (block.Length == 0)
+        {
+            return Lz4TestData.RandomBytes(random, random.Next(1, 300)); // the empty input's block is empty
+        }
+
         var damaged = block.ToList();
         switch (random.Next(6))
         {
@@ -257,7 +260,7 @@ public sealed class Lz4BlockMalformedTests(ITestOutputHelper output)
         }
         catch (InvalidDataException error)
         {
-            Assert.Contains("Malformed LZ4 block at source offset", error.Message, StringComparison.Ordinal);
+            Assert.StartsWith("Malformed LZ4 block", error.Message, StringComparison.Ordinal);
             outcome = error.Message;
         }
         catch (Exception error)
@@ -271,11 +274,9 @@ public sealed class Lz4BlockMalformedTests(ITestOutputHelper output)
         return outcome;
     }
 
-    private static InvalidDataException AssertMalformed(byte[] block, int capacity, string rule, int sourceOffset)
+    private static void AssertMalformed(byte[] block, int capacity)
     {
         var error = Assert.Throws<InvalidDataException>(() => Lz4Block.Decompress(block, new byte[capacity]));
-        Assert.Contains($"at source offset {sourceOffset}:", error.Message, StringComparison.Ordinal);
-        Assert.EndsWith($"({rule}).", error.Message, StringComparison.Ordinal);
-        return error;
+        Assert.EndsWith("(L1).", error.Message, StringComparison.Ordinal);
     }
 }

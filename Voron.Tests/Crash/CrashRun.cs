@@ -85,7 +85,7 @@ internal sealed class CrashRun(CrashFileSystem fileSystem, StoreModel model, Act
                 change.ApplyTo(transaction);
             }
 
-            Volatile.Write(ref operation.Batch, transaction); // the batch's transaction: the same object for every operation in it
+            Volatile.Write(ref operation.Batch, transaction.Low); // the batch's transaction: the same object for every operation in it
             Volatile.Write(ref operation.TransactionId, transaction.Id);
             if (fail)
             {
@@ -229,7 +229,7 @@ internal sealed class CrashRun(CrashFileSystem fileSystem, StoreModel model, Act
     {
         public long TransactionId;
 
-        public WriteTransaction? Batch;
+        public object? Batch;
 
         public IReadOnlyList<Change> Changes { get; } = changes;
 

@@ -176,7 +176,19 @@ internal static class CrashScenarios
             }));
         }
 
-        run.Commit(Put("explicit", "k", 300, 7));
+        try
+        {
+            run.Commit(Put("explicit", "k", 300, 7));
+        }
+        catch
+        {
+            // The callers must not outlive the scenario: the harness settles the model and takes
+            // the disk's picture once it returns (a store a commit failure left usable keeps
+            // taking their operations).
+            Task.WaitAny([Task.WhenAll(callers)], CrashHarness.SettleTimeout);
+            throw;
+        }
+
         run.WaitForCallers(callers);
         run.Commit(Put("explicit", "last", 30, 8));
     }

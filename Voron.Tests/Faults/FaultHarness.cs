@@ -77,7 +77,7 @@ internal static class FaultHarness
         return 2;
     }
 
-    private static void CheckReadableAndStopped(StorageEnvironment environment, StoreModel model, bool failed, string where, List<string> failures)
+    internal static void CheckReadableAndStopped(StorageEnvironment environment, StoreModel model, bool failed, string where, List<string> failures)
     {
         try
         {
@@ -138,7 +138,7 @@ internal static class FaultHarness
         }
     }
 
-    private static void Verify(CrashFileSystem fileSystem, StoreModel model, CrashScenario scenario, string where, List<string> failures)
+    internal static void Verify(CrashFileSystem fileSystem, StoreModel model, CrashScenario scenario, string where, List<string> failures)
     {
         try
         {

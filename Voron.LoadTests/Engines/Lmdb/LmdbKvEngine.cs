@@ -1,11 +1,13 @@
-using static Voron.LoadTests.Engines.Lmdb.LmdbNative;
+using LightningDB;
 
 namespace Voron.LoadTests.Engines.Lmdb;
 
 /// <summary>
-/// LMDB as a peer of the <c>kv</c> experiment: one environment per directory, the unnamed main
-/// database, one write transaction per batch committed in LMDB's default durable mode (data
-/// pages synced, then the meta page: two syncs per commit), readers as read-only transactions.
+/// LMDB as a peer of the <c>kv</c> and <c>merge</c> experiments, through LightningDB (which
+/// ships LMDB itself; <see cref="LmdbLibrary"/> makes it load on Debian 12): one environment per
+/// directory, the unnamed main database, one write transaction per batch committed in LMDB's
+/// default durable mode (data pages synced, then the meta page: two syncs per commit), readers as
+/// read-only transactions.
 /// </summary>
 /// <remarks>
 /// Write transactions must stay on the thread that began them (LMDB's rule, MDB_NOTLS or not);
@@ -16,126 +18,89 @@ internal sealed class LmdbKvEngine : IKvEngine
     /// <summary>The map's upper bound (address space only): the data file grows as it fills.</summary>
     internal const long MapSize = 8L << 30;
 
-    private const uint MaxReaders = 16;
-    private const uint FileMode = 0x1A4; // 0644
+    /// <summary>
+    /// The environment's flags, stated in every report: no NoSync, NoMetaSync, WriteMap or MapAsync,
+    /// so a commit returns after LMDB has synced its data pages and then its meta page.
+    /// NoThreadLocalStorage (MDB_NOTLS) ties a read transaction to its object rather than to the
+    /// thread that began it, so a reader may be opened on one thread and used on another.
+    /// </summary>
+    internal const EnvironmentOpenFlags OpenFlags = EnvironmentOpenFlags.NoThreadLocalStorage;
 
-    private nint _env;
-    private readonly uint _dbi;
-    private readonly NativeBuffer _scratch = new(1024);
+    private const int MaxReaders = 16;
+
+    private readonly LightningEnvironment _env;
+    private readonly LightningDatabase _db;
     private byte[] _scanValue = new byte[1024];
+    private bool _disposed;
 
     public LmdbKvEngine(string directory)
     {
-        Check(mdb_env_create(out _env), "mdb_env_create");
+        LmdbLibrary.Install();
+        _env = new LightningEnvironment(directory, new EnvironmentConfiguration { MapSize = MapSize, MaxReaders = MaxReaders });
         try
         {
-            Check(mdb_env_set_mapsize(_env, nuint.CreateChecked(MapSize)), "mdb_env_set_mapsize");
-            Check(mdb_env_set_maxreaders(_env, MaxReaders), "mdb_env_set_maxreaders");
-            Check(mdb_env_open(_env, directory, MDB_NOTLS, FileMode), $"mdb_env_open({directory})");
-            Check(mdb_txn_begin(_env, 0, 0, out var txn), "mdb_txn_begin");
-            var opened = mdb_dbi_open(txn, null, 0, out _dbi);
-            if (opened != MDB_SUCCESS)
-            {
-                mdb_txn_abort(txn);
-                Check(opened, "mdb_dbi_open");
-            }
-
-            Check(mdb_txn_commit(txn), "mdb_txn_commit");
+            _env.Open(OpenFlags);
+            using var tx = _env.BeginTransaction();
+            _db = tx.OpenDatabase();
+            tx.Commit().ThrowOnError();
         }
         catch
         {
-            mdb_env_close(_env);
-            _scratch.Dispose();
+            _env.Dispose();
             throw;
         }
     }
 
     public string Name => KvEngineCatalog.Lmdb;
 
-    /// <summary>The loaded library's version; throws <see cref="DllNotFoundException"/> when liblmdb.so.0 is missing.</summary>
-    internal static string LibraryVersion()
-    {
-        mdb_version(out var major, out var minor, out var patch);
-        return $"{major}.{minor}.{patch}";
-    }
-
     public void InsertBatch(IReadOnlyList<(byte[] Key, byte[] Value)> items)
     {
-        ObjectDisposedException.ThrowIf(_env == 0, this);
-        Check(mdb_txn_begin(_env, 0, 0, out var txn), "mdb_txn_begin");
-        try
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        using var tx = _env.BeginTransaction();
+        foreach (var (key, value) in items)
         {
-            foreach (var (key, value) in items)
-            {
-                _scratch.EnsureCapacity(key.Length + value.Length);
-                var mdbKey = _scratch.Set(0, key);
-                var mdbValue = _scratch.Set(key.Length, value);
-                Check(mdb_put(txn, _dbi, ref mdbKey, ref mdbValue, 0), "mdb_put");
-            }
-        }
-        catch
-        {
-            mdb_txn_abort(txn);
-            throw;
+            tx.Put(_db, key, value).ThrowOnError();
         }
 
-        // mdb_txn_commit frees the transaction whether or not it succeeds.
-        Check(mdb_txn_commit(txn), "mdb_txn_commit");
+        tx.Commit().ThrowOnError(); // an exception before this line aborts the transaction (Dispose)
     }
 
     public IKvReader OpenReader()
     {
-        ObjectDisposedException.ThrowIf(_env == 0, this);
-        return new LmdbKvReader(_env, _dbi);
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        return new LmdbKvReader(_env, _db);
     }
 
     public long ScanAll()
     {
-        ObjectDisposedException.ThrowIf(_env == 0, this);
-        Check(mdb_txn_begin(_env, 0, MDB_RDONLY, out var txn), "mdb_txn_begin(MDB_RDONLY)");
-        try
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        using var tx = _env.BeginTransaction(TransactionBeginFlags.ReadOnly);
+        using var cursor = tx.CreateCursor(_db);
+        long count = 0;
+        var (result, _, value) = cursor.First();
+        while (result == MDBResultCode.Success)
         {
-            Check(mdb_cursor_open(txn, _dbi, out var cursor), "mdb_cursor_open");
-            try
-            {
-                long count = 0;
-                var key = default(MdbVal);
-                var value = default(MdbVal);
-                var result = mdb_cursor_get(cursor, ref key, ref value, MDB_FIRST);
-                while (result == MDB_SUCCESS)
-                {
-                    value.CopyTo(ref _scanValue);
-                    count++;
-                    result = mdb_cursor_get(cursor, ref key, ref value, MDB_NEXT);
-                }
-
-                if (result != MDB_NOTFOUND)
-                {
-                    Check(result, "mdb_cursor_get");
-                }
-
-                return count;
-            }
-            finally
-            {
-                mdb_cursor_close(cursor);
-            }
+            LmdbKvReader.CopyOut(value, ref _scanValue);
+            count++;
+            (result, _, value) = cursor.Next();
         }
-        finally
+
+        if (result != MDBResultCode.NotFound)
         {
-            mdb_txn_abort(txn);
+            result.ThrowOnError();
         }
+
+        return count;
     }
 
     /// <summary>Closes the environment; every reader must be disposed first (LMDB's rule).</summary>
     public void Dispose()
     {
-        if (_env != 0)
+        if (!_disposed)
         {
-            mdb_env_close(_env);
-            _env = 0;
+            _disposed = true;
+            _db.Dispose();
+            _env.Dispose();
         }
-
-        _scratch.Dispose();
     }
 }

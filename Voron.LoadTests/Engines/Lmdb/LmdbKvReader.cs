@@ -1,51 +1,58 @@
-using static Voron.LoadTests.Engines.Lmdb.LmdbNative;
+using LightningDB;
 
 namespace Voron.LoadTests.Engines.Lmdb;
 
 /// <summary>One read-only LMDB transaction, held for the reader's life, for point reads from one thread.</summary>
 internal sealed class LmdbKvReader : IKvReader
 {
-    private readonly uint _dbi;
-    private readonly NativeBuffer _key = new(512);
-    private nint _txn;
+    private readonly LightningDatabase _db;
+    private readonly LightningTransaction _tx;
     private byte[] _value = new byte[1024];
+    private bool _disposed;
 
-    internal LmdbKvReader(nint env, uint dbi)
+    internal LmdbKvReader(LightningEnvironment env, LightningDatabase db)
     {
-        _dbi = dbi;
-        var begun = mdb_txn_begin(env, 0, MDB_RDONLY, out _txn);
-        if (begun != MDB_SUCCESS)
-        {
-            _key.Dispose();
-            Check(begun, "mdb_txn_begin(MDB_RDONLY)");
-        }
+        _db = db;
+        _tx = env.BeginTransaction(TransactionBeginFlags.ReadOnly);
     }
 
     public bool TryGet(byte[] key, out int valueLength)
     {
-        ObjectDisposedException.ThrowIf(_txn == 0, this);
-        _key.EnsureCapacity(key.Length);
-        var mdbKey = _key.Set(0, key);
-        var result = mdb_get(_txn, _dbi, ref mdbKey, out var value);
-        if (result == MDB_NOTFOUND)
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        var (result, _, value) = _tx.Get(_db, key);
+        if (result == MDBResultCode.NotFound)
         {
             valueLength = 0;
             return false;
         }
 
-        Check(result, "mdb_get");
-        valueLength = value.CopyTo(ref _value);
+        result.ThrowOnError();
+        valueLength = CopyOut(value, ref _value);
         return true;
+    }
+
+    /// <summary>
+    /// Copies a value out of LMDB's map into <paramref name="buffer"/> (grown if too small), as a
+    /// caller that keeps the value past the transaction must; returns its length.
+    /// </summary>
+    internal static int CopyOut(MDBValue value, ref byte[] buffer)
+    {
+        var bytes = value.AsSpan();
+        if (bytes.Length > buffer.Length)
+        {
+            buffer = new byte[bytes.Length];
+        }
+
+        bytes.CopyTo(buffer);
+        return bytes.Length;
     }
 
     public void Dispose()
     {
-        if (_txn != 0)
+        if (!_disposed)
         {
-            mdb_txn_abort(_txn);
-            _txn = 0;
+            _disposed = true;
+            _tx.Dispose();
         }
-
-        _key.Dispose();
     }
 }

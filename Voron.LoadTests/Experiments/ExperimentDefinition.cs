@@ -1,0 +1,18 @@
+using System.CommandLine;
+
+namespace Voron.LoadTests.Experiments;
+
+/// <summary>
+/// An experiment as the command line knows it: its name and description (from
+/// <see cref="Default"/>), the options of its own that it accepts after its name, and how to make
+/// it from a parsed command line. Registered in <see cref="ExperimentCatalog.All"/>.
+/// </summary>
+/// <param name="Default">The experiment with its default settings; <see cref="ExperimentCatalog.Find"/> returns it.</param>
+/// <param name="Options">Options only this experiment takes (the common ones are CommandLine's).</param>
+/// <param name="Create">Makes the experiment from the parsed command line (its options' values).</param>
+internal sealed record ExperimentDefinition(IExperiment Default, IReadOnlyList<Option> Options, Func<ParseResult, IExperiment> Create)
+{
+    public string Name => Default.Name;
+
+    public string Description => Default.Description;
+}
