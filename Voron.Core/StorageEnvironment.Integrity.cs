@@ -10,7 +10,8 @@ public sealed partial class StorageEnvironment
     /// by the free-space structures (directory, bitmaps, pending chain), by a pending-free entry
     /// (freed, not yet reusable), or as a free page — that each section's free count matches its
     /// bitmap, that the free-space pages pass their format rules, that every tree is well-formed
-    /// with exact counts, and that every page read passes its checksum. Throws
+    /// with exact counts, that every page file's blocks are owned once and match their checksums,
+    /// and that every page read passes its checksum. Throws
     /// <see cref="CorruptionException"/> or <see cref="InvalidOperationException"/> describing the
     /// first violation. Reads every page: for tests and offline checks, not a hot path.
     /// </summary>
@@ -48,6 +49,11 @@ public sealed partial class StorageEnvironment
             var label = $"tree '{name}'";
             tree.Verify((page, count) => Claim(page, count, label));
             entries += tree.State.EntryCount;
+            if (PageFiles.PageFileFormat.IsPageFileTree(name))
+            {
+                // A page file's blocks are raw pages its map owns (PageFiles/PageFileFormat.cs PF4).
+                PageFiles.PageFileView.Open(transaction, name[PageFiles.PageFileFormat.TreePrefix.Length..])!.Verify(Claim);
+            }
         }
 
         var treePages = owner.LongCount(o => o != null);

@@ -106,24 +106,26 @@ internal static class CommandLine
     }
 
     /// <summary>
-    /// Hidden: <c>crash-child &lt;dir&gt; &lt;seed&gt; &lt;run&gt; [lazy]</c>, the child process of Voron.Tests'
-    /// ProcessKillTests (Experiments/CrashChild.cs), not an experiment.
+    /// Hidden: <c>crash-child &lt;dir&gt; &lt;seed&gt; &lt;run&gt; [lazy|sql]</c>, the child process of Voron.Tests'
+    /// ProcessKillTests and SqlProcessKillTests (Experiments/CrashChild.cs, SqlCrashChild.cs), not an experiment.
     /// </summary>
     private static Command CrashChildCommand()
     {
         var directory = new Argument<string>("dir") { Description = "the store's directory" };
         var seed = new Argument<int>("seed") { Description = "the seed of the values" };
         var run = new Argument<int>("run") { Description = "the run number, part of every key" };
-        var mode = new Argument<string?>("mode") { Description = "lazy: lazy durability mode", Arity = ArgumentArity.ZeroOrOne };
-        mode.AcceptOnlyFromAmong(CrashChild.Lazy);
+        var mode = new Argument<string?>("mode") { Description = "lazy: lazy durability mode; sql: SQL through the SQLite VFS", Arity = ArgumentArity.ZeroOrOne };
+        mode.AcceptOnlyFromAmong(CrashChild.Lazy, CrashChild.Sql);
         var command = new Command(CrashChild.Command, "the child process of the process-kill tests") { Hidden = true };
         command.Arguments.Add(directory);
         command.Arguments.Add(seed);
         command.Arguments.Add(run);
         command.Arguments.Add(mode);
-        command.SetAction((result, _) => CrashChild.RunAsync(
-            result.GetValue(directory)!, result.GetValue(seed), result.GetValue(run), result.GetValue(mode) == CrashChild.Lazy,
-            result.InvocationConfiguration.Output));
+        command.SetAction((result, _) => result.GetValue(mode) == CrashChild.Sql
+            ? Task.FromResult(SqlCrashChild.Run(result.GetValue(directory)!, result.GetValue(seed), result.GetValue(run), result.InvocationConfiguration.Output))
+            : CrashChild.RunAsync(
+                result.GetValue(directory)!, result.GetValue(seed), result.GetValue(run), result.GetValue(mode) == CrashChild.Lazy,
+                result.InvocationConfiguration.Output));
         return command;
     }
 }

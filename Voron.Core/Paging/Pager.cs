@@ -29,7 +29,7 @@ namespace Voron.Paging;
 //        replaying the journal never needs space the store does not already hold.
 
 /// <summary>The data file: validated reads through a read-only mapping, positional writes, growth.</summary>
-internal sealed unsafe class Pager : IDisposable
+internal sealed unsafe partial class Pager : IDisposable
 {
     private readonly IStorageFile _file;
     private readonly IMappedRegion _map;

@@ -41,9 +41,12 @@ namespace Voron.Transactions;
 //   T6. A write transaction that starts while the previous one is still being journaled (async
 //       commit) reads that one's pages first; it commits only after the previous one is durable,
 //       and never if the previous one failed (StorageEnvironment.Commit.cs).
+//   T8. A raw page (a page file's block, PageFiles/PageFileFormat.cs) has no page header: T5
+//       does not stamp it and the pager does not validate it as a header page; its checksum is
+//       kept in the page file's map entry (LowLevelTransaction.RawPages.cs).
 
 /// <summary>The page-level transaction under <see cref="ReadTransaction"/> and <see cref="WriteTransaction"/>.</summary>
-internal sealed class LowLevelTransaction : IPageAccess, IAllocatorPages
+internal sealed partial class LowLevelTransaction : IPageAccess, IAllocatorPages
 {
     private readonly StorageEnvironment _environment;
     private readonly Dictionary<long, byte[]>? _dirty;
@@ -139,7 +142,7 @@ internal sealed class LowLevelTransaction : IPageAccess, IAllocatorPages
             return committed;
         }
 
-        return _environment.Pager.ReadPage(pageNumber);
+        return IsRaw(pageNumber) ? _environment.Pager.ReadRawPageUnverified(pageNumber) : _environment.Pager.ReadPage(pageNumber);
     }
 
     public Span<byte> ModifyPage(long pageNumber)
@@ -310,7 +313,11 @@ internal sealed class LowLevelTransaction : IPageAccess, IAllocatorPages
         var pages = new List<KeyValuePair<long, byte[]>>(dirty.Count);
         foreach (var (pageNumber, bytes) in dirty)
         {
-            PageHeader.StampChecksum(bytes);
+            if (!IsRaw(pageNumber))
+            {
+                PageHeader.StampChecksum(bytes); // a raw page's checksum is in its page file's map (T8)
+            }
+
             pages.Add(new(pageNumber, bytes));
         }
 

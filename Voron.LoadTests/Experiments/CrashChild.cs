@@ -15,6 +15,7 @@ namespace Voron.LoadTests.Experiments;
 /// journal files and an eager background flush make kills land in rotation, flushing and
 /// journal recycling, not only in appends. With <c>lazy</c> the store runs in lazy durability
 /// mode, whose acknowledgements must survive a process kill too (the OS keeps the writes).
+/// With <c>sql</c> it writes SQL through the SQLite VFS instead (<see cref="SqlCrashChild"/>).
 /// </summary>
 internal static class CrashChild
 {
@@ -24,6 +25,9 @@ internal static class CrashChild
 
     /// <summary>The mode argument that selects lazy durability.</summary>
     internal const string Lazy = "lazy";
+
+    /// <summary>The mode argument that writes SQL through the SQLite VFS instead (<see cref="SqlCrashChild"/>).</summary>
+    internal const string Sql = "sql";
 
     /// <summary>Runs the child until killed or its lifetime ends; the command line (CommandLine.cs) parses the arguments.</summary>
     internal static async Task<int> RunAsync(string directory, int seed, int run, bool lazy, TextWriter output)

@@ -32,6 +32,7 @@ internal static class ExperimentCatalog
         Plain(new ChecksumsExperiment()),
         Plain(new DocumentsExperiment()),
         Plain(new Http.HttpExperiment()),
+        Plain(new SqlExperiment()),
     ];
 
     /// <summary>The experiment named <paramref name="name"/> with its default settings, or null.</summary>

@@ -1,0 +1,50 @@
+using System.Text;
+using Voron.PageFiles;
+
+namespace Voron.SqliteVfs.Vfs;
+
+/// <summary>What a SQLite database on this VFS may be called: a page file name in the store.</summary>
+internal static class DatabaseNames
+{
+    /// <summary>Room left for the suffixes SQLite appends to a database name (-journal, -wal, -mj...).</summary>
+    public const int MaxBytes = PageFileFormat.MaxNameBytes - 16;
+
+    /// <summary>Null when <paramref name="name"/> is a valid database name, else why not.</summary>
+    public static string? Problem(string? name)
+    {
+        if (string.IsNullOrEmpty(name))
+        {
+            return "the database name is empty; give one, e.g. \"Data Source=orders\"";
+        }
+
+        if (name.Contains('/', StringComparison.Ordinal) || name.Contains('\\', StringComparison.Ordinal))
+        {
+            return $"the database name '{name}' contains a path separator; databases live inside the store, so give a plain name such as \"orders\"";
+        }
+
+        if (name.Any(char.IsControl))
+        {
+            return $"the database name '{name}' contains a control character";
+        }
+
+        if (name.EndsWith("-journal", StringComparison.Ordinal) || name.EndsWith("-wal", StringComparison.Ordinal) || name.EndsWith("-shm", StringComparison.Ordinal))
+        {
+            return $"the database name '{name}' ends like one of SQLite's journal files (-journal, -wal)";
+        }
+
+        return Encoding.UTF8.GetByteCount(name) > MaxBytes ? $"the database name '{name}' is longer than {MaxBytes} UTF-8 bytes" : null;
+    }
+
+    public static void Validate(string? name)
+    {
+        if (Problem(name) is { } problem)
+        {
+            throw new ArgumentException($"Vfs=voron: {problem}.", nameof(name));
+        }
+    }
+
+    /// <summary>Names SQLite derives for its journals (super-journals are "-mj" and random digits), which never exist on this VFS (V11).</summary>
+    public static bool IsJournalName(string name) =>
+        name.EndsWith("-journal", StringComparison.Ordinal) || name.EndsWith("-wal", StringComparison.Ordinal) ||
+        name.EndsWith("-shm", StringComparison.Ordinal) || name.Contains("-mj", StringComparison.Ordinal);
+}

@@ -1,0 +1,38 @@
+using Voron.SqliteVfs.Interop;
+using Voron.SqliteVfs.Locking;
+
+namespace Voron.SqliteVfs.Vfs;
+
+/// <summary>
+/// Turns what a store call threw into the SQLite result code a SQLite user understands, and
+/// records it (<see cref="VoronSqlite.LastError"/>): nothing may cross into native code.
+/// </summary>
+internal static class ErrorCodes
+{
+    [ThreadStatic]
+    private static Exception? t_lastError;
+
+    public static Exception? LastError => t_lastError;
+
+    /// <param name="ioError">The SQLITE_IOERR_* code for the operation that failed (read, write, lock...).</param>
+    public static int From(Exception error, int ioError)
+    {
+        t_lastError = error;
+        for (var e = error; e != null; e = e.InnerException)
+        {
+            switch (e)
+            {
+                case CorruptionException:
+                    return SqliteConstants.Corrupt; // a store checksum or format rule failed
+                case DiskFullException:
+                    return SqliteConstants.Full;
+                case OutOfMemoryException:
+                    return SqliteConstants.NoMem;
+                case StaleCommitException:
+                    return ioError;
+            }
+        }
+
+        return ioError; // a failed (fail-stop) or disposed store, any other I/O error
+    }
+}

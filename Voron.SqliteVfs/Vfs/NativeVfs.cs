@@ -1,0 +1,151 @@
+using System.Runtime.InteropServices;
+using System.Text;
+using Voron.SqliteVfs.Interop;
+using Voron.SqliteVfs.Locking;
+
+namespace Voron.SqliteVfs.Vfs;
+
+/// <summary>
+/// One registered sqlite3_vfs: its native struct and name, and the store it serves. SQLite keeps
+/// the struct's address in every connection it opened and may call it for temporary files long
+/// after the VFS was unregistered, so the struct (168 bytes and the name) is never freed; the
+/// handle to this object — and so the store — is let go once the VFS is unregistered and its
+/// last file is closed, after which a late call finds no store and fails cleanly.
+/// </summary>
+internal sealed unsafe class NativeVfs
+{
+    private readonly object _sync = new();
+    private SqliteVfsStruct* _vfs;
+    private GCHandle _self;
+    private int _openFiles;
+    private bool _unregistered;
+
+    private NativeVfs(StorageEnvironment environment, string name, VoronSqliteOptions options)
+    {
+        Environment = environment;
+        Name = name;
+        Options = options;
+        Databases = SqliteDatabases.For(environment);
+    }
+
+    public StorageEnvironment Environment { get; }
+
+    public string Name { get; }
+
+    public VoronSqliteOptions Options { get; }
+
+    public SqliteDatabases Databases { get; }
+
+    public static NativeVfs Register(StorageEnvironment environment, string name, VoronSqliteOptions options)
+    {
+        var rc = SqliteNative.Initialize();
+        if (rc != SqliteConstants.Ok)
+        {
+            throw new InvalidOperationException($"sqlite3_initialize failed with code {rc}.");
+        }
+
+        var vfs = new NativeVfs(environment, name, options);
+        vfs.Allocate();
+        rc = SqliteNative.VfsRegister(vfs._vfs, 0);
+        if (rc != SqliteConstants.Ok)
+        {
+            vfs.Free();
+            throw new InvalidOperationException($"sqlite3_vfs_register('{name}') failed with code {rc}.");
+        }
+
+        return vfs;
+    }
+
+    public static bool IsRegistered(string name)
+    {
+        var bytes = Encoding.UTF8.GetBytes(name + "\0");
+        fixed (byte* p = bytes)
+        {
+            return SqliteNative.VfsFind(p) != null;
+        }
+    }
+
+    /// <summary>The registration behind a sqlite3_vfs, or null once it has been let go.</summary>
+    public static NativeVfs? From(SqliteVfsStruct* vfs) =>
+        vfs->AppData == null ? null : (NativeVfs?)GCHandle.FromIntPtr((nint)vfs->AppData).Target;
+
+    public void FileOpened()
+    {
+        lock (_sync)
+        {
+            _openFiles++;
+        }
+    }
+
+    public void FileClosed()
+    {
+        lock (_sync)
+        {
+            if (--_openFiles == 0 && _unregistered)
+            {
+                Free();
+            }
+        }
+    }
+
+    /// <summary>New connections can no longer name this VFS; files still open keep working until closed.</summary>
+    public void Unregister()
+    {
+        lock (_sync)
+        {
+            if (_unregistered)
+            {
+                return;
+            }
+
+            _unregistered = true;
+            _ = SqliteNative.VfsUnregister(_vfs); // SQLITE_OK, or MISUSE for a VFS not in the list: either way it is out
+            if (_openFiles == 0)
+            {
+                Free();
+            }
+        }
+    }
+
+    private void Allocate()
+    {
+        var nameBytes = Encoding.UTF8.GetBytes(Name);
+        var zName = (byte*)NativeMemory.AllocZeroed((nuint)nameBytes.Length + 1);
+        nameBytes.CopyTo(new Span<byte>(zName, nameBytes.Length));
+        _vfs = (SqliteVfsStruct*)NativeMemory.AllocZeroed((nuint)sizeof(SqliteVfsStruct));
+        _self = GCHandle.Alloc(this);
+
+        // The OS-level services (extension loading, randomness, sleep, time) come from the default
+        // VFS: its functions ignore the sqlite3_vfs they are given (os_unix.c, os_win.c).
+        var system = SqliteNative.VfsFind(null);
+        _vfs->Version = 2;
+        _vfs->OsFileSize = sizeof(SqliteFile);
+        _vfs->MaxPathname = 512;
+        _vfs->Name = zName;
+        _vfs->AppData = (void*)GCHandle.ToIntPtr(_self);
+        _vfs->Open = &VfsCallbacks.Open;
+        _vfs->Delete = &VfsCallbacks.Delete;
+        _vfs->Access = &VfsCallbacks.Access;
+        _vfs->FullPathname = &VfsCallbacks.FullPathname;
+        _vfs->DlOpen = system->DlOpen;
+        _vfs->DlError = system->DlError;
+        _vfs->DlSym = system->DlSym;
+        _vfs->DlClose = system->DlClose;
+        _vfs->Randomness = system->Randomness;
+        _vfs->Sleep = system->Sleep;
+        _vfs->CurrentTime = system->CurrentTime;
+        _vfs->GetLastError = system->GetLastError;
+        _vfs->CurrentTimeInt64 = system->Version >= 2 ? system->CurrentTimeInt64 : null;
+    }
+
+    private void Free()
+    {
+        if (_vfs->AppData == null)
+        {
+            return;
+        }
+
+        _vfs->AppData = null;
+        _self.Free();
+    }
+}

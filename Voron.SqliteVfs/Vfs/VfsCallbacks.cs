@@ -1,0 +1,128 @@
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using Voron.SqliteVfs.Interop;
+using Voron.SqliteVfs.Locking;
+
+namespace Voron.SqliteVfs.Vfs;
+
+/// <summary>
+/// The sqlite3_vfs entry points this VFS implements itself (the OS services come from the
+/// default VFS: NativeVfs.Allocate). Every exception becomes a result code.
+/// </summary>
+internal static unsafe class VfsCallbacks
+{
+    private const int KindMask = SqliteConstants.OpenMainDb | SqliteConstants.OpenTempDb | SqliteConstants.OpenTransientDb |
+                                 SqliteConstants.OpenMainJournal | SqliteConstants.OpenTempJournal | SqliteConstants.OpenSubJournal |
+                                 SqliteConstants.OpenSuperJournal | SqliteConstants.OpenWal;
+
+    [UnmanagedCallersOnly(CallConvs = [typeof(CallConvCdecl)])]
+    public static int Open(SqliteVfsStruct* vfs, byte* name, SqliteFile* file, int flags, int* outFlags)
+    {
+        file->Methods = null; // SQLite calls xClose only when this is set (on success)
+        file->Handle = 0;
+        try
+        {
+            var owner = NativeVfs.From(vfs);
+            if (owner == null)
+            {
+                return SqliteConstants.CantOpen;
+            }
+
+            VfsFile opened;
+            switch (flags & KindMask)
+            {
+                case SqliteConstants.OpenWal:
+                    return SqliteConstants.CantOpen; // V11
+                case SqliteConstants.OpenMainDb when name != null:
+                    var databaseName = Marshal.PtrToStringUTF8((nint)name)!;
+                    DatabaseNames.Validate(databaseName);
+                    var database = owner.Databases.Get(databaseName);
+                    if ((flags & SqliteConstants.OpenCreate) == 0 && !database.Exists())
+                    {
+                        return SqliteConstants.CantOpen;
+                    }
+
+                    opened = new DatabaseFile(database, owner.Options, owner.Name, (flags & SqliteConstants.OpenReadOnly) != 0);
+                    break;
+                default:
+                    opened = new MemoryFile(); // V11: journals, temporary and transient files
+                    break;
+            }
+
+            opened.Owner = owner;
+            owner.FileOpened();
+            file->Handle = GCHandle.ToIntPtr(GCHandle.Alloc(opened));
+            file->Methods = IoCallbacks.Methods;
+            if (outFlags != null)
+            {
+                *outFlags = flags;
+            }
+
+            return SqliteConstants.Ok;
+        }
+        catch (Exception e)
+        {
+            return ErrorCodes.From(e, SqliteConstants.CantOpen);
+        }
+    }
+
+    /// <summary>Only journals and temporary files are ever deleted, and they live in memory (V11).</summary>
+    [UnmanagedCallersOnly(CallConvs = [typeof(CallConvCdecl)])]
+    public static int Delete(SqliteVfsStruct* vfs, byte* name, int syncDirectory) => SqliteConstants.Ok;
+
+    [UnmanagedCallersOnly(CallConvs = [typeof(CallConvCdecl)])]
+    public static int Access(SqliteVfsStruct* vfs, byte* name, int flags, int* result)
+    {
+        try
+        {
+            *result = 0;
+            var bytes = System.Runtime.InteropServices.MemoryMarshal.CreateReadOnlySpanFromNullTerminated(name);
+            if (bytes.EndsWith("-journal"u8) || bytes.EndsWith("-wal"u8))
+            {
+                return SqliteConstants.Ok; // V11: no journal ever exists, so no hot journal is replayed (asked at every SHARED)
+            }
+
+            var text = Marshal.PtrToStringUTF8((nint)name);
+            var owner = NativeVfs.From(vfs);
+            if (owner == null || text == null || DatabaseNames.IsJournalName(text) || DatabaseNames.Problem(text) != null)
+            {
+                return SqliteConstants.Ok;
+            }
+
+            *result = owner.Databases.Get(text).Exists() ? 1 : 0;
+            return SqliteConstants.Ok;
+        }
+        catch (Exception e)
+        {
+            return ErrorCodes.From(e, SqliteConstants.IoErrAccess);
+        }
+    }
+
+    /// <summary>A database's full name is its name: it lives in the store, not in a directory.</summary>
+    [UnmanagedCallersOnly(CallConvs = [typeof(CallConvCdecl)])]
+    public static int FullPathname(SqliteVfsStruct* vfs, byte* name, int size, byte* output)
+    {
+        try
+        {
+            var text = Marshal.PtrToStringUTF8((nint)name);
+            DatabaseNames.Validate(text);
+            var length = 0;
+            while (name[length] != 0)
+            {
+                length++;
+            }
+
+            if (length + 1 > size)
+            {
+                return SqliteConstants.CantOpen;
+            }
+
+            new ReadOnlySpan<byte>(name, length + 1).CopyTo(new Span<byte>(output, size));
+            return SqliteConstants.Ok;
+        }
+        catch (Exception e)
+        {
+            return ErrorCodes.From(e, SqliteConstants.CantOpen);
+        }
+    }
+}

@@ -1,0 +1,41 @@
+using Voron.SqliteVfs.Vfs;
+
+namespace Voron.SqliteVfs;
+
+/// <summary>
+/// Keeps SQLite databases inside a Voron store: register the store once as a SQLite VFS, then
+/// open ordinary Microsoft.Data.Sqlite connections with <c>Vfs=</c> that name
+/// (<c>Data Source=orders;Vfs=voron</c>). Every commit goes through the store's journal and
+/// shares journal flushes with the commits of other connections, databases and writers.
+/// </summary>
+public static class VoronSqlite
+{
+    private static readonly Lock s_registering = new();
+
+    /// <summary>
+    /// Registers <paramref name="environment"/> as the SQLite VFS <paramref name="vfsName"/> in the
+    /// native SQLite that Microsoft.Data.Sqlite uses. Dispose the registration before the store.
+    /// </summary>
+    /// <exception cref="InvalidOperationException">A VFS with that name is already registered.</exception>
+    public static VoronSqliteRegistration Register(StorageEnvironment environment, string vfsName = "voron", VoronSqliteOptions? options = null)
+    {
+        ArgumentNullException.ThrowIfNull(environment);
+        ArgumentException.ThrowIfNullOrWhiteSpace(vfsName);
+        lock (s_registering)
+        {
+            if (NativeVfs.IsRegistered(vfsName))
+            {
+                throw new InvalidOperationException($"A SQLite VFS named '{vfsName}' is already registered; dispose its registration first or pick another name.");
+            }
+
+            return new VoronSqliteRegistration(NativeVfs.Register(environment, vfsName, options ?? new VoronSqliteOptions()));
+        }
+    }
+
+    /// <summary>
+    /// The store error behind the last SQLite error this thread got from a Voron VFS (SQLite's
+    /// own message is generic: "database disk image is malformed", "disk I/O error"). Read it
+    /// right after catching the <c>SqliteException</c>; null when the VFS has reported nothing.
+    /// </summary>
+    public static Exception? LastError => ErrorCodes.LastError;
+}

@@ -1,0 +1,71 @@
+using Microsoft.Data.Sqlite;
+using Voron.SqliteVfs.Vfs;
+
+namespace Voron.SqliteVfs;
+
+/// <summary>
+/// A store registered as a SQLite VFS (<see cref="VoronSqlite.Register"/>). Disposing it clears
+/// Microsoft.Data.Sqlite's connection pools and unregisters the VFS; dispose it before the store.
+/// </summary>
+public sealed class VoronSqliteRegistration : IDisposable
+{
+    private readonly NativeVfs _vfs;
+    private int _disposed;
+
+    internal VoronSqliteRegistration(NativeVfs vfs) => _vfs = vfs;
+
+    /// <summary>The VFS name to put in connection strings (<c>Vfs=</c>).</summary>
+    public string VfsName => _vfs.Name;
+
+    /// <summary>The store the databases live in.</summary>
+    public StorageEnvironment Environment => _vfs.Environment;
+
+    internal Locking.SqliteDatabases Databases => _vfs.Databases;
+
+    /// <summary>A connection string for <paramref name="database"/> on this VFS (pooled, as Microsoft.Data.Sqlite's default).</summary>
+    /// <exception cref="ArgumentException">The name is empty, has a path separator or a control character, or is too long.</exception>
+    public string ConnectionString(string database)
+    {
+        DatabaseNames.Validate(database);
+        return new SqliteConnectionStringBuilder { DataSource = database, Vfs = VfsName }.ToString();
+    }
+
+    /// <summary>
+    /// Opens a connection to <paramref name="database"/> (created on first write) with SQLite's
+    /// rollback journal in memory (<c>journal_mode=MEMORY</c>, the cheapest of the modes this VFS
+    /// allows).
+    /// </summary>
+    public SqliteConnection OpenConnection(string database)
+    {
+        ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
+        var connection = new SqliteConnection(ConnectionString(database));
+        try
+        {
+            connection.Open();
+            using var pragma = connection.CreateCommand();
+            pragma.CommandText = "PRAGMA journal_mode=MEMORY";
+            pragma.ExecuteNonQuery();
+            return connection;
+        }
+        catch
+        {
+            connection.Dispose();
+            throw;
+        }
+    }
+
+    /// <summary>
+    /// Clears Microsoft.Data.Sqlite's connection pools (pooled connections hold the VFS's files)
+    /// and unregisters the VFS: new connections can no longer name it.
+    /// </summary>
+    public void Dispose()
+    {
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+        {
+            return;
+        }
+
+        SqliteConnection.ClearAllPools();
+        _vfs.Unregister();
+    }
+}

@@ -1,0 +1,48 @@
+using Microsoft.Data.Sqlite;
+
+namespace Voron.Tests.Sql;
+
+/// <summary>Small ADO.NET helpers for the SQL tests.</summary>
+internal static class Sql
+{
+    public static int Execute(this SqliteConnection connection, string sql, params (string Name, object? Value)[] parameters)
+    {
+        using var command = connection.CreateCommand();
+        command.CommandText = sql;
+        foreach (var (name, value) in parameters)
+        {
+            command.Parameters.AddWithValue(name, value ?? DBNull.Value);
+        }
+
+        return command.ExecuteNonQuery();
+    }
+
+    public static T Scalar<T>(this SqliteConnection connection, string sql)
+    {
+        using var command = connection.CreateCommand();
+        command.CommandText = sql;
+        return (T)Convert.ChangeType(command.ExecuteScalar()!, typeof(T), System.Globalization.CultureInfo.InvariantCulture);
+    }
+
+    public static List<object?[]> Rows(this SqliteConnection connection, string sql)
+    {
+        using var command = connection.CreateCommand();
+        command.CommandText = sql;
+        using var reader = command.ExecuteReader();
+        var rows = new List<object?[]>();
+        while (reader.Read())
+        {
+            var row = new object?[reader.FieldCount];
+            for (var i = 0; i < row.Length; i++)
+            {
+                row[i] = reader.IsDBNull(i) ? null : reader.GetValue(i);
+            }
+
+            rows.Add(row);
+        }
+
+        return rows;
+    }
+
+    public static string IntegrityCheck(this SqliteConnection connection) => string.Join("\n", connection.Rows("PRAGMA integrity_check").Select(r => r[0]));
+}
