@@ -44,17 +44,41 @@ internal sealed partial class MergeExperiment
         try
         {
             await source.RunAsync(settings.StartRate, settings.WarmUp).ConfigureAwait(false);
+
+            // Rising rates until two points in a row are not ok (one bad point alone may be a hiccup
+            // of the machine: it is reported, and the sweep goes on); the saturation rate is the last
+            // ok rate before that pair, refined by bisection towards the first of the pair.
             double ok = 0;
             double? bad = null;
+            double? firstBadInARow = null;
+            double lastOkBeforeBad = 0;
             for (var rate = settings.StartRate; rate <= settings.MaxRate; rate *= settings.Growth)
             {
-                if (!await PointAsync(rate).ConfigureAwait(false))
+                if (await PointAsync(rate).ConfigureAwait(false))
                 {
-                    bad = rate;
+                    ok = rate;
+                    firstBadInARow = null;
+                    continue;
+                }
+
+                if (firstBadInARow != null)
+                {
+                    bad = firstBadInARow;
                     break;
                 }
 
-                ok = rate;
+                firstBadInARow = rate;
+                lastOkBeforeBad = ok;
+            }
+
+            if (bad != null)
+            {
+                ok = lastOkBeforeBad;
+            }
+            else if (firstBadInARow != null)
+            {
+                bad = firstBadInARow; // the last point was bad: the sweep ended on it
+                ok = lastOkBeforeBad;
             }
 
             for (var step = 0; bad != null && ok > 0 && step < settings.BisectSteps; step++)

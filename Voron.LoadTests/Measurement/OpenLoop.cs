@@ -33,6 +33,10 @@ internal static class OpenLoop
         var minimumSleep = (long)(MinimumSleep.TotalSeconds * Stopwatch.Frequency);
         Exception? dispatchError = null;
         var start = 0L;
+        // Set by the dispatcher when it has started the last operation. Awaited, not joined: a
+        // thread-pool thread blocked in Join would starve the pool that completes the operations
+        // (measured: stalls of up to a second at 250 writes/s on 2 cores).
+        var dispatched = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
 
         var dispatcher = new Thread(() =>
         {
@@ -68,6 +72,10 @@ internal static class OpenLoop
             {
                 dispatchError = e;
             }
+            finally
+            {
+                dispatched.SetResult();
+            }
         })
         {
             IsBackground = true,
@@ -75,7 +83,7 @@ internal static class OpenLoop
             Priority = ThreadPriority.AboveNormal,
         };
         dispatcher.Start();
-        await Task.Run(dispatcher.Join).ConfigureAwait(false);
+        await dispatched.Task.ConfigureAwait(false);
         if (dispatchError != null)
         {
             System.Runtime.ExceptionServices.ExceptionDispatchInfo.Throw(dispatchError);
