@@ -86,6 +86,7 @@ internal sealed class JournalExperiment : IExperiment
 
                 for (var m = 0; m < Modes.Length; m++)
                 {
+                    stats[m].OnDiskBytes = StoreSize.Of((workload == InsertSequential ? stores[m].Sequential : stores[m].Random).Environment.Path);
                     results.Add((workload, Modes[m].Name, stats[m]));
                     context.Progress($"{workload,-13} {Modes[m].Name,-11}: {stats[m].JournalRecordBytes / (double)stats[m].Operations,8:N0} journal record bytes/op, " +
                                      $"{stats[m].AllBytes / (double)stats[m].Operations,8:N0} bytes written/op, {stats[m].OpsPerSecond,8:N0} ops/s");
@@ -119,6 +120,7 @@ internal sealed class JournalExperiment : IExperiment
                 ("writeAmplification", stats.AllBytes / (double)stats.UserBytes),
                 ("storageWriteAmplification", stats.Io.ToStorage / (double?)stats.UserBytes),
                 ("deviceWriteAmplification", stats.Io.ToDevice / (double?)stats.UserBytes),
+                ("onDiskMiB", StoreSize.MiB(stats.OnDiskBytes)),
                 ("writesPerSec", stats.OpsPerSecond),
                 ("writesVsFullPages", stats.OpsPerSecond / full.OpsPerSecond),
                 ("compressionTimeShare", stats.CompressionShare));
@@ -132,6 +134,7 @@ internal sealed class JournalExperiment : IExperiment
                        "of keys and documents written. storageWriteAmplification and deviceWriteAmplification: see the next note.");
         report.AddNote("writesPerSec counts the data-file flushes too: background flushing is off and every slice of 1/20 of the workload ends with a " +
                        "flush of the store it ran on, timed with the slice, so one mode's flush never runs during another mode's slice.");
+        report.AddNote("onDiskMiB: every file of the store after the workload (the insert-seq store; the insert-random store, which the updates then change).");
         report.AddNote(WriteCounters.Note(context.Device));
         report.AddNote("compressionTimeShare: time spent encoding journal records (page diffs, LZ4, copying, checksums) divided by the wall time of the workload.");
         return Task.FromResult(report);
@@ -209,6 +212,8 @@ internal sealed class JournalExperiment : IExperiment
         public long AllBytes { get; set; }
 
         public long UserBytes { get; set; }
+
+        public long OnDiskBytes { get; set; }
 
         public WriteCounters Io { get; set; }
 

@@ -45,6 +45,10 @@ internal sealed partial class MergeExperiment
                     ("p999Ms", result.Latency.Percentile(99.9)),
                     ("opsPerFlush", result.Flushes == 0 ? null : result.Latency.Count / (double)result.Flushes),
                     ("journalMedianMs", result.Journal is { Count: > 0 } j ? j.Median : null),
+                    ("bytesWrittenPerOp", result.Written.HandedToWrite / (double?)result.Latency.Count),
+                    ("writeAmplification", result.Written.HandedToWrite / (double?)result.UserBytes),
+                    ("storageWriteAmplification", result.Written.ToStorage / (double?)result.UserBytes),
+                    ("onDiskMiB", StoreSize.MiB(result.OnDiskBytes)),
                     ("vsUnmerged", Ratio(Unmerged)),
                     ("vsMerged", Ratio(Merged)),
                     ("vsSqlite", Ratio(SqliteNaive)),
@@ -63,7 +67,7 @@ internal sealed partial class MergeExperiment
         {
             foreach (var mode in modes)
             {
-                runs.Add(new ClosedRun(Open(context, mode, $"closed-{pattern.Name}-{mode}-{callers}"), pattern, callers));
+                runs.Add(new ClosedRun(Open(context, mode, $"closed-{pattern.Name}-{mode}-{callers}"), pattern, callers, context.Device));
             }
 
             foreach (var run in runs)
@@ -84,7 +88,7 @@ internal sealed partial class MergeExperiment
             foreach (var run in runs)
             {
                 var journalTimes = run.Writer is VoronMergedWriter voron ? journal.For(voron.Environment.Path) : null;
-                var result = new ClosedResult(run.Writer.Mode, callers, run.Latency, run.Seconds, run.Flushes, journalTimes);
+                var result = new ClosedResult(run.Writer.Mode, callers, run.Latency, run.Seconds, run.Flushes, journalTimes, run.Written, StoreSize.Of(run.Writer.Directory));
                 results.Add(result);
                 var journalText = journalTimes is { Count: > 0 } ? $", journal record {journalTimes.Median:F2} ms (median)" : "";
                 context.Progress($"closed {pattern.Name,-10} {result.Mode,-18} {callers,5} callers: {result.PerSecond,10:N0} writes/s, " +
@@ -103,7 +107,7 @@ internal sealed partial class MergeExperiment
     }
 
     /// <summary>One mode's store and its totals over the rounds; each caller's keys continue from round to round.</summary>
-    private sealed class ClosedRun(IConcurrentWriter writer, KeyPattern pattern, int callers)
+    private sealed class ClosedRun(IConcurrentWriter writer, KeyPattern pattern, int callers, DeviceIo? device)
     {
         private readonly long[] _sequences = new long[callers];
         private readonly byte[][] _values = [.. Enumerable.Range(0, callers).Select(Value)];
@@ -116,14 +120,21 @@ internal sealed partial class MergeExperiment
 
         public long Flushes { get; private set; }
 
+        /// <summary>Bytes written during the recorded rounds, their settles included.</summary>
+        private readonly DeviceIo? _device = device;
+
+        public WriteCounters Written { get; private set; } = WriteCounters.Zero(device);
+
         public async Task RoundAsync(TimeSpan duration, bool record)
         {
             var flushesBefore = writer.Flushes;
+            var writtenBefore = WriteCounters.Read(_device);
             var result = await ClosedLoop.RunAsync(callers, duration,
                 caller => writer.PutAsync(pattern.Key(caller, _sequences[caller]++), _values[caller]),
                 writer.Settle).ConfigureAwait(false);
             if (record)
             {
+                Written += WriteCounters.Read(_device) - writtenBefore;
                 Latency.AddAll(result.Latency);
                 Seconds += result.Seconds;
                 Flushes += writer.Flushes - flushesBefore;
@@ -131,8 +142,12 @@ internal sealed partial class MergeExperiment
         }
     }
 
-    private sealed record ClosedResult(string Mode, int Callers, LatencySample Latency, double Seconds, long Flushes, LatencySample? Journal)
+    private sealed record ClosedResult(string Mode, int Callers, LatencySample Latency, double Seconds, long Flushes, LatencySample? Journal,
+        WriteCounters Written, long OnDiskBytes)
     {
         public double PerSecond => Latency.Count / Seconds;
+
+        /// <summary>Keys and values written: 8 + 1,024 bytes a write.</summary>
+        public long UserBytes => Latency.Count * (8L + ValueSize);
     }
 }

@@ -131,6 +131,7 @@ internal sealed partial class MergeExperiment : IExperiment
         }
 
         AddNotes(report);
+        report.AddNote(WriteCounters.Note(context.Device));
         return report;
     }
 
@@ -219,6 +220,8 @@ internal sealed partial class MergeExperiment : IExperiment
                        "to its acknowledgement, so queueing shows (no coordinated omission). writesPerSec counts completed writes over the time to the last one. " +
                        "A sweep point is ok when p99 <= 10 ms and writesPerSec >= 90% of offeredPerSec; the saturation rate is the highest ok rate " +
                        "(a rising sweep, then bisection). The target points run merged and merged+async (and the batched peers) interleaved at 50% and 80% of merged's saturation rate.");
+        report.AddNote("Closed loop, bytes: bytesWrittenPerOp and writeAmplification count the bytes handed to write calls over the recorded rounds and their settles " +
+                       "(over 8 + 1,024 bytes of key and value a write); onDiskMiB: the store's files after the last round (Voron's 64 MiB preallocated journal file included).");
         report.AddNote("Targets: closed loop, merged >= 20x unmerged at 256 callers, merged+async >= 10x SQLite at 64 callers; " +
                        "open loop with a 1 ms (simulated) flush, merged+async p99 <= 0.75x merged's at 50% and 80% of merged's saturation rate.");
     }

@@ -113,6 +113,9 @@ internal sealed class YcsbExperiment : IExperiment
         AddRows(report, results, engines);
         report.AddNote("opsPerSec: the median over the runs (min and max beside it), the clock stopping once the engine settled after the last operation " +
                        "(Voron's data-file flush, SQLite's checkpoint) and the long-lived reader ended; ackOpsPerSec stops it at the last operation.");
+        report.AddNote("bytesWrittenPerWrite: bytes handed to write calls during a run (its settle included) per update or insert; writeAmplification: " +
+                       "those bytes over the keys and values the run wrote (see the note on bytes written).");
+        report.AddNote(WriteCounters.Note(context.Device));
         report.AddNote("readP99Ms, writeP99Ms (updates, inserts) and scanP99Ms: latency of each kind of operation, pooled over the runs. " +
                        "growthMiB: how much the store's files grew during a run (median), with the long-lived reader holding its snapshot.");
         return Task.FromResult(report);
@@ -157,6 +160,8 @@ internal sealed class YcsbExperiment : IExperiment
         var reads = new LatencySample();
         var writes = new LatencySample();
         var scans = new LatencySample();
+        long userBytes = 0;
+        var written = WriteCounters.Read(context.Device);
         var start = Stopwatch.GetTimestamp();
         using (var client = engine.OpenReader())
         {
@@ -180,7 +185,9 @@ internal sealed class YcsbExperiment : IExperiment
                         scans.AddTicks(Stopwatch.GetTimestamp() - at);
                         break;
                     default:
-                        engine.WriteBatch([KvWrite.Put(YcsbWorkload.Key(operation.Record), newValues[valueIndex++ % newValues.Length])]);
+                        var write = KvWrite.Put(YcsbWorkload.Key(operation.Record), newValues[valueIndex++ % newValues.Length]);
+                        engine.WriteBatch([write]);
+                        userBytes += write.UserBytes;
                         writes.AddTicks(Stopwatch.GetTimestamp() - at);
                         break;
                 }
@@ -198,7 +205,9 @@ internal sealed class YcsbExperiment : IExperiment
 
         engine.Settle();
         var settled = Stopwatch.GetElapsedTime(start).TotalSeconds;
-        var result = new YcsbRun(engine.Name, workload.Name, run, workload.Operations.Length, settled, acknowledged, reads, writes, scans, sizeDuring - sizeBefore);
+        written = WriteCounters.Read(context.Device) - written;
+        var result = new YcsbRun(engine.Name, workload.Name, run, workload.Operations.Length, settled, acknowledged, reads, writes, scans, sizeDuring - sizeBefore,
+            written, userBytes);
         context.Progress($"{engine.Name,-11} {workload.Name}: {result.Operations / settled:N0} ops/s settled ({result.Operations / acknowledged:N0} acknowledged), " +
                          $"read p99 {reads.Percentile(99):F3} ms, write p99 {writes.Percentile(99):F3} ms, grew {StoreSize.MiB(result.GrowthBytes):F1} MiB");
         return result;
@@ -232,6 +241,12 @@ internal sealed class YcsbExperiment : IExperiment
                     ("writeP99Ms", Pooled(runs, r => r.Writes)),
                     ("scanP99Ms", Pooled(runs, r => r.Scans)),
                     ("growthMiB", Summary(runs, r => StoreSize.MiB(r.GrowthBytes)).Median),
+                    ("bytesWrittenPerWrite", runs.All(r => r.Written.HandedToWrite != null && r.UserBytes > 0)
+                        ? Summary(runs, r => r.Written.HandedToWrite!.Value / (double)r.Writes.Count).Median
+                        : null),
+                    ("writeAmplification", runs.All(r => r.Written.HandedToWrite != null && r.UserBytes > 0)
+                        ? Summary(runs, r => r.Written.HandedToWrite!.Value / (double)r.UserBytes).Median
+                        : null),
                     ("vsSqlite", Ratio(kind.Name, KvEngineCatalog.Sqlite, workload)),
                     ("vsSqliteMmap", Ratio(kind.Name, KvEngineCatalog.SqliteMmap, workload)),
                     ("vsLmdb", Ratio(kind.Name, KvEngineCatalog.Lmdb, workload)));
@@ -261,5 +276,5 @@ internal sealed class YcsbExperiment : IExperiment
     }
 
     private sealed record YcsbRun(string Engine, string Workload, int Run, int Operations, double Seconds, double AcknowledgedSeconds,
-        LatencySample Reads, LatencySample Writes, LatencySample Scans, long GrowthBytes);
+        LatencySample Reads, LatencySample Writes, LatencySample Scans, long GrowthBytes, WriteCounters Written, long UserBytes);
 }
