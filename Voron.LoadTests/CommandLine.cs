@@ -1,5 +1,6 @@
 using System.CommandLine;
 using Voron.LoadTests.Experiments;
+using Voron.LoadTests.Measurement;
 
 namespace Voron.LoadTests;
 
@@ -66,6 +67,11 @@ internal static class CommandLine
                 command.Options.Add(option);
             }
 
+            if (experiment.Writes)
+            {
+                command.Options.Add(ExperimentCatalog.FlushDelay);
+            }
+
             command.SetAction((result, _) => RunAsync(experiment, result));
             root.Subcommands.Add(command);
         }
@@ -75,6 +81,7 @@ internal static class CommandLine
         list.SetAction(result => PrintList(result.InvocationConfiguration.Output));
         root.Subcommands.Add(list);
         root.Subcommands.Add(CrashChildCommand());
+        root.Subcommands.Add(SyscallsChildCommand());
         return root;
     }
 
@@ -83,8 +90,11 @@ internal static class CommandLine
         var output = result.InvocationConfiguration.Output;
         var quick = result.GetValue(Quick);
         var experiment = definition.Create(result);
-        using var context = ExperimentContext.Create(output, quick, result.GetValue(Directory), result.GetValue(Reports)!);
-        output.WriteLine($"Experiment '{experiment.Name}'{(quick ? " (quick)" : "")}, data in {context.DataDirectory}");
+        var delay = definition.Writes ? result.GetValue(ExperimentCatalog.FlushDelay) : null;
+        var disk = delay is > 0 ? new SimulatedDisk(TimeSpan.FromMilliseconds(delay.Value)) : SimulatedDisk.None;
+        using var context = ExperimentContext.Create(output, quick, result.GetValue(Directory), result.GetValue(Reports)!, disk);
+        var simulated = disk.IsSimulated ? $", SIMULATED disk: +{disk.FlushDelayMs} ms per flush" : "";
+        output.WriteLine($"Experiment '{experiment.Name}'{(quick ? " (quick)" : "")}, data in {context.DataDirectory}{simulated}");
         var report = await experiment.RunAsync(context).ConfigureAwait(false);
         var (json, markdown) = report.Save(context.ReportsDirectory);
         output.WriteLine();
@@ -103,6 +113,22 @@ internal static class CommandLine
         }
 
         return 0;
+    }
+
+    /// <summary>Hidden: <c>syscalls-child &lt;mode&gt; &lt;dir&gt; &lt;commits&gt;</c>, the child the syscalls experiment runs under strace (Experiments/SyscallsChild.cs).</summary>
+    private static Command SyscallsChildCommand()
+    {
+        var mode = new Argument<string>("mode") { Description = "the engine mode" };
+        mode.AcceptOnlyFromAmong(SyscallsChild.Modes);
+        var directory = new Argument<string>("dir") { Description = "the store's directory" };
+        var commits = new Argument<int>("commits") { Description = "measured commits after the warm-up" };
+        var command = new Command(SyscallsChild.Command, "the child process of the syscalls experiment") { Hidden = true };
+        command.Arguments.Add(mode);
+        command.Arguments.Add(directory);
+        command.Arguments.Add(commits);
+        command.SetAction((result, _) => SyscallsChild.RunAsync(
+            result.GetValue(mode)!, result.GetValue(directory)!, result.GetValue(commits), result.InvocationConfiguration.Output));
+        return command;
     }
 
     /// <summary>

@@ -1,42 +1,102 @@
 using Voron.LoadTests.Engines.Voron;
 using Voron.LoadTests.Engines.Lmdb;
 using Voron.LoadTests.Engines.Sqlite;
+using Voron.LoadTests.Experiments;
+using Voron.LoadTests.Reporting;
 
 namespace Voron.LoadTests.Engines;
 
-/// <summary>The engines the <c>kv</c> experiment compares, in the order it runs them.</summary>
+/// <summary>The engines the experiments compare, in the order they list them.</summary>
 internal static class KvEngineCatalog
 {
-    internal const string Sqlite = "sqlite";
-    internal const string Lmdb = "lmdb";
     internal const string Voron = "voron";
+    internal const string Sqlite = "sqlite";
+    internal const string SqliteMmap = "sqlite-mmap";
+    internal const string Lmdb = "lmdb";
 
     internal static IReadOnlyList<KvEngineKind> All { get; } =
     [
         new KvEngineKind(
             Voron,
-            "durable journal, fdatasync per commit",
-            "default options (StorageEnvironmentOptions.ForDirectory)",
-            directory => new VoronKvEngine(directory),
+            "Voron.Core",
+            "durable journal, one write + fdatasync per commit; the data file written and fdatasync'd by the background flush",
+            "default options (StorageEnvironmentOptions.ForDirectory; with --flush-delay, the same over the delaying file system)",
+            (directory, disk) => new VoronKvEngine(directory, disk),
             () => typeof(StorageEnvironment).Assembly.GetName().Version?.ToString() ?? "",
-            MissingLibraryNote: ""), // managed: nothing to go missing
+            MissingLibraryNote: "", // managed: nothing to go missing
+            MainFile: "voron.data"),
         new KvEngineKind(
             Sqlite,
-            "WAL, synchronous=FULL (fsync of the WAL per commit)",
-            $"Microsoft.Data.Sqlite, kv(k BLOB PRIMARY KEY, v BLOB) WITHOUT ROWID, default page size, " +
-            $"cache_size={SqliteKvEngine.CacheSizePragma} (256 MiB per connection), prepared commands reused, " +
-            "one connection per reader",
-            directory => new SqliteKvEngine(directory),
+            "SQLite via Microsoft.Data.Sqlite",
+            "WAL, synchronous=FULL: one fsync of the WAL per commit (the bundled SQLite calls fsync, not fdatasync); " +
+            "automatic checkpoints (every 1,000 WAL pages) write and fsync the database file inside the commit that triggers them",
+            $"Microsoft.Data.Sqlite {typeof(Microsoft.Data.Sqlite.SqliteConnection).Assembly.GetName().Version?.ToString(3)}, kv(k BLOB PRIMARY KEY, v BLOB) WITHOUT ROWID, " +
+            $"default page size (4 KiB), cache_size={SqliteKvEngine.CacheSizePragma} (256 MiB per connection), no mmap_size, " +
+            "prepared commands reused, INSERT OR REPLACE for puts, one connection per reader",
+            (directory, disk) => new SqliteKvEngine(directory, disk, mmap: false),
             SqliteKvEngine.LibraryVersion,
-            "SQLite skipped: the native e_sqlite3 library could not be loaded"),
+            "SQLite skipped: the native e_sqlite3 library could not be loaded",
+            SqliteKvEngine.FileName),
+        new KvEngineKind(
+            SqliteMmap,
+            $"SQLite via Microsoft.Data.Sqlite, mmap_size={SqliteKvEngine.MmapSize >> 20} MiB",
+            "as sqlite",
+            $"as sqlite, plus PRAGMA mmap_size={SqliteKvEngine.MmapSize} on every connection, as a user tuning for reads would set it: " +
+            "reads go through a memory map of the database file instead of read() into the page cache",
+            (directory, disk) => new SqliteKvEngine(directory, disk, mmap: true),
+            SqliteKvEngine.LibraryVersion,
+            "SQLite (mmap) skipped: the native e_sqlite3 library could not be loaded",
+            SqliteKvEngine.FileName),
         new KvEngineKind(
             Lmdb,
+            "LMDB via LightningDB",
             $"LMDB's default durable mode: environment flags {LmdbKvEngine.OpenFlags} only (no NoSync, NoMetaSync, WriteMap " +
-            "or MapAsync), so each commit syncs the data pages, then the meta page",
+            "or MapAsync), so each commit writes its pages, fdatasyncs the data file, then writes the meta page through an O_DSYNC descriptor",
             $"LightningDB {typeof(LightningDB.LightningEnvironment).Assembly.GetName().Version?.ToString(3)} with the LMDB it ships, " +
             $"map size {LmdbKvEngine.MapSize >> 30} GiB, unnamed main database, plain put (no append flag), one read-only transaction per reader",
-            directory => new LmdbKvEngine(directory),
+            (directory, disk) => new LmdbKvEngine(directory, disk),
             () => $"{LmdbLibrary.Version()}, loaded {LmdbLibrary.LoadedFrom}",
-            "LMDB skipped: the liblmdb that LightningDB ships could not be loaded on this machine"),
+            "LMDB skipped: the liblmdb that LightningDB ships could not be loaded on this machine",
+            "data.mdb"),
     ];
+
+    /// <summary>
+    /// The engines among <paramref name="names"/> (all when null) whose libraries load here, with
+    /// their versions, durability and settings added to <paramref name="report"/>; a missing one is
+    /// printed, noted and left out.
+    /// </summary>
+    internal static List<KvEngineKind> Available(ExperimentContext context, Report report, IEnumerable<string>? names = null)
+    {
+        var wanted = names?.ToHashSet(StringComparer.Ordinal);
+        if (wanted is { Count: 0 })
+        {
+            wanted = null; // an option given no names (the command line's empty list) means all
+        }
+
+        var available = new List<KvEngineKind>();
+        foreach (var kind in All.Where(k => wanted == null || wanted.Contains(k.Name)))
+        {
+            string version;
+            try
+            {
+                version = kind.Probe();
+            }
+            catch (DllNotFoundException)
+            {
+                context.Output.WriteLine(kind.MissingLibraryNote);
+                report.AddNote(kind.MissingLibraryNote);
+                continue;
+            }
+
+            report.AddFact($"{kind.Name}Label", kind.Label);
+            report.AddFact($"{kind.Name}Version", version);
+            report.AddFact($"{kind.Name}Durability", kind.Durability);
+            report.AddFact($"{kind.Name}Settings", kind.Settings);
+            available.Add(kind);
+        }
+
+        return available.Count > 0
+            ? available
+            : throw new InvalidOperationException("No key-value engine can run on this machine.");
+    }
 }

@@ -47,7 +47,7 @@ internal sealed class ChecksumsExperiment : IExperiment
     {
         var bytesPerRound = _bytesPerRound ?? (context.Quick ? 64L << 20 : 1L << 30);
         var rounds = context.Quick ? 3 : 7;
-        var report = new Report(Name, "Checksums: CRC32C in hardware beside System.IO.Hashing");
+        var report = context.NewReport(Name, "Checksums: CRC32C in hardware beside System.IO.Hashing");
         report.AddFact("bytesPerRound", bytesPerRound);
         report.AddFact("rounds", rounds);
         report.AddFact("crc32cInHardware", System.Runtime.Intrinsics.X86.Sse42.X64.IsSupported || System.Runtime.Intrinsics.Arm.Crc32.Arm64.IsSupported);

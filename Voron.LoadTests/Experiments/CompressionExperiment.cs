@@ -34,7 +34,7 @@ internal sealed class CompressionExperiment : IExperiment
     {
         var documents = _documents ?? (context.Quick ? 2_000 : 20_000);
         var rounds = context.Quick ? 1 : 7;
-        var report = new Report(Name, "LZ4 compressors on journal payloads");
+        var report = context.NewReport(Name, "LZ4 compressors on journal payloads");
         report.AddFact("documents", documents);
         report.AddFact("rounds", rounds);
         report.AddFact("compressors", string.Join("; ", Lz4Compressor.All.Select(c => $"{c.Name}: {c.Description}")));

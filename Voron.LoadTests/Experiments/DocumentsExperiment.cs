@@ -62,10 +62,8 @@ internal sealed class DocumentsExperiment : IExperiment
     {
         var documents = _documents ?? DocumentsFromEnvironment() ?? (context.Quick ? 20_000 : 1_000_000);
         var duration = _duration ?? (context.Quick ? TimeSpan.FromMilliseconds(300) : TimeSpan.FromSeconds(5));
-        var report = new Report(Name, "Documents: Voron.Documents beside SQLite and LiteDB, durable");
-        context.Progress("measuring write+fdatasync latency (4 KiB)");
-        var flush = MachineExperiment.MeasureDurableWrites(Path.Combine(context.NewDirectory("machine"), "probe.bin"), 4096, context.Quick ? 200 : 1000);
-        report.AddFact("fdatasyncMedianMs", flush.Median);
+        var report = context.NewReport(Name, "Documents: Voron.Documents beside SQLite and LiteDB, durable");
+        DiskBaseline.AddTo(report, context);
         report.AddFact("documents", documents);
         report.AddFact("secondsPerRun", duration.TotalSeconds);
         var sizes = Enumerable.Range(0, 1000).Select(i => JsonSerializer.SerializeToUtf8Bytes(ProfileDataSet.Create(i), ProfileJson.Default.Profile).Length).ToList();
@@ -160,7 +158,7 @@ internal sealed class DocumentsExperiment : IExperiment
         {
             foreach (var engine in engines)
             {
-                Done(await ClosedLoop.RunAsync(engine, DocumentWorkloads.Load, threads, duration, async (handle, caller, sequence) =>
+                Done(await Documents.ClosedLoop.RunAsync(engine, DocumentWorkloads.Load, threads, duration, async (handle, caller, sequence) =>
                     await handle.LoadAsync(ProfileDataSet.Id(Pick(documents, caller, sequence))).ConfigureAwait(false) != null
                         ? true
                         : throw new InvalidOperationException($"{engine.Name}: a bulk-inserted document is missing"), endRound: false).ConfigureAwait(false));
@@ -169,14 +167,14 @@ internal sealed class DocumentsExperiment : IExperiment
 
         foreach (var engine in engines)
         {
-            Done(await ClosedLoop.RunAsync(engine, DocumentWorkloads.QueryEqual, 1, duration, async (handle, caller, sequence) =>
+            Done(await Documents.ClosedLoop.RunAsync(engine, DocumentWorkloads.QueryEqual, 1, duration, async (handle, caller, sequence) =>
                 await handle.QueryEqualAsync(ProfileDataSet.City((int)(Pick(documents, caller, sequence) % ProfileDataSet.CityCount)), Take).ConfigureAwait(false) > 0,
                 endRound: false).ConfigureAwait(false));
         }
 
         foreach (var engine in engines)
         {
-            Done(await ClosedLoop.RunAsync(engine, DocumentWorkloads.QueryRange, 1, duration, async (handle, caller, sequence) =>
+            Done(await Documents.ClosedLoop.RunAsync(engine, DocumentWorkloads.QueryRange, 1, duration, async (handle, caller, sequence) =>
             {
                 var age = 18 + (int)(Pick(documents, caller, sequence) % 68);
                 return await handle.QueryRangeAsync(age, age + 3, Take).ConfigureAwait(false) > 0;
@@ -185,7 +183,7 @@ internal sealed class DocumentsExperiment : IExperiment
 
         foreach (var engine in engines)
         {
-            Done(await ClosedLoop.RunAsync(engine, DocumentWorkloads.Update, UpdateCallers, duration, (handle, caller, sequence) =>
+            Done(await Documents.ClosedLoop.RunAsync(engine, DocumentWorkloads.Update, UpdateCallers, duration, (handle, caller, sequence) =>
                 handle.UpdateAsync(ProfileDataSet.Id(Pick(documents, caller, sequence)), (caller * 1_000_003) + sequence), endRound: true).ConfigureAwait(false));
         }
 
@@ -193,7 +191,7 @@ internal sealed class DocumentsExperiment : IExperiment
         {
             foreach (var engine in engines)
             {
-                Done(await ClosedLoop.RunAsync(engine, DocumentWorkloads.Insert, callers, duration, async (handle, caller, sequence) =>
+                Done(await Documents.ClosedLoop.RunAsync(engine, DocumentWorkloads.Insert, callers, duration, async (handle, caller, sequence) =>
                 {
                     var profile = ProfileDataSet.Create(documents + (callers * 10_000_000L) + (caller * 100_000L) + sequence);
                     profile.Id = $"inserted/{callers}/{caller}/{sequence}";

@@ -1,33 +1,62 @@
 using System.CommandLine;
+using Voron.LoadTests.Engines;
 
 namespace Voron.LoadTests.Experiments;
 
 /// <summary>
 /// Every experiment the program knows, in the order <c>list</c> and <c>--help</c> print them: the
 /// one place to register an experiment and the options of its own (the common options, --quick,
-/// --dir and --reports, are CommandLine's). To add one: a line in <see cref="All"/>, and its options
-/// as fields here.
+/// --dir and --reports, are CommandLine's; --flush-delay is added to every experiment registered
+/// as writing). To add one: a line in <see cref="All"/>, and its options as fields here.
 /// </summary>
 internal static class ExperimentCatalog
 {
     internal const string Default = "machine";
 
+    /// <summary>The largest simulated flush delay: a second is already far slower than any disk.</summary>
+    private const double MaxFlushDelayMs = 1000;
+
+    /// <summary>Every writing experiment: a simulated slower disk (SimulatedDisk).</summary>
+    internal static readonly Option<double?> FlushDelay = ExperimentOptions.Milliseconds(
+        "--flush-delay",
+        "SIMULATED slower disk: add MS milliseconds after every durable flush (e.g. 1 for a cloud volume, 8 for a spinning disk); " +
+        "every report says so (flushDelayMs, simulatedDisk)",
+        MaxFlushDelayMs);
+
     /// <summary>kv: N, the number of entries.</summary>
     internal static readonly Option<int?> KvEntries = ExperimentOptions.PositiveNumber(
-        "--entries", "VORON_KV_N", "entries (N) of every kv workload; default 1,000,000, 50,000 with --quick");
+        "--entries", "VORON_KV_N", "entries (N) of the kv workloads; default 1,000,000, 20,000 with --quick");
+
+    /// <summary>kv and ycsb: how many runs of each workload.</summary>
+    internal static readonly Option<int?> Runs = ExperimentOptions.PositiveNumber(
+        "--runs", "VORON_RUNS", "runs of each workload, the engines' order rotated each run; default 5, 2 with --quick");
+
+    /// <summary>kv, ycsb, churn: which engines.</summary>
+    internal static readonly Option<string[]?> Engines = ExperimentOptions.Names(
+        "--engines", "VORON_ENGINES", "engines to run, separated by commas; default all", KvEngineCatalog.All.Select(k => k.Name).ToArray());
 
     /// <summary>merge: the caller counts to run.</summary>
     internal static readonly Option<int[]?> MergeCallers = ExperimentOptions.List(
-        "--callers", "VORON_MERGE_CALLERS", "caller counts to run, separated by commas; default 1,4,16,64,256",
+        "--callers", "VORON_MERGE_CALLERS", "caller counts of the closed-loop runs, separated by commas; default 1,4,16,64,256",
         MergeExperiment.ParseCallerCounts);
+
+    /// <summary>merge: which loops to run.</summary>
+    internal static readonly Option<string[]?> MergeLoops = ExperimentOptions.Names(
+        "--loops", "VORON_MERGE_LOOPS", "closed, open or both (closed,open); default both", [MergeExperiment.ClosedLoopName, MergeExperiment.OpenLoopName]);
 
     internal static IReadOnlyList<ExperimentDefinition> All { get; } =
     [
         Plain(new MachineExperiment()),
-        new(new KvExperiment(), [KvEntries], result => new KvExperiment(result.GetValue(KvEntries))),
-        new(new MergeExperiment(), [MergeCallers], result => new MergeExperiment(callerCounts: result.GetValue(MergeCallers))),
-        Plain(new JournalExperiment()),
-        Plain(new SectionsExperiment()),
+        new(new KvExperiment(), [KvEntries, Runs, Engines],
+            result => new KvExperiment(result.GetValue(KvEntries), result.GetValue(Runs), result.GetValue(Engines)), Writes: true),
+        new(new MergeExperiment(), [MergeCallers, MergeLoops],
+            result => new MergeExperiment(callerCounts: result.GetValue(MergeCallers), loops: result.GetValue(MergeLoops)), Writes: true),
+        new(new YcsbExperiment(), [Runs, Engines], result => new YcsbExperiment(runs: result.GetValue(Runs), engines: result.GetValue(Engines)), Writes: true),
+        new(new ChurnExperiment(), [Engines], result => new ChurnExperiment(engines: result.GetValue(Engines)), Writes: true),
+        new(new JournalExperiment(), [], _ => new JournalExperiment(), Writes: true),
+        new(new SectionsExperiment(), [], _ => new SectionsExperiment(), Writes: true),
+        Plain(new RecoveryExperiment()),
+        Plain(new SyscallsExperiment()),
         Plain(new CompressionExperiment()),
         Plain(new ChecksumsExperiment()),
         Plain(new DocumentsExperiment()),

@@ -1,17 +1,25 @@
+using Voron.LoadTests.Measurement;
+using Voron.LoadTests.Reporting;
+
 namespace Voron.LoadTests.Experiments;
 
-/// <summary>What an experiment runs with: where its data goes, whether it is a quick run, where it reports.</summary>
+/// <summary>
+/// What an experiment runs with: where its data goes, whether it is a quick run, where it
+/// reports, and the disk (real, or with a simulated flush delay: <c>--flush-delay</c>).
+/// </summary>
 internal sealed class ExperimentContext : IDisposable
 {
     private readonly bool _ownsDirectory;
 
-    private ExperimentContext(TextWriter output, bool quick, string dataDirectory, bool ownsDirectory, string reportsDirectory)
+    private ExperimentContext(TextWriter output, bool quick, string dataDirectory, bool ownsDirectory, string reportsDirectory, SimulatedDisk disk)
     {
         Output = output;
         Quick = quick;
         DataDirectory = dataDirectory;
         _ownsDirectory = ownsDirectory;
         ReportsDirectory = reportsDirectory;
+        Disk = disk;
+        _device = new Lazy<DeviceIo?>(() => DeviceIo.For(dataDirectory));
     }
 
     public TextWriter Output { get; }
@@ -25,17 +33,40 @@ internal sealed class ExperimentContext : IDisposable
     /// <summary>Where the report goes (--reports): files an experiment writes beside it, such as charts, go here too.</summary>
     public string ReportsDirectory { get; }
 
-    internal static ExperimentContext Create(TextWriter output, bool quick, string? directory, string reportsDirectory = "reports")
+    /// <summary>The block device under the data directory, for device-wide byte counts (<see cref="WriteCounters"/>); null where it cannot be found.</summary>
+    public DeviceIo? Device => _device.Value;
+
+    private readonly Lazy<DeviceIo?> _device;
+
+    /// <summary>The disk the stores run on: the real one, or with a simulated flush delay (<see cref="SimulatedDisk"/>).</summary>
+    public SimulatedDisk Disk { get; }
+
+    internal static ExperimentContext Create(TextWriter output, bool quick, string? directory, string reportsDirectory = "reports", SimulatedDisk? disk = null)
     {
+        disk ??= SimulatedDisk.None;
         if (directory != null)
         {
             Directory.CreateDirectory(directory);
-            return new ExperimentContext(output, quick, Path.GetFullPath(directory), ownsDirectory: false, reportsDirectory);
+            return new ExperimentContext(output, quick, Path.GetFullPath(directory), ownsDirectory: false, reportsDirectory, disk);
         }
 
         var temporary = Path.Combine(Path.GetTempPath(), "voron-loadtests-" + Guid.NewGuid().ToString("N")[..12]);
         Directory.CreateDirectory(temporary);
-        return new ExperimentContext(output, quick, temporary, ownsDirectory: true, reportsDirectory);
+        return new ExperimentContext(output, quick, temporary, ownsDirectory: true, reportsDirectory, disk);
+    }
+
+    /// <summary>
+    /// A report with the facts every experiment states: the machine (CPU model, cores, memory,
+    /// kernel), the file system under the data directory with its mount options, the device's
+    /// write cache, and the disk's simulated flush delay (<c>flushDelayMs</c>, 0 for the real disk).
+    /// </summary>
+    public Report NewReport(string experiment, string title)
+    {
+        var report = new Report(experiment, title);
+        report.AddFact("quick", Quick);
+        MachineDescription.For(DataDirectory).AddTo(report);
+        Disk.AddTo(report);
+        return report;
     }
 
     /// <summary>A fresh subdirectory of <see cref="DataDirectory"/> for one engine or one run.</summary>

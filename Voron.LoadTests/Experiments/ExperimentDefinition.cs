@@ -10,7 +10,8 @@ namespace Voron.LoadTests.Experiments;
 /// <param name="Default">The experiment with its default settings; <see cref="ExperimentCatalog.Find"/> returns it.</param>
 /// <param name="Options">Options only this experiment takes (the common ones are CommandLine's).</param>
 /// <param name="Create">Makes the experiment from the parsed command line (its options' values).</param>
-internal sealed record ExperimentDefinition(IExperiment Default, IReadOnlyList<Option> Options, Func<ParseResult, IExperiment> Create)
+/// <param name="Writes">Whether it writes stores, and so takes <c>--flush-delay</c> (<see cref="ExperimentCatalog.FlushDelay"/>).</param>
+internal sealed record ExperimentDefinition(IExperiment Default, IReadOnlyList<Option> Options, Func<ParseResult, IExperiment> Create, bool Writes = false)
 {
     public string Name => Default.Name;
 

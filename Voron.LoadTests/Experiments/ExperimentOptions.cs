@@ -32,6 +32,52 @@ internal static class ExperimentOptions
         DefaultValueFactory = result => Parse(result, Environment.GetEnvironmentVariable(variable), variable, parse),
     };
 
+    /// <summary>
+    /// Names from <paramref name="allowed"/>, <c>--name a,b</c>, else the variable
+    /// <paramref name="variable"/>, else null (all); an unknown name is an error naming the choices.
+    /// </summary>
+    public static Option<string[]?> Names(string name, string variable, string description, string[] allowed) => new(name)
+    {
+        Description = $"{description}: {string.Join(", ", allowed)} (or the environment variable {variable})",
+        HelpName = "LIST",
+        CustomParser = result => ParseNames(result, result.Tokens[0].Value, name, allowed),
+        DefaultValueFactory = result => Environment.GetEnvironmentVariable(variable) is { Length: > 0 } text ? ParseNames(result, text, variable, allowed) : null,
+    };
+
+    /// <summary>
+    /// Milliseconds, 0 to <paramref name="max"/>, fractions allowed: <c>--name MS</c>; null (none)
+    /// when the option is not given.
+    /// </summary>
+    public static Option<double?> Milliseconds(string name, string description, double max) => new(name)
+    {
+        Description = description,
+        HelpName = "MS",
+        CustomParser = result =>
+        {
+            var text = result.Tokens[0].Value;
+            if (double.TryParse(text, NumberStyles.AllowDecimalPoint, CultureInfo.InvariantCulture, out var value) && value >= 0 && value <= max)
+            {
+                return value;
+            }
+
+            result.AddError($"{name} must be a number of milliseconds from 0 to {max.ToString(CultureInfo.InvariantCulture)}, not '{text}'.");
+            return null;
+        },
+    };
+
+    private static string[]? ParseNames(ArgumentResult result, string text, string source, string[] allowed)
+    {
+        var names = text.Split(',', StringSplitOptions.TrimEntries | StringSplitOptions.RemoveEmptyEntries);
+        var unknown = names.FirstOrDefault(n => !allowed.Contains(n, StringComparer.Ordinal));
+        if (names.Length == 0 || unknown != null)
+        {
+            result.AddError($"{source} must list names from {string.Join(", ", allowed)} separated by commas, not '{text}'.");
+            return null;
+        }
+
+        return names;
+    }
+
     private static int? ParsePositive(ArgumentResult result, string text, string source)
     {
         if (int.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out var value) && value > 0)

@@ -1,25 +1,32 @@
-using System.Diagnostics;
 using System.Globalization;
 using Voron.LoadTests.Engines;
+using Voron.LoadTests.Measurement;
 using Voron.LoadTests.Reporting;
 
 namespace Voron.LoadTests.Experiments;
 
 /// <summary>
-/// Key-value engines side by side in one process (<see cref="KvEngineCatalog"/>), on the
-/// LevelDB/Symas benchmark shape: 8-byte keys, 100-byte values, N = 1,000,000 (50,000 with
-/// --quick). Each workload runs for every engine before the next workload starts, each engine on
-/// a store in a fresh directory of its own:
+/// Key-value engines side by side in one process (<see cref="KvEngineCatalog"/>: Voron, SQLite via
+/// Microsoft.Data.Sqlite with and without mmap_size, LMDB via LightningDB), N = 1,000,000 by
+/// default (20,000 with --quick), data from <see cref="KvDataSet"/>:
 /// <list type="number">
-/// <item><c>seq-insert-1tx</c>: the N keys in order, in one durable transaction (a store of its own).</item>
-/// <item><c>random-insert-100</c>: the N keys in a random order, in durable transactions of 100.</item>
-/// <item><c>random-read-1t</c>: every key once, in another random order, from one thread.</item>
-/// <item><c>random-read-2t</c>: the same reads split over two threads running at once (wall time).</item>
-/// <item><c>scan</c>: every entry in key order.</item>
+/// <item><c>seq-insert-1tx</c>: N small entries (8-byte key, 100-byte value) in key order, one durable transaction.</item>
+/// <item><c>random-insert-100</c>: N/5 small entries in a random order, durable transactions of 100.</item>
+/// <item><c>json-insert-100</c>: N/20 JSON documents of 0.5–4 KiB, random keys, transactions of 100.</item>
+/// <item><c>json-read-1t</c>: random point reads of those documents, each 4 times, one thread.</item>
+/// <item><c>overflow-insert-10</c>: N/200 JSON documents of 12–20 KiB (overflow pages in every engine), transactions of 10.</item>
+/// <item><c>overflow-read-1t</c>: random point reads of those, each 10 times, one thread.</item>
+/// <item><c>random-read-1t</c> and <c>random-read-2t</c>: every small key once in a random order, from one and two threads, on a store loaded (untimed) with the N small entries in a random order.</item>
+/// <item><c>scan</c>: every entry of that store in key order.</item>
 /// </list>
-/// The reads and the scan run on the store <c>random-insert-100</c> filled. After each insert
-/// workload every store must scan to N entries and find a sample of its keys, or the run fails.
-/// <c>--entries</c> or the environment variable <c>VORON_KV_N</c> sets another N.
+/// Equal work: a write workload's time runs until the engine has settled the work its writes
+/// caused (<see cref="IKvEngine.Settle"/>: Voron's data-file flush, SQLite's checkpoint), and
+/// both the acknowledged and the settled rates are reported; each insert workload runs on a fresh
+/// store. Same cache state: every reader reads the whole store once before its clock starts (a
+/// new SQLite connection's page cache is empty). Repeated: every workload runs
+/// <c>--runs</c> times (default 5), the engines' order rotated each run, reported as the median
+/// with min and max. Bytes written come from /proc/self/io; the size on disk is every file of the store.
+/// After each insert workload every store must scan to the right count and find a sample of its keys.
 /// </summary>
 internal sealed partial class KvExperiment : IExperiment
 {
@@ -27,17 +34,27 @@ internal sealed partial class KvExperiment : IExperiment
 
     internal const string SeqInsert = "seq-insert-1tx";
     internal const string RandomInsert = "random-insert-100";
+    internal const string JsonInsert = "json-insert-100";
+    internal const string JsonRead = "json-read-1t";
+    internal const string OverflowInsert = "overflow-insert-10";
+    internal const string OverflowRead = "overflow-read-1t";
     internal const string RandomRead1 = "random-read-1t";
     internal const string RandomRead2 = "random-read-2t";
     internal const string Scan = "scan";
 
-    private readonly int? _entryCount;
+    internal static readonly string[] Workloads =
+        [SeqInsert, RandomInsert, JsonInsert, JsonRead, OverflowInsert, OverflowRead, RandomRead1, RandomRead2, Scan];
 
-    /// <param name="entryCount">
-    /// N; by default 1,000,000, or 50,000 for a quick run. The command line passes <c>--entries</c>
-    /// or <c>VORON_KV_N</c> (ExperimentCatalog); tests pass a tiny N.
-    /// </param>
-    public KvExperiment(int? entryCount = null)
+    internal static readonly string[] WriteWorkloads = [SeqInsert, RandomInsert, JsonInsert, OverflowInsert];
+
+    private readonly int? _entryCount;
+    private readonly int? _runs;
+    private readonly IReadOnlyList<string>? _engines;
+
+    /// <param name="entryCount">N; by default 1,000,000, or 20,000 for a quick run (<c>--entries</c> or <c>VORON_KV_N</c>).</param>
+    /// <param name="runs">Runs of each workload; by default 5, 2 for a quick run (<c>--runs</c>).</param>
+    /// <param name="engines">The engines to run (<c>--engines</c>); all by default.</param>
+    public KvExperiment(int? entryCount = null, int? runs = null, IReadOnlyList<string>? engines = null)
     {
         if (entryCount is <= 0)
         {
@@ -45,204 +62,188 @@ internal sealed partial class KvExperiment : IExperiment
         }
 
         _entryCount = entryCount;
+        _runs = runs;
+        _engines = engines;
     }
 
     public string Name => "kv";
 
-    public string Description => "key-value engines side by side: durable inserts (1 big / 100-item txns), random reads (1 and 2 threads), scan";
+    public string Description => "key-value engines side by side: durable inserts (small, JSON, overflow values), point reads (warm, 1 and 2 threads), scan; 5 rotated runs";
 
     public Task<Report> RunAsync(ExperimentContext context)
     {
-        var count = _entryCount ?? (context.Quick ? 50_000 : 1_000_000);
-        var report = new Report(Name, "Key-value engines side by side: durable inserts, point reads, scan");
+        var count = _entryCount ?? (context.Quick ? 20_000 : 1_000_000);
+        var runs = _runs ?? (context.Quick ? 2 : 5);
+        var report = context.NewReport(Name, "Key-value engines side by side: durable inserts, point reads, scan");
         report.AddFact("entries", count);
-        report.AddFact("keys", $"{KvDataSet.KeySize}-byte big-endian integers 0 .. N-1");
-        report.AddFact("valueBytes", KvDataSet.ValueSize);
-        report.AddFact("insertBatchSize", KvDataSet.InsertBatchSize);
+        report.AddFact("runs", runs);
+        report.AddFact("keys", $"{KvDataSet.KeySize}-byte big-endian integers");
+        report.AddFact("smallValueBytes", KvDataSet.ValueSize);
+        report.AddFact("jsonValueBytes", $"{KvDataSet.JsonMinBytes}-{KvDataSet.JsonMaxBytes} (realistic JSON documents)");
+        report.AddFact("overflowValueBytes", $"{KvDataSet.OverflowMinBytes}-{KvDataSet.OverflowMaxBytes} (realistic JSON documents)");
         report.AddFact("seed", Seed.ToString(CultureInfo.InvariantCulture));
         report.AddFact("loadAverageAtStart", LoadAverage());
+        DiskBaseline.AddTo(report, context);
 
-        var syncs = context.Quick ? 200 : 1000;
-        context.Progress($"write+fdatasync of 4 KiB x {syncs}");
-        var sync = MachineExperiment.MeasureDurableWrites(Path.Combine(context.DataDirectory, "fdatasync.bin"), 4096, syncs);
-        report.AddFact("fdatasyncMedianMs", sync.Median);
-        context.Progress($"fdatasync median {sync.Median:F3} ms");
-
-        var engines = AvailableEngines(context, report);
-        context.Progress($"building {count:N0} entries (seed {Seed})");
+        var engines = KvEngineCatalog.Available(context, report, _engines);
+        context.Progress($"building the data set: {count:N0} small entries, {count / KvDataSet.JsonDivisor:N0} JSON and {count / KvDataSet.OverflowDivisor:N0} overflow documents (seed {Seed})");
         var data = KvDataSet.Create(count, Seed);
+        report.AddFact("jsonDocuments", data.Json.Length);
+        report.AddFact("jsonMeanBytes", data.Json.Average(j => j.Value!.Length));
+        report.AddFact("overflowDocuments", data.Overflow.Length);
 
-        var results = new List<KvResult>();
-        foreach (var kind in engines)
-        {
-            using var engine = kind.Open(context.NewDirectory($"{kind.Name}-seq"));
-            results.Add(Measure(context, engine, SeqInsert, () =>
-            {
-                engine.InsertBatch(data.Sequential);
-                return count;
-            }));
-            Verify(engine, data, SeqInsert);
-        }
-
-        var stores = new List<IKvEngine>();
+        var results = new List<KvRun>();
+        var readStores = new Dictionary<string, IKvEngine>(StringComparer.Ordinal);
         try
         {
             foreach (var kind in engines)
             {
-                stores.Add(kind.Open(context.NewDirectory($"{kind.Name}-random")));
+                readStores[kind.Name] = Preload(context, kind, data);
             }
 
-            foreach (var store in stores)
+            for (var run = 0; run < runs; run++)
             {
-                results.Add(Measure(context, store, RandomInsert, () =>
-                {
-                    foreach (var batch in data.RandomBatches)
-                    {
-                        store.InsertBatch(batch);
-                    }
-
-                    return count;
-                }));
-                Verify(store, data, RandomInsert);
-            }
-
-            foreach (var threads in (int[])[1, 2])
-            {
-                foreach (var store in stores)
-                {
-                    results.Add(MeasureReads(context, store, threads == 1 ? RandomRead1 : RandomRead2, data.ReadKeys, threads));
-                }
-            }
-
-            foreach (var store in stores)
-            {
-                results.Add(Measure(context, store, Scan, () =>
-                {
-                    var scanned = store.ScanAll();
-                    return scanned == count
-                        ? scanned
-                        : throw new InvalidOperationException($"{store.Name}: the scan found {scanned:N0} entries, expected {count:N0}.");
-                }));
+                var order = Rotation.For(engines, run);
+                report.AddFact($"orderRun{run + 1}", string.Join(", ", order.Select(k => k.Name)));
+                context.Progress($"run {run + 1} of {runs}, engines in the order {string.Join(", ", order.Select(k => k.Name))}");
+                RunOnce(context, order, data, run, readStores, results);
             }
         }
         finally
         {
-            foreach (var store in stores)
+            foreach (var store in readStores.Values)
             {
                 store.Dispose();
             }
         }
 
         report.AddFact("loadAverageAtEnd", LoadAverage());
-        AddRows(report, results);
-        report.AddNote("vsSqlite and vsLmdb: this engine's opsPerSec divided by that engine's for the same workload " +
-                       "(empty when that engine did not run).");
-        report.AddNote("Targets for Voron: random reads (random-read-1t, random-read-2t) at least 2x SQLite and at least 0.5x LMDB; " +
-                       $"bulk sequential insert ({SeqInsert}) at least 1x SQLite.");
-        report.AddNote($"Every insert is durable. {RandomInsert} makes N/{KvDataSet.InsertBatchSize} commits: commits per second " +
-                       "times fdatasyncMedianMs / 1000 near 1 means flush-bound (LMDB syncs twice per commit).");
-        report.AddNote("Readers each hold one read transaction for the whole run (SQLite: a deferred transaction on a " +
-                       "connection of their own, whose page cache starts empty); the data fits in memory for every engine.");
+        AddRows(report, results, engines);
+        AddNotes(report);
+        report.AddNote(WriteCounters.Note(context.Device));
         return Task.FromResult(report);
+    }
+
+    /// <summary>One run of every workload, each for every engine in <paramref name="order"/> before the next workload.</summary>
+    private static void RunOnce(ExperimentContext context, IReadOnlyList<KvEngineKind> order, KvDataSet data, int run,
+        Dictionary<string, IKvEngine> readStores, List<KvRun> results)
+    {
+        foreach (var kind in order)
+        {
+            using var store = Fresh(context, kind, SeqInsert, run);
+            results.Add(MeasureWrites(context, store, SeqInsert, [data.Sequential], run, data.Sequential));
+            Discard(store);
+        }
+
+        foreach (var kind in order)
+        {
+            using var store = Fresh(context, kind, RandomInsert, run);
+            results.Add(MeasureWrites(context, store, RandomInsert, data.RandomBatches, run, data.RandomInserts));
+            Discard(store);
+        }
+
+        foreach (var (insert, read, batches, entries, reads) in new[]
+                 {
+                     (JsonInsert, JsonRead, data.JsonBatches, data.Json, data.JsonReads),
+                     (OverflowInsert, OverflowRead, data.OverflowBatches, data.Overflow, data.OverflowReads),
+                 })
+        {
+            var stores = new List<IKvEngine>();
+            try
+            {
+                foreach (var kind in order)
+                {
+                    var store = Fresh(context, kind, insert, run);
+                    stores.Add(store);
+                    results.Add(MeasureWrites(context, store, insert, batches, run, entries));
+                }
+
+                foreach (var store in stores)
+                {
+                    results.Add(MeasureReads(context, store, read, reads, threads: 1, run));
+                }
+            }
+            finally
+            {
+                foreach (var store in stores)
+                {
+                    store.Dispose();
+                    Discard(store);
+                }
+            }
+        }
+
+        foreach (var (workload, threads) in new[] { (RandomRead1, 1), (RandomRead2, 2) })
+        {
+            foreach (var kind in order)
+            {
+                results.Add(MeasureReads(context, readStores[kind.Name], workload, data.ReadKeys, threads, run));
+            }
+        }
+
+        foreach (var kind in order)
+        {
+            results.Add(MeasureScan(context, readStores[kind.Name], data.Count, run));
+        }
+    }
+
+    /// <summary>The store the reads and the scan run on: the N small entries in a random order, in batches of 10,000, settled (untimed).</summary>
+    private static IKvEngine Preload(ExperimentContext context, KvEngineKind kind, KvDataSet data)
+    {
+        context.Progress($"{kind.Name,-11} loading the read store: {data.Count:N0} entries in a random order (not timed)");
+        var store = kind.Open(context.NewDirectory($"{kind.Name}-reads"), context.Disk);
+        try
+        {
+            foreach (var batch in data.PreloadBatches)
+            {
+                store.WriteBatch(batch);
+            }
+
+            store.Settle();
+            Verify(store, "the read store's load", data.Count, data.Sequential.Take(1000), data.MissingKey);
+            return store;
+        }
+        catch
+        {
+            store.Dispose();
+            throw;
+        }
+    }
+
+    private static IKvEngine Fresh(ExperimentContext context, KvEngineKind kind, string workload, int run) =>
+        kind.Open(context.NewDirectory($"{kind.Name}-{workload}-r{run + 1}"), context.Disk);
+
+    /// <summary>Deletes a disposed or disposing store's files: a full run would otherwise keep gigabytes.</summary>
+    private static void Discard(IKvEngine store)
+    {
+        store.Dispose();
+        if (Directory.Exists(store.Directory))
+        {
+            Directory.Delete(store.Directory, recursive: true);
+        }
     }
 
     /// <summary>
     /// The 1, 5 and 15 minute load averages (Linux), so a reader can tell a run that shared the
-    /// CPUs with other work: the read workloads are CPU-bound.
+    /// CPUs with other work.
     /// </summary>
-    private static string? LoadAverage() =>
+    internal static string? LoadAverage() =>
         File.Exists("/proc/loadavg") ? string.Join(' ', File.ReadAllText("/proc/loadavg").Split(' ').Take(3)) : null;
 
-    /// <summary>The engines whose libraries load here; a missing one is printed, noted and left out.</summary>
-    private static List<KvEngineKind> AvailableEngines(ExperimentContext context, Report report)
+    private static void AddNotes(Report report)
     {
-        var available = new List<KvEngineKind>();
-        foreach (var kind in KvEngineCatalog.All)
-        {
-            string version;
-            try
-            {
-                version = kind.Probe();
-            }
-            catch (DllNotFoundException)
-            {
-                context.Output.WriteLine(kind.MissingLibraryNote);
-                report.AddNote(kind.MissingLibraryNote);
-                continue;
-            }
-
-            report.AddFact($"{kind.Name}Version", version);
-            report.AddFact($"{kind.Name}Durability", kind.Durability);
-            report.AddFact($"{kind.Name}Settings", kind.Settings);
-            available.Add(kind);
-        }
-
-        return available.Count > 0
-            ? available
-            : throw new InvalidOperationException("No key-value engine can run on this machine.");
+        report.AddNote("opsPerSec is the median over the runs, with minOpsPerSec and maxOpsPerSec; the engines' order rotates each run (orderRun1 ...). " +
+                       "vsSqlite, vsSqliteMmap and vsLmdb divide this engine's median by that engine's for the same workload.");
+        report.AddNote("Write workloads: opsPerSec is settled: the clock stops once the engine has done the work its writes caused " +
+                       "(Voron: the data-file flush of every journaled page, fdatasync and header; SQLite: PRAGMA wal_checkpoint(TRUNCATE), which writes the " +
+                       "database file and fsyncs it; LMDB: nothing, its commits wrote in place). ackOpsPerSec stops the clock when the last commit returned. " +
+                       "Every commit is durable; each run of a write workload starts on a fresh store.");
+        report.AddNote("bytesWrittenPerOp: bytes the process handed to write calls during the workload (its settle included), per operation. " +
+                       "onDiskMiB: every file of the store after the workload (Voron's preallocated journal files, SQLite's WAL and shared-memory index, LMDB's lock file included).");
+        report.AddNote("Reads: every reader (one per thread, each a read transaction; SQLite: a connection of its own with a deferred transaction) reads the whole " +
+                       "store once before the clock starts, so every engine starts warm (the data fits in memory for every engine). SQLite rows go through " +
+                       "Microsoft.Data.Sqlite: a command execution and a data reader per point read are part of the figure. sqlite-mmap sets mmap_size as a user tuning reads would.");
+        report.AddNote($"{RandomInsert} commits N/{KvDataSet.RandomInsertDivisor} entries in transactions of {KvDataSet.InsertBatchSize}: commits per second " +
+                       "times fdatasyncMedianMs / 1000 near 1 means flush-bound (LMDB flushes twice per commit, SQLite's fsync is fsyncAppendMedianMs).");
     }
-
-    /// <summary>Times <paramref name="workload"/>, which returns how many operations it did.</summary>
-    private static KvResult Measure(ExperimentContext context, IKvEngine engine, string workload, Func<long> run)
-    {
-        context.Progress($"{engine.Name,-7} {workload} ...");
-        GC.Collect();
-        GC.WaitForPendingFinalizers();
-        var start = Stopwatch.GetTimestamp();
-        var ops = run();
-        var result = new KvResult(engine.Name, workload, ops, Stopwatch.GetElapsedTime(start).TotalSeconds);
-        Report(context, result);
-        return result;
-    }
-
-    private static void Report(ExperimentContext context, KvResult result) =>
-        context.Progress($"{result.Engine,-7} {result.Workload}: {result.Ops:N0} ops in {result.Seconds:F2} s = {result.OpsPerSec:N0} ops/s");
-
-    /// <summary>A cheap check that the inserts took: the store scans to N entries, finds a sample of keys with their values, and not a missing key.</summary>
-    private static void Verify(IKvEngine engine, KvDataSet data, string workload)
-    {
-        var scanned = engine.ScanAll();
-        if (scanned != data.Count)
-        {
-            throw new InvalidOperationException($"{engine.Name}: after {workload} the scan found {scanned:N0} entries, expected {data.Count:N0}.");
-        }
-
-        using var reader = engine.OpenReader();
-        foreach (var key in data.VerifyKeys)
-        {
-            if (!reader.TryGet(key, out var length) || length != KvDataSet.ValueSize)
-            {
-                throw new InvalidOperationException(
-                    $"{engine.Name}: after {workload} key {Convert.ToHexString(key)} is missing or its value is not {KvDataSet.ValueSize} bytes.");
-            }
-        }
-
-        if (reader.TryGet(data.MissingKey, out _))
-        {
-            throw new InvalidOperationException($"{engine.Name}: after {workload} a key never inserted ({Convert.ToHexString(data.MissingKey)}) was found.");
-        }
-    }
-
-    private static void AddRows(Report report, List<KvResult> results)
-    {
-        foreach (var result in results.OrderBy(r => WorkloadOrder(r.Workload)))
-        {
-            report.AddRow(
-                ("engine", result.Engine),
-                ("workload", result.Workload),
-                ("ops", result.Ops),
-                ("seconds", result.Seconds),
-                ("opsPerSec", result.OpsPerSec),
-                ("vsSqlite", Ratio(result, KvEngineCatalog.Sqlite)),
-                ("vsLmdb", Ratio(result, KvEngineCatalog.Lmdb)));
-        }
-
-        double? Ratio(KvResult result, string peer) =>
-            results.FirstOrDefault(r => r.Engine == peer && r.Workload == result.Workload) is { } other
-                ? result.OpsPerSec / other.OpsPerSec
-                : null;
-    }
-
-    private static int WorkloadOrder(string workload) =>
-        Array.IndexOf([SeqInsert, RandomInsert, RandomRead1, RandomRead2, Scan], workload);
 }

@@ -1,49 +1,78 @@
-using System.Buffers.Binary;
-using System.Diagnostics;
 using System.Globalization;
+using Voron.LoadTests.Data;
 using Voron.LoadTests.Engines;
+using Voron.LoadTests.Engines.Voron;
 using Voron.LoadTests.Measurement;
 using Voron.LoadTests.Reporting;
 
 namespace Voron.LoadTests.Experiments;
 
 /// <summary>
-/// Durable single-operation writes of 1 KiB values from 1, 4, 16, 64 and 256 concurrent callers,
-/// side by side in one process: Voron without merging (one transaction and one journal flush per
-/// operation), merged (concurrent operations share a transaction and a flush), merged with async
-/// commit (the next batch runs while the previous one is flushed), and — with one transaction per
-/// operation — SQLite (WAL, synchronous=FULL) and LMDB. For each caller count the three Voron
-/// modes run on their own fresh stores in interleaved rounds (round 1 of each mode, then round 2
-/// of each, ...), so a slow moment of the machine hits every mode alike; each round ends with a
-/// data-file flush of its store, timed with the round, so no store's flush runs during another
-/// mode's round. The peers then run once for the same total time. A full run first warms the
-/// three Voron modes up (unreported), so the first caller count is not measured on unoptimized
-/// code. Each Voron row also gives the median time of one journal record (encode, write,
-/// fdatasync) under that load, from the engine's <c>voron.journal.flush_duration</c> metric.
+/// Durable single-operation writes of 1 KiB values from concurrent callers, every mode through
+/// the same harness (<see cref="IConcurrentWriter"/>):
+/// <list type="bullet">
+/// <item>Voron unmerged (one transaction and journal flush per write), merged (concurrent writes
+///   share a transaction and a flush), merged with async commit (the next batch runs while the
+///   previous one is flushed);</item>
+/// <item>SQLite (WAL, synchronous=FULL) and LMDB naive: one transaction per write, callers served
+///   in arrival order (what an application that does not batch gets);</item>
+/// <item>SQLite and LMDB batched: the same callers through a FIFO queue, everything queued
+///   committed as one transaction (the group commit an application can build itself).</item>
+/// </list>
+/// Two loops (<c>--loops</c>):
+/// <list type="bullet">
+/// <item>closed: 1–256 callers (<c>--callers</c>), each writing its next value once the previous one
+///   is durable. For each caller count and key pattern every mode runs on a fresh store, warms up
+///   (unreported), then runs in interleaved rounds whose order rotates; each round ends with its
+///   store's settle (Voron's data-file flush, SQLite's checkpoint) inside the round's time.</item>
+/// <item>open: writes arrive at a fixed rate whatever the engine does (<see cref="OpenLoop"/>), for
+///   Voron merged, merged+async and the batched peers: a sweep of rising rates finds each mode's
+///   saturation rate (the highest rate whose p99 stays within 10 ms and that it keeps up with);
+///   then merged and merged+async (and the peers) run interleaved at 50% and 80% of merged's.</item>
+/// </list>
+/// Both key patterns run (<see cref="KeyPattern"/>): sequential keys append at the right edge of
+/// the tree (the best case for every B-tree and for page diffs); random keys spread writes over it.
+/// With <c>--flush-delay</c> every flush is slower by a simulated delay (<see cref="SimulatedDisk"/>).
 /// </summary>
-internal sealed class MergeExperiment : IExperiment
+internal sealed partial class MergeExperiment : IExperiment
 {
     internal const string Unmerged = "voron-unmerged";
     internal const string Merged = "voron-merged";
     internal const string MergedAsync = "voron-merged-async";
+    internal const string SqliteNaive = "sqlite";
+    internal const string SqliteBatched = "sqlite-batched";
+    internal const string LmdbNaive = "lmdb";
+    internal const string LmdbBatched = "lmdb-batched";
+
+    internal const string ClosedLoopName = "closed";
+    internal const string OpenLoopName = "open";
+
     internal static readonly int[] CallerCounts = [1, 4, 16, 64, 256];
-    private const int MaxCallers = 16_384; // the peers run a thread per caller
-    private const int ValueSize = 1024;
-    private static readonly TimeSpan WarmUp = TimeSpan.FromSeconds(1);
+    internal static readonly string[] ClosedModes = [Unmerged, Merged, MergedAsync, SqliteNaive, SqliteBatched, LmdbNaive, LmdbBatched];
+    internal static readonly string[] OpenModes = [Merged, MergedAsync, SqliteBatched, LmdbBatched];
+
+    internal const int ValueSize = 1024;
+    private const int MaxCallers = 16_384;
 
     private readonly TimeSpan? _duration;
     private readonly int[]? _callerCounts;
+    private readonly string[] _loops;
+    private readonly OpenLoopSettings? _openSettings;
 
-    /// <param name="duration">How long each mode runs at each caller count; default 6 s, 0.4 s with --quick. Tests pass less.</param>
+    /// <param name="duration">How long each mode runs at each caller count (closed loop); default 4 s, 0.4 s with --quick. Tests pass less.</param>
     /// <param name="callerCounts">
     /// Other caller counts than <see cref="CallerCounts"/>, e.g. more callers than one batch takes
     /// (<see cref="StorageEnvironmentOptions.MaxBatchOperations"/>): the command line passes
     /// <c>--callers 64,256,8192</c> or <c>VORON_MERGE_CALLERS=64,256,8192</c> (ExperimentCatalog).
     /// </param>
-    public MergeExperiment(TimeSpan? duration = null, int[]? callerCounts = null)
+    /// <param name="loops">closed, open or both (<c>--loops</c>); both by default.</param>
+    /// <param name="openSettings">The open loop's steps and durations; tests pass tiny ones.</param>
+    public MergeExperiment(TimeSpan? duration = null, int[]? callerCounts = null, string[]? loops = null, OpenLoopSettings? openSettings = null)
     {
         _duration = duration;
         _callerCounts = callerCounts;
+        _loops = loops is { Length: > 0 } ? loops : [ClosedLoopName, OpenLoopName]; // the command line gives an empty list for none
+        _openSettings = openSettings;
     }
 
     /// <summary>
@@ -73,231 +102,127 @@ internal sealed class MergeExperiment : IExperiment
 
     public string Name => "merge";
 
-    public string Description => "durable 1 KiB writes from 1-256 callers: Voron unmerged, merged, merged+async vs SQLite WAL FULL and LMDB";
+    public string Description => "durable 1 KiB writes: closed loop (1-256 callers) and open loop (fixed arrival rates, saturation): Voron unmerged/merged/merged+async vs SQLite and LMDB, naive and batched";
 
     public async Task<Report> RunAsync(ExperimentContext context)
     {
-        var duration = _duration ?? (context.Quick ? TimeSpan.FromMilliseconds(400) : TimeSpan.FromSeconds(6));
-        var report = new Report(Name, "Merge: durable single-operation writes from concurrent callers");
-        context.Progress("measuring write+fdatasync latency (4 KiB)");
-        var flush = MachineExperiment.MeasureDurableWrites(Path.Combine(context.NewDirectory("machine"), "probe.bin"), 4096, context.Quick ? 200 : 1000);
-        report.AddFact("fdatasyncMedianMs", flush.Median);
+        var report = context.NewReport(Name, "Merge: durable single-operation writes from concurrent callers");
+        report.GroupMarkdownBy("loop");
+        DiskBaseline.AddTo(report, context);
         report.AddFact("durability", "every mode durable: Voron acknowledges after the journal fdatasync covering the write; SQLite WAL synchronous=FULL; LMDB default durable mode (sqliteDurability, lmdbDurability)");
         report.AddFact("valueBytes", ValueSize);
-        report.AddFact("secondsPerRun", duration.TotalSeconds);
+        report.AddFact("keyPatterns", string.Join(", ", KeyPattern.All.Select(p => p.Name)));
+        report.AddFact("peerBatchMax", BatchedPeerWriter.MaxBatch);
+        report.AddFact("loops", string.Join(", ", _loops));
+        var peers = KvEngineCatalog.Available(context, report, [KvEngineCatalog.Sqlite, KvEngineCatalog.Lmdb]).Select(k => k.Name).ToHashSet();
+        var closedModes = ClosedModes.Where(m => Available(m, peers)).ToList();
+        var openModes = OpenModes.Where(m => Available(m, peers)).ToList();
 
-        var peers = KvEngineCatalog.All.Where(k => k.Name != KvEngineCatalog.Voron).ToList();
-        var available = new List<KvEngineKind>();
-        foreach (var peer in peers)
-        {
-            try
-            {
-                report.AddFact($"{peer.Name}Version", peer.Probe());
-                report.AddFact($"{peer.Name}Durability", peer.Durability);
-                available.Add(peer);
-            }
-            catch (DllNotFoundException)
-            {
-                context.Progress(peer.MissingLibraryNote);
-                report.AddNote(peer.MissingLibraryNote);
-            }
-        }
-
-        var rounds = context.Quick ? 1 : 3;
-        report.AddFact("roundsPerVoronMode", rounds);
         using var journal = new JournalWriteListener();
-        if (!context.Quick)
+        await WarmUpProcessAsync(context, report).ConfigureAwait(false);
+        if (_loops.Contains(ClosedLoopName))
         {
-            context.Progress($"warming up: each Voron mode for {WarmUp.TotalSeconds:F0} s at 16 callers (not reported)");
-            await RunVoronModesAsync(context, 16, WarmUp, 1, directoryPrefix: "warm-up-").ConfigureAwait(false);
+            await RunClosedLoopAsync(context, report, closedModes, journal).ConfigureAwait(false);
         }
 
-        var callerCounts = _callerCounts ?? CallerCounts;
-        report.AddFact("callerCounts", string.Join(", ", callerCounts));
-        var results = new List<MergeResult>();
-        foreach (var callers in callerCounts)
+        if (_loops.Contains(OpenLoopName))
         {
-            foreach (var run in await RunVoronModesAsync(context, callers, duration, rounds).ConfigureAwait(false))
-            {
-                results.Add(Finish(context, run.Mode, callers, run.Latencies, run.Seconds, run.Flushes, journal.For(run.Environment.Path)));
-            }
-
-            foreach (var peer in available)
-            {
-                results.Add(RunPeer(context, peer, callers, duration));
-            }
+            await RunOpenLoopAsync(context, report, openModes).ConfigureAwait(false);
         }
 
-        foreach (var result in results)
-        {
-            double? Ratio(string mode) => results.FirstOrDefault(r => r.Mode == mode && r.Callers == result.Callers) is { } other
-                ? result.WritesPerSecond / other.WritesPerSecond
-                : null;
-            report.AddRow(
-                ("mode", result.Mode),
-                ("callers", result.Callers),
-                ("ops", result.Operations),
-                ("writesPerSec", result.WritesPerSecond),
-                ("p50Ms", result.Latency.Median),
-                ("p99Ms", result.Latency.Percentile(99)),
-                ("opsPerFlush", result.OpsPerFlush),
-                ("journalMedianMs", result.Journal?.Median),
-                ("vsUnmerged", Ratio(Unmerged)),
-                ("vsMerged", Ratio(Merged)),
-                ("vsSqlite", Ratio(KvEngineCatalog.Sqlite)));
-        }
-
-        report.AddNote("Targets: merged >= 20x unmerged at 256 callers; merged+async >= 1.3x merged at 64 and 256 callers; " +
-                       "merged+async >= 10x SQLite (WAL, synchronous=FULL) at 64 callers.");
-        report.AddNote("The Voron modes run in interleaved rounds (roundsPerVoronMode), each on its own store; every round's time includes " +
-                       "a data-file flush of its store at its end, so one mode's flush never runs during another mode's round.");
-        report.AddNote("opsPerFlush: operations acknowledged per journal write+fdatasync (Voron); the peers commit (and sync) once per operation.");
-        report.AddNote("journalMedianMs: median time of one Voron journal record under that load (encoding with LZ4, the write and its fdatasync), " +
-                       "from the voron.journal.flush_duration metric; compare with fdatasyncMedianMs, measured on an idle disk.");
-        report.AddNote("The callers are a closed loop: each waits for its write to be durable before it submits the next. When a batch holds every " +
-                       "caller, nothing is queued while it is flushed, so async commit has no next batch to build; it can only gain when more " +
-                       "operations are waiting than one batch takes.");
+        AddNotes(report);
+        report.AddNote(WriteCounters.Note(context.Device));
         return report;
     }
 
-    /// <summary>The three Voron modes at <paramref name="callers"/> callers, in interleaved rounds on one store each.</summary>
-    private static async Task<List<VoronRun>> RunVoronModesAsync(ExperimentContext context, int callers, TimeSpan duration, int rounds, string directoryPrefix = "")
+    /// <summary>
+    /// Before anything is measured: 64 closed-loop callers for a while on a merged and a
+    /// merged+async store, so the code is compiled and tiered and the thread pool has grown to
+    /// what this load needs, as in a process that has been serving for a while. Without it the
+    /// first mode measured pays for the pool's growth: the merger blocks pool threads in its
+    /// journal writes (measured: the first open-loop point's p99 was 649 ms against 24 ms with the
+    /// pool's minimum raised to 16 threads).
+    /// </summary>
+    private static async Task WarmUpProcessAsync(ExperimentContext context, Report report)
     {
-        string[] modes = [Unmerged, Merged, MergedAsync];
-        var runs = new List<VoronRun>();
-        try
+        var duration = context.Quick ? TimeSpan.FromMilliseconds(300) : TimeSpan.FromSeconds(2);
+        context.Progress($"warming the process up: 64 callers on a merged and a merged+async store, {duration.TotalSeconds:0.#} s each (not reported)");
+        foreach (var mode in new[] { Merged, MergedAsync })
         {
-            foreach (var mode in modes)
+            var writer = Open(context, mode, $"process-warm-up-{mode}");
+            try
             {
-                var options = StorageEnvironmentOptions.ForDirectory(context.NewDirectory($"{directoryPrefix}{mode}-{callers}"));
-                options.MaxBatchOperations = mode == Unmerged ? 1 : options.MaxBatchOperations;
-                options.AsyncCommit = mode == MergedAsync;
-                var env = StorageEnvironment.Open(options);
-                runs.Add(new VoronRun(mode, env, callers));
-                await env.ExecuteAsync(tx => tx.CreateTree("merge")).ConfigureAwait(false);
+                var values = Enumerable.Range(0, 64).Select(Value).ToArray();
+                var sequences = new long[64];
+                await ClosedLoop.RunAsync(64, duration, caller => writer.PutAsync(KeyPattern.Random.Key(caller, sequences[caller]++), values[caller]), writer.Settle)
+                    .ConfigureAwait(false);
             }
-
-            for (var round = 1; round <= rounds; round++)
+            finally
             {
-                foreach (var run in runs)
-                {
-                    context.Progress($"{run.Mode,-19} {callers,3} callers, round {round} of {rounds} ...");
-                    await run.RoundAsync(duration / rounds).ConfigureAwait(false);
-                }
-            }
-        }
-        finally
-        {
-            foreach (var run in runs)
-            {
-                run.Environment.Dispose();
+                Discard(writer);
             }
         }
 
-        return runs;
+        ThreadPool.GetMinThreads(out var minimum, out _);
+        report.AddFact("threadPool", $"minimum {minimum} worker threads (the default); {ThreadPool.ThreadCount} threads after the process warm-up");
     }
 
-    /// <summary>One Voron mode's store and its totals over the rounds; keys continue from round to round.</summary>
-    private sealed class VoronRun(string mode, StorageEnvironment environment, int callers)
+    private static bool Available(string mode, HashSet<string> peers) =>
+        !mode.StartsWith("sqlite", StringComparison.Ordinal) && !mode.StartsWith("lmdb", StringComparison.Ordinal) ||
+        peers.Contains(mode.Split('-')[0]);
+
+    /// <summary>Opens <paramref name="mode"/>'s store in a fresh directory named <paramref name="name"/>, on the context's disk.</summary>
+    internal static IConcurrentWriter Open(ExperimentContext context, string mode, string name)
     {
-        private readonly int[] _sequences = new int[callers];
-
-        public string Mode => mode;
-
-        public StorageEnvironment Environment => environment;
-
-        public LatencySample[] Latencies { get; } = [.. Enumerable.Range(0, callers).Select(_ => new LatencySample())];
-
-        public double Seconds { get; private set; }
-
-        public long Flushes { get; private set; }
-
-        public async Task RoundAsync(TimeSpan duration)
+        var directory = context.NewDirectory(name);
+        return mode switch
         {
-            var flushesBefore = environment.JournalWrites;
-            var watch = Stopwatch.StartNew();
-            var tasks = Enumerable.Range(0, callers).Select(async caller =>
-            {
-                var sample = Latencies[caller];
-                var value = Value(caller);
-                do // at least one operation per caller, however late a busy machine starts it
-                {
-                    var key = Key(caller, _sequences[caller]++);
-                    var start = Stopwatch.GetTimestamp();
-                    await environment.ExecuteAsync(tx => tx.CreateTree("merge").Put(key, value)).ConfigureAwait(false);
-                    sample.AddTicks(Stopwatch.GetTimestamp() - start);
-                }
-                while (watch.Elapsed < duration);
-            }).ToArray();
-            await Task.WhenAll(tasks).ConfigureAwait(false);
-            environment.FlushToDataFile(); // this round's data-file flush is its own, not the next mode's
-            Seconds += watch.Elapsed.TotalSeconds;
-            Flushes += environment.JournalWrites - flushesBefore;
+            Unmerged => VoronMergedWriter.Open(mode, context.Disk.VoronOptions(directory), merged: false, asyncCommit: false),
+            Merged => VoronMergedWriter.Open(mode, context.Disk.VoronOptions(directory), merged: true, asyncCommit: false),
+            MergedAsync => VoronMergedWriter.Open(mode, context.Disk.VoronOptions(directory), merged: true, asyncCommit: true),
+            SqliteNaive or SqliteBatched => new BatchedPeerWriter(mode, Peer(KvEngineCatalog.Sqlite).Open(directory, context.Disk), mode == SqliteBatched),
+            LmdbNaive or LmdbBatched => new BatchedPeerWriter(mode, Peer(KvEngineCatalog.Lmdb).Open(directory, context.Disk), mode == LmdbBatched),
+            _ => throw new ArgumentOutOfRangeException(nameof(mode), mode, "Unknown mode."),
+        };
+
+        static KvEngineKind Peer(string name) => KvEngineCatalog.All.Single(k => k.Name == name);
+    }
+
+    /// <summary>Disposes a writer and deletes its store.</summary>
+    internal static void Discard(IConcurrentWriter writer)
+    {
+        var directory = writer.Directory;
+        writer.Dispose();
+        if (Directory.Exists(directory))
+        {
+            Directory.Delete(directory, recursive: true);
         }
     }
 
-    private static MergeResult RunPeer(ExperimentContext context, KvEngineKind kind, int callers, TimeSpan duration)
-    {
-        context.Progress($"{kind.Name,-19} {callers,3} callers ...");
-        using var engine = kind.Open(context.NewDirectory($"{kind.Name}-{callers}"));
-        var gate = new object(); // one writer at a time, as both engines allow: callers queue here
-        var latencies = new LatencySample[callers];
-        var watch = Stopwatch.StartNew();
-        var threads = Enumerable.Range(0, callers).Select(caller => new Thread(() =>
-        {
-            var sample = latencies[caller] = new LatencySample();
-            var value = Value(caller);
-            var sequence = 0;
-            do // at least one operation per caller, however late a busy machine starts it
-            {
-                var item = new[] { (Key(caller, sequence), value) };
-                var start = Stopwatch.GetTimestamp();
-                lock (gate)
-                {
-                    engine.InsertBatch(item);
-                }
-
-                sample.AddTicks(Stopwatch.GetTimestamp() - start);
-                sequence++;
-            }
-            while (watch.Elapsed < duration);
-        })).ToList();
-        threads.ForEach(t => t.Start());
-        threads.ForEach(t => t.Join());
-        var seconds = watch.Elapsed.TotalSeconds;
-        var operations = latencies.Sum(l => l.Count);
-        return Finish(context, kind.Name, callers, latencies, seconds, operations, journal: null);
-    }
-
-    private static MergeResult Finish(ExperimentContext context, string mode, int callers, LatencySample[] perCaller, double seconds, long flushes, LatencySample? journal)
-    {
-        var all = new LatencySample();
-        foreach (var sample in perCaller)
-        {
-            all.AddAll(sample);
-        }
-
-        var result = new MergeResult(mode, callers, all.Count, all.Count / seconds, all, flushes == 0 ? 0 : all.Count / (double)flushes, journal);
-        var journalText = journal is { Count: > 0 } ? $", journal record {journal.Median:F2} ms (median)" : "";
-        context.Progress($"{mode,-19} {callers,3} callers: {result.WritesPerSecond,10:N0} writes/s, p99 {all.Percentile(99):F2} ms, {result.OpsPerFlush:F1} ops/flush{journalText}");
-        return result;
-    }
-
-    private static byte[] Key(int caller, int sequence)
-    {
-        // Callers' keys interleave across the key space, as independent clients' would.
-        var key = new byte[8];
-        BinaryPrimitives.WriteInt32BigEndian(key, sequence);
-        BinaryPrimitives.WriteInt32BigEndian(key.AsSpan(4), caller);
-        return key;
-    }
-
-    private static byte[] Value(int caller)
+    /// <summary>The value every write of <paramref name="writer"/> puts: 1 KiB of random bytes, fixed per writer.</summary>
+    internal static byte[] Value(int writer)
     {
         var value = new byte[ValueSize];
-        new Random(caller).NextBytes(value);
+        new Random(writer).NextBytes(value);
         return value;
     }
 
-    private sealed record MergeResult(string Mode, int Callers, int Operations, double WritesPerSecond, LatencySample Latency, double OpsPerFlush, LatencySample? Journal);
+    private static void AddNotes(Report report)
+    {
+        report.AddNote("Closed loop: each caller writes its next value once the previous one is durable. Modes run on fresh stores per caller count and key pattern, " +
+                       "warm up unreported, then run in interleaved rounds (their order rotated each round), each round timed with its store's settle: " +
+                       "Voron's data-file flush, SQLite's checkpoint; so no mode's deferred work runs during another's round.");
+        report.AddNote("sqlite and lmdb: one transaction per write, callers served in arrival order (a FIFO queue, not an unfair lock): what an application that " +
+                       "does not batch gets. sqlite-batched and lmdb-batched: the same callers through a FIFO queue, all queued writes (up to peerBatchMax) committed as one transaction.");
+        report.AddNote("opsPerFlush: writes acknowledged per durable flush (Voron: journal write + fdatasync; peers: commits). journalMedianMs: median time of one " +
+                       "Voron journal record under that load (encoding, write, fdatasync), from the voron.journal.flush_duration metric.");
+        report.AddNote("Open loop: writes start on a fixed schedule (offeredPerSec) whatever the engine does, and each write's latency runs from its scheduled start " +
+                       "to its acknowledgement, so queueing shows (no coordinated omission). writesPerSec counts completed writes over the time to the last one. " +
+                       "A sweep point is ok when p99 <= 10 ms and writesPerSec >= 90% of offeredPerSec; the saturation rate is the highest ok rate " +
+                       "(a rising sweep, then bisection). The target points run merged and merged+async (and the batched peers) interleaved at 50% and 80% of merged's saturation rate.");
+        report.AddNote("Closed loop, bytes: bytesWrittenPerOp and writeAmplification count the bytes handed to write calls over the recorded rounds and their settles " +
+                       "(over 8 + 1,024 bytes of key and value a write); onDiskMiB: the store's files after the last round (Voron's 64 MiB preallocated journal file included).");
+        report.AddNote("Targets: closed loop, merged >= 20x unmerged at 256 callers, merged+async >= 10x SQLite at 64 callers; " +
+                       "open loop with a 1 ms (simulated) flush, merged+async p99 <= 0.75x merged's at 50% and 80% of merged's saturation rate.");
+    }
 }

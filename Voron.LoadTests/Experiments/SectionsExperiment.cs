@@ -52,7 +52,7 @@ internal sealed class SectionsExperiment : IExperiment
     {
         var scale = _scale ?? (context.Quick ? 0.1 : 1.0);
         int Scaled(int count) => Math.Max(1, (int)Math.Round(count * scale));
-        var report = new Report(Name, "Sections: seeks per flush, section allocator vs first fit");
+        var report = context.NewReport(Name, "Sections: seeks per flush, section allocator vs first fit");
         report.AddFact("seed", Seed);
         report.AddFact("scale", scale);
 

@@ -41,7 +41,7 @@ internal static class SectionsWorkload
     {
         var directory = context.NewDirectory($"{shape.Name}-{policy}".ToLowerInvariant());
         var files = new CountingFileSystem(PosixFileSystem.Instance);
-        var options = StorageEnvironmentOptions.ForFileSystem(directory, files);
+        var options = StorageEnvironmentOptions.ForFileSystem(directory, context.Disk.Wrap(files));
         options.AllocationPolicy = policy;
         options.BackgroundFlush = false; // flushes happen exactly where the workload says
         var flushes = new List<FlushPoint>();

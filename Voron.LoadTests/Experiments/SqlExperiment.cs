@@ -55,10 +55,8 @@ internal sealed partial class SqlExperiment : IExperiment
         var duration = _duration ?? (context.Quick ? TimeSpan.FromMilliseconds(300) : TimeSpan.FromSeconds(3));
         var rounds = context.Quick || duration < TimeSpan.FromSeconds(1) ? 1 : 3;
         var rows = context.Quick ? 20_000 : 200_000;
-        var report = new Report(Name, "SQL: SQLite on Voron against stock SQLite, all durable");
-        context.Progress("measuring write+fdatasync latency (4 KiB)");
-        var flush = MachineExperiment.MeasureDurableWrites(Path.Combine(context.NewDirectory("machine"), "probe.bin"), 4096, context.Quick ? 200 : 1000);
-        report.AddFact("fdatasyncMedianMs", flush.Median);
+        var report = context.NewReport(Name, "SQL: SQLite on Voron against stock SQLite, all durable");
+        DiskBaseline.AddTo(report, context);
         report.AddFact("durability", "all durable: voron acknowledges COMMIT after the journal fdatasync covering it; sqlite-wal and sqlite-rollback run synchronous=FULL");
         report.AddFact("sqliteVersion", SqliteVersion());
         report.AddFact("preloadedRows", rows);

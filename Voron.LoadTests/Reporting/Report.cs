@@ -16,6 +16,7 @@ internal sealed class Report
     private readonly List<Dictionary<string, object?>> _rows = [];
     private readonly List<KeyValuePair<string, object?>> _facts = [];
     private readonly List<string> _notes = [];
+    private string? _groupColumn;
 
     public Report(string experiment, string title)
     {
@@ -39,6 +40,13 @@ internal sealed class Report
     }
 
     public void AddNote(string note) => _notes.Add(note);
+
+    /// <summary>
+    /// Prints the Markdown as one table per value of <paramref name="column"/> (in order of first
+    /// appearance), each with only the columns its rows use: for reports whose rows are of
+    /// different kinds (closed- and open-loop rows). The JSON keeps one list of rows.
+    /// </summary>
+    public void GroupMarkdownBy(string column) => _groupColumn = column;
 
     /// <summary>Adds a row; columns appear in the order they are first seen.</summary>
     public void AddRow(params (string Column, object? Value)[] cells)
@@ -101,12 +109,24 @@ internal sealed class Report
             text.Append(CultureInfo.InvariantCulture, $"- {name}: {Format(value)}\n");
         }
 
-        text.Append('\n');
-        text.Append("| ").AppendJoin(" | ", _columns).Append(" |\n");
-        text.Append('|').AppendJoin("|", _columns.Select(_ => "---")).Append("|\n");
-        foreach (var row in _rows)
+        var groups = _groupColumn == null
+            ? [(Title: (string?)null, Rows: _rows)]
+            : _rows.GroupBy(r => Format(r.GetValueOrDefault(_groupColumn))).Select(g => (Title: (string?)g.Key, Rows: g.ToList())).ToList();
+        foreach (var (group, rows) in groups)
         {
-            text.Append("| ").AppendJoin(" | ", _columns.Select(c => Format(row.GetValueOrDefault(c)))).Append(" |\n");
+            if (group != null)
+            {
+                text.Append(CultureInfo.InvariantCulture, $"\n## {_groupColumn}: {group}\n");
+            }
+
+            var columns = group == null ? _columns : _columns.Where(c => rows.Any(r => r.GetValueOrDefault(c) != null)).ToList();
+            text.Append('\n');
+            text.Append("| ").AppendJoin(" | ", columns).Append(" |\n");
+            text.Append('|').AppendJoin("|", columns.Select(_ => "---")).Append("|\n");
+            foreach (var row in rows)
+            {
+                text.Append("| ").AppendJoin(" | ", columns.Select(c => Format(row.GetValueOrDefault(c)))).Append(" |\n");
+            }
         }
 
         foreach (var note in _notes)

@@ -43,6 +43,12 @@ public sealed class CommandLineTests
     [InlineData(new[] { "machine", "--entries", "5" }, "'--entries'")]
     [InlineData(new[] { "machine", "--no-such-option" }, "'--no-such-option'")]
     [InlineData(new[] { "journal", "--dir" }, "--dir")]
+    [InlineData(new[] { "merge", "--flush-delay", "-1" }, "--flush-delay must be a number of milliseconds from 0 to 1000, not '-1'")]
+    [InlineData(new[] { "merge", "--flush-delay", "slow" }, "--flush-delay must be a number of milliseconds")]
+    [InlineData(new[] { "machine", "--flush-delay", "1" }, "'--flush-delay'")]
+    [InlineData(new[] { "kv", "--engines", "voron,rocksdb" }, "--engines must list names from voron, sqlite, sqlite-mmap, lmdb")]
+    [InlineData(new[] { "merge", "--loops", "sideways" }, "--loops must list names from closed, open")]
+    [InlineData(new[] { "kv", "--runs", "0" }, "--runs must be a positive whole number")]
     public async Task A_bad_argument_is_named_and_exits_with_2(string[] args, string expected)
     {
         using var output = new StringWriter();
@@ -66,6 +72,35 @@ public sealed class CommandLineTests
             Assert.Equal("/tmp/x", parsed.GetValue(CommandLine.Directory));
             Assert.Equal("r", parsed.GetValue(CommandLine.Reports));
         }
+    }
+
+    [Fact]
+    public void Writing_experiments_take_a_flush_delay_and_the_others_do_not()
+    {
+        foreach (var experiment in ExperimentCatalog.All)
+        {
+            var parsed = CommandLine.Parse([experiment.Name, "--flush-delay", "0.5"]);
+
+            Assert.Equal(experiment.Writes, parsed.Errors.Count == 0);
+            if (experiment.Writes)
+            {
+                Assert.Equal(0.5, parsed.GetValue(ExperimentCatalog.FlushDelay));
+            }
+        }
+
+        Assert.Contains(ExperimentCatalog.All, e => e.Name == "merge" && e.Writes);
+        Assert.Contains(ExperimentCatalog.All, e => e.Name == "kv" && e.Writes);
+    }
+
+    [Fact]
+    public void Engine_and_loop_lists_are_parsed()
+    {
+        var parsed = CommandLine.Parse(["kv", "--engines", "voron, lmdb", "--runs", "3"]);
+
+        Assert.Empty(parsed.Errors);
+        Assert.Equal(["voron", "lmdb"], parsed.GetValue(ExperimentCatalog.Engines)!);
+        Assert.Equal(3, parsed.GetValue(ExperimentCatalog.Runs));
+        Assert.Equal(["open"], CommandLine.Parse(["merge", "--loops", "open"]).GetValue(ExperimentCatalog.MergeLoops)!);
     }
 
     [Fact]

@@ -30,7 +30,7 @@ public sealed class CompressionExperimentTests : IDisposable
         Assert.All(rows, r => Assert.True(r.GetProperty("decompressMBps").GetDouble() > 0));
 
         double Ratio(string workload) => rows.First(r => r.GetProperty("workload").GetString() == workload).GetProperty("ratio").GetDouble();
-        Assert.True(Ratio("journal-insert-diffs") > 2, "JSON compresses");
+        Assert.True(Ratio("journal-insert-diffs") > 1.4, "realistic JSON compresses (about 1.8x with LZ4 fast: varied names, words, ids)");
         Assert.True(Ratio("merge-16") < 1.25, "random values barely do");
     }
 

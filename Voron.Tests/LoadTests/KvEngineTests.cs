@@ -1,5 +1,6 @@
 using System.Buffers.Binary;
 using Voron.LoadTests.Engines;
+using Voron.LoadTests.Measurement;
 
 namespace Voron.Tests.LoadTests;
 
@@ -25,11 +26,11 @@ public sealed class KvEngineTests : IDisposable
             return;
         }
 
-        var items = Enumerable.Range(0, Entries).Select(i => (Key(i), Value(i))).ToArray();
+        var items = Enumerable.Range(0, Entries).Select(i => KvWrite.Put(Key(i), Value(i))).ToArray();
         new Random(7).Shuffle(items);
         foreach (var batch in items.Chunk(100))
         {
-            engine.InsertBatch(batch);
+            engine.WriteBatch(batch);
         }
 
         Assert.Equal(Entries, engine.ScanAll());
@@ -53,7 +54,7 @@ public sealed class KvEngineTests : IDisposable
             return;
         }
 
-        engine.InsertBatch([.. Enumerable.Range(0, Entries).Select(i => (Key(i), Value(i)))]);
+        engine.WriteBatch([.. Enumerable.Range(0, Entries).Select(i => KvWrite.Put(Key(i), Value(i)))]);
 
         using var bothOpen = new Barrier(2);
         var found = new int[2];
@@ -82,33 +83,105 @@ public sealed class KvEngineTests : IDisposable
             return;
         }
 
-        engine.InsertBatch([(Key(1), Value(1))]);
+        engine.WriteBatch([KvWrite.Put(Key(1), Value(1))]);
         using var reader = engine.OpenReader();
         Assert.True(reader.TryGet(Key(1), out _));
 
-        engine.InsertBatch([(Key(2), Value(2))]);
+        engine.WriteBatch([KvWrite.Put(Key(2), Value(2))]);
 
         Assert.False(reader.TryGet(Key(2), out _));
         using var later = engine.OpenReader();
         Assert.True(later.TryGet(Key(2), out _));
+        reader.Refresh();
+        Assert.True(reader.TryGet(Key(2), out _), "a refreshed reader sees the later commit");
+    }
+
+    [Theory]
+    [MemberData(nameof(Engines))]
+    public void Puts_replace_deletes_remove_and_a_missing_delete_is_no_error(string name)
+    {
+        using var engine = Open(name);
+        if (engine == null)
+        {
+            return;
+        }
+
+        engine.WriteBatch([.. Enumerable.Range(0, 10).Select(i => KvWrite.Put(Key(i), Value(i)))]);
+        engine.WriteBatch([KvWrite.Put(Key(3), new byte[777]), KvWrite.Delete(Key(4)), KvWrite.Delete(Key(99))]);
+        engine.Settle();
+
+        using var reader = engine.OpenReader();
+        Assert.True(reader.TryGet(Key(3), out var length));
+        Assert.Equal(777, length);
+        Assert.False(reader.TryGet(Key(4), out _));
+        Assert.Equal(9, engine.ScanAll());
+        Assert.Equal(9, reader.WarmUp());
+    }
+
+    [Theory]
+    [MemberData(nameof(Engines))]
+    public void A_scan_starts_at_the_first_key_at_or_after_its_start_and_stops_at_its_count(string name)
+    {
+        using var engine = Open(name);
+        if (engine == null)
+        {
+            return;
+        }
+
+        engine.WriteBatch([.. Enumerable.Range(0, 50).Select(i => KvWrite.Put(Key(i * 2), Value(i)))]);
+
+        using var reader = engine.OpenReader();
+        Assert.Equal(10, reader.Scan(Key(7), 10));
+        Assert.Equal(3, reader.Scan(Key(93), 10)); // 94, 96, 98
+        Assert.Equal(0, reader.Scan(Key(1000), 10));
+    }
+
+    [Theory]
+    [MemberData(nameof(Engines))]
+    public void A_simulated_flush_delay_makes_each_commit_wait_at_least_the_delay(string name)
+    {
+        var kind = KvEngineCatalog.All.Single(k => k.Name == name);
+        if (!Loads(kind))
+        {
+            return;
+        }
+
+        var directory = _directory.Combine(name + "-slow");
+        Directory.CreateDirectory(directory);
+        using var engine = kind.Open(directory, new SimulatedDisk(TimeSpan.FromMilliseconds(20)));
+        engine.WriteBatch([KvWrite.Put(Key(0), Value(0))]);
+
+        var watch = System.Diagnostics.Stopwatch.StartNew();
+        engine.WriteBatch([KvWrite.Put(Key(1), Value(1))]);
+
+        Assert.True(watch.Elapsed >= TimeSpan.FromMilliseconds(20), $"{name}: a commit took {watch.Elapsed.TotalMilliseconds} ms");
     }
 
     /// <summary>The engine on a fresh directory, or null when its library does not load here.</summary>
     private IKvEngine? Open(string name)
     {
         var kind = KvEngineCatalog.All.Single(k => k.Name == name);
-        try
-        {
-            kind.Probe();
-        }
-        catch (DllNotFoundException)
+        if (!Loads(kind))
         {
             return null;
         }
 
         var directory = _directory.Combine(name);
         Directory.CreateDirectory(directory);
-        return kind.Open(directory);
+        return kind.OpenOnDisk(directory);
+    }
+
+    internal static bool Loads(KvEngineKind kind)
+    {
+        try
+        {
+            kind.Probe();
+            return true;
+        }
+        catch (DllNotFoundException)
+        {
+            return false;
+        }
     }
 
     private static byte[] Key(int number)

@@ -2,7 +2,7 @@ using LightningDB;
 
 namespace Voron.LoadTests.Engines.Lmdb;
 
-/// <summary>One read-only LMDB transaction, held for the reader's life, for point reads from one thread.</summary>
+/// <summary>One read-only LMDB transaction, held for the reader's life, for reads from one thread.</summary>
 internal sealed class LmdbKvReader : IKvReader
 {
     private readonly LightningDatabase _db;
@@ -29,6 +29,49 @@ internal sealed class LmdbKvReader : IKvReader
         result.ThrowOnError();
         valueLength = CopyOut(value, ref _value);
         return true;
+    }
+
+    public int Scan(byte[] from, int count)
+    {
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        using var cursor = _tx.CreateCursor(_db);
+        var read = 0;
+        var result = cursor.SetRange(from);
+        var value = default(MDBValue);
+        if (result == MDBResultCode.Success)
+        {
+            (result, _, value) = cursor.GetCurrent();
+        }
+
+        while (result == MDBResultCode.Success && read < count)
+        {
+            CopyOut(value, ref _value);
+            read++;
+            if (read < count)
+            {
+                (result, _, value) = cursor.Next();
+            }
+        }
+
+        if (result is not MDBResultCode.Success and not MDBResultCode.NotFound)
+        {
+            result.ThrowOnError();
+        }
+
+        return read;
+    }
+
+    public void Refresh()
+    {
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        _tx.Reset();
+        _tx.Renew().ThrowOnError();
+    }
+
+    public long WarmUp()
+    {
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        return LmdbKvEngine.Scan(_tx, _db, ref _value);
     }
 
     /// <summary>

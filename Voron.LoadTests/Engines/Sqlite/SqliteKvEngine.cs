@@ -1,51 +1,68 @@
 using Microsoft.Data.Sqlite;
+using Voron.LoadTests.Measurement;
 
 namespace Voron.LoadTests.Engines.Sqlite;
 
 /// <summary>
-/// SQLite as a peer of the <c>kv</c> experiment, through Microsoft.Data.Sqlite as a careful .NET
-/// caller uses it: a <c>kv(k BLOB PRIMARY KEY, v BLOB) WITHOUT ROWID</c> table (the rows live in
-/// the primary-key B-tree, as in a key-value store), WAL with <c>synchronous=FULL</c> (every
-/// commit syncs the WAL: durable), one prepared insert reused for every row, one transaction per
-/// batch, and a connection of its own for each reader (WAL lets readers run beside each other
-/// and beside the writer).
+/// SQLite as a peer, through Microsoft.Data.Sqlite as a careful .NET caller uses it: a
+/// <c>kv(k BLOB PRIMARY KEY, v BLOB) WITHOUT ROWID</c> table (the rows live in the primary-key
+/// B-tree, as in a key-value store), WAL with <c>synchronous=FULL</c> (every commit syncs the
+/// WAL: durable), prepared commands reused for every row, one transaction per batch, and a
+/// connection of its own for each reader (WAL lets readers run beside each other and beside the
+/// writer). Per-call ADO.NET cost (parameter binding, a data reader per query) is part of what
+/// the rows measure: they are labelled "SQLite via Microsoft.Data.Sqlite".
 /// </summary>
 /// <remarks>
 /// The page size is SQLite's default. Every connection gets <see cref="CacheSizePragma"/>: room
 /// for the whole table of a full run, so reads are not held back by a small page cache when the
-/// memory-mapped peers have all of the OS page cache. Pooling is off so that disposing the
-/// engine closes the database file.
+/// memory-mapped peers have all of the OS page cache. With <c>mmap</c>, every connection also
+/// sets <c>mmap_size</c> (<see cref="MmapSize"/>), as a user tuning SQLite for reads would.
+/// Pooling is off so that disposing the engine closes the database file. A simulated flush delay
+/// is a sleep after each commit (<see cref="SimulatedDisk"/>: one fsync per commit).
 /// </remarks>
 internal sealed class SqliteKvEngine : IKvEngine
 {
     /// <summary><c>PRAGMA cache_size</c> for every connection: negative means KiB, so 256 MiB.</summary>
     internal const int CacheSizePragma = -262_144;
 
+    /// <summary><c>PRAGMA mmap_size</c> of the mmap variant: SQLite's default upper limit (SQLITE_MAX_MMAP_SIZE, 0x7fff0000), about 2 GiB.</summary>
+    internal const long MmapSize = 0x7fff0000;
+
+    /// <summary>The syncs one commit makes (WAL, synchronous=FULL: one fsync of the WAL), for the simulated delay.</summary>
+    internal const int SyncsPerCommit = 1;
+
     internal const string FileName = "kv.db";
 
     private readonly string _connectionString;
+    private readonly bool _mmap;
+    private readonly SimulatedDisk _disk;
     private readonly SqliteConnection _connection;
-    private readonly SqliteCommand _insert;
-    private readonly SqliteParameter _insertKey;
-    private readonly SqliteParameter _insertValue;
+    private readonly SqliteCommand _put;
+    private readonly SqliteParameter _putKey;
+    private readonly SqliteParameter _putValue;
+    private readonly SqliteCommand _delete;
+    private readonly SqliteParameter _deleteKey;
     private byte[] _scanValue = new byte[1024];
 
-    public SqliteKvEngine(string directory)
+    public SqliteKvEngine(string directory, SimulatedDisk disk, bool mmap)
     {
+        Directory = directory;
+        _mmap = mmap;
+        _disk = disk;
         _connectionString = new SqliteConnectionStringBuilder
         {
             DataSource = Path.Combine(directory, FileName),
             Pooling = false,
         }.ToString();
-        _connection = OpenConnection(_connectionString);
+        _connection = OpenConnection();
         try
         {
             Execute(_connection, "PRAGMA journal_mode=WAL; CREATE TABLE IF NOT EXISTS kv(k BLOB PRIMARY KEY, v BLOB) WITHOUT ROWID;");
-            _insert = _connection.CreateCommand();
-            _insert.CommandText = "INSERT INTO kv(k, v) VALUES ($k, $v)";
-            _insertKey = _insert.Parameters.Add("$k", SqliteType.Blob);
-            _insertValue = _insert.Parameters.Add("$v", SqliteType.Blob);
-            _insert.Prepare();
+            _put = Prepare(_connection, "INSERT OR REPLACE INTO kv(k, v) VALUES ($k, $v)", "$k", "$v");
+            _putKey = _put.Parameters["$k"];
+            _putValue = _put.Parameters["$v"];
+            _delete = Prepare(_connection, "DELETE FROM kv WHERE k = $k", "$k");
+            _deleteKey = _delete.Parameters["$k"];
         }
         catch
         {
@@ -54,7 +71,9 @@ internal sealed class SqliteKvEngine : IKvEngine
         }
     }
 
-    public string Name => KvEngineCatalog.Sqlite;
+    public string Name => _mmap ? KvEngineCatalog.SqliteMmap : KvEngineCatalog.Sqlite;
+
+    public string Directory { get; }
 
     /// <summary>The native SQLite's version; throws <see cref="DllNotFoundException"/> when it cannot be loaded.</summary>
     internal static string LibraryVersion()
@@ -64,22 +83,39 @@ internal sealed class SqliteKvEngine : IKvEngine
         return connection.ServerVersion;
     }
 
-    public void InsertBatch(IReadOnlyList<(byte[] Key, byte[] Value)> items)
+    public void WriteBatch(IReadOnlyList<KvWrite> writes)
     {
-        using var transaction = _connection.BeginTransaction();
-        _insert.Transaction = transaction;
-        foreach (var (key, value) in items)
+        using (var transaction = _connection.BeginTransaction())
         {
-            _insertKey.Value = key;
-            _insertValue.Value = value;
-            _insert.ExecuteNonQuery();
+            _put.Transaction = transaction;
+            _delete.Transaction = transaction;
+            foreach (var write in writes)
+            {
+                if (write.Value is { } value)
+                {
+                    _putKey.Value = write.Key;
+                    _putValue.Value = value;
+                    _put.ExecuteNonQuery();
+                }
+                else
+                {
+                    _deleteKey.Value = write.Key;
+                    _delete.ExecuteNonQuery();
+                }
+            }
+
+            transaction.Commit();
+            _put.Transaction = null;
+            _delete.Transaction = null;
         }
 
-        transaction.Commit();
-        _insert.Transaction = null;
+        _disk.Delay(SyncsPerCommit);
     }
 
-    public IKvReader OpenReader() => new SqliteKvReader(OpenConnection(_connectionString));
+    /// <summary>Checkpoints the whole WAL into the database file (which SQLite then fsyncs) and truncates the WAL.</summary>
+    public void Settle() => Execute(_connection, "PRAGMA wal_checkpoint(TRUNCATE);");
+
+    public IKvReader OpenReader() => new SqliteKvReader(OpenConnection());
 
     public long ScanAll()
     {
@@ -97,13 +133,13 @@ internal sealed class SqliteKvEngine : IKvEngine
     }
 
     /// <summary>Opens a connection with this engine's per-connection settings.</summary>
-    private static SqliteConnection OpenConnection(string connectionString)
+    private SqliteConnection OpenConnection()
     {
-        var connection = new SqliteConnection(connectionString);
+        var connection = new SqliteConnection(_connectionString);
         try
         {
             connection.Open();
-            Execute(connection, $"PRAGMA synchronous=FULL; PRAGMA cache_size={CacheSizePragma};");
+            Execute(connection, $"PRAGMA synchronous=FULL; PRAGMA cache_size={CacheSizePragma};" + (_mmap ? $" PRAGMA mmap_size={MmapSize};" : ""));
             return connection;
         }
         catch
@@ -113,16 +149,38 @@ internal sealed class SqliteKvEngine : IKvEngine
         }
     }
 
-    private static void Execute(SqliteConnection connection, string sql)
+    /// <summary>A prepared command with a blob parameter of each of <paramref name="parameters"/>' names.</summary>
+    private static SqliteCommand Prepare(SqliteConnection connection, string sql, params string[] parameters)
+    {
+        var command = connection.CreateCommand();
+        command.CommandText = sql;
+        foreach (var name in parameters)
+        {
+            command.Parameters.Add(name, SqliteType.Blob);
+        }
+
+        command.Prepare();
+        return command;
+    }
+
+    internal static void Execute(SqliteConnection connection, string sql)
     {
         using var command = connection.CreateCommand();
         command.CommandText = sql;
-        command.ExecuteNonQuery();
+        using var reader = command.ExecuteReader(); // pragmas such as wal_checkpoint return a row
+        do
+        {
+            while (reader.Read())
+            {
+            }
+        }
+        while (reader.NextResult());
     }
 
     public void Dispose()
     {
-        _insert.Dispose();
+        _put.Dispose();
+        _delete.Dispose();
         _connection.Dispose();
     }
 }

@@ -3,16 +3,19 @@ using Microsoft.Data.Sqlite;
 namespace Voron.LoadTests.Engines.Sqlite;
 
 /// <summary>
-/// A connection of its own with one deferred transaction held open, so all of the reader's point
-/// reads see one snapshot (as a Voron or LMDB read transaction does) and none pays for starting
-/// and ending a read transaction of its own. The point query is prepared once and reused.
+/// A connection of its own with one deferred transaction held open, so all of the reader's reads
+/// see one snapshot (as a Voron or LMDB read transaction does) and none pays for starting and
+/// ending a read transaction of its own. The queries are prepared once and reused.
 /// </summary>
 internal sealed class SqliteKvReader : IKvReader
 {
     private readonly SqliteConnection _connection;
-    private readonly SqliteTransaction _transaction;
+    private SqliteTransaction _transaction;
     private readonly SqliteCommand _select;
     private readonly SqliteParameter _key;
+    private readonly SqliteCommand _range;
+    private readonly SqliteParameter _rangeFrom;
+    private readonly SqliteParameter _rangeCount;
     private byte[] _value = new byte[1024];
 
     internal SqliteKvReader(SqliteConnection connection)
@@ -26,6 +29,12 @@ internal sealed class SqliteKvReader : IKvReader
             _select.CommandText = "SELECT v FROM kv WHERE k = $k";
             _key = _select.Parameters.Add("$k", SqliteType.Blob);
             _select.Prepare();
+            _range = connection.CreateCommand();
+            _range.Transaction = _transaction;
+            _range.CommandText = "SELECT v FROM kv WHERE k >= $from ORDER BY k LIMIT $count";
+            _rangeFrom = _range.Parameters.Add("$from", SqliteType.Blob);
+            _rangeCount = _range.Parameters.Add("$count", SqliteType.Integer);
+            _range.Prepare();
         }
         catch
         {
@@ -46,6 +55,46 @@ internal sealed class SqliteKvReader : IKvReader
 
         valueLength = CopyValue(reader, ref _value);
         return true;
+    }
+
+    public int Scan(byte[] from, int count)
+    {
+        _rangeFrom.Value = from;
+        _rangeCount.Value = count;
+        using var reader = _range.ExecuteReader();
+        var read = 0;
+        while (reader.Read())
+        {
+            CopyValue(reader, ref _value);
+            read++;
+        }
+
+        return read;
+    }
+
+    public void Refresh()
+    {
+        _transaction.Commit();
+        _transaction.Dispose();
+        _transaction = _connection.BeginTransaction(deferred: true);
+        _select.Transaction = _transaction;
+        _range.Transaction = _transaction;
+    }
+
+    public long WarmUp()
+    {
+        using var scan = _connection.CreateCommand();
+        scan.Transaction = _transaction;
+        scan.CommandText = "SELECT v FROM kv ORDER BY k";
+        using var reader = scan.ExecuteReader();
+        long count = 0;
+        while (reader.Read())
+        {
+            CopyValue(reader, ref _value);
+            count++;
+        }
+
+        return count;
     }
 
     /// <summary>
@@ -74,6 +123,7 @@ internal sealed class SqliteKvReader : IKvReader
     public void Dispose()
     {
         _select.Dispose();
+        _range.Dispose();
         _transaction.Dispose();
         _connection.Dispose();
     }

@@ -1,3 +1,5 @@
+using Voron.LoadTests.Measurement;
+
 namespace Voron.LoadTests.Engines.Voron;
 
 /// <summary>Voron.Core as a key-value engine: one tree, one durable write transaction per batch.</summary>
@@ -5,53 +7,79 @@ internal sealed class VoronKvEngine : IKvEngine
 {
     internal const string TreeName = "kv";
     private readonly StorageEnvironment _environment;
+    private byte[] _scanValue = new byte[1024];
 
-    internal VoronKvEngine(string directory)
+    internal VoronKvEngine(string directory, SimulatedDisk disk)
     {
-        _environment = StorageEnvironment.Open(StorageEnvironmentOptions.ForDirectory(directory));
+        Directory = directory;
+        _environment = StorageEnvironment.Open(disk.VoronOptions(directory));
     }
 
     public string Name => KvEngineCatalog.Voron;
 
-    public void InsertBatch(IReadOnlyList<(byte[] Key, byte[] Value)> items)
+    public string Directory { get; }
+
+    /// <summary>The store, for experiments that also measure Voron-only figures (journal bytes).</summary>
+    internal StorageEnvironment Environment => _environment;
+
+    public void WriteBatch(IReadOnlyList<KvWrite> writes)
     {
         using var tx = _environment.BeginWrite();
         var tree = tx.CreateTree(TreeName);
-        foreach (var (key, value) in items)
+        foreach (var write in writes)
         {
-            tree.Put(key, value);
+            if (write.Value is { } value)
+            {
+                tree.Put(write.Key, value);
+            }
+            else
+            {
+                tree.Delete(write.Key);
+            }
         }
 
         tx.Commit();
     }
 
-    public IKvReader OpenReader() => new VoronKvReader(_environment.BeginRead());
+    public void Settle() => _environment.FlushToDataFile();
+
+    public IKvReader OpenReader() => new VoronKvReader(_environment);
 
     public long ScanAll()
     {
         using var read = _environment.BeginRead();
-        var tree = read.OpenTree(TreeName);
+        return Scan(read.OpenTree(TreeName), ref _scanValue);
+    }
+
+    /// <summary>Every entry of <paramref name="tree"/> in key order, each value copied out.</summary>
+    internal static long Scan(Tree? tree, ref byte[] buffer)
+    {
         if (tree == null)
         {
             return 0;
         }
 
-        var buffer = new byte[1024];
         long count = 0;
         var iterator = tree.Iterate();
         for (var more = iterator.SeekFirst(); more; more = iterator.MoveNext())
         {
-            var value = iterator.Value;
-            if (value.Length > buffer.Length)
-            {
-                buffer = new byte[value.Length];
-            }
-
-            value.CopyTo(buffer);
+            CopyOut(iterator.Value, ref buffer);
             count++;
         }
 
         return count;
+    }
+
+    /// <summary>Copies a value out of the transaction's view into <paramref name="buffer"/> (grown if too small); returns its length.</summary>
+    internal static int CopyOut(ReadOnlySpan<byte> value, ref byte[] buffer)
+    {
+        if (value.Length > buffer.Length)
+        {
+            buffer = new byte[value.Length];
+        }
+
+        value.CopyTo(buffer);
+        return value.Length;
     }
 
     public void Dispose() => _environment.Dispose();

@@ -23,31 +23,20 @@ internal sealed record PayloadSet(string Name, string Description, IReadOnlyList
     /// <param name="bulkTransactions">Transactions of each bulk workload.</param>
     public static List<PayloadSet> Capture(int documents, int batches, int bulkTransactions)
     {
-        var docs = Enumerable.Range(0, documents).Select(i => JsonDocumentMaker.Make(i)).ToArray();
-        var random = new Random(20_261_121); // the journal experiment's update order
-        var updates = Enumerable.Range(0, documents).Select(_ => random.Next(documents)).ToArray();
-        var updated = new byte[documents][];
-        for (var i = 0; i < documents; i++)
-        {
-            updated[i] = JsonDocumentMaker.Update(docs[updates[i]], i);
-            docs[updates[i]] = updated[i];
-        }
+        var data = JournalData.Create(documents);
 
         var sets = new List<PayloadSet>();
         foreach (var diffs in new[] { true, false })
         {
             var suffix = diffs ? "diffs" : "pages";
             var how = diffs ? "page diffs" : "full pages";
-            sets.Add(Run($"journal-insert-{suffix}", $"journal experiment: JSON inserts (0.5-2 KiB), 10 per transaction, {how}", diffs, env =>
+            sets.Add(Run($"journal-insert-{suffix}", $"journal experiment: realistic JSON inserts (0.5-4 KiB), random keys, 10 per transaction, {how}", diffs, env =>
+                Transactions(data.Documents.Select((doc, i) => (data.RandomKeys[i], doc)), 10, env)));
+            sets.Add(Run($"journal-update-{suffix}", $"journal experiment: realistic JSON documents updated (timestamps, counters, sometimes a new entry), 10 per transaction, {how}", diffs, env =>
             {
-                var fresh = Enumerable.Range(0, documents).Select(i => JsonDocumentMaker.Make(i));
-                return Transactions(fresh.Select((doc, i) => (JournalKey(i), doc)), 10, env);
-            }));
-            sets.Add(Run($"journal-update-{suffix}", $"journal experiment: one or two fields of JSON documents updated, 10 per transaction, {how}", diffs, env =>
-            {
-                var inserts = Enumerable.Range(0, documents).Select(i => (JournalKey(i), JsonDocumentMaker.Make(i)));
+                var inserts = data.Documents.Select((doc, i) => (data.RandomKeys[i], doc));
                 return Transactions(inserts, 1_000, env, record: false)
-                    .Concat(Transactions(Enumerable.Range(0, documents).Select(i => (JournalKey(updates[i]), updated[i])), 10, env));
+                    .Concat(Transactions(data.Updates.Select(u => (data.RandomKeys[u.Index], u.Document)), 10, env));
             }));
         }
 
@@ -62,11 +51,12 @@ internal sealed record PayloadSet(string Name, string Description, IReadOnlyList
         }
 
         const int bulkDocuments = 1_000, bulkEntries = 10_000;
-        sets.Add(Run("bulk-json", $"bulk: {bulkDocuments:N0} JSON documents inserted in one transaction, page diffs", diffs: true, env =>
-            Transactions(Enumerable.Range(0, bulkDocuments * bulkTransactions).Select(i => (JournalKey(i), JsonDocumentMaker.Make(i))), bulkDocuments, env)));
+        var bulk = JournalData.Create(bulkDocuments * bulkTransactions);
+        sets.Add(Run("bulk-json", $"bulk: {bulkDocuments:N0} realistic JSON documents inserted in one transaction, keys in order, page diffs", diffs: true, env =>
+            Transactions(bulk.Documents.Select((doc, i) => (bulk.SequentialKeys[i], doc)), bulkDocuments, env)));
         var kv = KvDataSet.Create(bulkEntries * bulkTransactions, KvExperiment.Seed);
         sets.Add(Run("bulk-kv", $"bulk: {bulkEntries:N0} of kv's entries (8-byte keys in order, 100 random bytes) in one transaction, page diffs", diffs: true, env =>
-            Transactions(kv.Sequential, bulkEntries, env)));
+            Transactions(kv.Sequential.Select(w => (w.Key, w.Value!)), bulkEntries, env)));
         return sets;
     }
 
@@ -120,8 +110,6 @@ internal sealed record PayloadSet(string Name, string Description, IReadOnlyList
             yield return record;
         }
     }
-
-    private static byte[] JournalKey(int i) => System.Text.Encoding.ASCII.GetBytes(FormattableString.Invariant($"users/{i:D8}"));
 
     /// <summary>The merge experiment's key: sequence then caller, big-endian, so callers interleave.</summary>
     private static byte[] MergeKey(int caller, int sequence)

@@ -1,4 +1,5 @@
 using System.Globalization;
+using Voron.LoadTests.Measurement;
 using Voron.LoadTests.Reporting;
 
 namespace Voron.LoadTests.Experiments.Http;
@@ -32,7 +33,7 @@ internal sealed class HttpExperiment : IExperiment
 
     public async Task<Report> RunAsync(ExperimentContext context)
     {
-        var report = new Report(Name, "HTTP: the sample API under wrk, Voron beside SQLite");
+        var report = context.NewReport(Name, "HTTP: the sample API under wrk, Voron beside SQLite");
         var version = Wrk.Version();
         if (version == null)
         {
@@ -45,9 +46,7 @@ internal sealed class HttpExperiment : IExperiment
         report.AddFact("wrk", version);
         report.AddFact("secondsPerRun", duration.TotalSeconds);
         report.AddFact("wrkThreads", 2);
-        context.Progress("measuring write+fdatasync latency (4 KiB)");
-        var flush = MachineExperiment.MeasureDurableWrites(Path.Combine(context.NewDirectory("machine"), "probe.bin"), 4096, context.Quick ? 200 : 1000);
-        report.AddFact("fdatasyncMedianMs", flush.Median);
+        DiskBaseline.AddTo(report, context);
         report.AddFact("durability", "both durable: Voron acknowledges a save after the journal fdatasync covering it (merged with concurrent saves); SQLite WAL synchronous=FULL, one transaction per request, writers queue for its one write lock");
 
         var results = new List<(string Backend, string Endpoint, int Connections, WrkResult Result)>();
