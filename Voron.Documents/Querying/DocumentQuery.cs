@@ -66,12 +66,12 @@ internal sealed class DocumentQuery<T>(DocumentSession session, JsonTypeInfo<T> 
             : throw new InvalidOperationException("The query has more than one result; SingleOrDefaultAsync expects at most one.");
     }
 
-    public Task<int> CountAsync(CancellationToken cancellationToken = default) => Task.FromResult(Count(spec, cancellationToken));
+    public Task<int> CountAsync(CancellationToken cancellationToken = default) => Task.FromResult(session.CountQuery(spec, cancellationToken));
 
     public Task<int> CountAsync(Expression<Func<T, bool>> predicate, CancellationToken cancellationToken = default) =>
         ((DocumentQuery<T>)Where(predicate)).CountAsync(cancellationToken);
 
-    public Task<bool> AnyAsync(CancellationToken cancellationToken = default) => Task.FromResult(Count(spec.WithTake(1), cancellationToken) > 0);
+    public Task<bool> AnyAsync(CancellationToken cancellationToken = default) => Task.FromResult(session.CountQuery(spec.WithTake(1), cancellationToken) > 0);
 
     public Task<bool> AnyAsync(Expression<Func<T, bool>> predicate, CancellationToken cancellationToken = default) =>
         ((DocumentQuery<T>)Where(predicate)).AnyAsync(cancellationToken);
@@ -91,28 +91,6 @@ internal sealed class DocumentQuery<T>(DocumentSession session, JsonTypeInfo<T> 
 
             run.Returned = results.Count;
             return results;
-        }
-        catch (Exception e)
-        {
-            run.Fail(e);
-            throw;
-        }
-    }
-
-    private int Count(QuerySpec query, CancellationToken cancellationToken)
-    {
-        cancellationToken.ThrowIfCancellationRequested();
-        using var run = session.OpenQuery(query, readsJson: false);
-        try
-        {
-            var count = 0;
-            while (run.Cursor.MoveNext())
-            {
-                count++;
-            }
-
-            run.Returned = count;
-            return count;
         }
         catch (Exception e)
         {

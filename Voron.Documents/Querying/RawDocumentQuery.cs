@@ -118,31 +118,9 @@ internal sealed class RawDocumentQuery(DocumentSession session, QuerySpec spec) 
         }
     }
 
-    public Task<int> CountAsync(CancellationToken cancellationToken = default) => Task.FromResult(Count(spec, cancellationToken));
+    public Task<int> CountAsync(CancellationToken cancellationToken = default) => Task.FromResult(session.CountQuery(spec, cancellationToken));
 
-    public Task<bool> AnyAsync(CancellationToken cancellationToken = default) => Task.FromResult(Count(spec.WithTake(1), cancellationToken) > 0);
-
-    private int Count(QuerySpec query, CancellationToken cancellationToken)
-    {
-        cancellationToken.ThrowIfCancellationRequested();
-        using var run = session.OpenQuery(query, readsJson: false);
-        try
-        {
-            var count = 0;
-            while (run.Cursor.MoveNext())
-            {
-                count++;
-            }
-
-            run.Returned = count;
-            return count;
-        }
-        catch (Exception e)
-        {
-            run.Fail(e);
-            throw;
-        }
-    }
+    public Task<bool> AnyAsync(CancellationToken cancellationToken = default) => Task.FromResult(session.CountQuery(spec.WithTake(1), cancellationToken) > 0);
 
     public async IAsyncEnumerator<RawDocument> GetAsyncEnumerator(CancellationToken cancellationToken = default)
     {

@@ -24,6 +24,29 @@ internal sealed partial class DocumentSession
 
     internal DocumentStore Owner => store;
 
+    /// <summary>Counts the results of <paramref name="spec"/> without reading their JSON (typed and raw queries alike).</summary>
+    internal int CountQuery(QuerySpec spec, CancellationToken cancellationToken)
+    {
+        cancellationToken.ThrowIfCancellationRequested();
+        using var run = OpenQuery(spec, readsJson: false);
+        try
+        {
+            var count = 0;
+            while (run.Cursor.MoveNext())
+            {
+                count++;
+            }
+
+            run.Returned = count;
+            return count;
+        }
+        catch (Exception e)
+        {
+            run.Fail(e);
+            throw;
+        }
+    }
+
     /// <summary>Plans a query against the snapshot it will read (I6) and opens its cursor; the caller disposes both.</summary>
     internal QueryRun OpenQuery(QuerySpec spec, bool readsJson = true)
     {
