@@ -13,7 +13,8 @@ public sealed partial class StorageEnvironment
     //        transaction refuses changes from here on (T7)
     //   WriteAndPublish (in commit order; with async commit on the merger's committer task):
     //     2. Journal.Append(record) — one positional write + fdatasync (J2)
-    //     3. PageTable.Publish(tx pages)          (PT2: only after 2 returned)
+    //     3. PageTable.Publish(tx pages)          (PT2: only after 2 returned; may prune and
+    //        spill to the scratch file: PT6, PT8)
     //     4. _committed = new state               (new readers see it: T4)
     //     5. flusher.Enqueue(tx)                  (it may copy the pages to the data file from now on)
     //   CommitStep names the points between these steps (the test hook's points).
@@ -123,7 +124,7 @@ public sealed partial class StorageEnvironment
         try
         {
             Hook(CommitStep.Journaled);
-            PageTable.Publish(prepared.TxId, prepared.Pages, prepared.FreedPages);
+            PageTable.Publish(prepared.TxId, prepared.Pages, prepared.FreedPages, CaptureRetention);
             Hook(CommitStep.Published);
             _committed = new CommittedState(prepared.TxId, prepared.State, prepared.FreeSpace, end);
             Hook(CommitStep.Visible);

@@ -13,7 +13,8 @@ namespace Voron;
 public sealed partial class StorageEnvironment
 {
     // Open algorithm:
-    //   1. create the directory (owner only) and take the exclusive lock (voron.lock)
+    //   1. create the directory (owner only) and take the exclusive lock (voron.lock); delete the
+    //      scratch file an earlier process left (Scratch/ScratchFile.cs: nothing in it is needed)
     //   2. read the newest valid header copy (Files/HeaderFile.cs); none at all = a new store:
     //      write the data file's identity page, sync it, write header revision 1, sync the directory
     //   3. map the data file and check its identity page (format version)
@@ -41,6 +42,7 @@ public sealed partial class StorageEnvironment
         JournalWriter? journal = null;
         try
         {
+            Scratch.ScratchFile.DeleteLeftover(fileSystem, layout.ScratchFile); // SC3: an earlier process's spilled versions are all in the journal
             var header = HeaderFile.ReadNewest(fileSystem, layout, out var headerCopies) ?? CreateStore(fileSystem, layout, headerCopies);
             if (!fileSystem.FileExists(layout.DataFile))
             {

@@ -90,6 +90,7 @@ public sealed partial class StorageEnvironment : IDisposable
         Pager = pager;
         Journal = journal;
         _committed = committed;
+        PageTable = new PageTable(new Scratch.ScratchFile(_fileSystem, _layout.ScratchFile, options.MaxDataFileSize), options.MaxPageVersionMemory);
         _flusher = new DataFileFlusher(this, header, options);
         _merger = new TransactionMerger(this, options);
     }
@@ -114,7 +115,7 @@ public sealed partial class StorageEnvironment : IDisposable
 
     internal Pager Pager { get; }
 
-    internal PageTable PageTable { get; } = new();
+    internal PageTable PageTable { get; }
 
     internal JournalWriter Journal { get; }
 
@@ -132,8 +133,8 @@ public sealed partial class StorageEnvironment : IDisposable
     /// <summary>Begins a read transaction: a stable snapshot of the last committed state. Never blocks.</summary>
     public ReadTransaction BeginRead()
     {
-        var committed = EnterTransaction(reader: true);
-        return new ReadTransaction(this, new LowLevelTransaction(this, committed, writable: false));
+        var committed = EnterTransaction(reader: true, out var generation);
+        return new ReadTransaction(this, new LowLevelTransaction(this, committed, writable: false) { Generation = generation });
     }
 
     /// <summary>
@@ -251,8 +252,8 @@ public sealed partial class StorageEnvironment : IDisposable
         {
             ThrowIfUnusable();
             WaitForInFlightCommit();
-            var committed = EnterTransaction(reader: false);
-            return new WriteTransaction(this, new LowLevelTransaction(this, committed, writable: true));
+            var committed = EnterTransaction(reader: false, out var generation);
+            return new WriteTransaction(this, new LowLevelTransaction(this, committed, writable: true) { Generation = generation });
         }
         catch
         {
@@ -281,7 +282,7 @@ public sealed partial class StorageEnvironment : IDisposable
         ThrowIfUnusable();
     }
 
-    private CommittedState EnterTransaction(bool reader)
+    private CommittedState EnterTransaction(bool reader, out long generation)
     {
         lock (_readersLock)
         {
@@ -300,6 +301,7 @@ public sealed partial class StorageEnvironment : IDisposable
             }
 
             _liveTransactions++;
+            generation = EnterGenerationLocked(); // PT7: spilled slots it may read outlive their removal until it ends
             return committed;
         }
     }
@@ -323,6 +325,7 @@ public sealed partial class StorageEnvironment : IDisposable
                 }
             }
 
+            ExitGenerationLocked(transaction.Generation);
             _liveTransactions--;
             release = _disposed && _liveTransactions == 0 && !_resourcesReleased;
             _resourcesReleased |= release;
@@ -518,6 +521,11 @@ public sealed partial class StorageEnvironment : IDisposable
         }
 
         _flusher.Close(); // LC5: a flush under way on another thread ends first; none starts after
+        if (flush)
+        {
+            DeleteScratchFile(); // SC3: it holds nothing durable; a crash (flush: false) leaves it for the next open to delete
+        }
+
         VoronMetrics.Forget(this);
         _lock.Dispose();
         if (release)
@@ -551,8 +559,21 @@ public sealed partial class StorageEnvironment : IDisposable
         }
     }
 
+    private void DeleteScratchFile()
+    {
+        try
+        {
+            PageTable.Scratch.Delete();
+        }
+        catch (IOException)
+        {
+            // Nothing is lost: the next open deletes it.
+        }
+    }
+
     private void ReleaseResources()
     {
+        PageTable.Dispose(); // the scratch mapping: readers that outlived Dispose may still read spilled versions (LC6)
         Journal.Dispose();
         Pager.Dispose();
     }

@@ -94,6 +94,27 @@ public sealed class StorageEnvironmentOptions
     public long FlushThresholdBytes { get; set; } = 32L << 20;
 
     /// <summary>
+    /// The most bytes of committed page versions kept in memory while they wait for the data
+    /// file. Normally the background flush keeps far less (about <see cref="FlushThresholdBytes"/>);
+    /// a long-lived read transaction stops flushing, and the versions it holds back beyond this
+    /// budget move to the scratch file (<c>voron.scratch</c> in the store's directory), so such a
+    /// reader costs disk rather than memory. Default 256 MiB: eight times the default flush
+    /// threshold plus a largest merged batch, so a store that flushes normally never spills.
+    /// At least 8 KiB (one page); page bytes only, not bookkeeping.
+    /// </summary>
+    public long MaxPageVersionMemory
+    {
+        get => _maxPageVersionMemory;
+        set
+        {
+            ArgumentOutOfRangeException.ThrowIfLessThan(value, Constants.PageSize);
+            _maxPageVersionMemory = value;
+        }
+    }
+
+    private long _maxPageVersionMemory = 256L << 20;
+
+    /// <summary>
     /// The most operations the transaction merger puts in one transaction. 1 turns merging off
     /// (one transaction and one journal flush per operation). Default 4096.
     /// </summary>
@@ -214,8 +235,9 @@ public sealed class StorageEnvironmentOptions
     /// <summary>
     /// Warned, at most once per <see cref="LongReaderThreshold"/>, while the oldest live read
     /// transaction is older than the threshold and holds commits back from the data file
-    /// (<see cref="SnapshotPin"/>: its age, and the transactions and bytes it keeps in memory and
-    /// in the journal). Called by the background flush (needs <see cref="BackgroundFlush"/>) on
+    /// (<see cref="SnapshotPin"/>: its age, and the transactions and bytes it keeps out of the
+    /// data file — in memory up to <see cref="MaxPageVersionMemory"/>, then in the scratch file —
+    /// and in the journal). Called by the background flush (needs <see cref="BackgroundFlush"/>) on
     /// its thread; keep it quick; exceptions it throws are ignored. Default none; the same figures
     /// are the metrics <c>voron.reader.oldest_age</c> and <c>voron.reader.held_back_bytes</c>.
     /// </summary>

@@ -25,6 +25,17 @@ public static class VoronMetrics
         Meter.CreateObservableGauge("voron.reader.held_back_bytes", () => ObservePins(pin => pin.HeldBackBytes), "By",
             "Bytes of committed page versions the oldest live reader keeps out of the data file (in memory and the journal)");
 
+    internal static readonly ObservableGauge<long> PageVersionMemoryBytes =
+        Meter.CreateObservableGauge("voron.page_versions.memory_bytes", () => ObserveStores(e => e.PageTable.MemoryBytes), "By",
+            "Bytes of committed page versions held in memory until the data file has them (at most MaxPageVersionMemory)");
+
+    internal static readonly ObservableGauge<long> PageVersionSpilledBytes =
+        Meter.CreateObservableGauge("voron.page_versions.spilled_bytes", () => ObserveStores(e => e.PageTable.SpilledBytes), "By",
+            "Bytes of committed page versions spilled to the scratch file because long-lived readers held them beyond MaxPageVersionMemory");
+
+    private static List<Measurement<long>> ObserveStores(Func<StorageEnvironment, long> value) =>
+        [.. OpenStores.Keys.Select(e => new Measurement<long>(value(e), StoreTag(e.Path)))];
+
     internal static void Track(StorageEnvironment environment) => OpenStores.TryAdd(environment, 0);
 
     internal static void Forget(StorageEnvironment environment) => OpenStores.TryRemove(environment, out _);

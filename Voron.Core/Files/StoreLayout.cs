@@ -8,6 +8,8 @@ namespace Voron.Files;
 ///   &lt;dir&gt;/headers.one        header copy written at odd revisions (Files/HeaderFile.cs)
 ///   &lt;dir&gt;/headers.two        header copy written at even revisions
 ///   &lt;dir&gt;/journal/           journal files, 0000000000000000001.journal ... (Journal/)
+///   &lt;dir&gt;/voron.scratch      page versions spilled from memory (Scratch/ScratchFile.cs); never
+///                            read at recovery, deleted on open and on a clean close
 /// </code>
 /// </summary>
 internal sealed record StoreLayout(string Directory)
@@ -17,6 +19,8 @@ internal sealed record StoreLayout(string Directory)
     public string DataFile => Path.Combine(Directory, "voron.data");
 
     public string JournalDirectory => Path.Combine(Directory, "journal");
+
+    public string ScratchFile => Path.Combine(Directory, "voron.scratch");
 
     /// <summary>The header copy a given revision is written to: odd revisions to one, even to two,
     /// so a torn header write always leaves the other copy intact.</summary>

@@ -43,8 +43,15 @@ namespace Voron.Flushing;
 //        memory and journal grow. Nothing acknowledged is lost: the journal holds it.
 //   FL7. A reader that holds the horizon back longer than LongReaderThreshold while commits
 //        wait is reported (OnLongReader, at most once per threshold; the gauges
-//        voron.reader.oldest_age and voron.reader.held_back_bytes always): its versions are not
-//        bounded in memory — the one thing a user can do is end it (docs/durability.md).
+//        voron.reader.oldest_age and voron.reader.held_back_bytes always). Its versions stay in
+//        the page table, bounded in memory by MaxPageVersionMemory (beyond it they spill to the
+//        scratch file: PageTable PT8), and in the journal — the one thing a user can do is end
+//        it (docs/durability.md).
+//   FL8. The flush's horizon F is pinned from the moment it is fixed to the end of the flush
+//        (StorageEnvironment.PinFlushHorizon): pruning (PageTable PT6) keeps the newest version
+//        <= F of every page as if F were a live reader, so the flush writes the versions it
+//        chose even if the readers that set F end meanwhile. After each flush, and at every wake,
+//        the page table prunes, frees scratch slots and spills to its budget (PageTable.Maintain).
 //   FL4. The batch is taken after F is fixed and holds only commits with tx <= F: commits
 //        queued while the flush runs (tx > F) wait for a later flush, whatever their number.
 //   FL5. Readers may begin, end and read at every step of a flush (FlushStep): every version a
@@ -245,7 +252,36 @@ internal sealed class DataFileFlusher : IDisposable
         }
 
         Step(FlushStep.Started);
-        var horizon = _environment.SnapshotHorizon(); // FL1: fixed once, before the batch is taken (FL4)
+        var horizon = _environment.PinFlushHorizon(); // FL1: fixed once, before the batch is taken (FL4); FL8: pinned
+        FlushStatistics? statistics;
+        try
+        {
+            statistics = FlushUpTo(horizon);
+        }
+        finally
+        {
+            _environment.UnpinFlushHorizon();
+        }
+
+        MaintainPageTable();
+        return statistics;
+    }
+
+    /// <summary>
+    /// Prunes, frees and spills the page table's versions (PageTable.Maintain): after each flush and
+    /// at every wake of the background flush, so versions a reader held are dropped soon after it
+    /// ends even when nothing commits.
+    /// </summary>
+    internal void MaintainPageTable()
+    {
+        if (_environment.Failure == null)
+        {
+            _environment.PageTable.Maintain(_environment.CaptureRetention);
+        }
+    }
+
+    private FlushStatistics? FlushUpTo(long horizon)
+    {
         Step(FlushStep.HorizonFixed);
         List<UnflushedTransaction> batch;
         lock (_queueLock)
@@ -272,7 +308,7 @@ internal sealed class DataFileFlusher : IDisposable
             SyncJournal(); // FL0, write-ahead: the journal holds every flushed transaction durably first
         }
 
-        var images = _environment.PageTable.NewestUpTo(pageNumbers, last.TxId);
+        var images = _environment.PageTable.NewestUpTo(pageNumbers, last.TxId).ConvertAll(p => new KeyValuePair<long, ReadOnlyMemory<byte>>(p.Key, p.Value));
         var pager = _environment.Pager;
         var seeks = pager.WritePages(images);
         Step(FlushStep.PagesWritten);
@@ -286,7 +322,7 @@ internal sealed class DataFileFlusher : IDisposable
         _header = header;
         Volatile.Write(ref _flushedTxId, header.LastSyncedTxId);
         Step(FlushStep.HeaderWritten);
-        _environment.PageTable.RemoveUpTo(pageNumbers, last.TxId);
+        _environment.PageTable.RemoveUpTo(pageNumbers, last.TxId, _environment.RetireGeneration); // PT4, PT7
         Step(FlushStep.PageTableTrimmed);
         lock (_journalLock)
         {
@@ -308,14 +344,14 @@ internal sealed class DataFileFlusher : IDisposable
     private void Step(FlushStep step) => _options.FlushHook?.Invoke(step);
 
     /// <summary>Counts the written images by the kind their page header names.</summary>
-    private static FlushStatistics Statistics(long upTo, int transactions, List<KeyValuePair<long, byte[]>> images, int seeks, TimeSpan duration)
+    private static FlushStatistics Statistics(long upTo, int transactions, List<KeyValuePair<long, ReadOnlyMemory<byte>>> images, int seeks, TimeSpan duration)
     {
         long bytes = 0, leaves = 0, branches = 0, overflows = 0, freeSpace = 0;
         foreach (var (_, image) in images)
         {
             bytes += image.Length;
             var pages = image.Length / Constants.PageSize;
-            switch (PageHeader.GetFlags(image))
+            switch (PageHeader.GetFlags(image.Span))
             {
                 case PageFlags.Leaf:
                     leaves += pages;
@@ -349,6 +385,24 @@ internal sealed class DataFileFlusher : IDisposable
             }
 
             WarnAboutLongReader();
+            try
+            {
+                lock (_flushLock)
+                {
+                    if (!_closed)
+                    {
+                        MaintainPageTable();
+                    }
+                }
+            }
+            catch (Exception e)
+            {
+                // FL6: a failed spill leaves memory as it was but the store is not to be trusted
+                // with more commits than its budget allows: fail-stop, as any flusher failure.
+                _environment.Fail(e);
+                return;
+            }
+
             bool pending;
             lock (_queueLock)
             {

@@ -246,9 +246,10 @@ internal sealed unsafe partial class Pager : IDisposable
 
     /// <summary>
     /// Writes page images (each a whole page or run, keyed by first page number) sorted by page
-    /// number, one gathered write per contiguous run. Returns the number of runs (seeks).
+    /// number, one gathered write per contiguous run. Returns the number of runs (seeks). An image
+    /// may be any memory (a managed array, or a page version in the scratch file's mapping).
     /// </summary>
-    public int WritePages(IReadOnlyList<KeyValuePair<long, byte[]>> sortedPages)
+    public int WritePages(IReadOnlyList<KeyValuePair<long, ReadOnlyMemory<byte>>> sortedPages)
     {
         var runs = 0;
         var i = 0;

@@ -83,6 +83,9 @@ internal sealed partial class LowLevelTransaction : IPageAccess, IAllocatorPages
 
     public CommittedState Committed { get; }
 
+    /// <summary>The generation it began in (StorageEnvironment.Versions.cs): retired scratch slots it may read wait for it (PageTable PT7).</summary>
+    internal long Generation { get; init; }
+
     /// <summary>The id this transaction reads at (read) or will commit as (write).</summary>
     public long Id => IsWritable ? Committed.TxId + 1 : Committed.TxId;
 

@@ -189,6 +189,7 @@ internal sealed class TransactionMerger : IDisposable
         }
 
         var released = false;
+        var generation = _environment.EnterGeneration(); // PT7: the batch reads page versions like any transaction
         try
         {
             var previous = _options.AsyncCommit && !InFlight.IsCompleted ? Volatile.Read(ref _inFlightCommit) : null;
@@ -263,6 +264,7 @@ internal sealed class TransactionMerger : IDisposable
         }
         finally
         {
+            _environment.ExitGeneration(generation);
             if (!released)
             {
                 _environment.WriteLock.Release();

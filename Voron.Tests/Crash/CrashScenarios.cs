@@ -17,6 +17,11 @@ internal static class CrashScenarios
         new("recovery", Recovery, o => o.JournalFileSize = 8 * 1024),
         new("clean close and reopen", CleanReopen, o => o.JournalFileSize = 8 * 1024),
         new("forged values", ForgedValues, o => o.JournalFileSize = 64 * 1024),
+        new("spill to the scratch file", SpillToScratch, o =>
+        {
+            o.JournalFileSize = 32 * 1024;
+            o.MaxPageVersionMemory = Constants.PageSize; // every commit spills, and the final flush reads from the scratch file
+        }),
     ];
 
     /// <summary>Concurrent merged operations: the calls vary from run to run.</summary>
@@ -168,6 +173,50 @@ internal static class CrashScenarios
         run.Commit(Change.Put("v", "forged-a", ForgedRecords.Value(20, 8)));
         run.Flush();
         run.Commit(Change.Delete("v", "forged-b"), Change.Put("v", "forged-c", ForgedRecords.Value(21, 3)));
+    }
+
+    /// <summary>
+    /// Issue 17's memory bound (PageTable PT8, Scratch/ScratchFile.cs): a reader holds the flush back
+    /// while commits overwrite its pages, so versions spill to the scratch file at commit — its
+    /// creation, growth and writes are crash points — and are flushed from it once the reader ends.
+    /// The scratch file holds nothing durable: whatever a crash leaves of it, the journal recovers
+    /// every acknowledged commit. The reader must read its snapshot throughout.
+    /// </summary>
+    private static void SpillToScratch(CrashRun run)
+    {
+        run.Open();
+        run.Commit([.. Enumerable.Range(0, 30).Select(i => Put("t", $"k{i:D2}", 300, i))]);
+        var reader = run.Environment.BeginRead();
+        try
+        {
+            for (var round = 0; round < 4; round++)
+            {
+                run.Commit([.. Enumerable.Range(0, 30).Where(i => i % 3 == round % 3).Select(i => Put("t", $"k{i:D2}", 300, 100 + (round * 30) + i))]);
+            }
+
+            run.Flush(); // held back by the reader: nothing reaches the data file
+            if (run.Environment.PageTable.SpilledBytes == 0 || run.Environment.PageTable.Scratch.WrittenBytes == 0)
+            {
+                throw new CrashCheckException("the scenario spilled nothing to the scratch file: it no longer tests what it is for");
+            }
+
+            var tree = reader.OpenTree("t") ?? throw new CrashCheckException("the long reader lost its tree");
+            for (var i = 0; i < 30; i++)
+            {
+                if (!tree.Get(System.Text.Encoding.UTF8.GetBytes($"k{i:D2}"))!.AsSpan().SequenceEqual(Bytes(i, 300)))
+                {
+                    throw new CrashCheckException($"the long reader read k{i:D2} from a later snapshot (a spilled version came back wrong)");
+                }
+            }
+        }
+        finally
+        {
+            reader.Dispose();
+        }
+
+        run.Flush(); // writes spilled versions from the scratch file to the data file
+        run.Commit(Put("t", "after", 20, 999));
+        run.Reopen();
     }
 
     /// <summary>Three callers submit operations to the merger (one in five fails on purpose), an explicit

@@ -65,6 +65,7 @@ public sealed class ReadmeExampleTests
         var options = StorageEnvironmentOptions.CreateInMemory();
         options.FlushInterval = TimeSpan.FromMilliseconds(10);
         var logged = new System.Collections.Concurrent.ConcurrentQueue<string>();
+        options.MaxPageVersionMemory = 64L << 20; // page versions kept in memory; the rest go to voron.scratch
         options.LongReaderThreshold = TimeSpan.FromMilliseconds(20); // the README says 30 s
         options.OnLongReader = pin => logged.Enqueue(
             $"A read transaction at tx {pin.SnapshotTransactionId} is {pin.Age} old and holds back {pin.HeldBackTransactions} commits ({pin.HeldBackBytes} bytes)");

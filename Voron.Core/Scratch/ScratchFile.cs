@@ -1,0 +1,250 @@
+using Voron.Paging;
+using Voron.Platform;
+
+namespace Voron.Scratch;
+
+// FORMAT: the scratch file (voron.scratch) — page versions the page table spilled from memory.
+//
+// Purpose: committed page versions that are not yet in the data file live in the page table
+// (Transactions/PageTable.cs). Beyond StorageEnvironmentOptions.MaxPageVersionMemory they live
+// here instead, so a long-lived reader costs disk, not memory. The file is scratch: it is never
+// synced and never read at recovery (the journal holds every committed page), open deletes any
+// copy an earlier process left, and a clean close deletes it. So it has no header, no version
+// and no compatibility rule: its layout is known only to the process that writes it.
+//
+//   +-----------+-----------+-----------+-----------+-----
+//   | slot 0    | slot 1    | slot 2    | slot 3    | ...      slot = 8 KiB, at offset slot * 8192
+//   +-----------+-----------+-----------+-----------+-----
+//   | version of page 812   | free      | version of page 9 (first slot of a 3-page run) ...
+//
+//   OFFSET      SIZE           NAME      MEANING
+//   slot*8192   n*8192         image     one page version (n = 1) or overflow run (n pages),
+//                                        byte for byte as the commit published it: page header
+//                                        (Paging/PageHeader.cs) with its page number and checksum
+//
+// Which slot holds which version lives only in memory (the page table's entries). Slots are
+// allocated from a bitmap (first fit from a rotating cursor; the file grows when no free run
+// fits) and freed when the version leaves the page table (SC2). The file is preallocated, so a
+// full disk fails the spill with an IOException (DiskFullException), never a mapped read; a
+// failed spill fails the store (C5 at a commit, FL6 in the flusher) and the next open recovers
+// everything from the journal. The design follows the original Voron's scratch buffers (our own
+// code: one file, a slot bitmap, no journal role).
+//
+// Validity: a slot is read only through a page-table entry naming it. The first read after it
+// was written checks
+//   SC1. the page number in its header equals the entry's page number (P1), and the checksum over
+//        the whole image matches (P4);
+// else CorruptionException(voron.scratch, offset). A damaged scratch file never reaches the data
+// file: the flusher reads through the same check, fails the store (FL6), and the next open
+// rebuilds everything from the journal.
+//
+// Invariants:
+//   SC2. A slot is written only while no transaction can read it: it was never used, or its
+//        version left the page table and no transaction that could have read it is still live
+//        (PageTable PT7: pruned versions at once, flushed ones once every transaction live at
+//        their removal has ended).
+//   SC3. The file is truncated to zero only when no slot is allocated or retired (nothing can
+//        read it); the mapping's address never changes (reserved once), so spans readers hold
+//        into live slots stay valid.
+//   SC4. Allocation, freeing, growth and truncation happen under the page table's lock; reads
+//        are lock-free (the verified bits are advisory: a lost bit only costs a re-check).
+
+/// <summary>Page versions spilled from the page table's memory; see the FORMAT block above.</summary>
+internal sealed unsafe partial class ScratchFile : IDisposable
+{
+    private const long MinGrowth = 1L << 20;
+    private const long MaxGrowth = 64L << 20;
+
+    private readonly IFileSystem _fileSystem;
+    private long _reserve; // bytes the mapping can show: the file never grows past it
+    private IStorageFile? _file;
+    private IMappedRegion? _map;
+    private byte* _base;
+    private long _length; // bytes, a multiple of the page size; guarded by the page table's lock
+    private bool _deleted;
+
+    public ScratchFile(IFileSystem fileSystem, string path, long reserve)
+    {
+        _fileSystem = fileSystem;
+        Path = path;
+        _reserve = reserve / Constants.PageSize * Constants.PageSize;
+    }
+
+    public string Path { get; }
+
+    /// <summary>Bytes of page versions written to the file since the store opened (tests: slots are reused, SC2).</summary>
+    internal long WrittenBytes => Volatile.Read(ref _writtenBytes);
+
+    private long _writtenBytes;
+
+    /// <summary>The file's current length in bytes (0 until the first spill, and after a truncation).</summary>
+    public long Length => Volatile.Read(ref _length);
+
+    /// <summary>Deletes a scratch file an earlier process left behind (open): nothing in it is needed.</summary>
+    public static void DeleteLeftover(IFileSystem fileSystem, string path)
+    {
+        if (fileSystem.FileExists(path))
+        {
+            fileSystem.DeleteFile(path);
+        }
+    }
+
+    /// <summary>
+    /// Writes <paramref name="images"/> (page number, image) into free slots and returns the
+    /// offset of each. Contiguous slots are written with one gathered write. Under the page
+    /// table's lock (SC4).
+    /// </summary>
+    public long[] Store(IReadOnlyList<KeyValuePair<long, byte[]>> images)
+    {
+        EnsureOpen();
+        Interlocked.Add(ref _writtenBytes, images.Sum(i => (long)i.Value.Length));
+        var offsets = new long[images.Count];
+        for (var i = 0; i < images.Count; i++)
+        {
+            offsets[i] = Allocate(images[i].Value.Length / Constants.PageSize) * Constants.PageSize;
+        }
+
+        var buffers = new List<ReadOnlyMemory<byte>>();
+        for (var i = 0; i < images.Count;)
+        {
+            var start = offsets[i];
+            var next = start;
+            buffers.Clear();
+            while (i < images.Count && offsets[i] == next)
+            {
+                buffers.Add(images[i].Value);
+                next += images[i].Value.Length;
+                i++;
+            }
+
+            _file!.Write(start, buffers);
+        }
+
+        return offsets;
+    }
+
+    /// <summary>
+    /// The image of <paramref name="pageNumber"/> in the slot at <paramref name="offset"/>, checked
+    /// on its first read (SC1). The span reads the mapping: valid while the slot is not reused (SC2).
+    /// </summary>
+    public ReadOnlySpan<byte> Read(long pageNumber, long offset, int length)
+    {
+        var image = new ReadOnlySpan<byte>(_base + offset, length);
+        if (!IsVerified(offset))
+        {
+            Validate(image, pageNumber, offset);
+            MarkVerified(offset);
+        }
+
+        return image;
+    }
+
+    /// <summary>As <see cref="Read"/>, as memory the flusher can hand to a gathered write.</summary>
+    public ReadOnlyMemory<byte> ReadMemory(long pageNumber, long offset, int length)
+    {
+        _ = Read(pageNumber, offset, length);
+        return new MappedMemory(_base + offset, length).Memory;
+    }
+
+    private void Validate(ReadOnlySpan<byte> image, long pageNumber, long offset)
+    {
+        if (PageHeader.GetPageNumber(image) != pageNumber)
+        {
+            throw new CorruptionException(Path, offset, $"rule SC1: the slot holding page {pageNumber} has the header of page {PageHeader.GetPageNumber(image)}");
+        }
+
+        var expected = PageHeader.ComputeChecksum(image);
+        var actual = PageHeader.GetChecksum(image);
+        if (expected != actual)
+        {
+            throw new CorruptionException(Path, offset, $"rule SC1: the slot holding page {pageNumber} has checksum 0x{actual:X8}, its bytes give 0x{expected:X8}");
+        }
+    }
+
+    /// <summary>Creates the file and its mapping on the first spill.</summary>
+    private void EnsureOpen()
+    {
+        if (_file != null)
+        {
+            return;
+        }
+
+        ObjectDisposedException.ThrowIf(_deleted, this);
+        var file = _fileSystem.Open(Path, FileOpenMode.OpenOrCreate); // owner-only (IFileSystem.Open)
+        try
+        {
+            if (file.Length != 0)
+            {
+                file.SetLength(0);
+            }
+
+            _map = file.MapReadOnly(_reserve);
+            _reserve = Math.Min(_reserve, _map.ReservedLength) / Constants.PageSize * Constants.PageSize;
+            _base = _map.BaseAddress;
+            _file = file;
+        }
+        catch
+        {
+            file.Dispose();
+            throw;
+        }
+    }
+
+    /// <summary>Grows the file (preallocated) to hold at least <paramref name="end"/> bytes.</summary>
+    private void Grow(long end)
+    {
+        if (end <= _length)
+        {
+            return;
+        }
+
+        if (end > _reserve)
+        {
+            throw new IOException($"The scratch file '{Path}' would grow past {_reserve} bytes (MaxDataFileSize) to hold page versions that " +
+                "long-lived read transactions keep; end them (StorageEnvironment.OldestSnapshotPin names the oldest) or raise MaxDataFileSize.");
+        }
+
+        var step = Math.Clamp(_length, MinGrowth, MaxGrowth);
+        var target = Math.Min(_reserve, Math.Max(end, _length + step));
+        _file!.Preallocate(target);
+        Volatile.Write(ref _length, target);
+        GrowBitmaps(target / Constants.PageSize);
+    }
+
+    /// <summary>SC3: gives the file's space back once nothing is allocated or retired in it.</summary>
+    public bool TruncateIfUnused()
+    {
+        if (_file == null || _length == 0 || _usedPages != 0)
+        {
+            return false;
+        }
+
+        _file.SetLength(0);
+        Volatile.Write(ref _length, 0);
+        ResetBitmaps();
+        return true;
+    }
+
+    /// <summary>
+    /// A clean close: removes the file's name (the mapping and handle stay for readers that
+    /// outlive the store, LC6). Nothing is lost if it fails: the next open deletes it.
+    /// </summary>
+    public void Delete()
+    {
+        _deleted = true;
+        if (_file != null || _fileSystem.FileExists(Path))
+        {
+            _fileSystem.DeleteFile(Path);
+        }
+    }
+
+    public void Dispose()
+    {
+        _deleted = true;
+        _map?.Dispose();
+        _file?.Dispose();
+        _map = null;
+        _file = null;
+        _base = null;
+    }
+}

@@ -1,0 +1,124 @@
+using Voron.Transactions;
+
+namespace Voron;
+
+public sealed partial class StorageEnvironment
+{
+    // What the page table may drop or reuse (Transactions/PageTable.cs PT6, PT7), all guarded by
+    // _readersLock, the lock transactions register under:
+    //
+    //   generations — every live transaction (reader, explicit writer, merged batch while it holds
+    //   the write lock) is counted in the generation current when it began. A flush that removes
+    //   spilled versions advances the generation afterwards (RetireGeneration) and their slots
+    //   wait until no transaction of that generation or an older one is live: only those can have
+    //   found the versions. Generations advance only when spilled versions are flushed, so the
+    //   count of older generations with live transactions stays tiny.
+    //
+    //   the flush pin — the horizon F of the flush under way (FL8 in Flushing/DataFileFlusher.cs):
+    //   pruning keeps the newest version <= F as if F were a reader, so the flush writes what it
+    //   fixed even if the readers that set F end meanwhile.
+    private long _generation;
+    private int _liveInGeneration;
+    private readonly SortedDictionary<long, int> _liveInOlderGenerations = [];
+    private long? _flushPin;
+
+    /// <summary>Counts a transaction that begins now in the current generation. Under _readersLock.</summary>
+    private long EnterGenerationLocked()
+    {
+        _liveInGeneration++;
+        return _generation;
+    }
+
+    /// <summary>Counts a transaction that ended. Under _readersLock.</summary>
+    private void ExitGenerationLocked(long generation)
+    {
+        if (generation == _generation)
+        {
+            _liveInGeneration--;
+        }
+        else if (--_liveInOlderGenerations[generation] == 0)
+        {
+            _liveInOlderGenerations.Remove(generation);
+        }
+    }
+
+    /// <summary>A merged batch holding the write lock counts as a live transaction (it reads page versions): PT7.</summary>
+    internal long EnterGeneration()
+    {
+        lock (_readersLock)
+        {
+            return EnterGenerationLocked();
+        }
+    }
+
+    internal void ExitGeneration(long generation)
+    {
+        lock (_readersLock)
+        {
+            ExitGenerationLocked(generation);
+        }
+    }
+
+    /// <summary>
+    /// PT7: called after spilled versions left the page table. Returns the generation their slots
+    /// wait on — every transaction that may have found them began in it or earlier — and starts a
+    /// new one for transactions that begin from now on.
+    /// </summary>
+    internal long RetireGeneration()
+    {
+        lock (_readersLock)
+        {
+            var retired = _generation;
+            if (_liveInGeneration > 0)
+            {
+                _liveInOlderGenerations[retired] = _liveInGeneration;
+            }
+
+            _generation++;
+            _liveInGeneration = 0;
+            return retired;
+        }
+    }
+
+    /// <summary>PT6, PT7: the live snapshots, the committed transaction and the oldest live generation, in one step.</summary>
+    internal VersionRetention CaptureRetention()
+    {
+        lock (_readersLock)
+        {
+            var snapshots = new List<long>(_readers.Count + 1);
+            snapshots.AddRange(_readers.Keys);
+            if (_flushPin is { } pin && !_readers.ContainsKey(pin))
+            {
+                snapshots.Add(pin);
+                snapshots.Sort();
+            }
+
+            var oldest = _liveInOlderGenerations.Count > 0 ? _liveInOlderGenerations.First().Key
+                : _liveInGeneration > 0 ? _generation
+                : long.MaxValue;
+            return new VersionRetention([.. snapshots], _committed.TxId, oldest);
+        }
+    }
+
+    /// <summary>
+    /// The flush's horizon (FL1: <see cref="SnapshotHorizon"/>), pinned for pruning until
+    /// <see cref="UnpinFlushHorizon"/> (FL8), in the same step.
+    /// </summary>
+    internal long PinFlushHorizon()
+    {
+        lock (_readersLock)
+        {
+            var horizon = _readers.Count == 0 ? _committed.TxId : _readers.First().Key;
+            _flushPin = horizon;
+            return horizon;
+        }
+    }
+
+    internal void UnpinFlushHorizon()
+    {
+        lock (_readersLock)
+        {
+            _flushPin = null;
+        }
+    }
+}
