@@ -15,8 +15,10 @@ public sealed partial class StorageEnvironment
     //     2. Journal.Append(record) — one positional write + fdatasync (J2)
     //     3. PageTable.Publish(tx pages)          (PT2: only after 2 returned; may prune and
     //        spill to the scratch file: PT6, PT8)
-    //     4. _committed = new state               (new readers see it: T4)
-    //     5. flusher.Enqueue(tx)                  (it may copy the pages to the data file from now on)
+    //     4. flusher.Enqueue(tx)                  (queued, but no flush horizon passes the
+    //                                              committed id yet: FL9)
+    //     5. _committed = new state               (new readers see it: T4; from now on a flush
+    //                                              may copy the pages to the data file)
     //   CommitStep names the points between these steps (the test hook's points).
     //
     // Ordering rules (async commit, Transactions/TransactionMerger.cs):
@@ -25,7 +27,7 @@ public sealed partial class StorageEnvironment
     //       after N's flush returned: journal rule J3).
     //   C2. An operation is acknowledged only after WriteAndPublish of its transaction returned,
     //       which implies every earlier record is durable too (C1).
-    //   C3. Readers see N only after step 4, i.e. after N is durable.
+    //   C3. Readers see N only after step 5, i.e. after N is durable.
     //   C4. If N's WriteAndPublish fails, N + 1 is never written as built: if the store failed,
     //       its operations fail with EnvironmentFailedException; if N failed cleanly (C5), N + 1's
     //       operations run again on the committed state, without N (M1).
@@ -126,10 +128,12 @@ public sealed partial class StorageEnvironment
             Hook(CommitStep.Journaled);
             PageTable.Publish(prepared.TxId, prepared.Pages, prepared.FreedPages, CaptureRetention);
             Hook(CommitStep.Published);
-            _committed = new CommittedState(prepared.TxId, prepared.State, prepared.FreeSpace, end);
-            Hook(CommitStep.Visible);
+            // FL9 (Flushing/DataFileFlusher.cs): the flusher has the commit before anyone can see
+            // it, so every transaction up to the committed id is queued when a flush pins it.
             _flusher.Enqueue(new UnflushedTransaction(prepared.TxId, [.. prepared.Pages.Select(p => p.Key), .. prepared.FreedPages], prepared.Bytes, prepared.State, end));
             Hook(CommitStep.Enqueued);
+            _committed = new CommittedState(prepared.TxId, prepared.State, prepared.FreeSpace, end);
+            Hook(CommitStep.Visible);
         }
         catch (Exception e)
         {

@@ -56,6 +56,12 @@ namespace Voron.Flushing;
 //        queued while the flush runs (tx > F) wait for a later flush, whatever their number.
 //   FL5. Readers may begin, end and read at every step of a flush (FlushStep): every version a
 //        reader can need stays in the page table until the data file holds it synced (PT4).
+//   FL9. A commit is queued here before it becomes visible (StorageEnvironment.Commit.cs), so
+//        every transaction up to the committed id is queued, and a batch that is not empty ends
+//        exactly at F. FL8 pins F, so the flush must write the newest versions <= F: had the batch
+//        ended below F (a commit visible but not yet queued when F was fixed), pruning could drop
+//        the newest version <= the batch's end, and the flush would skip that page or write
+//        another's, while its header claims the batch (found in review, issue 17).
 //
 //   The background flush wakes when the backlog (page bytes summed per committed transaction)
 //   crosses FlushThresholdBytes, when a flush ends with the backlog at the threshold again, and
@@ -296,6 +302,11 @@ internal sealed class DataFileFlusher : IDisposable
 
         Step(FlushStep.BatchTaken);
         var last = batch[^1];
+        if (last.TxId != horizon)
+        {
+            throw new InvalidOperationException($"FL9: the flush pinned tx {horizon} but its batch ends at tx {last.TxId}.");
+        }
+
         var pageNumbers = new HashSet<long>();
         foreach (var transaction in batch)
         {

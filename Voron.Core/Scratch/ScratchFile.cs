@@ -34,9 +34,11 @@ namespace Voron.Scratch;
 // was written checks
 //   SC1. the page number in its header equals the entry's page number (P1), and the checksum over
 //        the whole image matches (P4);
-// else CorruptionException(voron.scratch, offset). A damaged scratch file never reaches the data
-// file: the flusher reads through the same check, fails the store (FL6), and the next open
-// rebuilds everything from the journal.
+// else CorruptionException(voron.scratch, offset). A reader checks a slot once (the first read);
+// the flusher checks it on every read, right before its bytes go to the data file (the file is
+// never synced, so the OS may write a slot back and read it in again). A damaged slot therefore
+// never reaches the data file: the flusher fails the store (FL6), and the next open rebuilds
+// everything from the journal.
 //
 // Invariants:
 //   SC2. A slot is written only while no transaction can read it: it was never used, or its
@@ -139,10 +141,15 @@ internal sealed unsafe partial class ScratchFile : IDisposable
         return image;
     }
 
-    /// <summary>As <see cref="Read"/>, as memory the flusher can hand to a gathered write.</summary>
+    /// <summary>
+    /// As <see cref="Read"/>, as memory the flusher can hand to a gathered write; checked on every
+    /// call, not only the first: the file is never synced, so the OS may write a slot back and read
+    /// it again, and this is the last look before its bytes become the data file's only copy.
+    /// </summary>
     public ReadOnlyMemory<byte> ReadMemory(long pageNumber, long offset, int length)
     {
-        _ = Read(pageNumber, offset, length);
+        Validate(new ReadOnlySpan<byte>(_base + offset, length), pageNumber, offset);
+        MarkVerified(offset);
         return new MappedMemory(_base + offset, length).Memory;
     }
 

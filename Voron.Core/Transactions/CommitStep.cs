@@ -23,9 +23,9 @@ internal enum CommitStep
     /// <summary>The pages are in the page table; the committed state is not swapped yet.</summary>
     Published,
 
-    /// <summary>New transactions see the commit; the flusher has not been told.</summary>
-    Visible,
-
-    /// <summary>The flusher has the commit; its callers are not acknowledged yet.</summary>
+    /// <summary>The flusher has the commit (it cannot flush it yet: no flush horizon passes the committed id); new transactions do not see it yet.</summary>
     Enqueued,
+
+    /// <summary>New transactions see the commit; its callers are not acknowledged yet.</summary>
+    Visible,
 }

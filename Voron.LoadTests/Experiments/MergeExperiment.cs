@@ -70,7 +70,7 @@ internal sealed partial class MergeExperiment : IExperiment
     public MergeExperiment(TimeSpan? duration = null, int[]? callerCounts = null, string[]? loops = null, OpenLoopSettings? openSettings = null)
     {
         _duration = duration;
-        _callerCounts = callerCounts;
+        _callerCounts = callerCounts is { Length: > 0 } ? callerCounts : null; // the command line gives an empty list when --callers is not given
         _loops = loops is { Length: > 0 } ? loops : [ClosedLoopName, OpenLoopName]; // the command line gives an empty list for none
         _openSettings = openSettings;
     }

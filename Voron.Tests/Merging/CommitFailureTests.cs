@@ -40,7 +40,7 @@ public sealed class CommitFailureTests
         var data = new TheoryData<string, string, string>();
         var steps = beforeWrite
             ? new[] { CommitStep.Prepare, CommitStep.Prepared, CommitStep.JournalWrite }
-            : [CommitStep.Journaled, CommitStep.Published, CommitStep.Visible, CommitStep.Enqueued];
+            : [CommitStep.Journaled, CommitStep.Published, CommitStep.Enqueued, CommitStep.Visible];
         foreach (var path in Enum.GetNames<Path>())
         {
             foreach (var step in steps)
