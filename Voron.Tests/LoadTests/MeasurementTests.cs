@@ -132,7 +132,14 @@ public sealed class MeasurementTests : IDisposable
             Interlocked.Increment(ref started);
             if (i == 3)
             {
-                await Task.Delay(30); // a slow operation: its latency includes the wait
+                // A slow operation: its latency includes the wait. Timed by the Stopwatch the loop
+                // measures with: Task.Delay runs on a coarser clock and may end early by it
+                // (CI measured 29.5 ms for a 30 ms delay).
+                var begun = Stopwatch.GetTimestamp();
+                while (Stopwatch.GetElapsedTime(begun) < TimeSpan.FromMilliseconds(30))
+                {
+                    await Task.Delay(5);
+                }
             }
         });
 
