@@ -6,6 +6,7 @@ namespace Voron.Tests.Crash;
 internal static class CrashVerifier
 {
     private const string AfterTree = "__after";
+    private const string ScratchFile = CrashRun.Directory + "/voron.scratch";
 
     /// <summary>
     /// Recovers the store on <paramref name="fileSystem"/> and checks it; returns the recovered
@@ -19,6 +20,11 @@ internal static class CrashVerifier
         var environment = Open(fileSystem, tune, "recovery");
         try
         {
+            if (fileSystem.FileExists(ScratchFile))
+            {
+                throw new CrashCheckException("SC3: the scratch file a crash left behind is still there after recovery (open deletes it)");
+            }
+
             recovered = environment.LastCommittedTransactionId;
             Fail(model.CheckRecoveredId(recovered));
             StateRunner.Step("reading the recovered store");
