@@ -134,6 +134,53 @@ public sealed class AsyncOperationTests
     }
 
     /// <summary>
+    /// Regression (review): the continuation of an async void method started inside a merged
+    /// operation was queued to the thread pool at once, so it could run while the operation was
+    /// still inside its delegate and write into the batch's open transaction from another
+    /// thread. Continuations are now held until the operation's view is closed. The delegate
+    /// below waits (up to two seconds) for the continuation to run before it returns: before
+    /// the fix the continuation's write succeeded in that window.
+    /// </summary>
+    [Fact]
+    public async Task The_rest_of_an_async_void_method_runs_only_after_its_operations_transaction_closed()
+    {
+        using var env = StorageEnvironment.Open(Options());
+        var continued = new ManualResetEventSlim();
+        Exception? afterAwait = new InvalidOperationException("the continuation never ran");
+
+        async void WriteLater(WriteTransaction tx)
+        {
+            await Task.Yield();
+            try
+            {
+                tx.CreateTree("t").Put("later"u8, [2]);
+                afterAwait = null;
+            }
+            catch (Exception e)
+            {
+                afterAwait = e;
+            }
+            finally
+            {
+                continued.Set();
+            }
+        }
+
+        var refused = env.ExecuteAsync(tx =>
+        {
+            tx.CreateTree("t").Put("before"u8, [1]);
+            WriteLater(tx);
+            continued.Wait(TimeSpan.FromSeconds(2)); // before the fix: the write above ran here, on an open transaction
+        });
+
+        await Assert.ThrowsAsync<NotSupportedException>(() => refused);
+        Assert.True(continued.Wait(TimeSpan.FromSeconds(30)), "the continuation ran");
+        Assert.IsType<InvalidOperationException>(afterAwait);
+        using var read = env.BeginRead();
+        Assert.Null(read.OpenTree("t"));
+    }
+
+    /// <summary>
     /// Regression: a merged operation's transaction stayed writable after its batch committed, so
     /// a transaction (or tree, or iterator) kept past the delegate wrote into the page buffer the
     /// page table had published — readers saw a write the journal never got, and after a flush
