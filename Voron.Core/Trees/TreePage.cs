@@ -197,7 +197,7 @@ internal readonly ref struct TreePage
         valueSize = BinaryPrimitives.ReadInt32LittleEndian(_page[(offset + ValueSizeOffset)..]);
         var fieldSize = flags == TreeNodeFlags.Overflow ? OverflowPointerSize : valueSize;
         if ((flags != TreeNodeFlags.Inline && flags != TreeNodeFlags.Overflow) || valueSize < 0 || keySize > Constants.MaxKeySize ||
-            (flags == TreeNodeFlags.Inline && LeafNodeHeaderSize + keySize + valueSize > MaxLeafNodeSize))
+            (flags == TreeNodeFlags.Inline && LeafNodeHeaderSize + keySize + (long)valueSize > MaxLeafNodeSize)) // long: a size near 2^31 must not wrap below the limit (soak fuzzing found it)
         {
             ThrowCorrupt(_file, _pageNumber, $"rule B2/B5: leaf node {index} has flags {flags}, key size {keySize}, value size {valueSize}");
         }
@@ -247,13 +247,15 @@ internal readonly ref struct TreePage
         {
             var flags = (TreeNodeFlags)_page[offset + FlagsOffset];
             var valueSize = BinaryPrimitives.ReadInt32LittleEndian(_page[(offset + ValueSizeOffset)..]);
-            size = flags == TreeNodeFlags.Overflow
+            var longSize = flags == TreeNodeFlags.Overflow
                 ? LeafNodeHeaderSize + keySize + OverflowPointerSize
-                : LeafNodeHeaderSize + keySize + valueSize;
-            if (valueSize < 0 || keySize > Constants.MaxKeySize || size > MaxLeafNodeSize)
+                : LeafNodeHeaderSize + keySize + (long)valueSize; // long: a size near 2^31 must not wrap below the limit
+            if (valueSize < 0 || keySize > Constants.MaxKeySize || longSize > MaxLeafNodeSize)
             {
                 ThrowCorrupt(_file, _pageNumber, $"rule B2: leaf node {index} has key size {keySize} and value size {valueSize}");
             }
+
+            size = (int)longSize;
         }
         else
         {

@@ -175,6 +175,28 @@ public sealed class TreePageTests
         Assert.Contains("B2", error.Reason, StringComparison.Ordinal);
     }
 
+    /// <summary>
+    /// Found by the VORON_SOAK=1000000 run of Faults/OnDiskFuzzTests: an inline leaf node whose
+    /// value size is near 2^31 wrapped the node-size sum below the limit, and reading it threw
+    /// ArgumentOutOfRangeException instead of CorruptionException. The sums are now taken in long.
+    /// </summary>
+    [Theory]
+    [InlineData(int.MaxValue)]
+    [InlineData(int.MaxValue - 7)]
+    [InlineData(int.MaxValue - 20)]
+    public void A_leaf_node_whose_value_size_is_near_2_to_the_31_is_corruption_on_read_and_verify(int valueSize)
+    {
+        var tree = SmallTree();
+        var page = _store.RawPage(tree.State.RootPage);
+        BinaryPrimitives.WriteInt32LittleEndian(page.AsSpan(SlotOffset(page, 3) + 3), valueSize);
+
+        var read = Assert.Throws<CorruptionException>(() => tree.TryGet(Key(3), out _));
+        var verify = Assert.Throws<CorruptionException>(() => tree.Verify((_, _) => { }));
+
+        Assert.Contains("B2", read.Reason, StringComparison.Ordinal);
+        Assert.Contains("B2", verify.Reason, StringComparison.Ordinal);
+    }
+
     [Fact]
     public void TryGet_throws_CorruptionException_naming_B6_when_an_overflow_run_is_not_one()
     {
