@@ -56,7 +56,7 @@ public sealed class BatchSizeTests
     public async Task An_operation_larger_than_a_batch_runs_alone_and_the_small_ones_around_it_still_share(bool asyncCommit)
     {
         var options = Options(asyncCommit);
-        options.MaxBatchDuration = TimeSpan.FromSeconds(10); // only size ends these batches
+        options.MaxBatchDuration = TimeSpan.FromMinutes(5); // only size ends these batches (a stall on a loaded machine must not)
         using var env = StorageEnvironment.Open(options);
         using var gate = new ManualResetEventSlim();
         var blocker = env.ExecuteAsync(_ => gate.Wait(TimeSpan.FromSeconds(30))); // holds the writer while the rest queue up

@@ -35,9 +35,17 @@ public sealed class TransactionMergerTests
         using (var env = StorageEnvironment.Open(Options(fs, asyncCommit)))
         {
             var before = env.JournalWrites;
+            var submitted = 0;
+            // Holds the writer until every operation is queued, so they merge however the thread
+            // pool happens to schedule the submitting tasks on a loaded machine.
+            var blocker = env.ExecuteAsync(_ => SpinWait.SpinUntil(() => Volatile.Read(ref submitted) == operations, TimeSpan.FromSeconds(30)));
             var tasks = Enumerable.Range(0, operations).Select(i => Task.Run(() =>
-                env.ExecuteAsync(tx => tx.CreateTree("t").Put(Key(i), Encoding.UTF8.GetBytes($"value {i}"))))).ToArray();
-            await Task.WhenAll(tasks);
+            {
+                var task = env.ExecuteAsync(tx => tx.CreateTree("t").Put(Key(i), Encoding.UTF8.GetBytes($"value {i}")));
+                Interlocked.Increment(ref submitted);
+                return task;
+            })).ToArray();
+            await Task.WhenAll([blocker, .. tasks]);
 
             var flushes = env.JournalWrites - before;
             Assert.True(flushes < operations / 4, $"{operations} operations took {flushes} journal flushes");
@@ -232,10 +240,10 @@ public sealed class TransactionMergerTests
         var blocker = env.ExecuteAsync(tx =>
         {
             running.Set();
-            gate.Wait(TimeSpan.FromSeconds(10));
+            gate.Wait(TimeSpan.FromSeconds(60));
             tx.CreateTree("t").Put(Key(100), [1]);
         });
-        Assert.True(running.Wait(TimeSpan.FromSeconds(10)), "the writer started the first operation");
+        Assert.True(running.Wait(TimeSpan.FromSeconds(30)), "the writer started the first operation");
         var queued = Enumerable.Range(0, 2).Select(i => env.ExecuteAsync(tx => tx.CreateTree("t").Put(Key(i), [1]))).ToList();
         var waiting = env.ExecuteAsync(tx => tx.CreateTree("t").Put(Key(2), [1]));
         Assert.False(waiting.IsCompleted, "the queue is full: the third submitter waits for room");
@@ -300,9 +308,9 @@ public sealed class TransactionMergerTests
         var blocker = env.ExecuteAsync(_ =>
         {
             running.Set();
-            gate.Wait(TimeSpan.FromSeconds(10));
+            gate.Wait(TimeSpan.FromSeconds(60));
         });
-        Assert.True(running.Wait(TimeSpan.FromSeconds(10)), "the writer started the first operation");
+        Assert.True(running.Wait(TimeSpan.FromSeconds(30)), "the writer started the first operation");
         var queued = Enumerable.Range(0, 100).Select(i => env.ExecuteAsync(tx => tx.CreateTree("t").Put(Key(i), [1]))).ToArray();
 
         var disposing = Task.Run(env.Dispose);

@@ -101,16 +101,22 @@ public sealed class DocumentConcurrencyTests(ITestOutputHelper output)
         listener.Start();
 
         const int sessions = 256;
-        using var start = new ManualResetEventSlim();
+        var saving = 0;
+        // Holds the writer until every session has asked to save, so the sessions queue up as
+        // they would under load, however the thread pool schedules them on this machine.
+        var blocker = store.Environment.ExecuteAsync(_ =>
+        {
+            SpinWait.SpinUntil(() => Volatile.Read(ref saving) == sessions, TimeSpan.FromSeconds(30));
+            Thread.Sleep(50); // the last one's SaveChangesAsync reaches the merger's queue
+        });
         var tasks = Enumerable.Range(0, sessions).Select(i => Task.Run(async () =>
         {
-            start.Wait();
             await using var session = store.OpenSession();
             session.Store(DocumentTestStore.NewUser($"u{i}", i), Json.User, $"users/{i}");
+            Interlocked.Increment(ref saving);
             await session.SaveChangesAsync();
         })).ToList();
-        start.Set();
-        await Task.WhenAll(tasks);
+        await Task.WhenAll([blocker, .. tasks]);
 
         var flushes = Interlocked.Read(ref batches);
         output.WriteLine($"{sessions} concurrent sessions committed in {flushes} merged transactions (journal flushes)");
