@@ -107,6 +107,11 @@ internal sealed partial record FreeSpaceSummary
         var chainLength = ReadInt32(directory, PendingPagesOffset);
         var head = ReadInt64(directory, PendingHeadOffset);
         var tail = ReadInt64(directory, PendingTailOffset);
+        if (chainLength > nextPageNumber)
+        {
+            throw Corrupt(file, directoryPage, $"rule F6: the pending chain claims {chainLength} pages, more than the {nextPageNumber} allocated");
+        }
+
         if (head == 0 || tail == 0 || chainLength <= 0)
         {
             if (head != 0 || tail != 0 || chainLength != 0)
@@ -122,11 +127,17 @@ internal sealed partial record FreeSpaceSummary
         long oldest = 0;
         var page = head;
         var previous = 0L;
-        for (var step = 0; step < chainLength; step++) // the step limit: a cycle cannot loop forever
+        var visited = new HashSet<long>();
+        for (var step = 0; step < chainLength; step++) // the step limit bounds the walk; the visited set ends a cycle at once
         {
             if (page == 0)
             {
                 throw Corrupt(file, directoryPage, $"rule F6: the pending chain ends after {step} pages, but the directory says {chainLength}");
+            }
+
+            if (!visited.Add(page))
+            {
+                throw Corrupt(file, previous, $"rule F6: the pending chain returns to page {page} after {step} pages (a cycle)");
             }
 
             RequireInFile(file, previous == 0 ? directoryPage : previous, page, nextPageNumber, "a pending page");

@@ -30,7 +30,8 @@ namespace Voron.Files;
 //   128    384  Reserved          zero
 //
 // A copy is valid iff H1 the magic matches, H2 the checksum matches, H3 PageSize is 8192,
-// H4 Revision >= 1, H5 the state is valid, H6 LastSyncedTxId >= 0, JournalFile >= 0 and
+// H4 1 <= Revision < 2^63-1, H5 the state is valid, H6 0 <= LastSyncedTxId < 2^63-1,
+// 0 <= JournalFile < 2^63-1 (each is incremented after open: the largest long would wrap) and
 // JournalOffset >= 0 is a multiple of 4096, H7 StoreId is not zero and the reserved bytes are
 // zero. A copy that fails H1 or H2 is torn or missing (the other copy is used); one that passes
 // them and fails H3..H7 was written so, and is a CorruptionException. A copy that passes H1 and
@@ -133,7 +134,7 @@ internal static class HeaderFile
 
         var pageSize = BinaryPrimitives.ReadInt32LittleEndian(bytes[PageSizeOffset..]);
         var revision = BinaryPrimitives.ReadInt64LittleEndian(bytes[RevisionOffset..]);
-        if (pageSize != Constants.PageSize || revision < 1)
+        if (pageSize != Constants.PageSize || revision < 1 || revision == long.MaxValue)
         {
             throw new CorruptionException(path, 0, $"rule H3/H4: page size {pageSize}, revision {revision}");
         }
@@ -141,7 +142,8 @@ internal static class HeaderFile
         var synced = BinaryPrimitives.ReadInt64LittleEndian(bytes[LastSyncedTxIdOffset..]);
         var journalFile = BinaryPrimitives.ReadInt64LittleEndian(bytes[JournalFileOffset..]);
         var journalOffset = BinaryPrimitives.ReadInt64LittleEndian(bytes[JournalOffsetOffset..]);
-        if (synced < 0 || journalFile < 0 || journalOffset < 0 || journalOffset % Journal.JournalRecord.Alignment != 0)
+        if (synced < 0 || synced == long.MaxValue || journalFile < 0 || journalFile == long.MaxValue || journalOffset < 0 ||
+            journalOffset % Journal.JournalRecord.Alignment != 0)
         {
             throw new CorruptionException(path, LastSyncedTxIdOffset,
                 $"rule H6: last synced transaction {synced}, journal file {journalFile}, journal offset {journalOffset}");

@@ -88,7 +88,7 @@ internal sealed partial class JournalReader
         var size = checked((int)header.UncompressedPayloadSize);
         if (_decompressed.Length < size)
         {
-            _decompressed = new byte[Math.Max(size, _decompressed.Length * 2)];
+            _decompressed = new byte[Math.Max(size, (int)Math.Min(_decompressed.Length * 2L, Array.MaxLength))];
         }
 
         int produced;

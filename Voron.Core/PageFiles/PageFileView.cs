@@ -210,7 +210,7 @@ internal sealed class PageFileView
             }
 
             var block = PageFileFormat.ReadBlockKey(cursor.Key, DataFile, Name);
-            if (block * BlockSize >= Length)
+            if (block >= (Length / BlockSize) + (Length % BlockSize == 0 ? 0 : 1)) // divided, not multiplied: an on-disk block near 2^63 / BlockSize would wrap
             {
                 throw PageFileFormat.Corrupt(DataFile, Name, $"rule PF2: block {block} lies past the file's length {Length}");
             }

@@ -67,7 +67,7 @@ internal sealed partial class BTree
     public BTree(IPageAccess pages, TreeState state)
     {
         ArgumentNullException.ThrowIfNull(pages);
-        if (state.RootPage < 0 || state.Depth < 0 || (state.RootPage == 0) != (state.Depth == 0))
+        if (state.RootPage < 0 || state.Depth < 0 || state.Depth > TreeState.MaxDepth || (state.RootPage == 0) != (state.Depth == 0))
         {
             throw new ArgumentException($"the tree state is inconsistent: {state}", nameof(state));
         }

@@ -16,12 +16,18 @@ namespace Voron.Trees;
 //   32     8    BranchPages    branch pages in the tree
 //   40     8    OverflowPages  pages in overflow runs owned by the tree's values
 //
-// Validity: RootPage is 0 iff Depth is 0 iff EntryCount is 0; counts are non-negative.
+// Validity: RootPage is 0 iff Depth is 0 iff EntryCount is 0; counts are non-negative; Depth is
+// at most MaxDepth (64): every branch has two children or more and a store holds fewer than 2^51
+// pages, so no real tree is deeper than 51 levels, and a larger on-disk depth would size the
+// descent's path buffers and bound its loops.
 
 /// <summary>The persistent description of one tree. A value type: a transaction edits its own copy.</summary>
 internal record struct TreeState(long RootPage, int Depth, long EntryCount, long LeafPages, long BranchPages, long OverflowPages)
 {
     public const int Size = 48;
+
+    /// <summary>The deepest tree a store can hold (see the FORMAT block): a deeper state is corrupt.</summary>
+    public const int MaxDepth = 64;
 
     public readonly void WriteTo(Span<byte> destination)
     {
@@ -50,7 +56,7 @@ internal record struct TreeState(long RootPage, int Depth, long EntryCount, long
             BinaryPrimitives.ReadInt64LittleEndian(source[32..]),
             BinaryPrimitives.ReadInt64LittleEndian(source[40..]));
         var empty = state.RootPage == 0;
-        if (state.RootPage < 0 || state.Depth < 0 || state.EntryCount < 0 || state.LeafPages < 0 || state.BranchPages < 0 ||
+        if (state.RootPage < 0 || state.Depth < 0 || state.Depth > MaxDepth || state.EntryCount < 0 || state.LeafPages < 0 || state.BranchPages < 0 ||
             state.OverflowPages < 0 || empty != (state.Depth == 0) || (empty && state.EntryCount != 0))
         {
             throw new CorruptionException(file, offset, $"tree state is inconsistent: {state}");

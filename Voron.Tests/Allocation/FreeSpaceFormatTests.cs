@@ -100,6 +100,27 @@ public sealed class FreeSpaceFormatTests
         Assert.Contains("F6", error.Reason);
     }
 
+    /// <summary>
+    /// Found by review after the soak's fuzzing finding: the pending chain's walk was bounded
+    /// only by the directory's page count, an on-disk int, so a page linking to itself with a
+    /// count near 2^31 looped for hours at open. The count is now bounded by the pages allocated
+    /// and a page seen twice is a cycle.
+    /// </summary>
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public void Open_rejects_a_pending_chain_that_cycles_or_claims_more_pages_than_the_store_has(bool hugeCount)
+    {
+        var (fs, layout) = CreateStore();
+        Patch(fs, layout.PendingHead, page => WriteInt64(page, NextOffset, layout.PendingHead));
+        Patch(fs, layout.Directory, page => WriteInt32(page, PendingPagesOffset, hugeCount ? int.MaxValue : (int)layout.NextPageNumber));
+
+        var error = Assert.Throws<CorruptionException>(() => StorageEnvironment.Open(StoreFactory.Options(fs)));
+
+        Assert.Contains("F6", error.Reason);
+        Assert.Contains(hugeCount ? "more than the" : "cycle", error.Reason);
+    }
+
     [Fact]
     public void Open_rejects_a_directory_page_of_the_wrong_kind()
     {

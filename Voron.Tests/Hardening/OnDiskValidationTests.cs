@@ -127,6 +127,58 @@ public sealed class OnDiskValidationTests
     }
 
     /// <summary>
+    /// Found by review after the soak's fuzzing finding: a header copy whose revision, last synced
+    /// transaction or journal file number is the largest long passed H4/H6, and open incremented
+    /// it: the revision wrapped negative (the next open refused the copy it had just written) and
+    /// transaction ids and journal file numbers went negative. Those values are now corruption.
+    /// </summary>
+    [Theory]
+    [InlineData(HeaderFile.RevisionOffset)]
+    [InlineData(HeaderFile.LastSyncedTxIdOffset)]
+    [InlineData(HeaderFile.JournalFileOffset)]
+    public void A_header_copy_with_a_counter_at_the_largest_long_is_corruption(int offset)
+    {
+        var fs = StoreFactory.NewFileSystem();
+        StorageEnvironment.Open(StoreFactory.Options(fs)).Dispose();
+        var layout = new StoreLayout("/store");
+        var header = HeaderFile.ReadNewest(fs, layout)!.Value;
+        var bytes = HeaderFile.Encode(header);
+        BinaryPrimitives.WriteInt64LittleEndian(bytes.AsSpan(offset), long.MaxValue);
+        BinaryPrimitives.WriteUInt32LittleEndian(bytes.AsSpan(HeaderFile.ChecksumOffset), HeaderFile.ComputeChecksum(bytes));
+        using (var file = fs.Open(layout.HeaderFile(header.Revision), FileOpenMode.OpenExisting))
+        {
+            file.Write(0, bytes);
+        }
+
+        var error = Assert.Throws<CorruptionException>(() => StorageEnvironment.Open(StoreFactory.Options(fs)).Dispose());
+
+        Assert.Equal(layout.HeaderFile(header.Revision), error.File);
+    }
+
+    /// <summary>
+    /// Found by review after the soak's fuzzing finding: a tree state's depth was checked only to
+    /// be non-negative, and the descent sized its path buffers by it (depth 2^30 wrapped the size
+    /// negative: OverflowException or ArgumentOutOfRangeException; a depth of millions with a
+    /// branch pointing at itself recursed until the stack overflowed). Depth is now at most 64.
+    /// </summary>
+    [Theory]
+    [InlineData(65)]
+    [InlineData(0x3FFF_FFFF)]
+    [InlineData(0x4000_0000)]
+    [InlineData(int.MaxValue)]
+    public void A_tree_state_deeper_than_any_store_can_hold_is_corruption(int depth)
+    {
+        var bytes = new byte[Voron.Trees.TreeState.Size];
+        new Voron.Trees.TreeState(RootPage: 5, Depth: 1, EntryCount: 1, LeafPages: 1, BranchPages: 0, OverflowPages: 0).WriteTo(bytes);
+        Assert.Equal(1, Voron.Trees.TreeState.ReadFrom(bytes, "/fuzz", 0).Depth);
+        BinaryPrimitives.WriteInt32LittleEndian(bytes.AsSpan(8), depth);
+
+        var error = Assert.Throws<CorruptionException>(() => Voron.Trees.TreeState.ReadFrom(bytes, "/fuzz", 0));
+
+        Assert.Contains("inconsistent", error.Reason, StringComparison.Ordinal);
+    }
+
+    /// <summary>
     /// What broke: opening a store at the path of a file said "the file ... already exists", which
     /// reads as if the store were there. Fixed in CreateDirectory: it says the path is a file, not
     /// a directory.

@@ -176,6 +176,38 @@ public sealed class PageFileTests
         }
     }
 
+    /// <summary>
+    /// Found by review after the soak's fuzzing finding: PF2 was checked as block * 8192 &lt; Length,
+    /// so a block number of 2^51 (its product wraps to 0) passed. It is now checked by division.
+    /// </summary>
+    [Theory]
+    [InlineData(1L << 51)]
+    [InlineData(long.MaxValue / 8192)]
+    [InlineData(1)]
+    public void Integrity_check_refuses_a_block_past_the_files_length_even_when_its_offset_wraps(long block)
+    {
+        using var env = StorageEnvironment.Open(StoreFactory.Options(StoreFactory.NewFileSystem()));
+        using (var tx = env.BeginWrite())
+        {
+            tx.CreatePageFile("a").Write(0, Pattern(100, 10)); // one block: 0
+            tx.Commit();
+        }
+
+        using (var tx = env.BeginWrite())
+        {
+            var tree = tx.CreateTree(PageFileFormat.TreeName("a"));
+            var key = new byte[PageFileFormat.BlockKeySize];
+            PageFileFormat.WriteBlockKey(key, 0);
+            var entry = tree.Get(key)!;
+            PageFileFormat.WriteBlockKey(key, block);
+            tree.Put(key, entry); // a forged entry: as if written so
+            tx.Commit();
+        }
+
+        var error = Assert.Throws<CorruptionException>(() => env.CheckIntegrity());
+        Assert.Contains("PF2", error.Message, StringComparison.Ordinal);
+    }
+
     [Fact]
     public void Integrity_check_claims_every_block_and_lists_page_files()
     {
