@@ -58,6 +58,7 @@ internal sealed class FuzzStore
         }
 
         Commit(tx => tx.CreateTree("big").Put("overflow"u8, Value(random, 30_000)));
+        Commit(tx => tx.CreatePageFile("sql").Write(0, Value(random, (3 * Constants.PageSize) + 100))); // a SQLite database's pages (PF rules)
         Commit(tx => tx.CreateTree("doomed").Put("x"u8, Value(random, 5000)));
         env.FlushToDataFile();
         Commit(tx =>
@@ -80,6 +81,7 @@ internal sealed class FuzzStore
                 tx.CreateTree("many").Put(Key(0, i), Value(random, 60));
                 tx.CreateTree("big").Put("overflow"u8, i % 2 == 0 ? new byte[20_000] : Value(random, 20_000));
                 tx.CreateTree("small").Put(Key(9, i), Value(random, 10));
+                tx.CreatePageFile("sql").Write(i * 3000, Value(random, 200));
             });
         }
 
@@ -204,6 +206,15 @@ internal sealed class FuzzStore
                     var key = iterator.Key.ToArray();
                     _ = iterator.Value.Length;
                     _ = tree.Get(key);
+                }
+            }
+
+            foreach (var name in read.GetPageFileNames())
+            {
+                var pageFile = read.OpenPageFile(name);
+                if (pageFile is not null)
+                {
+                    pageFile.Read(0, new byte[(int)Math.Min(pageFile.Length, 64 * Constants.PageSize)]);
                 }
             }
         }

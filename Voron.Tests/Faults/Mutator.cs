@@ -4,7 +4,8 @@ namespace Voron.Tests.Faults;
 
 /// <summary>
 /// Random mutations of on-disk bytes for the fuzz tests: bit flips, random bytes, boundary
-/// integers (0, -1, 2^31 - 1, 2^31, 2^63 - 1, page and sector sizes ...) written over fields,
+/// integers (0, -1, 2^30, 2^31 - 1, 2^31, 2^51, 2^63 - 1, page and sector sizes ...) written over
+/// fields, little-endian or (for keys) big-endian,
 /// zeroed or 0xFF-filled ranges, and bytes copied from elsewhere in the structure.
 /// </summary>
 internal static class Mutator
@@ -14,6 +15,7 @@ internal static class Mutator
         0, 1, 2, -1, -2, 7, 8, 63, 64, 127, 128, 255, 256, 511, 512, 4095, 4096, 4097, 8191, 8192, 8193, 16384, 65535, 65536,
         int.MaxValue, int.MaxValue - 1, int.MaxValue - 63, int.MaxValue - 64, int.MaxValue - 8191, (long)int.MaxValue + 1, int.MinValue,
         uint.MaxValue, 262143, 262144, long.MaxValue, long.MinValue, long.MaxValue - 1, 1L << 32, 1L << 40, 0x7FFF_F000, 0x7FFF_F001,
+        1 << 30, (1 << 30) - 1, 1 << 29, 1L << 51, 1L << 50, long.MaxValue / 8192, (long.MaxValue / 8192) + 1, 65, 66,
     ];
 
     /// <summary>Applies 1..4 mutations to <paramref name="bytes"/>[<paramref name="from"/>..<paramref name="from"/> + <paramref name="length"/>).</summary>
@@ -76,16 +78,26 @@ internal static class Mutator
         }
 
         var slot = region.Slice(at, width);
+        var bigEndian = random.Next(4) == 0; // keys (block numbers, ids) are stored big-endian
         switch (width)
         {
             case 1:
                 slot[0] = (byte)value;
                 break;
+            case 2 when bigEndian:
+                BinaryPrimitives.WriteInt16BigEndian(slot, (short)value);
+                break;
             case 2:
                 BinaryPrimitives.WriteInt16LittleEndian(slot, (short)value);
                 break;
+            case 4 when bigEndian:
+                BinaryPrimitives.WriteInt32BigEndian(slot, (int)value);
+                break;
             case 4:
                 BinaryPrimitives.WriteInt32LittleEndian(slot, (int)value);
+                break;
+            case 8 when bigEndian:
+                BinaryPrimitives.WriteInt64BigEndian(slot, value);
                 break;
             default:
                 BinaryPrimitives.WriteInt64LittleEndian(slot, value);
