@@ -13,7 +13,7 @@ internal sealed partial class MergeExperiment
         var duration = _duration ?? (context.Quick ? TimeSpan.FromMilliseconds(400) : TimeSpan.FromSeconds(4));
         var rounds = context.Quick ? 1 : 4;
         var warmUp = context.Quick ? TimeSpan.FromMilliseconds(100) : TimeSpan.FromMilliseconds(500);
-        var callerCounts = _callerCounts ?? CallerCounts;
+        var callerCounts = ClosedLoopCallerCounts;
         report.AddFact("closedSecondsPerMode", duration.TotalSeconds);
         report.AddFact("closedRounds", rounds);
         report.AddFact("closedWarmUpSeconds", warmUp.TotalSeconds);

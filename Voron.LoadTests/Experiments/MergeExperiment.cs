@@ -75,6 +75,12 @@ internal sealed partial class MergeExperiment : IExperiment
         _openSettings = openSettings;
     }
 
+    /// <summary>The caller counts the closed loop runs: those given, else <see cref="CallerCounts"/>.</summary>
+    internal IReadOnlyList<int> ClosedLoopCallerCounts => _callerCounts ?? CallerCounts;
+
+    /// <summary>The loops this run measures.</summary>
+    internal IReadOnlyList<string> Loops => _loops;
+
     /// <summary>
     /// Caller counts from a comma-separated list; null for none. A bad list is an
     /// <see cref="ArgumentException"/> naming <paramref name="source"/> (the variable or option it came from).

@@ -103,6 +103,24 @@ public sealed class CommandLineTests
         Assert.Equal(["open"], CommandLine.Parse(["merge", "--loops", "open"]).GetValue(ExperimentCatalog.MergeLoops)!);
     }
 
+    /// <summary>
+    /// Regression: `merge` without --callers got an empty list from the command line and the
+    /// closed loop ran no caller count at all (the quick smoke run passed with no rows).
+    /// </summary>
+    [Fact]
+    public void Merge_without_callers_or_loops_runs_the_default_caller_counts_in_both_loops()
+    {
+        var definition = ExperimentCatalog.All.Single(d => d.Name == "merge");
+
+        var merge = Assert.IsType<MergeExperiment>(definition.Create(CommandLine.Parse(["merge"])));
+        var given = Assert.IsType<MergeExperiment>(definition.Create(CommandLine.Parse(["merge", "--callers", "8,32", "--loops", "closed"])));
+
+        Assert.Equal(MergeExperiment.CallerCounts, merge.ClosedLoopCallerCounts);
+        Assert.Equal([MergeExperiment.ClosedLoopName, MergeExperiment.OpenLoopName], merge.Loops);
+        Assert.Equal([8, 32], given.ClosedLoopCallerCounts);
+        Assert.Equal([MergeExperiment.ClosedLoopName], given.Loops);
+    }
+
     [Fact]
     public void A_number_option_falls_back_to_its_environment_variable_and_names_it_when_bad()
     {
