@@ -11,6 +11,7 @@ namespace Voron;
 public sealed class WriteTransaction : ReadTransaction
 {
     private readonly bool _merged;
+    private readonly int _operationThread; // a merged operation's: the only thread that may use the view while it runs
     private int _ended; // Ended* below, set once
 
     private const int Active = 0;
@@ -22,6 +23,7 @@ public sealed class WriteTransaction : ReadTransaction
         : base(environment, transaction)
     {
         _merged = merged;
+        _operationThread = merged ? System.Environment.CurrentManagedThreadId : 0;
     }
 
     /// <summary>Opens a named tree, creating it when missing.</summary>
@@ -91,6 +93,15 @@ public sealed class WriteTransaction : ReadTransaction
                      "A merged operation must do all its work before it returns — await inside it is not supported. " +
                      "Use BeginWriteAsync for a transaction that crosses awaits.",
             });
+        }
+
+        if (_merged && System.Environment.CurrentManagedThreadId != _operationThread)
+        {
+            // M6: the writer runs the operation on one thread; a call from another one (the rest
+            // of an async void delegate, a task the delegate started) would race it in the batch.
+            throw new InvalidOperationException("This transaction belongs to a merged operation that is running on another thread; " +
+                "a merged operation's transaction may be used only by the operation itself, synchronously. " +
+                "Use BeginWriteAsync for a transaction that crosses awaits.");
         }
     }
 }

@@ -38,7 +38,8 @@ namespace Voron.Transactions;
 //       already committed. A delegate that returns a task or value task is refused when it is
 //       submitted (ArgumentException; the overloads taking one are compile-time errors), and an
 //       async void delegate is caught when it starts (OperationSynchronizationContext) and fails
-//       alone (NotSupportedException); what it posts runs only after its view is closed.
+//       alone (NotSupportedException). While the delegate runs, only its own thread may use the
+//       view (the rest of an async void delegate resumes on another thread and throws there).
 //   M7. The writer ends only when the store is disposed or failed. An exception outside the
 //       places that expect one fails the store (reported), so a stopped merger is never taken
 //       for a live one; a batch's commit reports its outcome as a value (InFlight), never as a
@@ -374,7 +375,7 @@ internal sealed class TransactionMerger : IDisposable
     {
         var facade = new WriteTransaction(_environment, transaction, merged: true);
         var outer = SynchronizationContext.Current;
-        _context.Open();
+        _context.Reset();
         SynchronizationContext.SetSynchronizationContext(_context);
         t_running = _environment;
         try
@@ -386,7 +387,6 @@ internal sealed class TransactionMerger : IDisposable
             t_running = null;
             SynchronizationContext.SetSynchronizationContext(outer);
             facade.EndOperation();
-            _context.Close(); // only now may what the delegate posted run: it finds the view closed
         }
 
         if (_context.AsyncVoidStarted)

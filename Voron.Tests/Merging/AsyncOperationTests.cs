@@ -135,14 +135,14 @@ public sealed class AsyncOperationTests
 
     /// <summary>
     /// Regression (review): the continuation of an async void method started inside a merged
-    /// operation was queued to the thread pool at once, so it could run while the operation was
-    /// still inside its delegate and write into the batch's open transaction from another
-    /// thread. Continuations are now held until the operation's view is closed. The delegate
-    /// below waits (up to two seconds) for the continuation to run before it returns: before
-    /// the fix the continuation's write succeeded in that window.
+    /// operation runs on the thread pool, and could run while the operation was still inside its
+    /// delegate, writing into the batch's open transaction from another thread. While a merged
+    /// operation runs, its transaction now refuses every thread but the operation's. The delegate
+    /// below waits (up to two seconds) for the continuation before it returns: before the fix the
+    /// continuation's write succeeded in that window.
     /// </summary>
     [Fact]
-    public async Task The_rest_of_an_async_void_method_runs_only_after_its_operations_transaction_closed()
+    public async Task The_rest_of_an_async_void_method_cannot_use_the_operations_transaction_from_another_thread()
     {
         using var env = StorageEnvironment.Open(Options());
         var continued = new ManualResetEventSlim();
@@ -170,7 +170,7 @@ public sealed class AsyncOperationTests
         {
             tx.CreateTree("t").Put("before"u8, [1]);
             WriteLater(tx);
-            continued.Wait(TimeSpan.FromSeconds(2)); // before the fix: the write above ran here, on an open transaction
+            continued.Wait(TimeSpan.FromSeconds(2)); // before the fix: the write above ran here, on the open transaction
         });
 
         await Assert.ThrowsAsync<NotSupportedException>(() => refused);
@@ -178,6 +178,29 @@ public sealed class AsyncOperationTests
         Assert.IsType<InvalidOperationException>(afterAwait);
         using var read = env.BeginRead();
         Assert.Null(read.OpenTree("t"));
+    }
+
+    /// <summary>
+    /// Blocking on a task inside a merged operation (sync over async) is the user's choice and
+    /// must not deadlock the writer: a continuation it posts runs on the thread pool. The
+    /// operation's own thread keeps using its transaction.
+    /// </summary>
+    [Fact]
+    public async Task A_merged_operation_that_blocks_on_a_task_completes_and_commits()
+    {
+        using var env = StorageEnvironment.Open(Options());
+
+        static async Task<byte> ValueAsync()
+        {
+            await Task.Yield(); // posts to the operation's context
+            return 7;
+        }
+
+        await env.ExecuteAsync(tx => tx.CreateTree("t").Put("k"u8, [ValueAsync().GetAwaiter().GetResult()])).WaitAsync(TimeSpan.FromSeconds(30));
+
+        using var read = env.BeginRead();
+        Assert.True(read.OpenTree("t")!.TryGet("k"u8, out var value));
+        Assert.Equal([7], value.ToArray());
     }
 
     /// <summary>
