@@ -55,7 +55,7 @@ internal sealed partial class MergeExperiment : IExperiment
     private const int MaxCallers = 16_384;
 
     private readonly TimeSpan? _duration;
-    private readonly int[]? _callerCounts;
+    private readonly int[] _callerCounts;
     private readonly string[] _loops;
     private readonly OpenLoopSettings? _openSettings;
 
@@ -70,13 +70,13 @@ internal sealed partial class MergeExperiment : IExperiment
     public MergeExperiment(TimeSpan? duration = null, int[]? callerCounts = null, string[]? loops = null, OpenLoopSettings? openSettings = null)
     {
         _duration = duration;
-        _callerCounts = callerCounts is { Length: > 0 } ? callerCounts : null; // the command line gives an empty list when --callers is not given
+        _callerCounts = callerCounts is { Length: > 0 } ? callerCounts : CallerCounts; // the command line gives an empty list when --callers is not given
         _loops = loops is { Length: > 0 } ? loops : [ClosedLoopName, OpenLoopName]; // the command line gives an empty list for none
         _openSettings = openSettings;
     }
 
     /// <summary>The caller counts the closed loop runs: those given, else <see cref="CallerCounts"/>.</summary>
-    internal IReadOnlyList<int> ClosedLoopCallerCounts => _callerCounts ?? CallerCounts;
+    internal IReadOnlyList<int> ClosedLoopCallerCounts => _callerCounts;
 
     /// <summary>The loops this run measures.</summary>
     internal IReadOnlyList<string> Loops => _loops;

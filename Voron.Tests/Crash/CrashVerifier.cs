@@ -6,7 +6,7 @@ namespace Voron.Tests.Crash;
 internal static class CrashVerifier
 {
     private const string AfterTree = "__after";
-    private const string ScratchFile = CrashRun.Directory + "/voron.scratch";
+    private static readonly string ScratchFile = new Voron.Files.StoreLayout(CrashRun.Directory).ScratchFile;
 
     /// <summary>
     /// Recovers the store on <paramref name="fileSystem"/> and checks it; returns the recovered

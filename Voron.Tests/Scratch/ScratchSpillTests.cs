@@ -14,8 +14,8 @@ public sealed class ScratchSpillTests
 {
     private const long Budget = 64 * 1024; // eight pages: the working set below is about twice that
     private const int Keys = 400;
-    private const string ScratchPath = "/store/voron.scratch";
-    private const string DataPath = "/store/voron.data";
+    private static readonly Voron.Files.StoreLayout Layout = new("/store");
+    private static readonly string ScratchPath = Layout.ScratchFile;
 
     private static StorageEnvironmentOptions Options(InMemoryFileSystem fileSystem, long budget = Budget)
     {
@@ -259,7 +259,7 @@ public sealed class ScratchSpillTests
             // The flusher reads the spilled versions through the same check: the store fails
             // (FL6) rather than write a damaged page to the data file. The data file and both
             // header copies are exactly as they were.
-            string[] durable = [DataPath, "/store/headers.one", "/store/headers.two"];
+            string[] durable = [Layout.DataFile, Layout.HeaderFile(1), Layout.HeaderFile(2)];
             var before = durable.Select(path => ReadWhole(fs, path)).ToArray();
             var failed = Assert.Throws<EnvironmentFailedException>(() => env.FlushToDataFile());
             Assert.IsType<CorruptionException>(failed.InnerException);
