@@ -109,15 +109,15 @@ public sealed partial class DocumentStore
         var generated = id == null;
         if (generated)
         {
-            id = DocumentNames.GeneratedId(type.Collection, Ids.Next(type.Collection));
+            id = Ids.Next(type.Collection);
             type.SetId(entity, id!);
         }
 
         var idBytes = DocumentNames.IdBytes(id!);
-        var number = DocumentNames.TryParseGenerated(id!, type.Collection, out var n) ? n : 0;
-        if (number > 0 && !generated)
+        var (number, prefix) = PreparedWrite.GeneratedShape(id!);
+        if (!generated)
         {
-            Ids.Observe(type.Collection, number);
+            Ids.ObserveId(id!); // I5: whatever the collection
         }
 
         var json = JsonSerializer.SerializeToUtf8Bytes(entity, type.TypeInfo);
@@ -137,6 +137,7 @@ public sealed partial class DocumentStore
             Json = json,
             ExpectedVersion = generated ? 0 : null,
             GeneratedNumber = number,
+            GeneratedPrefix = prefix,
         };
     }
 

@@ -35,8 +35,10 @@ namespace Voron.Documents;
 //   I4. Versions come from one counter ("version" in @docs.meta) raised in the writing
 //       transaction: unique across the store, and a later write has a larger one.
 //   I5. Generated ids take n from IdGenerator, seeded from "ctr/<collection>"; every stored id of
-//       the shape "<collection>/<n>" raises that counter to n in its transaction (and the
-//       generator at Store time), so a generated id is never one a stored document had.
+//       the shape "<collection>/<n>", in whatever collection (ids are unique across the store),
+//       raises that counter to n in its transaction (and the generator at Store time), and the
+//       generator skips an n whose id a stored document has, so a generated id is never one a
+//       stored document has or had.
 //   I6. A LoadAsync (of one id or many) and a query each read one snapshot: one read transaction.
 //   I7. One DocumentStore per StorageEnvironment: the generator of I5 and the catalog snapshot
 //       live here.

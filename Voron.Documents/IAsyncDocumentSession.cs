@@ -6,8 +6,9 @@ namespace Voron.Documents;
 /// <summary>
 /// A unit of work over a <see cref="DocumentStore"/>: stores, loads, deletes and queries, saved
 /// together by <see cref="SaveChangesAsync"/> as one ACID transaction (all or nothing). It keeps an
-/// identity map (loading an id twice gives the same object), tracks loaded documents (only changed
-/// ones are written) and sees its own pending changes in its loads. Not thread-safe — one caller
+/// identity map (loading an id twice gives the same object), tracks loaded documents (only those
+/// whose serialization changed since the load are written, keeping the stored properties their type
+/// does not declare) and sees its own pending changes in its loads. Not thread-safe — one caller
 /// at a time — but not bound to a thread: it may cross awaits. Typed calls take the serializer's
 /// <see cref="JsonTypeInfo{T}"/> (source generation, Native AOT); <see cref="DocumentSessionExtensions"/>
 /// adds reflection-based overloads without it.
@@ -20,7 +21,9 @@ public interface IAsyncDocumentSession : IAsyncDisposable, IDisposable
     /// <summary>
     /// Stores <paramref name="entity"/> at the next save, in its type's collection. The id is
     /// <paramref name="id"/>, else the entity's <c>Id</c> member, else a generated
-    /// <c>&lt;collection&gt;/&lt;n&gt;</c> (written into the <c>Id</c> member when it has a setter).
+    /// <c>&lt;collection&gt;/&lt;n&gt;</c> that no stored document has or had, in any collection; the
+    /// id is written into the <c>Id</c> member when it has a setter. An entity the session did not
+    /// load replaces the whole stored document (its properties the type does not declare too).
     /// With <paramref name="expectedVersion"/> the save fails with <see cref="ConcurrencyException"/>
     /// unless the stored version is that one (0: no document may exist). The entity is tracked
     /// from now on: later changes to it are saved too.
@@ -43,7 +46,7 @@ public interface IAsyncDocumentSession : IAsyncDisposable, IDisposable
     /// <summary>Deletes a tracked entity's document at the next save.</summary>
     void Delete<T>(T entity) where T : class;
 
-    /// <summary>Loads a document, or null when there is none (or the session deleted it). Throws <see cref="InvalidOperationException"/> when it belongs to another collection than <typeparamref name="T"/>'s, and a <see cref="System.Text.Json.JsonException"/> naming the id when its JSON does not fit <typeparamref name="T"/>.</summary>
+    /// <summary>Loads a document, or null when there is none (or the session deleted it). The entity's <c>Id</c> member is set to <paramref name="id"/>, whatever the JSON holds; it is saved only if it changes, and then keeps the stored properties its type does not declare. Throws <see cref="InvalidOperationException"/> when it belongs to another collection than <typeparamref name="T"/>'s, and a <see cref="System.Text.Json.JsonException"/> naming the id when its JSON does not fit <typeparamref name="T"/>.</summary>
     Task<T?> LoadAsync<T>(string id, JsonTypeInfo<T> typeInfo, CancellationToken cancellationToken = default) where T : class;
 
     /// <summary>Loads several documents from one snapshot; missing ids map to null.</summary>
@@ -58,7 +61,7 @@ public interface IAsyncDocumentSession : IAsyncDisposable, IDisposable
     /// <summary>A document's stored JSON in a pooled buffer (dispose the result), or null when there is none.</summary>
     Task<RawDocument?> LoadRawAsync(string id, CancellationToken cancellationToken = default);
 
-    /// <summary>A query over <typeparamref name="T"/>'s collection (see <see cref="IDocumentQuery{T}"/> for what it accepts).</summary>
+    /// <summary>A query over <typeparamref name="T"/>'s collection (see <see cref="IDocumentQuery{T}"/> for what it accepts); its results are tracked as loaded documents, their <c>Id</c> member set to their document's id.</summary>
     IDocumentQuery<T> Query<T>(JsonTypeInfo<T> typeInfo) where T : class;
 
     /// <summary>A query over a collection's raw documents, by JSON paths.</summary>

@@ -31,7 +31,19 @@ internal sealed class DocumentType
         Collection = CollectionOf(typeInfo.Type);
         CollectionBytes = DocumentNames.CollectionBytes(Collection);
         IdProperty = typeInfo.Properties.FirstOrDefault(IsIdProperty);
+        HasExtensionData = typeInfo.Properties.Any(p => p.IsExtensionData);
+        _declared = new HashSet<string>(
+            typeInfo.Properties.Where(p => !p.IsExtensionData).Select(p => p.Name),
+            typeInfo.Options.PropertyNameCaseInsensitive ? StringComparer.OrdinalIgnoreCase : StringComparer.Ordinal);
     }
+
+    private readonly HashSet<string> _declared;
+
+    /// <summary>Whether the type keeps the JSON properties it does not declare itself (a <c>[JsonExtensionData]</c> member).</summary>
+    public bool HasExtensionData { get; }
+
+    /// <summary>Whether <paramref name="jsonName"/> is a JSON property the type declares (as the serializer matches names on read).</summary>
+    public bool Declares(string jsonName) => _declared.Contains(jsonName);
 
     public JsonTypeInfo TypeInfo { get; }
 
@@ -55,7 +67,7 @@ internal sealed class DocumentType
     /// <summary>The id the entity carries, or null.</summary>
     public string? GetId(object entity) => IdProperty?.Get!(entity) as string;
 
-    /// <summary>Writes <paramref name="id"/> into the entity's id member, when it has a settable one.</summary>
+    /// <summary>Writes <paramref name="id"/> into the entity's id member, when it has a settable one (the document's key wins over what its JSON says).</summary>
     public void SetId(object entity, string id)
     {
         if (IdProperty?.Set is { } set)

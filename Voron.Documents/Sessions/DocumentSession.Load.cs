@@ -132,17 +132,7 @@ internal sealed partial class DocumentSession
         {
             var json = DocumentRecord.Json(record, header, ref rented, id, store.Path);
             var entity = Deserialize(json, typeInfo, id, type.Collection);
-            Track(new SessionEntry(id, idBytes)
-            {
-                State = EntryState.Tracked,
-                Collection = type.Collection,
-                CollectionBytes = type.CollectionBytes,
-                Entity = entity,
-                Type = type,
-                OriginalJson = json.ToArray(),
-                Version = header.Version,
-                Ticks = header.Ticks,
-            });
+            Track(Loaded(id, idBytes, type, entity, json, header.Version, header.Ticks));
             return entity;
         }
         finally
@@ -152,6 +142,27 @@ internal sealed partial class DocumentSession
                 ArrayPool<byte>.Shared.Return(rented);
             }
         }
+    }
+
+    /// <summary>
+    /// The entry of a document just read as <paramref name="entity"/>: its id member set from the
+    /// document's id (S3) and its serialization taken as the snapshot changes are judged by (S1).
+    /// </summary>
+    private static SessionEntry Loaded(string id, byte[] idBytes, DocumentType type, object entity, ReadOnlySpan<byte> json, long version, long ticks)
+    {
+        type.SetId(entity, id);
+        return new SessionEntry(id, idBytes)
+        {
+            State = EntryState.Tracked,
+            Collection = type.Collection,
+            CollectionBytes = type.CollectionBytes,
+            Entity = entity,
+            Type = type,
+            OriginalJson = json.ToArray(),
+            Snapshot = JsonSerializer.SerializeToUtf8Bytes(entity, type.TypeInfo),
+            Version = version,
+            Ticks = ticks,
+        };
     }
 
     internal static T Deserialize<T>(ReadOnlySpan<byte> json, JsonTypeInfo<T> typeInfo, string id, string collection)
@@ -247,7 +258,7 @@ internal sealed partial class DocumentSession
                 return null;
             }
 
-            var json = entry.RawJson ?? JsonSerializer.SerializeToUtf8Bytes(entry.Entity, entry.Type!.TypeInfo);
+            var json = entry.RawJson ?? PendingJson(entry).Json;
             var pending = Metadata(entry);
             result = consume(json, pending);
             return pending;

@@ -74,22 +74,19 @@ internal sealed partial class DocumentSession
         var id = cursor.Id;
         if (_byId.TryGetValue(id, out var known))
         {
-            return known.Entity as T ?? Deserialize(cursor.Json, typeInfo, id, type.Collection);
+            if (known.Entity is T tracked)
+            {
+                return tracked;
+            }
+
+            var untracked = Deserialize(cursor.Json, typeInfo, id, type.Collection);
+            type.SetId(untracked, id); // S3, though the session tracks this id otherwise (a pending raw store or delete)
+            return untracked;
         }
 
         var json = cursor.Json;
         var entity = Deserialize(json, typeInfo, id, type.Collection);
-        Track(new SessionEntry(id, cursor.IdBytes.ToArray())
-        {
-            State = EntryState.Tracked,
-            Collection = type.Collection,
-            CollectionBytes = type.CollectionBytes,
-            Entity = entity,
-            Type = type,
-            OriginalJson = json.ToArray(),
-            Version = cursor.Header.Version,
-            Ticks = cursor.Header.Ticks,
-        });
+        Track(Loaded(id, cursor.IdBytes.ToArray(), type, entity, json, cursor.Header.Version, cursor.Header.Ticks));
         return entity;
     }
 }

@@ -67,18 +67,26 @@ internal sealed partial class DocumentSession
                 continue;
             }
 
-            var json = entry.RawJson ?? JsonSerializer.SerializeToUtf8Bytes(entry.Entity, entry.Type!.TypeInfo);
-            if (entry.State == EntryState.Tracked && entry.OriginalJson != null && json.AsSpan().SequenceEqual(entry.OriginalJson))
+            byte[] json;
+            if (entry.RawJson != null)
             {
-                continue; // unchanged: not written
+                json = entry.RawJson;
+            }
+            else
+            {
+                var pending = PendingJson(entry);
+                if (!pending.Changed)
+                {
+                    continue; // unchanged since loaded or saved (S1): not written
+                }
+
+                json = pending.Json;
+                entry.PendingSnapshot = pending.Snapshot;
             }
 
             CheckSize(json.Length, entry.Id);
-            if (entry.RawJson == null && (json.Length < 2 || json[0] != (byte)'{'))
-            {
-                throw new InvalidOperationException($"{entry.Type!.TypeInfo.Type.Name} did not serialize as a JSON object (a custom converter?); a document must be one.");
-            }
 
+            var shape = PreparedWrite.GeneratedShape(entry.Id);
             long? expected = entry.ExpectedVersion ??
                              (entry.Generated ? 0 : entry.State == EntryState.Tracked && concurrency ? known : entry.State == EntryState.Store && concurrency ? known : null);
             writes.Add(new PreparedWrite
@@ -92,12 +100,45 @@ internal sealed partial class DocumentSession
                 ExpectedVersion = expected,
                 HintJson = entry.OriginalJson,
                 HintVersion = entry.Version,
-                GeneratedNumber = DocumentNames.TryParseGenerated(entry.Id, entry.Collection!, out var n) ? n : 0,
+                GeneratedNumber = shape.Number,
+                GeneratedPrefix = shape.Prefix,
             });
             entries.Add(entry);
         }
 
         return (writes, entries);
+    }
+
+    /// <summary>
+    /// What a typed entry's document would be if saved now: the entity's serialization (its id
+    /// member checked against the document's id first, S3); when the entity was loaded, the stored
+    /// properties its type does not model are kept (S2), and when its serialization equals the
+    /// snapshot (S1) it is unchanged and the stored JSON stays as it is.
+    /// </summary>
+    private static (byte[] Json, byte[] Snapshot, bool Changed) PendingJson(SessionEntry entry)
+    {
+        var type = entry.Type!;
+        if (type.IdProperty?.Set != null && type.GetId(entry.Entity!) is var member && member != entry.Id)
+        {
+            throw new InvalidOperationException(
+                $"The {type.TypeInfo.Type.Name} tracked as document '{entry.Id}' has its id member changed to '{member ?? "null"}'; a document's id cannot change. " +
+                $"To give it another id, store a copy under the new id and delete '{entry.Id}'; to keep it, set the member back.");
+        }
+
+        var typed = JsonSerializer.SerializeToUtf8Bytes(entry.Entity, type.TypeInfo);
+        if (typed.Length < 2 || typed[0] != (byte)'{')
+        {
+            throw new InvalidOperationException($"{type.TypeInfo.Type.Name} did not serialize as a JSON object (a custom converter?); a document must be one.");
+        }
+
+        if (entry.State == EntryState.Tracked && entry.Snapshot != null && entry.OriginalJson != null && typed.AsSpan().SequenceEqual(entry.Snapshot))
+        {
+            return (entry.OriginalJson, typed, false);
+        }
+
+        // Stored (Store of an object the session did not load) replaces the document; a loaded one keeps what its type does not model.
+        var json = entry.State == EntryState.Tracked && entry.OriginalJson != null ? UnknownProperties.Keep(typed, entry.OriginalJson, type) : typed;
+        return (json, typed, true);
     }
 
     /// <summary>Brings an entry up to date after its save was acknowledged.</summary>
@@ -113,6 +154,8 @@ internal sealed partial class DocumentSession
         entry.Version = result.Version;
         entry.Ticks = result.Ticks;
         entry.OriginalJson = write.Json;
+        entry.Snapshot = entry.PendingSnapshot;
+        entry.PendingSnapshot = null;
         entry.ExpectedVersion = null;
         entry.Generated = false;
     }

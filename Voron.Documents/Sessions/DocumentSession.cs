@@ -4,6 +4,20 @@ using Voron.Documents.Storage;
 
 namespace Voron.Documents.Sessions;
 
+// Identity and change tracking — the rules a session keeps for typed documents:
+//   S1. A loaded (or saved) entity is written only when its serialization differs from its
+//       serialization when it was loaded (or last saved) — its snapshot — never because the
+//       stored JSON has another shape (property order, number format, unknown properties,
+//       defaults). A session that only reads writes nothing.
+//   S2. When a loaded entity changed, the document written is its serialization followed by the
+//       stored document's top-level properties its type does not declare (UnknownProperties.cs),
+//       unless the type has a [JsonExtensionData] member, which keeps them itself. Store() of an
+//       object the session did not load replaces the whole document; so does StoreRaw.
+//   S3. The document's id is the key: a load or query sets the entity's id member (a settable
+//       string "Id") to it, whatever the JSON says; Store(entity, id) writes the id given into the
+//       member; the body written carries that same id. A save refuses an entity whose id member
+//       was changed since (a document's id cannot change).
+
 /// <summary>
 /// The session (IAsyncDocumentSession): an identity map keyed by id (and by entity reference),
 /// pending changes, and the save that turns them into one merged operation (DocumentSession.Save.cs).
@@ -48,14 +62,14 @@ internal sealed partial class DocumentSession(DocumentStore store) : IAsyncDocum
         id ??= type.GetId(entity);
         if (id == null)
         {
-            id = DocumentNames.GeneratedId(type.Collection, store.Ids.Next(type.Collection));
+            id = store.Ids.Next(type.Collection);
             generated = true;
         }
 
         var idBytes = DocumentNames.IdBytes(id);
-        if (!generated && DocumentNames.TryParseGenerated(id, type.Collection, out var n))
+        if (!generated)
         {
-            store.Ids.Observe(type.Collection, n); // I5
+            store.Ids.ObserveId(id); // I5: whatever the collection
         }
 
         if (_byId.TryGetValue(id, out var existing))
@@ -102,10 +116,7 @@ internal sealed partial class DocumentSession(DocumentStore store) : IAsyncDocum
             Forget(existing);
         }
 
-        if (DocumentNames.TryParseGenerated(id, collection, out var n))
-        {
-            store.Ids.Observe(collection, n);
-        }
+        store.Ids.ObserveId(id); // I5: "Users/7" stored raw in "Other" takes 7 from "Users" too
 
         Track(new SessionEntry(id, idBytes)
         {

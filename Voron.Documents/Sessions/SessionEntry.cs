@@ -24,8 +24,14 @@ internal sealed class SessionEntry(string id, byte[] idBytes)
     /// <summary>The JSON of a pending raw store.</summary>
     public byte[]? RawJson { get; set; }
 
-    /// <summary>The JSON as last loaded or saved (change tracking; old index entries).</summary>
+    /// <summary>The stored JSON as last loaded or saved (old index entries; the properties its type does not model, S2).</summary>
     public byte[]? OriginalJson { get; set; }
+
+    /// <summary>The entity's serialization when it was loaded or last saved: it changed iff its serialization now differs (S1).</summary>
+    public byte[]? Snapshot { get; set; }
+
+    /// <summary>The entity's serialization the save in progress writes (becomes <see cref="Snapshot"/> when acknowledged).</summary>
+    public byte[]? PendingSnapshot { get; set; }
 
     /// <summary>The stored version last seen (0: none seen, a new document).</summary>
     public long Version { get; set; }

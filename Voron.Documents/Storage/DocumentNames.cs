@@ -79,6 +79,34 @@ internal static class DocumentNames
                long.TryParse(digits, NumberStyles.None, CultureInfo.InvariantCulture, out n);
     }
 
+    /// <summary>
+    /// Whether <paramref name="id"/> has the shape of a generated id of any collection
+    /// (<c>&lt;prefix&gt;/&lt;n&gt;</c>, the prefix a valid collection name, n as in
+    /// <see cref="TryParseGenerated"/>), with that prefix and n. Ids are unique across the store, so
+    /// such an id raises the prefix's counter whatever collection the document is stored in (I5).
+    /// </summary>
+    public static bool TryParseGeneratedShape(string id, out string prefix, out long n)
+    {
+        prefix = "";
+        n = 0;
+        var slash = id.IndexOf('/', StringComparison.Ordinal);
+        if (slash <= 0 || slash > DocumentLimits.MaxCollectionNameBytes)
+        {
+            return false;
+        }
+
+        var candidate = id[..slash];
+        if (!TryParseGenerated(id, candidate, out n) || candidate.Any(char.IsControl) ||
+            Encoding.UTF8.GetByteCount(candidate) > DocumentLimits.MaxCollectionNameBytes)
+        {
+            n = 0;
+            return false;
+        }
+
+        prefix = candidate;
+        return true;
+    }
+
     private static readonly SearchValues<char> Digits = SearchValues.Create("0123456789");
 
     private static byte[] Utf8OrThrow(string text, string paramName, string what)

@@ -14,7 +14,9 @@ namespace Voron.Documents.Storage;
 //                                      "gen"                       int64 LE: index catalog generation (raised by every
 //                                                                  index definition, drop and build completion)
 //                                      "ctr/<collection>"          int64 LE: the largest n of any id "<collection>/<n>"
-//                                                                  stored (generated ids continue above it)
+//                                                                  stored, in any collection (generated ids continue
+//                                                                  above it; stores written before this rule may
+//                                                                  hold such ids of other collections above it)
 //                                      "idx/<collection>/<index>"  index definition record (Indexing/IndexDefinitionRecord.cs)
 //   @docs.col/<collection>             document id                 empty: the collection's members, in id order
 //   @docs.idx/<collection>/<index>     encoded values ++ id        empty: one entry per indexed value (Indexing/IndexKey.cs)

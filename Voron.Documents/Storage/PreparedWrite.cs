@@ -40,8 +40,15 @@ internal sealed class PreparedWrite
     /// <summary>The JSON of version <see cref="HintVersion"/>, as the session loaded it, or null.</summary>
     public byte[]? HintJson { get; init; }
 
-    /// <summary>The n of an id of the shape "&lt;collection&gt;/&lt;n&gt;" (I5), else 0.</summary>
+    /// <summary>The n of an id of the shape "&lt;prefix&gt;/&lt;n&gt;" (I5), else 0.</summary>
     public long GeneratedNumber { get; init; }
+
+    /// <summary>The prefix of an id of the shape "&lt;prefix&gt;/&lt;n&gt;": the collection whose counter n raises, whatever collection the document is in (I5).</summary>
+    public string? GeneratedPrefix { get; init; }
+
+    /// <summary>A prepared write's <see cref="GeneratedNumber"/> and <see cref="GeneratedPrefix"/> for <paramref name="id"/>.</summary>
+    public static (long Number, string? Prefix) GeneratedShape(string id) =>
+        DocumentNames.TryParseGeneratedShape(id, out var prefix, out var n) ? (n, prefix) : (0, null);
 
     public bool IsDelete => Record == null;
 }

@@ -175,10 +175,11 @@ internal sealed class WriteBatch(IndexCatalog catalog, IReadOnlyList<PreparedWri
                 }
             }
 
-            if (write.GeneratedNumber > 0)
+            if (write.GeneratedNumber > 0 && write.GeneratedPrefix != null)
             {
+                // I5: the id's prefix's counter, not the document's collection's ("Users/7" in "Other" raises "ctr/Users")
                 counters ??= new Dictionary<string, long>(StringComparer.Ordinal);
-                counters[write.Collection!] = Math.Max(counters.GetValueOrDefault(write.Collection!), write.GeneratedNumber);
+                counters[write.GeneratedPrefix] = Math.Max(counters.GetValueOrDefault(write.GeneratedPrefix), write.GeneratedNumber);
             }
 
             results[i] = new WriteResult(version, ticks, existed[i]);
