@@ -60,7 +60,7 @@ internal static class IndexKey
     /// <summary>
     /// Encodes the value the reader is on (null, a boolean, a number or a string). Returns false
     /// for the start of an object or array; throws <see cref="ArgumentException"/> for a number no
-    /// double can hold.
+    /// double can hold and for a string that is not Unicode text (an escaped lone surrogate).
     /// </summary>
     public static bool TryEncode(ref Utf8JsonReader reader, KeyBuilder key)
     {
@@ -157,7 +157,18 @@ internal static class IndexKey
         {
             var length = reader.HasValueSequence ? checked((int)reader.ValueSequence.Length) : reader.ValueSpan.Length;
             var buffer = length <= 256 ? stackalloc byte[256] : new byte[length];
-            var written = reader.CopyString(buffer);
+            int written;
+            try
+            {
+                written = reader.CopyString(buffer);
+            }
+            catch (InvalidOperationException e)
+            {
+                // An escaped lone surrogate (JV2 in Serialization/JsonValidation.cs refuses them at
+                // the door; a document stored before that, or written by a custom converter, can hold one).
+                throw new ArgumentException($"a string at byte {reader.TokenStartIndex} is not valid Unicode text (an escaped lone surrogate), so it cannot be indexed; store the document again with valid text.", e);
+            }
+
             AppendEscaped(buffer[..written], key);
         }
 
