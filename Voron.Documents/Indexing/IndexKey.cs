@@ -209,6 +209,19 @@ internal static class IndexKey
         }
     }
 
+    /// <summary>
+    /// The number a valid number encoding (K2) holds: its nearest double D and the remainder R
+    /// (0 unless the number is an integer D does not hold exactly); the number is D + R.
+    /// </summary>
+    public static (double Nearest, long Remainder) DecodeNumber(ReadOnlySpan<byte> value)
+    {
+        var bits = BinaryPrimitives.ReadUInt64BigEndian(value[1..]);
+        bits = (bits & 0x8000_0000_0000_0000UL) != 0 ? bits & ~0x8000_0000_0000_0000UL : ~bits;
+        var nearest = BitConverter.Int64BitsToDouble((long)bits);
+        var remainder = value[9] == ExactMarker ? 0 : (long)(BinaryPrimitives.ReadUInt64BigEndian(value[10..]) ^ 0x8000_0000_0000_0000UL);
+        return (nearest, remainder);
+    }
+
     /// <summary>The length of the value encoding at the start of <paramref name="key"/>, or -1 when it breaks K1..K3.</summary>
     public static int ValueLength(ReadOnlySpan<byte> key)
     {
@@ -304,16 +317,10 @@ internal static class IndexKey
                 return "true";
             case Number:
                 {
-                    var bits = BinaryPrimitives.ReadUInt64BigEndian(value[1..]);
-                    bits = (bits & 0x8000_0000_0000_0000UL) != 0 ? bits & ~0x8000_0000_0000_0000UL : ~bits;
-                    var nearest = BitConverter.Int64BitsToDouble((long)bits);
-                    if (value[9] == ExactMarker)
-                    {
-                        return nearest.ToString("R", CultureInfo.InvariantCulture);
-                    }
-
-                    var remainder = (long)(BinaryPrimitives.ReadUInt64BigEndian(value[10..]) ^ 0x8000_0000_0000_0000UL);
-                    return ((Int128)nearest + remainder).ToString(CultureInfo.InvariantCulture);
+                    var (nearest, remainder) = DecodeNumber(value);
+                    return remainder == 0
+                        ? nearest.ToString("R", CultureInfo.InvariantCulture)
+                        : ((Int128)nearest + remainder).ToString(CultureInfo.InvariantCulture);
                 }
 
             case String:
