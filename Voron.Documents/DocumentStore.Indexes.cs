@@ -15,10 +15,13 @@ namespace Voron.Documents;
 //            also touched ends with exactly its current entries.
 //   ready:   state "ready", raise "gen": queries may use it.
 //
-// A failed build (a unique violation among existing documents, a value that cannot be indexed)
-// drops the index and throws; a canceled one leaves it "building" (still maintained, not
-// queryable) and the next EnsureIndexAsync with the same definition resumes it. A store reopened
-// mid-build also resumes on the next EnsureIndexAsync.
+// A failed build (a unique violation among existing documents, a value that cannot be indexed, any
+// other error of a build step) drops the index and throws the error, so the catalog never keeps an
+// index that is defined but cannot finish; a later EnsureIndexAsync defines and builds it afresh.
+// A canceled build leaves it "building" (still maintained, not queryable) and the next
+// EnsureIndexAsync with the same definition resumes it. A store reopened mid-build also resumes on
+// the next EnsureIndexAsync. (When even the drop fails, the store itself has failed: the index
+// stays "building" and resumes like a canceled one.)
 
 public sealed partial class DocumentStore
 {
@@ -30,6 +33,8 @@ public sealed partial class DocumentStore
     /// once this completes. Returns true when it built something. Call it at startup for each index.
     /// </summary>
     /// <exception cref="UniqueConstraintException">A unique index's existing documents share a value (the index is dropped).</exception>
+    /// <exception cref="ArgumentException">A document holds a value the index cannot take, such as an object at the path (the index is dropped; the message names the document).</exception>
+    /// <remarks>Any failure of the build drops the index before the error is thrown, so <see cref="GetIndexes"/> never lists an index that cannot finish; a canceled build stays defined and resumes on the next call.</remarks>
     public async Task<bool> EnsureIndexAsync(IndexDefinition definition, IProgress<IndexBuildProgress>? progress = null, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(definition);
@@ -56,9 +61,17 @@ public sealed partial class DocumentStore
                 await BuildAsync(definition, progress, cancellationToken).ConfigureAwait(false);
                 await Environment.ExecuteAsync(tx => MarkReady(tx, definition), CancellationToken.None).ConfigureAwait(false);
             }
-            catch (Exception e) when (e is UniqueConstraintException or ArgumentException)
+            catch (Exception e) when (e is not OperationCanceledException)
             {
-                await Environment.ExecuteAsync(tx => Drop(tx, definition.Collection, definition.Name), CancellationToken.None).ConfigureAwait(false);
+                try
+                {
+                    await Environment.ExecuteAsync(tx => Drop(tx, definition.Collection, definition.Name), CancellationToken.None).ConfigureAwait(false);
+                }
+                catch (Exception dropFailed)
+                {
+                    throw new AggregateException($"Building index '{definition.Name}' on '{definition.Collection}' failed, and dropping it failed too (it stays \"building\"; the next EnsureIndexAsync resumes it).", e, dropFailed);
+                }
+
                 throw;
             }
             finally
@@ -79,6 +92,9 @@ public sealed partial class DocumentStore
             _indexLock.Release();
         }
     }
+
+    /// <summary>Tests only: runs at the start of each build step, inside its transaction (throw to fail the build there).</summary>
+    internal Action<IndexDefinition>? BuildChunkTestHook { get; set; }
 
     /// <summary>Drops an index and its entries; false when there was none.</summary>
     public async Task<bool> DropIndexAsync(string collection, string name, CancellationToken cancellationToken = default)
@@ -202,6 +218,7 @@ public sealed partial class DocumentStore
     /// <summary>One build step (see the protocol above): entries for the next documents after the resume id.</summary>
     private (bool Done, long Processed) BuildChunk(WriteTransaction transaction, IndexDefinition definition, int batchSize)
     {
+        BuildChunkTestHook?.Invoke(definition);
         var meta = transaction.CreateTree(DocumentTrees.Meta);
         var record = ReadDefinition(meta, definition);
         var members = transaction.OpenTree(DocumentTrees.CollectionTree(definition.Collection));

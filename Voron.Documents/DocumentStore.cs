@@ -5,6 +5,7 @@ using System.Text.Json;
 using System.Text.Json.Serialization.Metadata;
 using Voron.Documents.Diagnostics;
 using Voron.Documents.Indexing;
+using Voron.Documents.Serialization;
 using Voron.Documents.Sessions;
 using Voron.Documents.Storage;
 
@@ -271,6 +272,16 @@ public sealed partial class DocumentStore : IAsyncDisposable, IDisposable
     /// </summary>
     internal async Task<WriteResult[]> SubmitAsync(IReadOnlyList<PreparedWrite> writes, CancellationToken cancellationToken)
     {
+        // The door for serializer output (JV1, JV2 in Serialization/JsonValidation.cs): raw JSON was
+        // checked whole by StoreRaw; a custom converter can write anything into a typed document.
+        foreach (var write in writes)
+        {
+            if (write.Json != null)
+            {
+                JsonValidation.ValidateText(write.Json, write.Id);
+            }
+        }
+
         while (true)
         {
             ThrowIfDisposed();

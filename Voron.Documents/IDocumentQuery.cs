@@ -9,14 +9,19 @@ namespace Voron.Documents;
 /// <c>await foreach</c>. Each run reads one snapshot.
 /// </summary>
 /// <remarks>
-/// <para>What <see cref="Where"/> accepts, joined with <c>&amp;&amp;</c>: <c>==</c>, <c>&lt;</c>, <c>&lt;=</c>,
+/// <para>What <see cref="Where"/> accepts, joined with <c>&amp;&amp;</c>: <c>==</c>, <c>!=</c>, <c>&lt;</c>, <c>&lt;=</c>,
 /// <c>&gt;</c>, <c>&gt;=</c> between a member and a value (a constant, a captured variable, or an
-/// expression without the document: it is evaluated once); a bool member alone or negated;
+/// expression without the document: it is evaluated once; <c>!=</c> is checked per result, so it
+/// needs another condition an index serves, or <see cref="AllowScan"/>); a bool member alone or negated;
 /// <c>member.StartsWith(value)</c> on strings (ordinal); <c>member.Contains(value)</c> on a
 /// collection member (a multikey index); <c>string.CompareOrdinal(member, value) op 0</c>.
 /// Members are chains from the document (<c>u.Address.City</c>); the id member is served by the
 /// store itself. Values compare as JSON: numbers numerically, strings by ordinal UTF-8 order; a
-/// range on one type never matches another (no nulls in <c>Age &lt; 30</c>).</para>
+/// range on one type never matches another (no nulls in <c>Age &lt; 30</c>). A numeric member
+/// compared with a number of another type compares as the C# expression does: the member is
+/// converted to the wider type, the value never to the member's (<c>Age &gt;= 18.5</c> with an
+/// <c>int</c> Age matches 19, not 18); a narrowing cast of the member (<c>(int)x.Price</c>) and a
+/// range on an enum stored as its name are refused.</para>
 /// <para>The first conditions in an index's path order must be equalities; then one range (or
 /// StartsWith) may follow; <see cref="OrderBy{TKey}"/> must follow the index's next paths (all
 /// ascending or all descending). Other conditions are checked on the documents the index yields.

@@ -60,7 +60,7 @@ internal static class IndexKey
     /// <summary>
     /// Encodes the value the reader is on (null, a boolean, a number or a string). Returns false
     /// for the start of an object or array; throws <see cref="ArgumentException"/> for a number no
-    /// double can hold.
+    /// double can hold and for a string that is not Unicode text (an escaped lone surrogate).
     /// </summary>
     public static bool TryEncode(ref Utf8JsonReader reader, KeyBuilder key)
     {
@@ -157,7 +157,18 @@ internal static class IndexKey
         {
             var length = reader.HasValueSequence ? checked((int)reader.ValueSequence.Length) : reader.ValueSpan.Length;
             var buffer = length <= 256 ? stackalloc byte[256] : new byte[length];
-            var written = reader.CopyString(buffer);
+            int written;
+            try
+            {
+                written = reader.CopyString(buffer);
+            }
+            catch (InvalidOperationException e)
+            {
+                // An escaped lone surrogate (JV2 in Serialization/JsonValidation.cs refuses them at
+                // the door; a document stored before that, or written by a custom converter, can hold one).
+                throw new ArgumentException($"a string at byte {reader.TokenStartIndex} is not valid Unicode text (an escaped lone surrogate), so it cannot be indexed; store the document again with valid text.", e);
+            }
+
             AppendEscaped(buffer[..written], key);
         }
 
@@ -196,6 +207,19 @@ internal static class IndexKey
             key.Append(StringEscape);
             utf8 = utf8[(zero + 1)..];
         }
+    }
+
+    /// <summary>
+    /// The number a valid number encoding (K2) holds: its nearest double D and the remainder R
+    /// (0 unless the number is an integer D does not hold exactly); the number is D + R.
+    /// </summary>
+    public static (double Nearest, long Remainder) DecodeNumber(ReadOnlySpan<byte> value)
+    {
+        var bits = BinaryPrimitives.ReadUInt64BigEndian(value[1..]);
+        bits = (bits & 0x8000_0000_0000_0000UL) != 0 ? bits & ~0x8000_0000_0000_0000UL : ~bits;
+        var nearest = BitConverter.Int64BitsToDouble((long)bits);
+        var remainder = value[9] == ExactMarker ? 0 : (long)(BinaryPrimitives.ReadUInt64BigEndian(value[10..]) ^ 0x8000_0000_0000_0000UL);
+        return (nearest, remainder);
     }
 
     /// <summary>The length of the value encoding at the start of <paramref name="key"/>, or -1 when it breaks K1..K3.</summary>
@@ -293,16 +317,10 @@ internal static class IndexKey
                 return "true";
             case Number:
                 {
-                    var bits = BinaryPrimitives.ReadUInt64BigEndian(value[1..]);
-                    bits = (bits & 0x8000_0000_0000_0000UL) != 0 ? bits & ~0x8000_0000_0000_0000UL : ~bits;
-                    var nearest = BitConverter.Int64BitsToDouble((long)bits);
-                    if (value[9] == ExactMarker)
-                    {
-                        return nearest.ToString("R", CultureInfo.InvariantCulture);
-                    }
-
-                    var remainder = (long)(BinaryPrimitives.ReadUInt64BigEndian(value[10..]) ^ 0x8000_0000_0000_0000UL);
-                    return ((Int128)nearest + remainder).ToString(CultureInfo.InvariantCulture);
+                    var (nearest, remainder) = DecodeNumber(value);
+                    return remainder == 0
+                        ? nearest.ToString("R", CultureInfo.InvariantCulture)
+                        : ((Int128)nearest + remainder).ToString(CultureInfo.InvariantCulture);
                 }
 
             case String:

@@ -8,4 +8,5 @@ internal enum ConditionKind
     GreaterThan,
     GreaterThanOrEqual,
     StartsWith,
+    NotEqual,
 }

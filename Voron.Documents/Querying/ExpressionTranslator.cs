@@ -44,8 +44,6 @@ internal static class ExpressionTranslator
                 return;
             case BinaryExpression { NodeType: ExpressionType.OrElse }:
                 throw new NotSupportedException($"'{expression}': || is not supported (an index serves one range); run one query per alternative.");
-            case BinaryExpression { NodeType: ExpressionType.NotEqual }:
-                throw new NotSupportedException($"'{expression}': != is not supported (an index cannot serve it); query the values you want, or AllowScan() and filter the results.");
             case BinaryExpression binary when Kind(binary.NodeType) is { } kind:
                 Comparison(binary, kind, parameter, root, into);
                 return;
@@ -61,13 +59,14 @@ internal static class ExpressionTranslator
             case ConstantExpression { Value: true }:
                 return;
             default:
-                throw new NotSupportedException($"'{expression}' is not in the query subset: use ==, <, <=, >, >= between a member and a value, joined by &&, StartsWith on strings and Contains on collections.");
+                throw new NotSupportedException($"'{expression}' is not in the query subset: use ==, !=, <, <=, >, >= between a member and a value, joined by &&, StartsWith on strings and Contains on collections.");
         }
     }
 
     private static ConditionKind? Kind(ExpressionType type) => type switch
     {
         ExpressionType.Equal => ConditionKind.Equal,
+        ExpressionType.NotEqual => ConditionKind.NotEqual,
         ExpressionType.LessThan => ConditionKind.LessThan,
         ExpressionType.LessThanOrEqual => ConditionKind.LessThanOrEqual,
         ExpressionType.GreaterThan => ConditionKind.GreaterThan,
@@ -117,7 +116,7 @@ internal static class ExpressionTranslator
             throw new NotSupportedException($"'{binary}': '{path.Path}' is a collection; use {path.Path}.Contains(value) to match an element.");
         }
 
-        into.Add(Condition(path, kind, ExpressionEvaluator.Evaluate(other), binary.ToString()));
+        into.Add(Condition(path, kind, ExpressionEvaluator.Evaluate(other), binary.ToString(), side, other.Type));
     }
 
     private static void MethodCall(MethodCallExpression call, ParameterExpression parameter, JsonTypeInfo root, List<QueryCondition> into)
@@ -179,7 +178,7 @@ internal static class ExpressionTranslator
         MemberPaths.TryResolve(expression, parameter, root)
         ?? throw new NotSupportedException($"'{whole}': '{expression}' is not a member of the document; conditions compare a member (x.Member, x.Member.Inner) with a value.");
 
-    private static QueryCondition Condition(MemberPath member, ConditionKind kind, object? value, string display)
+    private static QueryCondition Condition(MemberPath member, ConditionKind kind, object? value, string display, Expression? side = null, Type? comparedAs = null)
     {
         if (member.IsId)
         {
@@ -191,13 +190,59 @@ internal static class ExpressionTranslator
             return new QueryCondition(null, kind, Encoding.UTF8.GetBytes(id), $"id {Symbol(kind)} \"{id}\"");
         }
 
+        if (value != null && side != null && comparedAs != null && Numeric(member, kind, value, display, side, comparedAs) is { } numeric)
+        {
+            return numeric;
+        }
+
         var encoded = ConstantEncoder.Encode(value, member.TypeInfo, member.Path);
-        if (kind != ConditionKind.Equal && encoded[0] == IndexKey.Null)
+        if (kind is not (ConditionKind.Equal or ConditionKind.NotEqual) && encoded[0] == IndexKey.Null)
         {
             throw new NotSupportedException($"'{display}': a range with null matches nothing; compare null with == only.");
         }
 
+        var memberType = Nullable.GetUnderlyingType(member.ClrType) ?? member.ClrType;
+        if (kind is not (ConditionKind.Equal or ConditionKind.NotEqual) && memberType.IsEnum && encoded[0] == IndexKey.String)
+        {
+            // C# orders enums by their numbers; the documents hold names, which order otherwise.
+            throw new NotSupportedException($"'{display}': '{member.Path}' is stored as its name, and names do not sort as the enum's values; compare it with == (or store the enum as a number for ranges).");
+        }
+
         return new QueryCondition(JsonPath.Parse(member.Path), kind, encoded, $"{member.Path} {Symbol(kind)} {IndexKey.Describe(encoded)}");
+    }
+
+    /// <summary>
+    /// A numeric member compared with a number (NC1..NC3 in NumericComparison.cs): compared in the
+    /// type C# compares them in, never with the constant converted to the member's type. Null when
+    /// the member or the comparison is not numeric (the constant is then encoded as the member's).
+    /// </summary>
+    private static QueryCondition? Numeric(MemberPath member, ConditionKind kind, object value, string display, Expression side, Type comparedAs)
+    {
+        var memberType = Nullable.GetUnderlyingType(member.ClrType) ?? member.ClrType;
+        var target = Nullable.GetUnderlyingType(comparedAs) ?? comparedAs;
+        if (!NumericComparison.IsNumeric(memberType) || !NumericComparison.IsNumeric(target))
+        {
+            return null;
+        }
+
+        // NC1: only widening conversions between the member and the comparison.
+        for (var node = side; node is UnaryExpression { NodeType: ExpressionType.Convert or ExpressionType.ConvertChecked } convert; node = convert.Operand)
+        {
+            var from = Nullable.GetUnderlyingType(convert.Operand.Type) ?? convert.Operand.Type;
+            var to = Nullable.GetUnderlyingType(convert.Type) ?? convert.Type;
+            if (NumericComparison.IsNumeric(from) && NumericComparison.IsNumeric(to) && !NumericComparison.IsImplicit(from, to))
+            {
+                throw new NotSupportedException($"'{display}': the member is converted from {from.Name} to {to.Name}, which can change its value; compare the member itself with a value of its type or a wider one.");
+            }
+        }
+
+        if (!NumericComparison.IsImplicit(memberType, target))
+        {
+            throw new NotSupportedException($"'{display}': '{member.Path}' ({memberType.Name}) is compared as {target.Name}, which can change its value; compare the member itself with a value of its type or a wider one.");
+        }
+
+        var constant = ExpressionEvaluator.ConvertTo(value, target)!;
+        return NumericComparison.TryCreate(JsonPath.Parse(member.Path), memberType, target, constant, kind);
     }
 
     internal static QueryCondition StartsWith(MemberPath member, string prefix, string display)
@@ -225,6 +270,7 @@ internal static class ExpressionTranslator
         ConditionKind.LessThanOrEqual => "<=",
         ConditionKind.GreaterThan => ">",
         ConditionKind.GreaterThanOrEqual => ">=",
+        ConditionKind.NotEqual => "!=",
         _ => "starts with",
     };
 }

@@ -17,7 +17,7 @@ internal static class QueryPlanner
         var conditions = spec.Conditions;
         var orders = spec.Orders;
 
-        if (conditions.FirstOrDefault(c => c.IsId && c.Kind == ConditionKind.Equal) is { } byId)
+        if (conditions.FirstOrDefault(c => c.IsId && c.IsEquality) is { } byId)
         {
             return new QueryPlan
             {
@@ -83,7 +83,7 @@ internal static class QueryPlanner
     {
         var paths = index.Definition.JsonPaths;
         var equalities = 0;
-        while (equalities < paths.Count && conditions.Any(c => c.Path == paths[equalities] && c.Kind == ConditionKind.Equal))
+        while (equalities < paths.Count && conditions.Any(c => c.Path == paths[equalities] && c.IsEquality))
         {
             equalities++;
         }
@@ -121,7 +121,7 @@ internal static class QueryPlanner
         var bounds = new List<string>();
         for (var i = 0; i < equalities; i++)
         {
-            var equality = spec.Conditions.First(c => c.Path == paths[i] && c.Kind == ConditionKind.Equal);
+            var equality = spec.Conditions.First(c => c.Path == paths[i] && c.IsEquality);
             prefix.Append(equality.Value);
             used.Add(equality);
             bounds.Add(equality.Display);
@@ -142,12 +142,8 @@ internal static class QueryPlanner
             var low = ranges.FirstOrDefault(c => c.IsLower);
             var high = ranges.FirstOrDefault(c => c.IsUpper);
             var tag = (low ?? high)!.Value[0];
-            lower = low == null ? Concat(prefix.Span, [IndexKey.TypeStart(tag)])
-                : low.Kind == ConditionKind.GreaterThan ? IndexKey.Successor(Concat(prefix.Span, low.Value))
-                : Concat(prefix.Span, low.Value);
-            upper = high == null ? Concat(prefix.Span, [IndexKey.TypeEnd(tag)])
-                : high.Kind == ConditionKind.LessThan ? Concat(prefix.Span, high.Value)
-                : IndexKey.Successor(Concat(prefix.Span, high.Value));
+            lower = Concat(prefix.Span, low == null ? [IndexKey.TypeStart(tag)] : low.LowerBound());
+            upper = Concat(prefix.Span, high == null ? [IndexKey.TypeEnd(tag)] : high.UpperBound());
             bounds.AddRange(ranges.Select(r => r.Display));
         }
         else
@@ -227,7 +223,7 @@ internal static class QueryPlanner
             Lower = lower,
             Upper = upper,
             Descending = descending,
-            IdConditions = idRange,
+            IdConditions = [.. spec.Conditions.Where(c => c.IsId)],
             DocumentConditions = [.. spec.Conditions.Where(c => !c.IsId)],
             SortInMemory = sortInMemory,
             Description = (idRange.Count > 0 ? $"ids of '{spec.Collection}' with {string.Join(" && ", idRange.Select(c => c.Display))}" : $"every document of '{spec.Collection}'") +
@@ -253,7 +249,7 @@ internal static class QueryPlanner
     /// <summary>The refusal: what the query asks, why no index serves it, and the index that would.</summary>
     private static string Refusal(QuerySpec spec, IReadOnlyList<IndexRuntime> indexes)
     {
-        var equalityPaths = spec.Conditions.Where(c => !c.IsId && c.Kind == ConditionKind.Equal).Select(c => c.Path!.Text).Distinct().ToList();
+        var equalityPaths = spec.Conditions.Where(c => !c.IsId && c.IsEquality).Select(c => c.Path!.Text).Distinct().ToList();
         var rangePath = spec.Conditions.FirstOrDefault(c => !c.IsId && c.IsRange && !equalityPaths.Contains(c.Path!.Text))?.Path!.Text;
         var orderPaths = spec.Orders.Where(o => !o.IsId).Select(o => o.Path!.Text).ToList();
         var paths = new List<string>(equalityPaths);
