@@ -16,7 +16,13 @@ internal static unsafe class OsFiles
     /// <summary>Whether <paramref name="name"/> names an OS file rather than a database in the store.</summary>
     public static bool IsOsPath(string? name) => !string.IsNullOrEmpty(name) && Path.IsPathFullyQualified(name);
 
-    public static bool IsOsPath(byte* name) => name != null && IsOsPath(Marshal.PtrToStringUTF8((nint)name));
+    /// <summary>
+    /// The same test on the name SQLite passed; xAccess runs it at every transaction start, so a
+    /// store name (which cannot begin with a separator or a drive) is told apart without a string.
+    /// </summary>
+    public static bool IsOsPath(byte* name) =>
+        name != null && (name[0] == (byte)'/' || name[0] == (byte)'\\' || (name[0] != 0 && name[1] == (byte)':')) &&
+        IsOsPath(Marshal.PtrToStringUTF8((nint)name));
 
     public static int Open(byte* name, SqliteFile* file, int flags, int* outFlags)
     {
