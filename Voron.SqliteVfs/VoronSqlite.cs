@@ -34,8 +34,12 @@ public static class VoronSqlite
 
     /// <summary>
     /// The store error behind the last SQLite error this thread got from a Voron VFS (SQLite's
-    /// own message is generic: "database disk image is malformed", "disk I/O error"). Read it
-    /// right after catching the <c>SqliteException</c>; null when the VFS has reported nothing.
+    /// own message is generic: "database disk image is malformed", "disk I/O error"), or, after
+    /// SQLITE_BUSY ("database is locked"), why the VFS refused the write lock: a
+    /// <see cref="TimeoutException"/> when another connection holds it (naming the timeouts that
+    /// bound the wait), an <see cref="InvalidOperationException"/> when the transaction's snapshot
+    /// is stale. Read it right after catching the <c>SqliteException</c>; null when the VFS has
+    /// reported nothing.
     /// </summary>
     public static Exception? LastError => ErrorCodes.LastError;
 }

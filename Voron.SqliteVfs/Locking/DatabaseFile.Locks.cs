@@ -1,15 +1,60 @@
+using System.Globalization;
 using Voron.SqliteVfs.Interop;
+using Voron.SqliteVfs.Vfs;
 
 namespace Voron.SqliteVfs.Locking;
 
 internal sealed partial class DatabaseFile
 {
+    /// <summary>
+    /// V1: the file whose xLock(RESERVED) this thread last refused because another connection
+    /// held the lock. SQLite's busy handler calls xSleep next on the same thread, and that sleep
+    /// waits in line for the lock (<see cref="SleepInLine"/>); any other call clears it.
+    /// </summary>
+    [ThreadStatic]
+    private static DatabaseFile? t_refused;
+
+    /// <summary>
+    /// V1: how long one xLock(RESERVED) waits in line. Zero when the connection has a busy handler
+    /// (PRAGMA busy_timeout &gt; 0): the handler's sleeps wait in line instead, so the total is
+    /// the handler's own. Else one short slice (<see cref="VoronSqliteOptions.LockTimeout"/>)
+    /// before Microsoft.Data.Sqlite's retry loop, which its command timeout bounds.
+    /// </summary>
+    private TimeSpan LockWait => _busyTimeout > TimeSpan.Zero ? TimeSpan.Zero : _options.LockTimeout;
+
+    /// <summary>
+    /// V1: xSleep from SQLite's busy handler. When this thread's last xLock was refused for a
+    /// lock held elsewhere, the sleep waits in line for that lock instead, waking early only when
+    /// the lock is handed to it (kept as a V6 ticket for the retry that follows at once).
+    /// Returns false when the sleep is not one the VFS can spend in line (sleep normally).
+    /// </summary>
+    public static bool SleepInLine(TimeSpan duration)
+    {
+        var file = t_refused;
+        t_refused = null;
+        if (file == null || file._closed || file._level > SqliteConstants.LockShared)
+        {
+            return false;
+        }
+
+        var granted = file._database.WriteLock.TryAcquire(file, duration);
+        file._database.Waits.RecordSleep(duration, granted);
+        if (granted)
+        {
+            file._database.WriteLock.KeepAsTicket(file, TicketLifetime);
+            file._ticket = TicketState.Issued;
+        }
+
+        return true;
+    }
+
     /// <summary>Whether reads take the newest submitted state without waiting (V4) rather than V3's rule.</summary>
     private bool ReadsAsWriter => _writer || (_ticket == TicketState.Used && _database.WriteLock.IsHeldBy(this));
 
     /// <summary>xLock: NONE → SHARED (V2), SHARED → RESERVED (V1, V5, V6), RESERVED → EXCLUSIVE (at once).</summary>
     public override int Lock(int level)
     {
+        t_refused = null;
         if (level <= _level)
         {
             return SqliteConstants.Ok;
@@ -63,9 +108,18 @@ internal sealed partial class DatabaseFile
 
         var ticket = _ticket;
         _ticket = TicketState.None;
-        if (!_database.WriteLock.TryAcquire(this, _busyTimeout ?? _options.LockTimeout))
+        var wait = LockWait;
+        if (!_database.WriteLock.TryAcquire(this, wait))
         {
-            return SqliteConstants.Busy; // V1
+            // V1: held by another connection. The busy handler, if any, sleeps in line next.
+            _database.Waits.RecordLockWait(wait, refused: true);
+            t_refused = this;
+            ErrorCodes.Note(new TimeoutException(
+                $"Vfs={_vfsName}: database '{Name}' is locked: another connection holds its write lock (an open write transaction). " +
+                $"This attempt waited {wait.TotalMilliseconds.ToString(CultureInfo.InvariantCulture)} ms in line; the total wait is bounded by PRAGMA busy_timeout " +
+                $"({(_busyTimeout ?? TimeSpan.Zero).TotalMilliseconds.ToString(CultureInfo.InvariantCulture)} ms here) and Microsoft.Data.Sqlite's retries until the command timeout " +
+                "(CommandTimeout / Default Timeout). Raise those to wait longer, or keep write transactions short."));
+            return SqliteConstants.Busy;
         }
 
         switch (_database.CheckFreshness(_snapshot!, _cachedBlocks))
@@ -84,6 +138,9 @@ internal sealed partial class DatabaseFile
                     // V6: back without having dropped its snapshot (a deferred transaction that
                     // read before writing): it can only start over, as in WAL mode.
                     _database.WriteLock.Release(this);
+                    ErrorCodes.Note(new InvalidOperationException(
+                        $"Vfs={_vfsName}: database '{Name}': this transaction read a state that another connection has since changed, so it cannot write " +
+                        "(SQLITE_BUSY, as BUSY_SNAPSHOT in WAL mode). Roll back and run it again; begin read-then-write transactions with BEGIN IMMEDIATE (BeginTransaction()'s default)."));
                     return SqliteConstants.Busy;
                 }
 

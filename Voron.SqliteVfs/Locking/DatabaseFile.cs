@@ -5,7 +5,7 @@ namespace Voron.SqliteVfs.Locking;
 
 /// <summary>
 /// One connection's main database file: its lock level, snapshot and write set over the shared
-/// <see cref="DatabaseState"/> (rules V1–V11 in DatabaseState.cs). SQLite calls it from one
+/// <see cref="DatabaseState"/> (rules V1–V12 in DatabaseState.cs). SQLite calls it from one
 /// thread at a time (the connection's mutex), not always the same thread.
 /// </summary>
 internal sealed partial class DatabaseFile : VfsFile
@@ -28,6 +28,7 @@ internal sealed partial class DatabaseFile : VfsFile
     private bool _writer;
     private TicketState _ticket;
     private TimeSpan? _busyTimeout;
+    private bool _closed;
 
     public DatabaseFile(DatabaseState database, VoronSqliteOptions options, string vfsName, bool readOnly)
     {
@@ -64,6 +65,7 @@ internal sealed partial class DatabaseFile : VfsFile
 
     public override void Close()
     {
+        _closed = true;
         _writes = null;
         _writer = false;
         _database.WriteLock.Release(this);

@@ -17,8 +17,14 @@ namespace Voron.SqliteVfs.Locking;
 //     the VFS cannot know at SHARED whether the transaction will write. BEGIN IMMEDIATE and
 //     autocommit writes ask at once; a deferred transaction asks at its first write.
 //   - sqlite3BtreeBeginTrans retries SQLITE_BUSY only through the busy handler (none unless
-//     busy_timeout is set), and Microsoft.Data.Sqlite retries a busy statement after sleeping
-//     150 ms: a VFS that answers BUSY under ordinary contention loses all throughput.
+//     busy_timeout is set; only when the connection had no read transaction open): the
+//     handler sleeps 1, 2, 5, 10 ... 100 ms through the connection's VFS (xSleep), calling xLock
+//     again after each sleep, until its sleeps add up to busy_timeout. Microsoft.Data.Sqlite
+//     (SqliteDataReader.NextResult, SqliteCommand's prepare) retries a statement that still
+//     answers SQLITE_BUSY or SQLITE_LOCKED: sqlite3_reset, Thread.Sleep(150), step again, until
+//     CommandTimeout (Default Timeout; 30 s; 0 = no end) has passed. So an xLock that waits is
+//     multiplied by the handler's attempts; one that answers BUSY at once under ordinary
+//     contention leaves the lock idle while the waiters sleep.
 //   - sqlite3_step re-prepares and re-runs a statement that fails with SQLITE_SCHEMA, at once, up
 //     to 50 times (vdbeapi.c); OP_Transaction fails with the code xLock returned.
 //   - Commit: every dirty page is written (xWrite, page 1 with the change counter + 1), then
@@ -41,8 +47,20 @@ namespace Voron.SqliteVfs.Locking;
 //   (Locking/DatabaseFile.Commit.cs); the rules they keep:
 //
 // V1. Per database one connection holds the write lock (SQLite's RESERVED and above). It is a
-//     queue: xLock(RESERVED) waits its turn inside the VFS (FIFO, the lock handed to the next
-//     waiter) up to VoronSqliteOptions.LockTimeout, then answers SQLITE_BUSY.
+//     queue (FIFO, the lock handed straight to the next waiter), and every wait in line is
+//     bounded by what the connection set, never multiplied by SQLite's retries:
+//     - with PRAGMA busy_timeout > 0, xLock(RESERVED) does not wait: it answers SQLITE_BUSY, and
+//       the busy handler's next sleep (xSleep, VfsCallbacks.Sleep -> DatabaseFile.SleepInLine)
+//       waits in line instead, ending early only when the lock is handed to it (kept as a V6
+//       ticket for the retry that follows at once). A statement waits at most busy_timeout
+//       (the sum of the handler's sleeps) plus the time its attempts take;
+//     - without one, xLock(RESERVED) waits in line one slice, VoronSqliteOptions.LockTimeout
+//       (100 ms), then answers SQLITE_BUSY and Microsoft.Data.Sqlite retries: a blocked writer
+//       gives up after at most its command timeout + LockTimeout + 150 ms.
+//     A refusal records why in VoronSqlite.LastError (a TimeoutException) and counts in
+//     DatabaseState.Waits. SHARED, PENDING and EXCLUSIVE never wait. The VFS's other waits are
+//     for the store's journal flush, not for another connection (V3, V7, V10): like a stock
+//     database's fsync they are not bounded by busy_timeout.
 // V2. xLock(SHARED) takes the connection's snapshot: the newest *submitted* state of the
 //     database — a store read transaction plus the in-flight commits after it. It does not
 //     move until xUnlock(NONE), except forward under V5 and with the connection's own commit.
@@ -88,6 +106,9 @@ namespace Voron.SqliteVfs.Locking;
 // V11. SQLite's rollback journal, statement journals and temporary files live in memory; names
 //     ending in -journal or -wal never exist (xAccess), so no hot journal is ever replayed;
 //     journal_mode=WAL and OFF and locking_mode=EXCLUSIVE are refused with an error.
+// V12. A name that is an absolute path is an ordinary OS file outside the store, served by
+//     SQLite's default VFS (Vfs/OsFiles.cs): VACUUM INTO '/backups/orders.db' and ATTACH of a
+//     path. Every other name is a database in the store; a relative path is refused.
 //
 // Fields below are guarded by _sync; DatabaseVersion objects are immutable once submitted.
 
@@ -129,6 +150,9 @@ internal sealed partial class DatabaseState
     public string Name { get; }
 
     public WriteLock WriteLock { get; } = new();
+
+    /// <summary>What V1 let connections wait for <see cref="WriteLock"/> (tests, diagnostics).</summary>
+    internal LockWaits Waits { get; } = new();
 
     /// <summary>The sequence number of the newest submitted state (V2).</summary>
     public long HeadSequence => _chain.HeadSequence;

@@ -14,6 +14,9 @@ internal static class ErrorCodes
 
     public static Exception? LastError => t_lastError;
 
+    /// <summary>Records why the VFS answered a result code that is not an exception (SQLITE_BUSY).</summary>
+    public static void Note(Exception reason) => t_lastError = reason;
+
     /// <param name="ioError">The SQLITE_IOERR_* code for the operation that failed (read, write, lock...).</param>
     public static int From(Exception error, int ioError)
     {

@@ -36,6 +36,9 @@ internal sealed unsafe class NativeVfs
 
     public SqliteDatabases Databases { get; }
 
+    /// <summary>SQLite's default VFS (the OS's files), which serves the names <see cref="OsFiles"/> passes through.</summary>
+    public static SqliteVfsStruct* DefaultVfs { get; private set; }
+
     public static NativeVfs Register(StorageEnvironment environment, string name, VoronSqliteOptions options)
     {
         var rc = SqliteNative.Initialize();
@@ -115,12 +118,13 @@ internal sealed unsafe class NativeVfs
         _vfs = (SqliteVfsStruct*)NativeMemory.AllocZeroed((nuint)sizeof(SqliteVfsStruct));
         _self = GCHandle.Alloc(this);
 
-        // The OS-level services (extension loading, randomness, sleep, time) come from the default
-        // VFS: its functions ignore the sqlite3_vfs they are given (os_unix.c, os_win.c).
+        // The OS-level services (extension loading, randomness, time) come from the default VFS:
+        // its functions ignore the sqlite3_vfs they are given (os_unix.c, os_win.c).
         var system = SqliteNative.VfsFind(null);
+        DefaultVfs = system;
         _vfs->Version = 2;
-        _vfs->OsFileSize = sizeof(SqliteFile);
-        _vfs->MaxPathname = 512;
+        _vfs->OsFileSize = Math.Max(sizeof(SqliteFile), system->OsFileSize); // OsFiles opens the default VFS's files in the same block
+        _vfs->MaxPathname = Math.Max(512, system->MaxPathname);
         _vfs->Name = zName;
         _vfs->AppData = (void*)GCHandle.ToIntPtr(_self);
         _vfs->Open = &VfsCallbacks.Open;
@@ -132,7 +136,7 @@ internal sealed unsafe class NativeVfs
         _vfs->DlSym = system->DlSym;
         _vfs->DlClose = system->DlClose;
         _vfs->Randomness = system->Randomness;
-        _vfs->Sleep = system->Sleep;
+        _vfs->Sleep = (void*)(delegate* unmanaged[Cdecl]<SqliteVfsStruct*, int, int>)&VfsCallbacks.Sleep; // V1: the busy handler's sleeps wait in line
         _vfs->CurrentTime = system->CurrentTime;
         _vfs->GetLastError = system->GetLastError;
         _vfs->CurrentTimeInt64 = system->Version >= 2 ? system->CurrentTimeInt64 : null;

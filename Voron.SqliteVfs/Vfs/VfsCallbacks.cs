@@ -7,7 +7,8 @@ namespace Voron.SqliteVfs.Vfs;
 
 /// <summary>
 /// The sqlite3_vfs entry points this VFS implements itself (the OS services come from the
-/// default VFS: NativeVfs.Allocate). Every exception becomes a result code.
+/// default VFS: NativeVfs.Allocate; absolute paths are the default VFS's files: OsFiles, V12).
+/// Every exception becomes a result code.
 /// </summary>
 internal static unsafe class VfsCallbacks
 {
@@ -22,6 +23,11 @@ internal static unsafe class VfsCallbacks
         file->Handle = 0;
         try
         {
+            if (OsFiles.IsOsPath(name))
+            {
+                return OsFiles.Open(name, file, flags, outFlags); // V12: an OS file outside the store
+            }
+
             var owner = NativeVfs.From(vfs);
             if (owner == null)
             {
@@ -66,9 +72,39 @@ internal static unsafe class VfsCallbacks
         }
     }
 
-    /// <summary>Only journals and temporary files are ever deleted, and they live in memory (V11).</summary>
+    /// <summary>Only journals and temporary files are ever deleted, and they live in memory (V11), or are OS files (V12).</summary>
     [UnmanagedCallersOnly(CallConvs = [typeof(CallConvCdecl)])]
-    public static int Delete(SqliteVfsStruct* vfs, byte* name, int syncDirectory) => SqliteConstants.Ok;
+    public static int Delete(SqliteVfsStruct* vfs, byte* name, int syncDirectory)
+    {
+        try
+        {
+            return OsFiles.IsOsPath(name) ? OsFiles.Delete(name, syncDirectory) : SqliteConstants.Ok;
+        }
+        catch (Exception e)
+        {
+            return ErrorCodes.From(e, SqliteConstants.IoErrDelete);
+        }
+    }
+
+    /// <summary>
+    /// V1: SQLite's busy handler sleeps here between attempts at a lock (sqlite3_busy_timeout's
+    /// handler calls the connection's VFS). After a refused xLock(RESERVED) the sleep waits in
+    /// line for the write lock and ends early when the lock is handed over; any other sleep is
+    /// the default VFS's.
+    /// </summary>
+    [UnmanagedCallersOnly(CallConvs = [typeof(CallConvCdecl)])]
+    public static int Sleep(SqliteVfsStruct* vfs, int microseconds)
+    {
+        try
+        {
+            return DatabaseFile.SleepInLine(TimeSpan.FromMicroseconds(Math.Max(0, microseconds))) ? microseconds : OsFiles.Sleep(microseconds);
+        }
+        catch (Exception e)
+        {
+            ErrorCodes.From(e, SqliteConstants.IoErr);
+            return 0;
+        }
+    }
 
     [UnmanagedCallersOnly(CallConvs = [typeof(CallConvCdecl)])]
     public static int Access(SqliteVfsStruct* vfs, byte* name, int flags, int* result)
@@ -76,6 +112,11 @@ internal static unsafe class VfsCallbacks
         try
         {
             *result = 0;
+            if (OsFiles.IsOsPath(name))
+            {
+                return OsFiles.Access(name, flags, result); // V12
+            }
+
             var bytes = System.Runtime.InteropServices.MemoryMarshal.CreateReadOnlySpanFromNullTerminated(name);
             if (bytes.EndsWith("-journal"u8) || bytes.EndsWith("-wal"u8))
             {
@@ -105,6 +146,11 @@ internal static unsafe class VfsCallbacks
         try
         {
             var text = Marshal.PtrToStringUTF8((nint)name);
+            if (OsFiles.IsOsPath(text))
+            {
+                return OsFiles.FullPathname(name, size, output); // V12
+            }
+
             DatabaseNames.Validate(text);
             var length = 0;
             while (name[length] != 0)

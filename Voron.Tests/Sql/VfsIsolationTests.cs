@@ -206,6 +206,7 @@ public sealed class VfsIsolationTests
         write.CommandText = "INSERT INTO t(v) VALUES ('c')";
         var error = Assert.Throws<SqliteException>(() => write.ExecuteNonQuery());
         Assert.Equal(5, error.SqliteErrorCode);
+        Assert.Contains("BEGIN IMMEDIATE", Assert.IsType<InvalidOperationException>(VoronSqlite.LastError).Message, StringComparison.Ordinal); // why (issue 28)
         transaction.Rollback();
 
         // The ticket V6 gave it is gone: another writer is not held up.
