@@ -70,6 +70,15 @@ public static class VoronServiceCollectionExtensions
     /// Precondition Failed when the request sent <c>If-Match</c> or <c>If-None-Match</c>;
     /// <see cref="UniqueConstraintException"/> to 409; <see cref="InvalidJsonException"/> to 400;
     /// <see cref="DocumentLimitException"/> to 413 (a document too large) or 400 (an id, an index key); <see cref="EnvironmentFailedException"/> to 503.
+    /// A request that cannot be read gets a 4xx problem too, in every environment, never an empty
+    /// 400 or a 500: minimal APIs' binding failures (bad JSON, a body of the wrong kind or with a
+    /// member of the wrong type, a missing or unparsable parameter, an empty body) are made to throw
+    /// (<c>RouteHandlerOptions.ThrowOnBadRequest</c>) and answered with their status (400, or 415 for
+    /// the wrong content type) and a detail naming the parameter and the JSON reader's message (and
+    /// path); any other 4xx an endpoint or the framework leaves empty (a 415, <c>TypedResults.NotFound()</c>)
+    /// gets a problem-details body;
+    /// a number out of range (<c>1e400</c>, which would read as infinity) is refused while binding;
+    /// <see cref="IfMatchVersion"/> refuses a precondition it cannot honour with a 400 naming the header.
     /// Registers <c>AddProblemDetails()</c> too.
     /// </summary>
     public static IServiceCollection AddVoronProblemDetails(this IServiceCollection services)
@@ -77,6 +86,14 @@ public static class VoronServiceCollectionExtensions
         ArgumentNullException.ThrowIfNull(services);
         services.AddProblemDetails();
         services.TryAddEnumerable(ServiceDescriptor.Singleton<Microsoft.AspNetCore.Diagnostics.IExceptionHandler, DocumentExceptionHandler>());
+        services.TryAddEnumerable(ServiceDescriptor.Singleton<Microsoft.AspNetCore.Diagnostics.IExceptionHandler, BadRequestHandler>());
+        services.TryAddEnumerable(ServiceDescriptor.Transient<Microsoft.AspNetCore.Hosting.IStartupFilter, EmptyErrorStartupFilter>()); // B4
+        services.Configure<Microsoft.AspNetCore.Routing.RouteHandlerOptions>(o => o.ThrowOnBadRequest = true); // B1
+        services.Configure<Microsoft.AspNetCore.Http.Json.JsonOptions>(o =>                                    // B3
+        {
+            o.SerializerOptions.Converters.Add(new FiniteNumberConverter());
+            o.SerializerOptions.Converters.Add(new FiniteSingleConverter());
+        });
         return services;
     }
 

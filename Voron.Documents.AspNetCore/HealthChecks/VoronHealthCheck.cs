@@ -22,7 +22,7 @@ internal sealed class VoronHealthCheck(DocumentStoreHost host, VoronHealthCheckO
         {
             try
             {
-                await host.OpenAsync(cancellationToken).ConfigureAwait(false);
+                await host.OpenAsync(logFailure: true, cancellationToken).ConfigureAwait(false);
             }
             catch (Exception e) when (e is not OperationCanceledException)
             {

@@ -31,6 +31,13 @@ namespace Voron.Documents.AspNetCore.Hosting;
 //       (ProbeFailure) or by the exception handler. Voron.Core has no public failure state or
 //       callback yet; when it has (StorageEnvironment.IsFailed / Failure and
 //       StorageEnvironmentOptions.OnFailure), the probe reads IsFailed and OnFailure logs at once.
+//   H6. An open failure is reported once. At start the generic host logs every hosted service's
+//       start failure itself ("Hosting failed to start", with the exception) and rethrows it, so
+//       the hosted service does not log it too; an open on first use (OpenOnStart = false) logs
+//       event 2. The exception is DocumentStoreOpenException, which prints a locked store (an
+//       environmental refusal whose message names the lock file) as one line without a stack trace.
+//       An app ends cleanly by catching it around app.Run() (samples/DocumentsApi returns 1);
+//       uncaught, the runtime prints it as unhandled and aborts (exit code 134).
 
 /// <summary>One registered store: opens it, hands it out, watches it, closes it (H1-H5).</summary>
 internal sealed class DocumentStoreHost : IDisposable
@@ -97,11 +104,15 @@ internal sealed class DocumentStoreHost : IDisposable
         }
 
         // Only with OpenOnStart = false: the container's factories are synchronous.
-        return Task.Run(() => OpenAsync(CancellationToken.None)).GetAwaiter().GetResult();
+        return Task.Run(() => OpenAsync(logFailure: true, CancellationToken.None)).GetAwaiter().GetResult();
     }
 
-    /// <summary>Opens the engine and the store and ensures the indexes (H1); returns the open store.</summary>
-    public async Task<DocumentStore> OpenAsync(CancellationToken cancellationToken)
+    /// <summary>
+    /// Opens the engine and the store and ensures the indexes (H1); returns the open store. A failure
+    /// throws <see cref="DocumentStoreOpenException"/>, logged here only when <paramref name="logFailure"/>
+    /// (an open on first use): at start the host logs it itself, once (H6).
+    /// </summary>
+    public async Task<DocumentStore> OpenAsync(bool logFailure, CancellationToken cancellationToken)
     {
         await _gate.WaitAsync(cancellationToken).ConfigureAwait(false);
         try
@@ -132,10 +143,15 @@ internal sealed class DocumentStoreHost : IDisposable
             {
                 store?.Dispose();
                 environment?.Dispose();
-                var failure = new InvalidOperationException(
-                    $"Voron document store{_describe} could not be opened at '{Path}': {e.Message}", e);
+                var failure = new DocumentStoreOpenException(
+                    $"Voron document store{_describe} could not be opened at '{Path}': {e.Message}", Path, e);
                 Volatile.Write(ref _openFailure, failure);
-                DocumentStoreLog.StoreOpenFailed(_logger, _describe, Path, e);
+                if (logFailure)
+                {
+                    // H6: a locked store is one line; its stack trace says nothing the message does not.
+                    DocumentStoreLog.StoreOpenFailed(_logger, _describe, Path, e.Message, e is StoreLockedException ? null : e);
+                }
+
                 throw failure;
             }
             catch

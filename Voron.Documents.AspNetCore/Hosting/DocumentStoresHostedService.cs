@@ -15,7 +15,7 @@ internal sealed class DocumentStoresHostedService(IServiceProvider provider, IEn
     {
         foreach (var host in _hosts.Where(h => h.Hosting.OpenOnStart))
         {
-            await host.OpenAsync(cancellationToken).ConfigureAwait(false);
+            await host.OpenAsync(logFailure: false, cancellationToken).ConfigureAwait(false); // H6: the host logs a start failure
         }
     }
 

@@ -15,8 +15,8 @@ internal static partial class DocumentStoreLog
     public static partial void StoreOpened(ILogger logger, string store, string path, double elapsedMs, long transactionId, DurabilityMode durability);
 
     [LoggerMessage(EventId = 2, EventName = "StoreOpenFailed", Level = LogLevel.Error,
-        Message = "Voron document store{Store} could not be opened at {Path}")]
-    public static partial void StoreOpenFailed(ILogger logger, string store, string path, Exception exception);
+        Message = "Voron document store{Store} could not be opened at {Path}: {Reason}")]
+    public static partial void StoreOpenFailed(ILogger logger, string store, string path, string reason, Exception? exception);
 
     [LoggerMessage(EventId = 3, EventName = "StoreFailed", Level = LogLevel.Critical,
         Message = "Voron document store{Store} at {Path} stopped accepting writes (fail-stop) after an I/O failure: {Reason} Reads still work; restart the app to reopen the store, which recovers every acknowledged save from the journal.")]

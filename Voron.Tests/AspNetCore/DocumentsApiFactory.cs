@@ -17,9 +17,12 @@ internal sealed class DocumentsApiFactory(string? storePath, Action<IServiceColl
 {
     public CapturedLogs Logs { get; } = new();
 
+    /// <summary>The host environment: Production (no developer exception page) unless a test says otherwise.</summary>
+    public string Environment { get; init; } = "Production";
+
     protected override void ConfigureWebHost(IWebHostBuilder builder)
     {
-        builder.UseEnvironment("Production"); // no developer exception page: the app's own handlers answer
+        builder.UseEnvironment(Environment); // Production: no developer exception page, the app's own handlers answer
         if (storePath != null)
         {
             builder.UseSetting("Voron:Documents:Path", storePath);

@@ -61,10 +61,13 @@ public sealed class StartupFailureTests : IDisposable
         var path = _directory.Combine("store");
         using var holder = StorageEnvironment.Open(StorageEnvironmentOptions.ForDirectory(path));
 
-        var error = await Assert.ThrowsAsync<InvalidOperationException>(() => StartAsync(("Path", path)));
+        var error = await Assert.ThrowsAsync<DocumentStoreOpenException>(() => StartAsync(("Path", path)));
 
         Assert.StartsWith($"Voron document store could not be opened at '{path}': ", error.Message, StringComparison.Ordinal);
         Assert.IsType<StoreLockedException>(error.InnerException);
+        Assert.Equal(path, error.Path);
+        Assert.Equal(Path.Combine(path, "voron.lock"), error.LockFile);
+        Assert.Equal($"{typeof(DocumentStoreOpenException).FullName}: {error.Message}", error.ToString()); // one line, no stack trace
     }
 
     private static async Task StartAsync(params (string Key, string Value)[] settings)

@@ -38,4 +38,12 @@ app.Lifetime.ApplicationStopped.Register(() =>               // after the store 
     }
 });
 
-app.Run();
+try
+{
+    app.Run();
+    return 0;
+}
+catch (DocumentStoreOpenException)
+{
+    return 1; // the host has logged why (a locked store: one line naming the lock file)
+}
