@@ -115,6 +115,20 @@ public sealed class UnicodeBoundaryTests(ITestOutputHelper output)
     }
 
     [Theory]
+    [InlineData("{\"\\ud800\":1}", 2)]
+    [InlineData("{\"a\":{\"b\\udc00\":1}}", 8)]
+    [InlineData("{\"a\":[1,\"\\ud800\"]}", 9)]
+    [InlineData("{\"a\":\"ok\",\n\"b\":\"\\uDBFF\"}", 16)]
+    public void StoreRaw_refuses_a_lone_surrogate_escape_in_names_nested_values_and_later_lines(string json, long position)
+    {
+        using var store = DocumentTestStore.InMemory();
+        using var session = store.OpenSession();
+        var error = Assert.Throws<InvalidJsonException>(() => session.StoreRaw("c", "c/1", Encoding.UTF8.GetBytes(json)));
+        Assert.Equal(position, error.BytePosition);
+        Assert.Equal("\\u", json.AsSpan((int)position, 2).ToString());
+    }
+
+    [Theory]
     [MemberData(nameof(BadStrings))]
     public async Task A_typed_save_and_a_bulk_insert_refuse_bad_text_a_converter_wrote(string what, string inner, int offset)
     {
