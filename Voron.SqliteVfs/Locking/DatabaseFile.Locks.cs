@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.Globalization;
 using Voron.SqliteVfs.Interop;
 using Voron.SqliteVfs.Vfs;
@@ -13,6 +14,28 @@ internal sealed partial class DatabaseFile
     /// </summary>
     [ThreadStatic]
     private static DatabaseFile? t_refused;
+
+    /// <summary>V1: how long a refused connection keeps its place in line between attempts (the busy handler sleeps at most 100 ms, Microsoft.Data.Sqlite 150 ms).</summary>
+    private static readonly TimeSpan PlaceKept = TimeSpan.FromSeconds(1);
+
+    private static long s_arrivals;
+
+    /// <summary>
+    /// V1: the place in line this connection took when first refused (0: none), kept while it
+    /// comes back within <see cref="PlaceKept"/>, so waiting in slices does not send it to the end.
+    /// </summary>
+    private long _arrival;
+    private long _lastRefused; // Stopwatch ticks
+
+    private long Arrival()
+    {
+        if (_arrival == 0 || Stopwatch.GetElapsedTime(_lastRefused) > PlaceKept)
+        {
+            _arrival = Interlocked.Increment(ref s_arrivals);
+        }
+
+        return _arrival;
+    }
 
     /// <summary>
     /// V1: how long one xLock(RESERVED) waits in line. Zero when the connection has a busy handler
@@ -37,12 +60,17 @@ internal sealed partial class DatabaseFile
             return false;
         }
 
-        var granted = file._database.WriteLock.TryAcquire(file, duration);
+        var granted = file._database.WriteLock.TryAcquire(file, duration, file.Arrival());
         file._database.Waits.RecordSleep(duration, granted);
         if (granted)
         {
             file._database.WriteLock.KeepAsTicket(file, TicketLifetime);
             file._ticket = TicketState.Issued;
+            file._arrival = 0;
+        }
+        else
+        {
+            file._lastRefused = Stopwatch.GetTimestamp();
         }
 
         return true;
@@ -109,10 +137,11 @@ internal sealed partial class DatabaseFile
         var ticket = _ticket;
         _ticket = TicketState.None;
         var wait = LockWait;
-        if (!_database.WriteLock.TryAcquire(this, wait))
+        if (!_database.WriteLock.TryAcquire(this, wait, Arrival()))
         {
             // V1: held by another connection. The busy handler, if any, sleeps in line next.
             _database.Waits.RecordLockWait(wait, refused: true);
+            _lastRefused = Stopwatch.GetTimestamp();
             t_refused = this;
             ErrorCodes.Note(new TimeoutException(
                 $"Vfs={_vfsName}: database '{Name}' is locked: another connection holds its write lock (an open write transaction). " +
@@ -122,6 +151,7 @@ internal sealed partial class DatabaseFile
             return SqliteConstants.Busy;
         }
 
+        _arrival = 0;
         switch (_database.CheckFreshness(_snapshot!, _cachedBlocks))
         {
             case Freshness.Fresh:

@@ -47,8 +47,10 @@ namespace Voron.SqliteVfs.Locking;
 //   (Locking/DatabaseFile.Commit.cs); the rules they keep:
 //
 // V1. Per database one connection holds the write lock (SQLite's RESERVED and above). It is a
-//     queue (FIFO, the lock handed straight to the next waiter), and every wait in line is
-//     bounded by what the connection set, never multiplied by SQLite's retries:
+//     queue (the lock handed straight to the next waiter) ordered by when each connection
+//     first asked: one that left the line after a slice and comes back within a second keeps
+//     its place. Every wait in line is bounded by what the connection set, never multiplied
+//     by SQLite's retries:
 //     - with PRAGMA busy_timeout > 0, xLock(RESERVED) does not wait: it answers SQLITE_BUSY, and
 //       the busy handler's next sleep (xSleep, VfsCallbacks.Sleep -> DatabaseFile.SleepInLine)
 //       waits in line instead, ending early only when the lock is handed to it (kept as a V6

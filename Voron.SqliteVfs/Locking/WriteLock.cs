@@ -18,6 +18,18 @@ internal sealed class WriteLock
     private object? _holder;
     private long _ticketDeadline; // Stopwatch ticks; 0 = the holder holds the lock, not a ticket
 
+    /// <summary>How many wait in line (tests).</summary>
+    internal int Waiting
+    {
+        get
+        {
+            lock (_sync)
+            {
+                return _queue.Count;
+            }
+        }
+    }
+
     /// <summary>Whether <paramref name="owner"/> holds the lock (or its ticket).</summary>
     public bool IsHeldBy(object owner)
     {
@@ -36,8 +48,13 @@ internal sealed class WriteLock
         }
     }
 
-    /// <summary>Takes the lock, waiting in line up to <paramref name="timeout"/>. A ticket held by <paramref name="owner"/> becomes the lock.</summary>
-    public bool TryAcquire(object owner, TimeSpan timeout)
+    /// <summary>
+    /// Takes the lock, waiting in line up to <paramref name="timeout"/>. A ticket held by
+    /// <paramref name="owner"/> becomes the lock. The line is ordered by <paramref name="arrival"/>
+    /// (V1: a connection that comes back after a busy-handler sleep or a retry keeps its place);
+    /// the default joins at the end.
+    /// </summary>
+    public bool TryAcquire(object owner, TimeSpan timeout, long arrival = long.MaxValue)
     {
         Waiter waiter;
         lock (_sync)
@@ -54,8 +71,8 @@ internal sealed class WriteLock
                 return true;
             }
 
-            waiter = new Waiter(owner);
-            waiter.Node = _queue.AddLast(waiter);
+            waiter = new Waiter(owner, arrival);
+            waiter.Node = Enqueue(waiter);
         }
 
         using var _ = waiter; // once granted or removed from the queue, nothing signals it again
@@ -124,6 +141,20 @@ internal sealed class WriteLock
         }
     }
 
+    /// <summary>Puts <paramref name="waiter"/> after every waiter that arrived before it (from the end: usually at once).</summary>
+    private LinkedListNode<Waiter> Enqueue(Waiter waiter)
+    {
+        for (var node = _queue.Last; node != null; node = node.Previous)
+        {
+            if (node.Value.Arrival <= waiter.Arrival)
+            {
+                return _queue.AddAfter(node, waiter);
+            }
+        }
+
+        return _queue.AddFirst(waiter);
+    }
+
     private void HandOver()
     {
         _ticketDeadline = 0;
@@ -139,9 +170,11 @@ internal sealed class WriteLock
         }
     }
 
-    private sealed class Waiter(object owner) : IDisposable
+    private sealed class Waiter(object owner, long arrival) : IDisposable
     {
         public object Owner { get; } = owner;
+
+        public long Arrival { get; } = arrival;
 
         public ManualResetEventSlim Granted { get; } = new(false, spinCount: 0);
 
