@@ -24,7 +24,7 @@ public readonly struct IfMatchVersion
     /// <summary>
     /// Minimal APIs bind the parameter with this (by convention). Preconditions it cannot honour throw
     /// <see cref="BadHttpRequestException"/> (400) naming the header and what it must be, which
-    /// <c>AddVoronProblemDetails</c> answers with problem details (and Kestrel, without it, with a 400).
+    /// <c>AddVoronProblemDetails</c> answers with problem details.
     /// </summary>
     public static ValueTask<IfMatchVersion?> BindAsync(HttpContext context, ParameterInfo parameter)
     {

@@ -92,7 +92,10 @@ public sealed class BadRequestTests(ITestOutputHelper output) : IDisposable
         yield return new Case("GET /products: maxPrice not a number", "GET", "/products?category=books&maxPrice=abc", null, null, none, 400, "maxPrice");
         yield return new Case("GET /products: take over int", "GET", "/products?category=books&take=99999999999", null, null, none, 400, "take");
 
-        // Route parameters: an id over 512 bytes.
+        // Route parameters: missing (no route takes the method there), or an id over 512 bytes.
+        yield return new Case("PUT /products/ (no key)", "PUT", "/products/", Valid, Json, none, 405, "not allowed");
+        yield return new Case("DELETE /products/ (no key)", "DELETE", "/products/", null, null, none, 405, "not allowed");
+        yield return new Case("PATCH /products//price (empty key)", "PATCH", "/products//price", """{"price":1}""", Json, none, 404, "found");
         var longKey = new string('k', 600);
         yield return new Case("GET /products/{long key}", "GET", "/products/" + longKey, null, null, none, 400, "512");
         yield return new Case("PUT /products/{long key}", "PUT", "/products/" + longKey, Valid, Json, none, 400, "512");

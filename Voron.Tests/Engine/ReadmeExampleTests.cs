@@ -1,6 +1,10 @@
 namespace Voron.Tests.Engine;
 
-/// <summary>The README's Voron.Core quick start, kept compiling and passing (over an in-memory store).</summary>
+/// <summary>
+/// What the README's Voron.Core section promises, checked on an in-memory store. The quick start itself
+/// is compiled and run from README.md's own text by Readme/ReadmeCodeBlockTests; the lease, health and
+/// long-reader blocks are marked fragments, so these hand-made copies are what keep their calls working.
+/// </summary>
 public sealed class ReadmeExampleTests
 {
     [Fact]

@@ -4,7 +4,11 @@ using Voron.SqliteVfs;
 
 namespace Voron.Tests.Sql;
 
-/// <summary>The README's SQL quick start and page-file example, kept compiling and passing (over an in-memory store).</summary>
+/// <summary>
+/// What the README's SQL section and page-file fragment promise, checked on an in-memory store. The SQL
+/// quick start itself is compiled and run from README.md's own text by Readme/ReadmeCodeBlockTests;
+/// the page-file block is a marked fragment, so this hand-made copy is what keeps its calls working.
+/// </summary>
 public sealed class SqlReadmeExampleTests
 {
     [Fact]

@@ -18,7 +18,7 @@ builder.Services.AddVoronDocumentStore(builder.Configuration.GetSection("Voron:D
     })
     .EnsureIndex(ProductEndpoints.ByCategoryAndPrice);
 
-builder.Services.AddVoronProblemDetails();                  // 409 / 412 / 503 problem details
+builder.Services.AddVoronProblemDetails();                  // problem details: bad input 400 / 415, 409 / 412 / 413 / 503
 builder.Services.AddHealthChecks().AddVoron();               // unhealthy when the store failed
 builder.Services.ConfigureHttpJsonOptions(o => o.SerializerOptions.TypeInfoResolverChain.Insert(0, AppJson.Default));
 builder.Services.AddOpenTelemetry().WithMetrics(metrics => metrics
