@@ -11,7 +11,8 @@ public sealed partial class DocumentStore
     /// <summary>
     /// Loads many documents (an import): each batch of <see cref="DocumentStoreOptions.BulkInsertBatchSize"/>
     /// documents is one transaction through the merger, with its indexes kept, while the next batch
-    /// is serialized. Ids come from each entity's <c>Id</c> member or are generated; an existing
+    /// is serialized. Ids come from each entity's <c>Id</c> member or are generated (never an id a
+    /// stored document has or had, in any collection, as in a session); an existing
     /// document with the same id is replaced (no expected version). Not atomic as a whole: when a
     /// batch fails (a unique violation, a limit) the batches before it stay saved and the exception
     /// says which document broke the rule. Returns the number of documents written;

@@ -145,4 +145,31 @@ public sealed class SessionRegressionTests
         await session.SaveChangesAsync();
         Assert.Equal("FdUser/2", user.Id);
     }
+
+    // Defect 1, "the version went from 1 to 3": each session that only read the document wrote it
+    // again whenever its serializer's shape differed from the stored bytes — here the
+    // source-generated Pascal-case names, then the reflection-based camel-case ones (web
+    // defaults, case-insensitive reads): two writes, versions 2 and 3. Versions are store-wide
+    // (I4), so any other write in between raises the number seen too. Now neither session writes.
+    [Fact]
+    public async Task Sessions_that_only_read_with_different_serializer_settings_never_write()
+    {
+        await using var store = DocumentTestStore.InMemory();
+        await StoreRawAsync(store, "FdUser", "FdUser/1", """{"Name":"a","Extra":1}""");
+        var before = await RawAsync(store, "FdUser/1");
+        await using (var session = store.OpenSession())
+        {
+            Assert.NotNull(await session.LoadAsync("FdUser/1", Json.FdUser));
+            await session.SaveChangesAsync();
+        }
+
+        await using (var session = store.OpenSession())
+        {
+            var user = await session.LoadAsync<FdUser>("FdUser/1");
+            Assert.Equal(("a", "FdUser/1"), (user!.Name, user.Id));
+            await session.SaveChangesAsync();
+        }
+
+        Assert.Equal(before, await RawAsync(store, "FdUser/1"));
+    }
 }
