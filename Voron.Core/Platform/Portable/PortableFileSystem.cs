@@ -19,8 +19,9 @@ namespace Voron.Platform.Portable;
 /// <item>F2: sizes are durable after FlushData as above. <see cref="SyncDirectory"/> fsyncs the
 ///   directory on Linux and macOS (through <see cref="Libc"/>: .NET cannot open a directory). On
 ///   Windows it does nothing: Windows has no directory flush reachable from .NET, and NTFS
-///   journals its metadata but does not say when a new name or a rename is on disk. This is the
-///   one place a platform weakens the contract (docs/durability.md says what it means).</item>
+///   journals its metadata but does not say when a new name or a rename is on disk. On macOS the
+///   fsync is not F_FULLFSYNC, so the change may wait in the drive's cache until the next
+///   FlushData. These are the places a platform weakens the contract (docs/durability.md, "Platforms").</item>
 /// <item>F3: reads and the read-only mapping go through the OS cache that the writes go to, so
 ///   they see every write on all three.</item>
 /// </list>
@@ -103,8 +104,9 @@ public sealed class PortableFileSystem : IFileSystem
     }
 
     /// <summary>
-    /// F2 for names: fsync on the directory on Linux and macOS; nothing on Windows, which offers no
-    /// directory flush to .NET (the weakening docs/durability.md describes).
+    /// F2 for names: fsync on the directory on Linux and macOS (on macOS not past the drive's
+    /// cache); nothing on Windows, which offers no directory flush to .NET (the weakenings
+    /// docs/durability.md describes).
     /// </summary>
     public void SyncDirectory(string path)
     {
