@@ -1,5 +1,6 @@
 using Voron.Platform;
 using Voron.Platform.Memory;
+using Voron.Platform.Portable;
 using Voron.Platform.Posix;
 
 namespace Voron;
@@ -7,18 +8,24 @@ namespace Voron;
 /// <summary>Where a <see cref="StorageEnvironment"/> keeps its files, and its tunables.</summary>
 public sealed class StorageEnvironmentOptions
 {
-    private StorageEnvironmentOptions(string directory, IFileSystem fileSystem, bool inMemory)
+    private readonly IFileSystem? _fileSystem; // null: a real directory, the file system chosen by UsePortableFileSystem
+
+    private StorageEnvironmentOptions(string directory, IFileSystem? fileSystem, bool inMemory)
     {
         Directory = directory;
-        FileSystem = fileSystem;
+        _fileSystem = fileSystem;
         InMemory = inMemory;
     }
 
-    /// <summary>A store in <paramref name="directory"/>, created if missing.</summary>
+    /// <summary>
+    /// A store in <paramref name="directory"/>, created if missing. On Linux it uses the POSIX fast
+    /// path (fdatasync, fallocate, one reserved mapping) unless <see cref="UsePortableFileSystem"/>
+    /// is set; on every other OS the portable file system (.NET's own file APIs).
+    /// </summary>
     public static StorageEnvironmentOptions ForDirectory(string directory)
     {
         ArgumentException.ThrowIfNullOrWhiteSpace(directory);
-        return new StorageEnvironmentOptions(Path.GetFullPath(directory), PosixFileSystem.Instance, inMemory: false);
+        return new StorageEnvironmentOptions(Path.GetFullPath(directory), fileSystem: null, inMemory: false);
     }
 
     /// <summary>
@@ -41,7 +48,17 @@ public sealed class StorageEnvironmentOptions
     /// <summary>Whether the store lives in memory only.</summary>
     public bool InMemory { get; }
 
-    internal IFileSystem FileSystem { get; }
+    /// <summary>
+    /// Whether a <see cref="ForDirectory"/> store uses the portable file system (.NET's
+    /// <see cref="RandomAccess"/>, <c>FlushToDisk</c>, <c>MemoryMappedFile</c>) rather than the
+    /// POSIX fast path. Only Linux has the fast path, so this matters only there: set it to test or
+    /// measure the layer Windows and macOS run on. No effect on in-memory stores. Default false.
+    /// docs/durability.md says what each platform promises on a power loss.
+    /// </summary>
+    public bool UsePortableFileSystem { get; set; }
+
+    internal IFileSystem FileSystem =>
+        _fileSystem ?? (UsePortableFileSystem || !OperatingSystem.IsLinux() ? PortableFileSystem.Instance : PosixFileSystem.Instance);
 
     /// <summary>The size new journal files are preallocated to. Default 64 MiB.</summary>
     public long JournalFileSize { get; set; } = 64L << 20;

@@ -34,6 +34,6 @@ internal sealed unsafe partial class Pager
             throw new CorruptionException(Path, pageNumber * Constants.PageSize, $"rule PF2: raw page {pageNumber} is referenced but lies outside the data file ({PageCount} pages)");
         }
 
-        return new ReadOnlySpan<byte>(_base + pageNumber * Constants.PageSize, Constants.PageSize);
+        return new ReadOnlySpan<byte>(Base + pageNumber * Constants.PageSize, Constants.PageSize);
     }
 }

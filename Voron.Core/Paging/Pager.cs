@@ -8,7 +8,10 @@ namespace Voron.Paging;
 // The data file is mapped read-only once, with a large address-space reservation
 // (StorageEnvironmentOptions.MaxDataFileSize), so growing the file never moves the mapping and
 // pages that live readers hold stay valid (on Linux a MAP_SHARED mapping beyond end of file is
-// legal; only touching bytes past the end faults, and nothing does: P-invariants below).
+// legal; only touching bytes past the end faults, and nothing does: P-invariants below). The
+// portable file system cannot reserve past the end of the file: each growth asks the mapping to
+// cover the new length (IMappedRegion.Cover), which may move the base address; the old views stay
+// mapped until dispose (Platform/Portable/PortableMapping.cs, MM1), so held pages stay valid there too.
 // Every write goes through IStorageFile.Write, never through the mapping; the OS page cache keeps
 // the mapping coherent with those writes.
 //
@@ -33,7 +36,9 @@ internal sealed unsafe partial class Pager : IDisposable
 {
     private readonly IStorageFile _file;
     private readonly IMappedRegion _map;
-    private readonly byte* _base; // _map's first byte, cached: the read path does no interface call
+    // _map's first byte for the current length, cached so the read path makes no interface call.
+    // Written (volatile) before _length grows; readers read it after their volatile read of _length.
+    private nint _base;
     private readonly object _growLock = new(); // one growth at a time (the commit's Reserve, the flusher, recovery)
     private long[] _verified = new long[1024]; // PG3: one bit per page
     private long _length;
@@ -64,10 +69,13 @@ internal sealed unsafe partial class Pager : IDisposable
         }
 
         _map = file.MapReadOnly(maxFileSize);
-        _base = _map.BaseAddress;
+        _map.Cover(_length);
+        _base = (nint)_map.BaseAddress;
     }
 
     public string Path => _file.Path;
+
+    private byte* Base => (byte*)Volatile.Read(ref _base);
 
     /// <summary>The most pages the file may hold while open (MaxDataFileSize).</summary>
     public long MaxPageCount => _map.ReservedLength / Constants.PageSize;
@@ -87,7 +95,7 @@ internal sealed unsafe partial class Pager : IDisposable
             throw new CorruptionException(Path, offset, $"page {pageNumber} is referenced but lies outside the data file ({PageCount} pages)");
         }
 
-        var page = new ReadOnlySpan<byte>(_base + offset, Constants.PageSize);
+        var page = new ReadOnlySpan<byte>(Base + offset, Constants.PageSize);
         var flags = PageHeader.GetFlags(page);
         var runLength = Constants.PageSize;
         if (flags == PageFlags.Overflow)
@@ -100,7 +108,7 @@ internal sealed unsafe partial class Pager : IDisposable
             }
 
             runLength = checked((int)(pages * Constants.PageSize));
-            page = new ReadOnlySpan<byte>(_base + offset, runLength);
+            page = new ReadOnlySpan<byte>(Base + offset, runLength);
         }
 
         if (!IsVerified(pageNumber))
@@ -222,7 +230,12 @@ internal sealed unsafe partial class Pager : IDisposable
                 throw GrowthFailed(current * Constants.PageSize, needed, e);
             }
 
-            Volatile.Write(ref _length, Math.Max(wanted, _file.Length));
+            var grown = Math.Max(wanted, _file.Length);
+            // The base for the new length is published before the length, so a reader that sees
+            // the length (a volatile read, before it reads _base) sees a base that covers it.
+            _map.Cover(Math.Min(grown, _map.ReservedLength));
+            Volatile.Write(ref _base, (nint)_map.BaseAddress);
+            Volatile.Write(ref _length, grown);
             return true;
         }
     }

@@ -48,9 +48,10 @@ public interface IStorageFile : IDisposable
     void SetLength(long length);
 
     /// <summary>
-    /// Maps the file read-only with <paramref name="reserveLength"/> bytes of address space, so
-    /// that the file may grow up to that size without the mapping moving. Only bytes below
-    /// <see cref="Length"/> may be read through it.
+    /// Maps the file read-only with <paramref name="reserveLength"/> bytes of address space. Only
+    /// bytes below <see cref="Length"/> may be read through it, and only once
+    /// <see cref="IMappedRegion.Cover"/> has covered them: on Linux the mapping reserves the whole
+    /// length and never moves; the portable file system maps the file anew as it grows.
     /// </summary>
     IMappedRegion MapReadOnly(long reserveLength);
 }
@@ -62,8 +63,18 @@ public interface IMappedRegion : IDisposable
     /// length: on a real mapping that raises SIGBUS.</summary>
     unsafe byte* BaseAddress { get; }
 
-    /// <summary>The reserved length in bytes.</summary>
+    /// <summary>The reserved length in bytes: the most the file may grow to while mapped.</summary>
     long ReservedLength { get; }
+
+    /// <summary>
+    /// Makes the file's first <paramref name="length"/> bytes (the file already holds them)
+    /// readable through <see cref="BaseAddress"/> and <see cref="GetSpan"/>. A mapping that reserved
+    /// its whole length has nothing to do; one that cannot reserve past the end of the file (the
+    /// portable file system's) maps the grown file again, and <see cref="BaseAddress"/> moves to
+    /// the new view. Addresses and spans taken earlier stay readable, below the length they
+    /// covered, until the region is disposed.
+    /// </summary>
+    void Cover(long length) => ArgumentOutOfRangeException.ThrowIfGreaterThan(length, ReservedLength);
 
     /// <summary>
     /// The bytes at <paramref name="offset"/>. The span reads the mapping directly: it is valid

@@ -46,8 +46,9 @@ namespace Voron.Scratch;
 //        (PageTable PT7: pruned versions at once, flushed ones once every transaction live at
 //        their removal has ended).
 //   SC3. The file is truncated to zero only when no slot is allocated or retired (nothing can
-//        read it); the mapping's address never changes (reserved once), so spans readers hold
-//        into live slots stay valid.
+//        read it); the mapping's address never changes (reserved once) or, on the portable file
+//        system, moves only to a new view while the old ones stay mapped until close (MM1), so
+//        spans readers hold into live slots stay valid.
 //   SC4. Allocation, freeing, growth and truncation happen under the page table's lock; reads
 //        are lock-free (the verified bits are advisory: a lost bit only costs a re-check).
 
@@ -61,7 +62,7 @@ internal sealed unsafe partial class ScratchFile : IDisposable
     private long _reserve; // bytes the mapping can show: the file never grows past it
     private IStorageFile? _file;
     private IMappedRegion? _map;
-    private byte* _base;
+    private nint _base; // the mapping's base for the current length (IMappedRegion.Cover); written before _length grows
     private long _length; // bytes, a multiple of the page size; guarded by the page table's lock
     private bool _deleted;
 
@@ -73,6 +74,8 @@ internal sealed unsafe partial class ScratchFile : IDisposable
     }
 
     public string Path { get; }
+
+    private byte* Base => (byte*)Volatile.Read(ref _base);
 
     /// <summary>Bytes of page versions written to the file since the store opened (tests: slots are reused, SC2).</summary>
     internal long WrittenBytes => Volatile.Read(ref _writtenBytes);
@@ -131,7 +134,7 @@ internal sealed unsafe partial class ScratchFile : IDisposable
     /// </summary>
     public ReadOnlySpan<byte> Read(long pageNumber, long offset, int length)
     {
-        var image = new ReadOnlySpan<byte>(_base + offset, length);
+        var image = new ReadOnlySpan<byte>(Base + offset, length);
         if (!IsVerified(offset))
         {
             Validate(image, pageNumber, offset);
@@ -148,9 +151,9 @@ internal sealed unsafe partial class ScratchFile : IDisposable
     /// </summary>
     public ReadOnlyMemory<byte> ReadMemory(long pageNumber, long offset, int length)
     {
-        Validate(new ReadOnlySpan<byte>(_base + offset, length), pageNumber, offset);
+        Validate(new ReadOnlySpan<byte>(Base + offset, length), pageNumber, offset);
         MarkVerified(offset);
-        return new MappedMemory(_base + offset, length).Memory;
+        return new MappedMemory(Base + offset, length).Memory;
     }
 
     private void Validate(ReadOnlySpan<byte> image, long pageNumber, long offset)
@@ -187,7 +190,7 @@ internal sealed unsafe partial class ScratchFile : IDisposable
 
             _map = file.MapReadOnly(_reserve);
             _reserve = Math.Min(_reserve, _map.ReservedLength) / Constants.PageSize * Constants.PageSize;
-            _base = _map.BaseAddress;
+            _base = (nint)_map.BaseAddress;
             _file = file;
         }
         catch
@@ -214,6 +217,8 @@ internal sealed unsafe partial class ScratchFile : IDisposable
         var step = Math.Clamp(_length, MinGrowth, MaxGrowth);
         var target = Math.Min(_reserve, Math.Max(end, _length + step));
         _file!.Preallocate(target);
+        _map!.Cover(target); // the portable file system maps the grown file anew (old views stay: SC3)
+        Volatile.Write(ref _base, (nint)_map.BaseAddress);
         Volatile.Write(ref _length, target);
         GrowBitmaps(target / Constants.PageSize);
     }
@@ -226,7 +231,18 @@ internal sealed unsafe partial class ScratchFile : IDisposable
             return false;
         }
 
-        _file.SetLength(0);
+        try
+        {
+            _file.SetLength(0);
+        }
+        catch (IOException) when (OperatingSystem.IsWindows())
+        {
+            // Windows refuses to truncate a file with a mapped view (ERROR_USER_MAPPED_FILE), and
+            // the portable mapping keeps its views until the store closes (MM1): the space is given
+            // back then, when the file is deleted.
+            return false;
+        }
+
         Volatile.Write(ref _length, 0);
         ResetBitmaps();
         return true;
@@ -252,6 +268,6 @@ internal sealed unsafe partial class ScratchFile : IDisposable
         _file?.Dispose();
         _map = null;
         _file = null;
-        _base = null;
+        _base = 0;
     }
 }

@@ -10,6 +10,7 @@ namespace Voron.LoadTests.Engines;
 internal static class KvEngineCatalog
 {
     internal const string Voron = "voron";
+    internal const string VoronPortable = "voron-portable";
     internal const string Sqlite = "sqlite";
     internal const string SqliteMmap = "sqlite-mmap";
     internal const string Lmdb = "lmdb";
@@ -24,6 +25,16 @@ internal static class KvEngineCatalog
             (directory, disk) => new VoronKvEngine(directory, disk),
             () => typeof(StorageEnvironment).Assembly.GetName().Version?.ToString() ?? "",
             MissingLibraryNote: "", // managed: nothing to go missing
+            MainFile: "voron.data"),
+        new KvEngineKind(
+            VoronPortable,
+            "Voron.Core, portable file system",
+            "as voron, through .NET's file APIs only (Platform/Portable): fsync (RandomAccess.FlushToDisk) instead of fdatasync, " +
+            "SetLength instead of fallocate, the data file mapped by MemoryMappedFile, mapped again as it grows: what Windows and macOS run",
+            "StorageEnvironmentOptions.ForDirectory with UsePortableFileSystem = true, otherwise default options",
+            (directory, disk) => new VoronKvEngine(directory, disk, portable: true),
+            () => typeof(StorageEnvironment).Assembly.GetName().Version?.ToString() ?? "",
+            MissingLibraryNote: "",
             MainFile: "voron.data"),
         new KvEngineKind(
             Sqlite,

@@ -5,7 +5,7 @@ using System.Text;
 namespace Voron.LoadTests.Experiments;
 
 /// <summary>
-/// <c>crash-child &lt;dir&gt; &lt;seed&gt; &lt;run&gt; [lazy]</c>: the process that Voron.Tests' ProcessKillTests
+/// <c>crash-child &lt;dir&gt; &lt;seed&gt; &lt;run&gt; [lazy|portable|portable-lazy]</c>: the process that Voron.Tests' ProcessKillTests
 /// kills with SIGKILL. Hidden: not an experiment, not listed. It opens (and so recovers) the
 /// durable store in <c>dir</c>, prints <c>READY &lt;last committed tx&gt;</c>, then writes until
 /// killed (or for 10 seconds) — explicit transactions from one task and merged operations
@@ -15,7 +15,8 @@ namespace Voron.LoadTests.Experiments;
 /// journal files and an eager background flush make kills land in rotation, flushing and
 /// journal recycling, not only in appends. With <c>lazy</c> the store runs in lazy durability
 /// mode, whose acknowledgements must survive a process kill too (the OS keeps the writes).
-/// With <c>sql</c> it writes SQL through the SQLite VFS instead (<see cref="SqlCrashChild"/>).
+/// With <c>portable</c> (or <c>portable-lazy</c>) the store runs on the portable file system
+/// (<see cref="StorageEnvironmentOptions.UsePortableFileSystem"/>). With <c>sql</c> it writes SQL through the SQLite VFS instead (<see cref="SqlCrashChild"/>).
 /// </summary>
 internal static class CrashChild
 {
@@ -26,13 +27,20 @@ internal static class CrashChild
     /// <summary>The mode argument that selects lazy durability.</summary>
     internal const string Lazy = "lazy";
 
+    /// <summary>The mode arguments that run the store on the portable file system (durable, lazy).</summary>
+    internal const string Portable = "portable";
+
+    /// <inheritdoc cref="Portable"/>
+    internal const string PortableLazy = "portable-lazy";
+
     /// <summary>The mode argument that writes SQL through the SQLite VFS instead (<see cref="SqlCrashChild"/>).</summary>
     internal const string Sql = "sql";
 
     /// <summary>Runs the child until killed or its lifetime ends; the command line (CommandLine.cs) parses the arguments.</summary>
-    internal static async Task<int> RunAsync(string directory, int seed, int run, bool lazy, TextWriter output)
+    internal static async Task<int> RunAsync(string directory, int seed, int run, bool lazy, TextWriter output, bool portable = false)
     {
         var options = StorageEnvironmentOptions.ForDirectory(directory);
+        options.UsePortableFileSystem = portable;
         options.JournalFileSize = 256 * 1024;
         options.FlushThresholdBytes = 256 * 1024;
         options.FlushInterval = TimeSpan.FromMilliseconds(20);

@@ -227,6 +227,7 @@ internal sealed partial class KvExperiment
                     ("storageWriteAmplification", writes ? Median(runs, r => r.Io.ToStorage, r => r.UserBytes) : null),
                     ("deviceWriteAmplification", writes ? Median(runs, r => r.Io.ToDevice, r => r.UserBytes) : null),
                     ("onDiskMiB", writes ? Summary(runs, r => StoreSize.MiB(r.OnDiskBytes)).Median : null),
+                    ("vsVoron", kind.Name == KvEngineCatalog.Voron ? null : Ratio(kind.Name, KvEngineCatalog.Voron, workload)),
                     ("vsSqlite", Ratio(kind.Name, KvEngineCatalog.Sqlite, workload)),
                     ("vsSqliteMmap", Ratio(kind.Name, KvEngineCatalog.SqliteMmap, workload)),
                     ("vsLmdb", Ratio(kind.Name, KvEngineCatalog.Lmdb, workload)));

@@ -233,7 +233,7 @@ internal sealed partial class KvExperiment : IExperiment
     private static void AddNotes(Report report)
     {
         report.AddNote("opsPerSec is the median over the runs, with minOpsPerSec and maxOpsPerSec; the engines' order rotates each run (orderRun1 ...). " +
-                       "vsSqlite, vsSqliteMmap and vsLmdb divide this engine's median by that engine's for the same workload.");
+                       "vsVoron, vsSqlite, vsSqliteMmap and vsLmdb divide this engine's median by that engine's for the same workload (vsVoron: voron-portable over the POSIX fast path).");
         report.AddNote("Write workloads: opsPerSec is settled: the clock stops once the engine has done the work its writes caused " +
                        "(Voron: the data-file flush of every journaled page, fdatasync and header; SQLite: PRAGMA wal_checkpoint(TRUNCATE), which writes the " +
                        "database file and fsyncs it; LMDB: nothing, its commits wrote in place). ackOpsPerSec stops the clock when the last commit returned. " +

@@ -49,6 +49,7 @@ internal sealed partial class MergeExperiment
                     ("writeAmplification", result.Written.HandedToWrite / (double?)result.UserBytes),
                     ("storageWriteAmplification", result.Written.ToStorage / (double?)result.UserBytes),
                     ("onDiskMiB", StoreSize.MiB(result.OnDiskBytes)),
+                    ("vsPosix", result.Mode switch { PortableUnmerged => Ratio(Unmerged), PortableMergedAsync => Ratio(MergedAsync), _ => null }),
                     ("vsUnmerged", Ratio(Unmerged)),
                     ("vsMerged", Ratio(Merged)),
                     ("vsSqlite", Ratio(SqliteNaive)),

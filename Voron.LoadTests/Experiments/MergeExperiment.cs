@@ -14,6 +14,9 @@ namespace Voron.LoadTests.Experiments;
 /// <item>Voron unmerged (one transaction and journal flush per write), merged (concurrent writes
 ///   share a transaction and a flush), merged with async commit (the next batch runs while the
 ///   previous one is flushed);</item>
+/// <item>Voron portable unmerged and merged+async: the same two over the portable file system
+///   (Platform/Portable, what Windows and macOS run), closed loop only; vsPosix divides each by
+///   its POSIX fast-path twin;</item>
 /// <item>SQLite (WAL, synchronous=FULL) and LMDB naive: one transaction per write, callers served
 ///   in arrival order (what an application that does not batch gets);</item>
 /// <item>SQLite and LMDB batched: the same callers through a FIFO queue, everything queued
@@ -39,6 +42,8 @@ internal sealed partial class MergeExperiment : IExperiment
     internal const string Unmerged = "voron-unmerged";
     internal const string Merged = "voron-merged";
     internal const string MergedAsync = "voron-merged-async";
+    internal const string PortableUnmerged = "voron-portable-unmerged";
+    internal const string PortableMergedAsync = "voron-portable-merged-async";
     internal const string SqliteNaive = "sqlite";
     internal const string SqliteBatched = "sqlite-batched";
     internal const string LmdbNaive = "lmdb";
@@ -48,7 +53,7 @@ internal sealed partial class MergeExperiment : IExperiment
     internal const string OpenLoopName = "open";
 
     internal static readonly int[] CallerCounts = [1, 4, 16, 64, 256];
-    internal static readonly string[] ClosedModes = [Unmerged, Merged, MergedAsync, SqliteNaive, SqliteBatched, LmdbNaive, LmdbBatched];
+    internal static readonly string[] ClosedModes = [Unmerged, Merged, MergedAsync, PortableUnmerged, PortableMergedAsync, SqliteNaive, SqliteBatched, LmdbNaive, LmdbBatched];
     internal static readonly string[] OpenModes = [Merged, MergedAsync, SqliteBatched, LmdbBatched];
 
     internal const int ValueSize = 1024;
@@ -186,6 +191,8 @@ internal sealed partial class MergeExperiment : IExperiment
             Unmerged => VoronMergedWriter.Open(mode, context.Disk.VoronOptions(directory), merged: false, asyncCommit: false),
             Merged => VoronMergedWriter.Open(mode, context.Disk.VoronOptions(directory), merged: true, asyncCommit: false),
             MergedAsync => VoronMergedWriter.Open(mode, context.Disk.VoronOptions(directory), merged: true, asyncCommit: true),
+            PortableUnmerged => VoronMergedWriter.Open(mode, context.Disk.VoronOptions(directory, portable: true), merged: false, asyncCommit: false),
+            PortableMergedAsync => VoronMergedWriter.Open(mode, context.Disk.VoronOptions(directory, portable: true), merged: true, asyncCommit: true),
             SqliteNaive or SqliteBatched => new BatchedPeerWriter(mode, Peer(KvEngineCatalog.Sqlite).Open(directory, context.Disk), mode == SqliteBatched),
             LmdbNaive or LmdbBatched => new BatchedPeerWriter(mode, Peer(KvEngineCatalog.Lmdb).Open(directory, context.Disk), mode == LmdbBatched),
             _ => throw new ArgumentOutOfRangeException(nameof(mode), mode, "Unknown mode."),

@@ -52,10 +52,23 @@ internal sealed class SimulatedDisk
     /// <summary><paramref name="inner"/> with every flush delayed; <paramref name="inner"/> itself without a delay.</summary>
     public IFileSystem Wrap(IFileSystem inner) => IsSimulated ? new DelayedFlushFileSystem(inner, this) : inner;
 
-    /// <summary>Options for a Voron store in <paramref name="directory"/> on this disk (the real one when there is no delay).</summary>
-    public StorageEnvironmentOptions VoronOptions(string directory) => IsSimulated
-        ? StorageEnvironmentOptions.ForFileSystem(Path.GetFullPath(directory), Wrap(Platform.Posix.PosixFileSystem.Instance))
-        : StorageEnvironmentOptions.ForDirectory(directory);
+    /// <summary>
+    /// Options for a Voron store in <paramref name="directory"/> on this disk (the real one when
+    /// there is no delay), on the platform's default file system, or on the portable one when
+    /// <paramref name="portable"/> (the <c>voron-portable</c> engines).
+    /// </summary>
+    public StorageEnvironmentOptions VoronOptions(string directory, bool portable = false)
+    {
+        if (IsSimulated)
+        {
+            var files = portable || !OperatingSystem.IsLinux() ? (Platform.IFileSystem)Platform.Portable.PortableFileSystem.Instance : Platform.Posix.PosixFileSystem.Instance;
+            return StorageEnvironmentOptions.ForFileSystem(Path.GetFullPath(directory), Wrap(files));
+        }
+
+        var options = StorageEnvironmentOptions.ForDirectory(directory);
+        options.UsePortableFileSystem = portable;
+        return options;
+    }
 
     /// <summary>The report's facts: <c>flushDelayMs</c> always, and <c>simulatedDisk</c> in words when there is a delay.</summary>
     public void AddTo(Report report)

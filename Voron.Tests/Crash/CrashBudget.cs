@@ -30,6 +30,15 @@ internal static class CrashBudget
     /// <summary>Process kills (ProcessKillTests): 200 by default, VORON_SOAK / 1000 in a soak.</summary>
     public static int Kills => Soak is { } soak ? (int)Math.Clamp(soak / 1000, 200, 1_000_000) : 200;
 
+    /// <summary>
+    /// VORON_PORTABLE_FULL=1: the real-file-system tests run as many steps on the portable file
+    /// system as on the POSIX one (by default they run a subset there, to keep CI short).
+    /// </summary>
+    public static bool PortableFull { get; } = Environment.GetEnvironmentVariable("VORON_PORTABLE_FULL") == "1";
+
+    /// <summary>Process kills on the portable file system: 40 by default, <see cref="Kills"/> with VORON_PORTABLE_FULL=1.</summary>
+    public static int PortableKills => PortableFull ? Kills : 40;
+
     /// <summary>Scales a default count by the soak: <paramref name="share"/> of the soak's states go to this test.</summary>
     public static int Count(int defaultCount, double share) =>
         Soak is { } soak ? (int)Math.Max(defaultCount, Math.Min(int.MaxValue, soak * share)) : defaultCount;

@@ -24,10 +24,17 @@ public sealed partial class ProcessKillTests(ITestOutputHelper output)
     private static readonly TimeSpan ReadyTimeout = TimeSpan.FromSeconds(60);
 
     [Fact]
-    public void Kill_9_at_random_moments_loses_no_acknowledged_commit()
+    public void Kill_9_at_random_moments_loses_no_acknowledged_commit() => KillLoops(CrashBudget.Kills, portable: false);
+
+    /// <summary>The same on the portable file system (Platform/Portable): fewer kills by default
+    /// (<see cref="CrashBudget.PortableKills"/>), all of them with VORON_PORTABLE_FULL=1.</summary>
+    [Fact]
+    public void Kill_9_at_random_moments_loses_no_acknowledged_commit_on_the_portable_file_system() =>
+        KillLoops(CrashBudget.PortableKills, portable: true);
+
+    private void KillLoops(int kills, bool portable)
     {
-        var seed = TestSeed.Next(output, nameof(ProcessKillTests));
-        var kills = CrashBudget.Kills;
+        var seed = TestSeed.Next(output, nameof(ProcessKillTests) + (portable ? " (portable)" : ""));
         var failures = new ConcurrentQueue<string>();
         var statistics = new ConcurrentBag<(int Runs, int Acks, int Verified, int BeforeReady)>();
         var loops = Enumerable.Range(0, Loops).Select(loop => new Thread(() =>
@@ -35,7 +42,7 @@ public sealed partial class ProcessKillTests(ITestOutputHelper output)
             using var directory = new TempDirectory();
             try
             {
-                statistics.Add(KillLoop(directory.Combine("store"), seed, loop, kills / Loops, failures));
+                statistics.Add(KillLoop(directory.Combine("store"), seed, loop, kills / Loops, failures, portable));
             }
             catch (Exception e)
             {
@@ -57,7 +64,7 @@ public sealed partial class ProcessKillTests(ITestOutputHelper output)
         Assert.Equal(kills / Loops * Loops, runs);
     }
 
-    private static (int Runs, int Acks, int Verified, int BeforeReady) KillLoop(string directory, int seed, int loop, int runs, ConcurrentQueue<string> failures)
+    private static (int Runs, int Acks, int Verified, int BeforeReady) KillLoop(string directory, int seed, int loop, int runs, ConcurrentQueue<string> failures, bool portable)
     {
         var acknowledged = new Dictionary<string, string>(StringComparer.Ordinal);
         var verified = 0;
@@ -66,7 +73,7 @@ public sealed partial class ProcessKillTests(ITestOutputHelper output)
         {
             var random = new Random(CrashHarness.StateSeed(seed, "kill", loop, run));
             var where = $"loop {loop} run {run} (seed {seed})";
-            var child = Start(directory, seed, (loop * 100_000) + run, lazy: loop % 2 == 1);
+            var child = Start(directory, seed, (loop * 100_000) + run, lazy: loop % 2 == 1, portable);
             var lines = new ConcurrentQueue<string>();
             using var ready = new ManualResetEventSlim();
             var reader = new Thread(() =>
@@ -129,7 +136,7 @@ public sealed partial class ProcessKillTests(ITestOutputHelper output)
             // child recovers it first.
             if (run % 2 == 1 || run == runs - 1)
             {
-                Verify(directory, acknowledged, where, failures);
+                Verify(directory, acknowledged, where, failures, portable);
                 verified++;
             }
         }
@@ -137,7 +144,7 @@ public sealed partial class ProcessKillTests(ITestOutputHelper output)
         return (runs, acknowledged.Count, verified, beforeReady);
     }
 
-    private static Process Start(string directory, int seed, int run, bool lazy)
+    internal static Process Start(string directory, int seed, int run, bool lazy, bool portable)
     {
         var child = new ProcessStartInfo(Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") ?? "dotnet")
         {
@@ -150,15 +157,15 @@ public sealed partial class ProcessKillTests(ITestOutputHelper output)
         child.ArgumentList.Add(directory);
         child.ArgumentList.Add(seed.ToString(System.Globalization.CultureInfo.InvariantCulture));
         child.ArgumentList.Add(run.ToString(System.Globalization.CultureInfo.InvariantCulture));
-        if (lazy)
+        if (lazy || portable)
         {
-            child.ArgumentList.Add("lazy");
+            child.ArgumentList.Add(portable ? (lazy ? CrashChild.PortableLazy : CrashChild.Portable) : CrashChild.Lazy);
         }
 
         return Process.Start(child) ?? throw new InvalidOperationException("dotnet did not start");
     }
 
-    private static void Verify(string directory, Dictionary<string, string> acknowledged, string where, ConcurrentQueue<string> failures)
+    private static void Verify(string directory, Dictionary<string, string> acknowledged, string where, ConcurrentQueue<string> failures, bool portable)
     {
         if (acknowledged.Count == 0 && !Directory.Exists(directory))
         {
@@ -167,7 +174,9 @@ public sealed partial class ProcessKillTests(ITestOutputHelper output)
 
         try
         {
-            var environment = StorageEnvironment.Open(StorageEnvironmentOptions.ForDirectory(directory));
+            var options = StorageEnvironmentOptions.ForDirectory(directory);
+            options.UsePortableFileSystem = portable;
+            var environment = StorageEnvironment.Open(options);
             try
             {
                 using (var read = environment.BeginRead())

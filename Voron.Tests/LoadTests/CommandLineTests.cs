@@ -46,7 +46,7 @@ public sealed class CommandLineTests
     [InlineData(new[] { "merge", "--flush-delay", "-1" }, "--flush-delay must be a number of milliseconds from 0 to 1000, not '-1'")]
     [InlineData(new[] { "merge", "--flush-delay", "slow" }, "--flush-delay must be a number of milliseconds")]
     [InlineData(new[] { "machine", "--flush-delay", "1" }, "'--flush-delay'")]
-    [InlineData(new[] { "kv", "--engines", "voron,rocksdb" }, "--engines must list names from voron, sqlite, sqlite-mmap, lmdb")]
+    [InlineData(new[] { "kv", "--engines", "voron,rocksdb" }, "--engines must list names from voron, voron-portable, sqlite, sqlite-mmap, lmdb")]
     [InlineData(new[] { "merge", "--loops", "sideways" }, "--loops must list names from closed, open")]
     [InlineData(new[] { "kv", "--runs", "0" }, "--runs must be a positive whole number")]
     public async Task A_bad_argument_is_named_and_exits_with_2(string[] args, string expected)

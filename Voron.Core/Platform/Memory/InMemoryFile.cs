@@ -7,7 +7,7 @@ namespace Voron.Platform.Memory;
 /// </summary>
 internal sealed unsafe class InMemoryFile
 {
-    private readonly NativeMapping _memory;
+    private readonly IMappedRegion _memory;
     private readonly object _sizeLock = new();
     private int _references = 1; // the file system's own reference, dropped by Release
     private long _length;
@@ -15,7 +15,7 @@ internal sealed unsafe class InMemoryFile
     internal InMemoryFile(string path, long reserve)
     {
         Path = path;
-        _memory = NativeMapping.Anonymous(reserve);
+        _memory = Portable.PortableAnonymousMemory.Reserve(reserve);
     }
 
     internal string Path { get; private set; }

@@ -2,7 +2,11 @@ using Voron.Platform.Interop;
 
 namespace Voron.Platform.Posix;
 
-/// <summary>Real files on a POSIX system (Linux), through <see cref="RandomAccess"/> and <see cref="Libc"/>.</summary>
+/// <summary>
+/// Real files on Linux, the fast path: <see cref="RandomAccess"/> plus fdatasync, fallocate,
+/// directory fsync and one reserved mmap through <see cref="Libc"/>. Linux only: other systems use
+/// <see cref="Portable.PortableFileSystem"/>, which <see cref="StorageEnvironmentOptions.ForDirectory"/> picks.
+/// </summary>
 public sealed class PosixFileSystem : IFileSystem
 {
     internal const UnixFileMode OwnerFile = UnixFileMode.UserRead | UnixFileMode.UserWrite;
@@ -21,7 +25,22 @@ public sealed class PosixFileSystem : IFileSystem
         return options;
     }
 
-    public IStorageFile Open(string path, FileOpenMode mode) => PosixStorageFile.Open(path, mode);
+    public IStorageFile Open(string path, FileOpenMode mode)
+    {
+        EnsureLinux(path);
+        return PosixStorageFile.Open(path, mode);
+    }
+
+    /// <summary>The Libc constants and calls here are Linux's (mmap flags, O_DIRECTORY, fallocate).</summary>
+    internal static void EnsureLinux(string path)
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            throw new PlatformNotSupportedException(
+                $"The POSIX file system (opening '{path}') runs on Linux only; this is {System.Runtime.InteropServices.RuntimeInformation.OSDescription}. " +
+                "Use PortableFileSystem, which StorageEnvironmentOptions.ForDirectory picks on every other OS.");
+        }
+    }
 
     public bool FileExists(string path) => File.Exists(path);
 
@@ -72,6 +91,7 @@ public sealed class PosixFileSystem : IFileSystem
 
     public void SyncDirectory(string path)
     {
+        EnsureLinux(path);
         var fd = Libc.open(path, Libc.ORdOnly | Libc.ODirectory);
         if (fd < 0)
         {

@@ -3,7 +3,7 @@ using Voron.Platform.Interop;
 
 namespace Voron.Platform.Posix;
 
-/// <summary>A real file: positional I/O through <see cref="RandomAccess"/>, durability through fdatasync.</summary>
+/// <summary>A real file on Linux (<see cref="PosixFileSystem.EnsureLinux"/> checked at open): positional I/O through <see cref="RandomAccess"/>, durability through fdatasync.</summary>
 internal sealed class PosixStorageFile : IStorageFile
 {
     // The stream only owns the handle (it applies the owner-only create mode); all I/O is
@@ -81,17 +81,7 @@ internal sealed class PosixStorageFile : IStorageFile
         new($"Writing {length:N0} bytes at offset {offset:N0} of '{Path}' failed: the file system that holds it is full ({cause.Message}). " +
             $"Free at least {length:N0} bytes there.", Path, length, cause);
 
-    public void FlushData()
-    {
-        if (OperatingSystem.IsLinux())
-        {
-            Libc.ThrowIfFailed(Libc.fdatasync(_handle), "fdatasync", Path);
-        }
-        else
-        {
-            RandomAccess.FlushToDisk(_handle);
-        }
-    }
+    public void FlushData() => Libc.ThrowIfFailed(Libc.fdatasync(_handle), "fdatasync", Path);
 
     public void Preallocate(long length)
     {
@@ -100,29 +90,26 @@ internal sealed class PosixStorageFile : IStorageFile
             return;
         }
 
-        if (OperatingSystem.IsLinux())
+        // mode 0: allocate blocks and extend the size. A file system without fallocate
+        // (EOPNOTSUPP) falls back to SetLength, which leaves a sparse file: a full disk then
+        // shows up at write time, still as an IOException from RandomAccess.
+        if (Libc.fallocate(_handle, 0, 0, length) == 0)
         {
-            // mode 0: allocate blocks and extend the size. A file system without fallocate
-            // (EOPNOTSUPP) falls back to SetLength, which leaves a sparse file: a full disk then
-            // shows up at write time, still as an IOException from RandomAccess.
-            if (Libc.fallocate(_handle, 0, 0, length) == 0)
-            {
-                return;
-            }
+            return;
+        }
 
-            var errno = System.Runtime.InteropServices.Marshal.GetLastPInvokeError();
-            if (errno == Libc.ENOSPC)
-            {
-                var current = Length;
-                throw new DiskFullException(
-                    $"fallocate failed on '{Path}': growing it from {current:N0} to {length:N0} bytes needs {length - current:N0} more bytes, " +
-                    "and the file system that holds it is full (errno 28).", Path, length - current);
-            }
+        var errno = System.Runtime.InteropServices.Marshal.GetLastPInvokeError();
+        if (errno == Libc.ENOSPC)
+        {
+            var current = Length;
+            throw new DiskFullException(
+                $"fallocate failed on '{Path}': growing it from {current:N0} to {length:N0} bytes needs {length - current:N0} more bytes, " +
+                "and the file system that holds it is full (errno 28).", Path, length - current);
+        }
 
-            if (errno != Libc.EOPNOTSUPP)
-            {
-                throw Libc.ErrorFor(errno, "fallocate", Path);
-            }
+        if (errno != Libc.EOPNOTSUPP)
+        {
+            throw Libc.ErrorFor(errno, "fallocate", Path);
         }
 
         RandomAccess.SetLength(_handle, length);
@@ -132,11 +119,6 @@ internal sealed class PosixStorageFile : IStorageFile
 
     public unsafe IMappedRegion MapReadOnly(long reserveLength)
     {
-        if (!OperatingSystem.IsLinux())
-        {
-            throw new PlatformNotSupportedException("Voron.Core maps data files on Linux only for now.");
-        }
-
         var address = Libc.mmap(null, (nuint)reserveLength, Libc.ProtRead, Libc.MapShared, _handle, 0);
         if (Libc.IsMapFailed(address))
         {

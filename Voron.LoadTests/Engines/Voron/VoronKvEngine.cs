@@ -9,13 +9,14 @@ internal sealed class VoronKvEngine : IKvEngine
     private readonly StorageEnvironment _environment;
     private byte[] _scanValue = new byte[1024];
 
-    internal VoronKvEngine(string directory, SimulatedDisk disk)
+    internal VoronKvEngine(string directory, SimulatedDisk disk, bool portable = false)
     {
         Directory = directory;
-        _environment = StorageEnvironment.Open(disk.VoronOptions(directory));
+        Name = portable ? KvEngineCatalog.VoronPortable : KvEngineCatalog.Voron;
+        _environment = StorageEnvironment.Open(disk.VoronOptions(directory, portable));
     }
 
-    public string Name => KvEngineCatalog.Voron;
+    public string Name { get; }
 
     public string Directory { get; }
 
