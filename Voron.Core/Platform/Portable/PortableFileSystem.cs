@@ -1,4 +1,3 @@
-using System.Runtime.InteropServices;
 using Voron.Platform.Interop;
 
 namespace Voron.Platform.Portable;
@@ -31,77 +30,26 @@ namespace Voron.Platform.Portable;
 /// </remarks>
 public sealed class PortableFileSystem : IFileSystem
 {
-    private const UnixFileMode OwnerFile = UnixFileMode.UserRead | UnixFileMode.UserWrite;
-    private const UnixFileMode OwnerDirectory = UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute;
-
     /// <summary>The one instance (the class has no state).</summary>
     public static PortableFileSystem Instance { get; } = new();
-
-    /// <summary>FileShare.Delete on every data handle, so that on Windows a file another handle holds
-    /// open (the scratch file, a journal file) can still be deleted or renamed over, as on POSIX.</summary>
-    internal static FileStreamOptions CreateOptions(FileMode mode, FileShare share)
-    {
-        var options = new FileStreamOptions { Mode = mode, Access = FileAccess.ReadWrite, Share = share };
-        if (!OperatingSystem.IsWindows() && mode != FileMode.Open)
-        {
-            options.UnixCreateMode = OwnerFile;
-        }
-
-        return options;
-    }
 
     /// <inheritdoc/>
     public IStorageFile Open(string path, FileOpenMode mode) => PortableStorageFile.Open(path, mode);
 
     /// <inheritdoc/>
-    public bool FileExists(string path) => File.Exists(path);
+    public bool FileExists(string path) => RealFiles.FileExists(path);
 
     /// <inheritdoc/>
-    public void DeleteFile(string path) => File.Delete(path);
+    public void DeleteFile(string path) => RealFiles.DeleteFile(path);
 
     /// <inheritdoc/>
-    public void MoveFile(string source, string destination) => File.Move(source, destination, overwrite: true);
+    public void MoveFile(string source, string destination) => RealFiles.MoveFile(source, destination);
 
     /// <inheritdoc/>
-    public IReadOnlyList<string> ListFiles(string directory, string pattern)
-    {
-        if (!Directory.Exists(directory))
-        {
-            return [];
-        }
-
-        var files = Directory.GetFiles(directory, pattern);
-        Array.Sort(files, StringComparer.Ordinal);
-        return files;
-    }
+    public IReadOnlyList<string> ListFiles(string directory, string pattern) => RealFiles.ListFiles(directory, pattern);
 
     /// <inheritdoc/>
-    public void CreateDirectory(string path)
-    {
-        for (var p = Path.GetFullPath(path); !string.IsNullOrEmpty(p); p = Path.GetDirectoryName(p))
-        {
-            if (File.Exists(p))
-            {
-                throw new IOException(
-                    $"'{p}' is a file, not a directory: a store is a directory (the one that holds voron.data, or will). " +
-                    $"Pass a directory path{(p == Path.GetFullPath(path) ? "" : $"; '{path}' lies under that file")}.");
-            }
-
-            if (Directory.Exists(p))
-            {
-                break;
-            }
-        }
-
-        if (OperatingSystem.IsWindows())
-        {
-            Directory.CreateDirectory(path); // inherits the parent's ACL: Windows has no mode bits
-        }
-        else
-        {
-            Directory.CreateDirectory(path, OwnerDirectory);
-        }
-    }
+    public void CreateDirectory(string path) => RealFiles.CreateDirectory(path);
 
     /// <summary>
     /// F2 for names: fsync on the directory on Linux and macOS (on macOS not past the drive's
@@ -116,37 +64,9 @@ public sealed class PortableFileSystem : IFileSystem
         }
 
         // O_RDONLY alone: O_DIRECTORY's value differs between Linux and macOS, and fsync needs none.
-        var fd = Libc.open(path, Libc.ORdOnly);
-        if (fd < 0)
-        {
-            throw Libc.ErrorFor(Marshal.GetLastPInvokeError(), "open (directory)", path);
-        }
-
-        try
-        {
-            Libc.ThrowIfFailed(Libc.fsync(fd), "fsync (directory)", path);
-        }
-        finally
-        {
-            _ = Libc.close(fd);
-        }
+        RealFiles.FsyncDirectory(path, Libc.ORdOnly);
     }
 
-    /// <summary>
-    /// The one-opener rule: the lock file opened with <see cref="FileShare.None"/>. On Windows that
-    /// is a sharing mode every other open (this process or another) is refused by; on Linux and
-    /// macOS .NET takes flock(LOCK_EX | LOCK_NB) for it, which belongs to the open file
-    /// description, so a second open in this process is refused like one from another process.
-    /// </summary>
-    public IDisposable LockExclusive(string path)
-    {
-        try
-        {
-            return new FileStream(path, CreateOptions(FileMode.OpenOrCreate, FileShare.None));
-        }
-        catch (IOException e) when (e is not FileNotFoundException and not DirectoryNotFoundException)
-        {
-            throw new StoreLockedException(path, e);
-        }
-    }
+    /// <inheritdoc cref="RealFiles.LockExclusive"/>
+    public IDisposable LockExclusive(string path) => RealFiles.LockExclusive(path);
 }

@@ -1,97 +1,28 @@
-using Microsoft.Win32.SafeHandles;
-
 namespace Voron.Platform.Portable;
 
 /// <summary>A real file through .NET's APIs only; <see cref="PortableFileSystem"/> states what each platform promises.</summary>
-internal sealed class PortableStorageFile : IStorageFile
+internal sealed class PortableStorageFile : RealStorageFile
 {
     // Windows: ERROR_HANDLE_DISK_FULL (39) and ERROR_DISK_FULL (112) as HRESULTs; Linux and macOS: ENOSPC (28).
     private const int WindowsHandleDiskFull = unchecked((int)0x80070027);
     private const int WindowsDiskFull = unchecked((int)0x80070070);
     private const int Enospc = 28;
 
-    // The stream only owns the handle (it applies the owner-only create mode); all I/O is
-    // positional through RandomAccess on the handle.
-    private readonly FileStream _stream;
-    private readonly SafeFileHandle _handle;
-
     private PortableStorageFile(string path, FileStream stream)
+        : base(path, stream)
     {
-        Path = path;
-        _stream = stream;
-        _handle = stream.SafeFileHandle;
     }
 
-    public string Path { get; }
+    internal static PortableStorageFile Open(string path, FileOpenMode mode) =>
+        new(path, RealFiles.OpenStream(path, mode, FileShare.ReadWrite | FileShare.Delete));
 
-    public long Length => RandomAccess.GetLength(_handle);
-
-    internal static PortableStorageFile Open(string path, FileOpenMode mode)
-    {
-        var fileMode = mode switch
-        {
-            FileOpenMode.OpenOrCreate => FileMode.OpenOrCreate,
-            FileOpenMode.OpenExisting => FileMode.Open,
-            FileOpenMode.CreateNew => FileMode.CreateNew,
-            _ => throw new ArgumentOutOfRangeException(nameof(mode)),
-        };
-        var stream = new FileStream(path, PortableFileSystem.CreateOptions(fileMode, FileShare.ReadWrite | FileShare.Delete));
-        return new PortableStorageFile(path, stream);
-    }
-
-    internal static bool IsDiskFull(IOException e) =>
-        e is DiskFullException || e.HResult is Enospc or WindowsDiskFull or WindowsHandleDiskFull;
-
-    public int Read(long offset, Span<byte> destination)
-    {
-        var total = 0;
-        while (total < destination.Length)
-        {
-            var read = RandomAccess.Read(_handle, destination[total..], offset + total);
-            if (read == 0)
-            {
-                break;
-            }
-
-            total += read;
-        }
-
-        return total;
-    }
-
-    public void Write(long offset, ReadOnlySpan<byte> source)
-    {
-        try
-        {
-            RandomAccess.Write(_handle, source, offset);
-        }
-        catch (IOException e) when (IsDiskFull(e) && e is not DiskFullException)
-        {
-            throw WriteFailed(offset, source.Length, e);
-        }
-    }
-
-    public void Write(long offset, IReadOnlyList<ReadOnlyMemory<byte>> buffers)
-    {
-        try
-        {
-            // .NET gathers these into one pwritev on Unix and writes them one by one on Windows.
-            RandomAccess.Write(_handle, buffers, offset);
-        }
-        catch (IOException e) when (IsDiskFull(e) && e is not DiskFullException)
-        {
-            throw WriteFailed(offset, buffers.Sum(b => (long)b.Length), e);
-        }
-    }
-
-    private DiskFullException WriteFailed(long offset, long length, IOException cause) =>
-        new($"Writing {length:N0} bytes at offset {offset:N0} of '{Path}' failed: the file system that holds it is full ({cause.Message}). " +
-            $"Free at least {length:N0} bytes there.", Path, length, cause);
+    protected override bool IsDiskFull(IOException e) =>
+        e.HResult is Enospc or WindowsDiskFull or WindowsHandleDiskFull;
 
     /// <summary>F1: fsync on Linux, F_FULLFSYNC on macOS, FlushFileBuffers on Windows.</summary>
-    public void FlushData() => RandomAccess.FlushToDisk(_handle);
+    public override void FlushData() => RandomAccess.FlushToDisk(Handle);
 
-    public void Preallocate(long length)
+    public override void Preallocate(long length)
     {
         var current = Length;
         if (length <= current)
@@ -101,9 +32,9 @@ internal sealed class PortableStorageFile : IStorageFile
 
         try
         {
-            RandomAccess.SetLength(_handle, length);
+            RandomAccess.SetLength(Handle, length);
         }
-        catch (IOException e) when (IsDiskFull(e) && e is not DiskFullException)
+        catch (IOException e) when (e is not DiskFullException && IsDiskFull(e))
         {
             throw new DiskFullException(
                 $"Growing '{Path}' from {current:N0} to {length:N0} bytes needs {length - current:N0} more bytes, " +
@@ -111,9 +42,5 @@ internal sealed class PortableStorageFile : IStorageFile
         }
     }
 
-    public void SetLength(long length) => RandomAccess.SetLength(_handle, length);
-
-    public IMappedRegion MapReadOnly(long reserveLength) => new PortableMapping(_handle, Path, reserveLength);
-
-    public void Dispose() => _stream.Dispose();
+    public override IMappedRegion MapReadOnly(long reserveLength) => new PortableMapping(Handle, Path, reserveLength);
 }

@@ -9,21 +9,7 @@ namespace Voron.Platform.Posix;
 /// </summary>
 public sealed class PosixFileSystem : IFileSystem
 {
-    internal const UnixFileMode OwnerFile = UnixFileMode.UserRead | UnixFileMode.UserWrite;
-    internal const UnixFileMode OwnerDirectory = UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute;
-
     public static PosixFileSystem Instance { get; } = new();
-
-    internal static FileStreamOptions CreateOptions(FileMode mode, FileShare share)
-    {
-        var options = new FileStreamOptions { Mode = mode, Access = FileAccess.ReadWrite, Share = share };
-        if (!OperatingSystem.IsWindows() && mode != FileMode.Open)
-        {
-            options.UnixCreateMode = OwnerFile;
-        }
-
-        return options;
-    }
 
     public IStorageFile Open(string path, FileOpenMode mode)
     {
@@ -42,84 +28,21 @@ public sealed class PosixFileSystem : IFileSystem
         }
     }
 
-    public bool FileExists(string path) => File.Exists(path);
+    public bool FileExists(string path) => RealFiles.FileExists(path);
 
-    public void DeleteFile(string path) => File.Delete(path);
+    public void DeleteFile(string path) => RealFiles.DeleteFile(path);
 
-    public void MoveFile(string source, string destination) => File.Move(source, destination, overwrite: true);
+    public void MoveFile(string source, string destination) => RealFiles.MoveFile(source, destination);
 
-    public IReadOnlyList<string> ListFiles(string directory, string pattern)
-    {
-        if (!Directory.Exists(directory))
-        {
-            return [];
-        }
+    public IReadOnlyList<string> ListFiles(string directory, string pattern) => RealFiles.ListFiles(directory, pattern);
 
-        var files = Directory.GetFiles(directory, pattern);
-        Array.Sort(files, StringComparer.Ordinal);
-        return files;
-    }
-
-    public void CreateDirectory(string path)
-    {
-        // Directory.CreateDirectory over a file says "the file already exists", which reads as if
-        // the store were there: say what is wrong instead.
-        for (var p = System.IO.Path.GetFullPath(path); !string.IsNullOrEmpty(p); p = System.IO.Path.GetDirectoryName(p))
-        {
-            if (File.Exists(p))
-            {
-                throw new IOException(
-                    $"'{p}' is a file, not a directory: a store is a directory (the one that holds voron.data, or will). " +
-                    $"Pass a directory path{(p == System.IO.Path.GetFullPath(path) ? "" : $"; '{path}' lies under that file")}.");
-            }
-
-            if (Directory.Exists(p))
-            {
-                break;
-            }
-        }
-
-        if (OperatingSystem.IsWindows())
-        {
-            Directory.CreateDirectory(path);
-        }
-        else
-        {
-            Directory.CreateDirectory(path, OwnerDirectory);
-        }
-    }
+    public void CreateDirectory(string path) => RealFiles.CreateDirectory(path);
 
     public void SyncDirectory(string path)
     {
         EnsureLinux(path);
-        var fd = Libc.open(path, Libc.ORdOnly | Libc.ODirectory);
-        if (fd < 0)
-        {
-            throw Libc.ErrorFor(System.Runtime.InteropServices.Marshal.GetLastPInvokeError(), "open (directory)", path);
-        }
-
-        try
-        {
-            Libc.ThrowIfFailed(Libc.fsync(fd), "fsync (directory)", path);
-        }
-        finally
-        {
-            _ = Libc.close(fd);
-        }
+        RealFiles.FsyncDirectory(path, Libc.ORdOnly | Libc.ODirectory);
     }
 
-    public IDisposable LockExclusive(string path)
-    {
-        try
-        {
-            // FileShare.None takes flock(LOCK_EX | LOCK_NB) on Unix. flock locks belong to the
-            // open file description, so a second open of the same path in this process conflicts
-            // too: "the same process twice" is refused like another process.
-            return new FileStream(path, CreateOptions(FileMode.OpenOrCreate, FileShare.None));
-        }
-        catch (IOException e) when (e is not FileNotFoundException and not DirectoryNotFoundException)
-        {
-            throw new StoreLockedException(path, e);
-        }
-    }
+    public IDisposable LockExclusive(string path) => RealFiles.LockExclusive(path);
 }
