@@ -146,7 +146,7 @@ internal sealed partial class DocumentSession
 
     /// <summary>
     /// The entry of a document just read as <paramref name="entity"/>: its id member set from the
-    /// document's id (S3) and its serialization taken as the snapshot changes are judged by (S1).
+    /// document's id (S3); its snapshot (S1) is taken at save, from <see cref="SessionEntry.OriginalJson"/>.
     /// </summary>
     private static SessionEntry Loaded(string id, byte[] idBytes, DocumentType type, object entity, ReadOnlySpan<byte> json, long version, long ticks)
     {
@@ -159,7 +159,6 @@ internal sealed partial class DocumentSession
             Entity = entity,
             Type = type,
             OriginalJson = json.ToArray(),
-            Snapshot = JsonSerializer.SerializeToUtf8Bytes(entity, type.TypeInfo),
             Version = version,
             Ticks = ticks,
         };

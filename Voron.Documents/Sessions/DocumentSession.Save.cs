@@ -131,7 +131,7 @@ internal sealed partial class DocumentSession
             throw new InvalidOperationException($"{type.TypeInfo.Type.Name} did not serialize as a JSON object (a custom converter?); a document must be one.");
         }
 
-        if (entry.State == EntryState.Tracked && entry.Snapshot != null && entry.OriginalJson != null && typed.AsSpan().SequenceEqual(entry.Snapshot))
+        if (entry.State == EntryState.Tracked && entry.OriginalJson != null && !Changed(entry, typed))
         {
             return (entry.OriginalJson, typed, false);
         }
@@ -139,6 +139,30 @@ internal sealed partial class DocumentSession
         // Stored (Store of an object the session did not load) replaces the document; a loaded one keeps what its type does not model.
         var json = entry.State == EntryState.Tracked && entry.OriginalJson != null ? UnknownProperties.Keep(typed, entry.OriginalJson, type) : typed;
         return (json, typed, true);
+    }
+
+    /// <summary>
+    /// S1: whether a tracked entity's serialization <paramref name="typed"/> differs from its
+    /// snapshot. A loaded entity's snapshot is taken here, once: the stored bytes themselves when
+    /// the entity serializes to exactly them (no more work), else the stored JSON read into the
+    /// type again, its id set (S3), and serialized.
+    /// </summary>
+    private static bool Changed(SessionEntry entry, byte[] typed)
+    {
+        if (entry.Snapshot == null)
+        {
+            if (typed.AsSpan().SequenceEqual(entry.OriginalJson))
+            {
+                return false;
+            }
+
+            var type = entry.Type!;
+            var reread = JsonSerializer.Deserialize(entry.OriginalJson, type.TypeInfo)!;
+            type.SetId(reread, entry.Id);
+            entry.Snapshot = JsonSerializer.SerializeToUtf8Bytes(reread, type.TypeInfo);
+        }
+
+        return !typed.AsSpan().SequenceEqual(entry.Snapshot);
     }
 
     /// <summary>Brings an entry up to date after its save was acknowledged.</summary>

@@ -8,7 +8,12 @@ namespace Voron.Documents.Sessions;
 //   S1. A loaded (or saved) entity is written only when its serialization differs from its
 //       serialization when it was loaded (or last saved) — its snapshot — never because the
 //       stored JSON has another shape (property order, number format, unknown properties,
-//       defaults). A session that only reads writes nothing.
+//       defaults). A session that only reads writes nothing. The snapshot of a loaded entity is
+//       taken at save, not at load, so loads and queries pay nothing for it: when the entity's
+//       serialization equals the stored bytes it is unchanged; otherwise the stored JSON is read
+//       into the type again (id set, S3) and serialized. That equals the serialization at load
+//       for every type whose deserialization is deterministic; one that is not (an initializer
+//       such as DateTime.UtcNow for a member the JSON lacks) reads as changed and is written.
 //   S2. When a loaded entity changed, the document written is its serialization followed by the
 //       stored document's top-level properties its type does not declare (UnknownProperties.cs),
 //       unless the type has a [JsonExtensionData] member, which keeps them itself. Store() of an

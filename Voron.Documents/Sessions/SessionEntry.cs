@@ -27,7 +27,7 @@ internal sealed class SessionEntry(string id, byte[] idBytes)
     /// <summary>The stored JSON as last loaded or saved (old index entries; the properties its type does not model, S2).</summary>
     public byte[]? OriginalJson { get; set; }
 
-    /// <summary>The entity's serialization when it was loaded or last saved: it changed iff its serialization now differs (S1).</summary>
+    /// <summary>The entity's serialization when it was loaded or last saved: it changed iff its serialization now differs (S1). Null until the first save needs it for a loaded entity.</summary>
     public byte[]? Snapshot { get; set; }
 
     /// <summary>The entity's serialization the save in progress writes (becomes <see cref="Snapshot"/> when acknowledged).</summary>
