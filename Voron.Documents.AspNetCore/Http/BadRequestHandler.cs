@@ -32,13 +32,7 @@ internal sealed class BadRequestHandler(IProblemDetailsService problems) : IExce
         }
 
         var problem = Describe(bad);
-        httpContext.Response.StatusCode = problem.Status!.Value;
-        return await problems.TryWriteAsync(new ProblemDetailsContext
-        {
-            HttpContext = httpContext,
-            ProblemDetails = problem,
-            Exception = exception,
-        }).ConfigureAwait(false);
+        return await problems.AnswerAsync(httpContext, problem, exception).ConfigureAwait(false);
     }
 
     /// <summary>The problem details for a request that could not be read (B2).</summary>

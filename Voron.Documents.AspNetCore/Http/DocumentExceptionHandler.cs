@@ -26,13 +26,7 @@ internal sealed class DocumentExceptionHandler(IProblemDetailsService problems, 
             ReportFailure(failed);
         }
 
-        httpContext.Response.StatusCode = problem.Status!.Value;
-        return await problems.TryWriteAsync(new ProblemDetailsContext
-        {
-            HttpContext = httpContext,
-            ProblemDetails = problem,
-            Exception = exception,
-        }).ConfigureAwait(false);
+        return await problems.AnswerAsync(httpContext, problem, exception).ConfigureAwait(false);
     }
 
     /// <summary>The problem details for <paramref name="exception"/>, or null when it is not the document store's.</summary>

@@ -25,15 +25,11 @@ internal sealed class EmptyErrorMiddleware(RequestDelegate next, IProblemDetails
             return;
         }
 
-        await problems.TryWriteAsync(new ProblemDetailsContext
+        await problems.AnswerAsync(context, new ProblemDetails
         {
-            HttpContext = context,
-            ProblemDetails = new ProblemDetails
-            {
-                Status = response.StatusCode,
-                Title = ReasonPhrases.GetReasonPhrase(response.StatusCode),
-                Detail = Detail(context.Request, response.StatusCode),
-            },
+            Status = response.StatusCode,
+            Title = ReasonPhrases.GetReasonPhrase(response.StatusCode),
+            Detail = Detail(context.Request, response.StatusCode),
         }).ConfigureAwait(false);
     }
 

@@ -19,19 +19,7 @@ internal sealed unsafe class PortableAnonymousMemory : IMappedRegion
     internal PortableAnonymousMemory(long length)
     {
         _map = MemoryMappedFile.CreateNew(null, length, MemoryMappedFileAccess.ReadWrite, MemoryMappedFileOptions.DelayAllocatePages, HandleInheritability.None);
-        try
-        {
-            _view = _map.CreateViewAccessor(0, length, MemoryMappedFileAccess.ReadWrite);
-        }
-        catch
-        {
-            _map.Dispose();
-            throw;
-        }
-
-        byte* pointer = null;
-        _view.SafeMemoryMappedViewHandle.AcquirePointer(ref pointer);
-        _pointer = pointer + _view.PointerOffset;
+        _view = PortableMapping.OpenView(_map, length, MemoryMappedFileAccess.ReadWrite, out _pointer);
         ReservedLength = length;
     }
 

@@ -73,24 +73,36 @@ internal sealed unsafe class PortableMapping : IMappedRegion
             }
 
             var map = MemoryMappedFile.CreateFromFile(_handle, null, fileLength, MemoryMappedFileAccess.Read, HandleInheritability.None, leaveOpen: true);
-            MemoryMappedViewAccessor view;
-            try
-            {
-                view = map.CreateViewAccessor(0, fileLength, MemoryMappedFileAccess.Read);
-            }
-            catch
-            {
-                map.Dispose();
-                throw;
-            }
-
-            byte* pointer = null;
-            view.SafeMemoryMappedViewHandle.AcquirePointer(ref pointer);
+            var view = OpenView(map, fileLength, MemoryMappedFileAccess.Read, out var pointer);
             _maps.Add(map);
             _views.Add(view);
             Volatile.Write(ref _covered, fileLength);
-            _pointer = pointer + view.PointerOffset;
+            _pointer = pointer;
         }
+    }
+
+    /// <summary>
+    /// A view of the first <paramref name="length"/> bytes of <paramref name="map"/> and the address
+    /// of its first byte, the pointer held until the view is disposed. Disposes the map when the
+    /// view cannot be made.
+    /// </summary>
+    internal static MemoryMappedViewAccessor OpenView(MemoryMappedFile map, long length, MemoryMappedFileAccess access, out byte* first)
+    {
+        MemoryMappedViewAccessor view;
+        try
+        {
+            view = map.CreateViewAccessor(0, length, access);
+        }
+        catch
+        {
+            map.Dispose();
+            throw;
+        }
+
+        byte* pointer = null;
+        view.SafeMemoryMappedViewHandle.AcquirePointer(ref pointer);
+        first = pointer + view.PointerOffset;
+        return view;
     }
 
     public ReadOnlySpan<byte> GetSpan(long offset, int length)
