@@ -1,7 +1,7 @@
 using System.Buffers.Binary;
 using System.Security.Cryptography;
 using Voron.Allocation;
-using Voron.Files;
+using Voron.Header;
 using Voron.Journal;
 using Voron.Journal.Diff;
 using Voron.Paging;
@@ -15,7 +15,7 @@ public sealed partial class StorageEnvironment
     // Open algorithm:
     //   1. create the directory (owner only) and take the exclusive lock (voron.lock); delete the
     //      scratch file an earlier process left (Scratch/ScratchFile.cs: nothing in it is needed)
-    //   2. read the newest valid header copy (Files/HeaderFile.cs); none at all = a new store:
+    //   2. read the newest valid header copy (Header/HeaderFile.cs); none at all = a new store:
     //      write the data file's identity page, sync it, write header revision 1, sync the directory
     //   3. map the data file and check its identity page (format version)
     //   4. a header copy of format version 1: upgrade the store, or refuse it (UpgradeFormat1)
@@ -115,7 +115,7 @@ public sealed partial class StorageEnvironment
         }
     }
 
-    /// <summary>A new store's id (FORMAT block in Files/HeaderFile.cs): random and never zero.</summary>
+    /// <summary>A new store's id (FORMAT block in Header/HeaderFile.cs): random and never zero.</summary>
     private static ulong NewStoreId()
     {
         Span<byte> bytes = stackalloc byte[8];

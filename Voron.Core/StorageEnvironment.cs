@@ -1,6 +1,6 @@
 using Voron.Allocation;
 using Voron.Diagnostics;
-using Voron.Files;
+using Voron.Header;
 using Voron.Flushing;
 using Voron.Journal;
 using Voron.Paging;

@@ -20,7 +20,7 @@ public sealed class VoronSqliteRegistration : IDisposable
     /// <summary>The store the databases live in.</summary>
     public StorageEnvironment Environment => _vfs.Environment;
 
-    internal Locking.SqliteDatabases Databases => _vfs.Databases;
+    internal Databases.SqliteDatabases Databases => _vfs.Databases;
 
     /// <summary>A connection string for <paramref name="database"/> on this VFS (pooled, as Microsoft.Data.Sqlite's default).</summary>
     /// <exception cref="ArgumentException">The name is empty, has a path separator or a control character, or is too long.</exception>

@@ -5,7 +5,7 @@ namespace Voron.Compression;
 // FORMAT: LZ4 block, the public LZ4 block format (not the LZ4 frame format) — how journal
 // payloads are compressed. K4os.Compression.LZ4 writes and reads it (LZ4Codec, a port of liblz4's
 // block functions); any LZ4 block decoder reads what it writes. Until commit 2123e8b the engine
-// wrote these blocks with its own codec; Voron.Tests/Compression/Fixtures keeps blocks it wrote,
+// wrote these blocks with its own codec; Voron.Tests/Core/Compression/Fixtures keeps blocks it wrote,
 // and Lz4FixtureTests proves they still decode. A block carries no header, no sizes and no
 // checksum: the caller stores the compressed and uncompressed sizes and checksums the stored
 // bytes elsewhere (JournalRecord.cs).

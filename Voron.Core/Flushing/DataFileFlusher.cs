@@ -1,6 +1,6 @@
 using System.Diagnostics;
 using Voron.Diagnostics;
-using Voron.Files;
+using Voron.Header;
 using Voron.Journal;
 using Voron.Paging;
 using Voron.Transactions;

@@ -55,7 +55,7 @@ namespace Voron.Journal;
 // Checksums (CRC32C, Castagnoli, as System.Numerics.BitOperations.Crc32C computes it, with the
 // usual initial value 0xFFFFFFFF and final inversion). Both are BOUND to the store and the file:
 // the CRC runs first over the store's 8-byte StoreId (a random number drawn when the store was
-// created, kept in the header file: Files/HeaderFile.cs) and the journal file's 8-byte number.
+// created, kept in the header file: Header/HeaderFile.cs) and the journal file's 8-byte number.
 //   HeaderChecksum = CRC32C(StoreId, FileNumber, header bytes 0..127 with this field read as zero).
 //   Trailer of sector k = CRC32C(StoreId, FileNumber, TransactionId (8), k (4), the sector's
 //                         bytes 0..507).

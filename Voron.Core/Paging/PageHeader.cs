@@ -38,7 +38,7 @@ namespace Voron.Paging;
 //   P4. the checksum matches.
 // A page that breaks any rule raises CorruptionException naming the data file, the offset and
 // the rule. Compatibility: readers refuse files whose header-file format version differs
-// (Files/HeaderFile.cs); new fields take reserved bytes and bump that version.
+// (Header/HeaderFile.cs); new fields take reserved bytes and bump that version.
 
 /// <summary>What a page holds (byte 12 of the page header).</summary>
 [Flags]

@@ -1,5 +1,5 @@
 using Voron.Allocation;
-using Voron.Files;
+using Voron.Header;
 using Voron.Journal;
 
 namespace Voron.Transactions;

@@ -1,7 +1,7 @@
 using System.Text;
 using Voron.Allocation;
 using Voron.Allocation.Policies;
-using Voron.Files;
+using Voron.Header;
 using Voron.Journal;
 using Voron.Journal.Diff;
 using Voron.Paging;

@@ -1,6 +1,6 @@
 using System.Buffers;
 using Voron.Allocation;
-using Voron.Files;
+using Voron.Header;
 using Voron.Journal;
 
 namespace Voron.Transactions;

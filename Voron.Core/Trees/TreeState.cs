@@ -4,7 +4,7 @@ namespace Voron.Trees;
 
 // FORMAT: tree state, version 1 — 48 bytes that describe one tree. Stored as the value of the
 // tree's entry in the root tree (the catalog of named trees), and for the root tree itself in
-// the environment state (Files/EnvironmentState.cs) that the header file and every journal
+// the environment state (Header/EnvironmentState.cs) that the header file and every journal
 // record carry.
 //
 //   OFFSET SIZE NAME           MEANING

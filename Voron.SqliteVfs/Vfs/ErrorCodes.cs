@@ -1,5 +1,5 @@
 using Voron.SqliteVfs.Interop;
-using Voron.SqliteVfs.Locking;
+using Voron.SqliteVfs.Databases;
 
 namespace Voron.SqliteVfs.Vfs;
 

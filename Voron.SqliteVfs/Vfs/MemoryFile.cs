@@ -4,7 +4,7 @@ namespace Voron.SqliteVfs.Vfs;
 
 /// <summary>
 /// A file that lives in memory and is gone when closed: SQLite's rollback journal (V11 in
-/// Locking/DatabaseState.cs: it never reaches disk, the store's journal is the only one),
+/// Databases/DatabaseState.cs: it never reaches disk, the store's journal is the only one),
 /// statement journals, temporary databases and sorter files.
 /// </summary>
 internal sealed class MemoryFile : VfsFile

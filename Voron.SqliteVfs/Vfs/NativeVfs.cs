@@ -1,7 +1,7 @@
 using System.Runtime.InteropServices;
 using System.Text;
 using Voron.SqliteVfs.Interop;
-using Voron.SqliteVfs.Locking;
+using Voron.SqliteVfs.Databases;
 
 namespace Voron.SqliteVfs.Vfs;
 

@@ -1,7 +1,7 @@
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using Voron.SqliteVfs.Interop;
-using Voron.SqliteVfs.Locking;
+using Voron.SqliteVfs.Databases;
 
 namespace Voron.SqliteVfs.Vfs;
 

@@ -3,7 +3,7 @@ using Voron.SqliteVfs.Interop;
 namespace Voron.SqliteVfs.Vfs;
 
 /// <summary>
-/// A file SQLite opened through the VFS: a database kept in the store (Locking/DatabaseFile.cs)
+/// A file SQLite opened through the VFS: a database kept in the store (Databases/DatabaseFile.cs)
 /// or an in-memory journal or temporary file (<see cref="MemoryFile"/>). Methods throw; the
 /// native callbacks (IoCallbacks.*.cs) turn exceptions into SQLite result codes.
 /// </summary>

@@ -4,7 +4,7 @@ using Voron.SqliteVfs;
 namespace Voron.Tests.Sql;
 
 /// <summary>
-/// The isolation and commit rules of Voron.SqliteVfs/Locking/DatabaseState.cs (V2–V10), with
+/// The isolation and commit rules of Voron.SqliteVfs/Databases/DatabaseState.cs (V2–V10), with
 /// the store's journal flush held back on purpose (GatedFileSystem) so that a commit is
 /// submitted but not durable for as long as a test needs.
 /// </summary>

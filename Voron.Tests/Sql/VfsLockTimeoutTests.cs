@@ -2,14 +2,14 @@ using System.Diagnostics;
 using Microsoft.Data.Sqlite;
 using SQLitePCL;
 using Voron.SqliteVfs;
-using Voron.SqliteVfs.Locking;
+using Voron.SqliteVfs.Databases;
 using Xunit.Abstractions;
 
 namespace Voron.Tests.Sql;
 
 /// <summary>
 /// How long a connection waits for a database's write lock on Vfs=voron (V1 in
-/// Voron.SqliteVfs/Locking/DatabaseState.cs), against what the user set: PRAGMA busy_timeout and
+/// Voron.SqliteVfs/Databases/DatabaseState.cs), against what the user set: PRAGMA busy_timeout and
 /// Microsoft.Data.Sqlite's command timeout (Default Timeout). Issue 28, defects 6 and 7.
 ///
 /// Regression: xLock(RESERVED) waited in line up to busy_timeout (or LockTimeout, 30 s, when none

@@ -6,7 +6,7 @@ using Xunit.Abstractions;
 namespace Voron.Tests.Documents.Crash;
 
 /// <summary>
-/// Crash safety of the document store through the crash harness (Voron.Tests/Crash): every I/O
+/// Crash safety of the document store through the crash harness (Voron.Tests/Core/Crash): every I/O
 /// call of a document workload is a crash point, crashed with every damage model. After recovery:
 /// every acknowledged SaveChangesAsync is there with its index entries; no part of an
 /// unacknowledged session shows (a whole in-flight session may); the integrity check finds the

@@ -1,0 +1,212 @@
+using System.Buffers.Binary;
+using Voron.Platform;
+
+namespace Voron.Header;
+
+// FORMAT: header file, version 2 — headers.one and headers.two, 512 bytes each (one sector).
+//
+// The header says how far the data file is synced: which transaction it holds in full, where in
+// the journal recovery starts, and the environment state as of that transaction. It also holds
+// the store's id, which binds every journal record to this store (Journal/JournalRecord.cs). Two
+// copies are kept and written alternately (odd revisions to headers.one, even to headers.two); the
+// newest valid copy wins, so a write torn by a crash leaves the previous header usable.
+//
+//   +-----------------------------------------------------------------------------------------+
+//   | Magic | Version | PageSize | Revision | LastSyncedTx | Journal pos | State | CRC | StoreId |
+//   +-----------------------------------------------------------------------------------------+
+//
+//   OFFSET SIZE NAME              MEANING
+//   0      8    Magic             the ASCII bytes "VORONHDR"
+//   8      4    FormatVersion     2; the version of the header file and of the journal records
+//   12     4    PageSize          8192
+//   16     8    Revision          incremented by every header write; >= 1
+//   24     8    LastSyncedTxId    every transaction up to this one is in the data file and synced; >= 0
+//   32     8    JournalFile       journal file number of the first record after LastSyncedTxId; >= 0
+//   40     8    JournalOffset     byte offset of that record in that file; >= 0, a multiple of 4096
+//   48     64   State             EnvironmentState as of LastSyncedTxId (Header/EnvironmentState.cs)
+//   112    4    Checksum          CRC32C of all 512 bytes with this field read as zero
+//   116    4    Reserved          zero
+//   120    8    StoreId           random, not zero, drawn when the store is created; never changes
+//   128    384  Reserved          zero
+//
+// A copy is valid iff H1 the magic matches, H2 the checksum matches, H3 PageSize is 8192,
+// H4 1 <= Revision < 2^63-1, H5 the state is valid, H6 0 <= LastSyncedTxId < 2^63-1,
+// 0 <= JournalFile < 2^63-1 (each is incremented after open: the largest long would wrap) and
+// JournalOffset >= 0 is a multiple of 4096, H7 StoreId is not zero and the reserved bytes are
+// zero. A copy that fails H1 or H2 is torn or missing (the other copy is used); one that passes
+// them and fails H3..H7 was written so, and is a CorruptionException. A copy that passes H1 and
+// the checksum of its own version but has a FormatVersion other than 1 or 2 raises
+// FormatVersionException: the store was written by another version.
+//
+// Open algorithm: read both copies; keep the valid ones and take the one with the higher
+// Revision. None valid: a store whose creation a crash interrupted (no journal file, a data file
+// of at most its identity page) is created again; anything else is a CorruptionException naming
+// both files (StorageEnvironment.Open.cs). A copy created by a write is made durable by a sync of
+// the store directory before the write returns. Write algorithm: revision = current + 1, write
+// the 512 bytes to the copy for that revision, FlushData it. The other copy is untouched, so at
+// every instant one valid copy exists (assuming a 512-byte write is not spread over both files,
+// which it cannot be).
+//
+// Compatibility: version 1 had the same fields up to the checksum, which covered bytes 0..111
+// only, and no StoreId (bytes 116..511 unchecked). A version-1 copy decodes with StoreId 0; the
+// open upgrades such a store when its journal holds nothing the data file lacks (it writes a
+// version-2 copy with a new StoreId, the journal continuing in a new file) and refuses it with
+// FormatVersionException otherwise (StorageEnvironment.Open.cs, UpgradeFormat1).
+
+/// <summary>One decoded header copy. <see cref="StoreId"/> is 0 only for a copy of format version 1.</summary>
+internal readonly record struct HeaderRecord(long Revision, long LastSyncedTxId, long JournalFile, long JournalOffset, EnvironmentState State, ulong StoreId)
+{
+    /// <summary>Whether the copy was written by format version 1 (no store id).</summary>
+    public bool IsFormat1 => StoreId == 0;
+}
+
+/// <summary>Reads and writes the two header copies; see the FORMAT block above.</summary>
+internal static class HeaderFile
+{
+    public const int Size = 512;
+    public const ulong Magic = 0x5244484E4F524F56; // the ASCII bytes "VORONHDR" read little-endian
+    public const int FormatVersion = 2;
+    public const int FormatVersion1 = 1;
+    public const int MagicOffset = 0;
+    public const int FormatVersionOffset = 8;
+    public const int PageSizeOffset = 12;
+    public const int RevisionOffset = 16;
+    public const int LastSyncedTxIdOffset = 24;
+    public const int JournalFileOffset = 32;
+    public const int JournalOffsetOffset = 40;
+    public const int StateOffset = 48;
+    public const int ChecksumOffset = 112;
+    public const int Reserved1Offset = 116;
+    public const int StoreIdOffset = 120;
+    public const int Reserved2Offset = 128;
+
+    public static byte[] Encode(HeaderRecord header)
+    {
+        if (header.IsFormat1)
+        {
+            throw new ArgumentException("A header is written with a store id (format version 2).", nameof(header));
+        }
+
+        var bytes = new byte[Size];
+        BinaryPrimitives.WriteUInt64LittleEndian(bytes, Magic);
+        BinaryPrimitives.WriteInt32LittleEndian(bytes.AsSpan(FormatVersionOffset), FormatVersion);
+        BinaryPrimitives.WriteInt32LittleEndian(bytes.AsSpan(PageSizeOffset), Constants.PageSize);
+        BinaryPrimitives.WriteInt64LittleEndian(bytes.AsSpan(RevisionOffset), header.Revision);
+        BinaryPrimitives.WriteInt64LittleEndian(bytes.AsSpan(LastSyncedTxIdOffset), header.LastSyncedTxId);
+        BinaryPrimitives.WriteInt64LittleEndian(bytes.AsSpan(JournalFileOffset), header.JournalFile);
+        BinaryPrimitives.WriteInt64LittleEndian(bytes.AsSpan(JournalOffsetOffset), header.JournalOffset);
+        header.State.WriteTo(bytes.AsSpan(StateOffset));
+        BinaryPrimitives.WriteUInt64LittleEndian(bytes.AsSpan(StoreIdOffset), header.StoreId);
+        BinaryPrimitives.WriteUInt32LittleEndian(bytes.AsSpan(ChecksumOffset), ComputeChecksum(bytes));
+        return bytes;
+    }
+
+    /// <summary>CRC32C of the 512 bytes with the checksum field read as zero (version 2).</summary>
+    public static uint ComputeChecksum(ReadOnlySpan<byte> bytes)
+    {
+        var crc = Crc32C.Append(0xFFFFFFFF, bytes[..ChecksumOffset]);
+        crc = System.Numerics.BitOperations.Crc32C(crc, 0u);
+        return ~Crc32C.Append(crc, bytes[(ChecksumOffset + 4)..Size]);
+    }
+
+    /// <summary>Decodes a copy; null when it breaks H1 or H2 or is short (a torn or missing copy).</summary>
+    public static HeaderRecord? Decode(ReadOnlySpan<byte> bytes, string path)
+    {
+        if (bytes.Length < Size || BinaryPrimitives.ReadUInt64LittleEndian(bytes) != Magic)
+        {
+            return null;
+        }
+
+        bytes = bytes[..Size];
+        var version = BinaryPrimitives.ReadInt32LittleEndian(bytes[FormatVersionOffset..]);
+        var stored = BinaryPrimitives.ReadUInt32LittleEndian(bytes[ChecksumOffset..]);
+        var matches2 = stored == ComputeChecksum(bytes);
+        var matches1 = stored == Crc32C.Compute(bytes[..ChecksumOffset]);
+        if (version == FormatVersion ? !matches2 : version == FormatVersion1 ? !matches1 : !(matches1 || matches2))
+        {
+            return null;
+        }
+
+        if (version != FormatVersion && version != FormatVersion1)
+        {
+            throw new FormatVersionException(path, version, FormatVersion);
+        }
+
+        var pageSize = BinaryPrimitives.ReadInt32LittleEndian(bytes[PageSizeOffset..]);
+        var revision = BinaryPrimitives.ReadInt64LittleEndian(bytes[RevisionOffset..]);
+        if (pageSize != Constants.PageSize || revision < 1 || revision == long.MaxValue)
+        {
+            throw new CorruptionException(path, 0, $"rule H3/H4: page size {pageSize}, revision {revision}");
+        }
+
+        var synced = BinaryPrimitives.ReadInt64LittleEndian(bytes[LastSyncedTxIdOffset..]);
+        var journalFile = BinaryPrimitives.ReadInt64LittleEndian(bytes[JournalFileOffset..]);
+        var journalOffset = BinaryPrimitives.ReadInt64LittleEndian(bytes[JournalOffsetOffset..]);
+        if (synced < 0 || synced == long.MaxValue || journalFile < 0 || journalFile == long.MaxValue || journalOffset < 0 ||
+            journalOffset % Journal.JournalRecord.Alignment != 0)
+        {
+            throw new CorruptionException(path, LastSyncedTxIdOffset,
+                $"rule H6: last synced transaction {synced}, journal file {journalFile}, journal offset {journalOffset}");
+        }
+
+        var storeId = 0UL;
+        if (version == FormatVersion)
+        {
+            storeId = BinaryPrimitives.ReadUInt64LittleEndian(bytes[StoreIdOffset..]);
+            if (storeId == 0 || bytes.Slice(Reserved1Offset, 4).ContainsAnyExcept((byte)0) || bytes[Reserved2Offset..].ContainsAnyExcept((byte)0))
+            {
+                throw new CorruptionException(path, StoreIdOffset, "rule H7: the store id is zero or a reserved byte is not");
+            }
+        }
+
+        return new HeaderRecord(revision, synced, journalFile, journalOffset, EnvironmentState.ReadFrom(bytes[StateOffset..], path, StateOffset), storeId);
+    }
+
+    /// <summary>The newest valid copy; null when neither copy is valid or present (the caller decides whether that is a new store).</summary>
+    public static HeaderRecord? ReadNewest(IFileSystem fileSystem, StoreLayout layout) => ReadNewest(fileSystem, layout, out _);
+
+    /// <summary>As <see cref="ReadNewest(IFileSystem, StoreLayout)"/>, also counting the copies present.</summary>
+    public static HeaderRecord? ReadNewest(IFileSystem fileSystem, StoreLayout layout, out int present)
+    {
+        HeaderRecord? newest = null;
+        present = 0;
+        foreach (var path in new[] { layout.HeaderFile(1), layout.HeaderFile(2) })
+        {
+            if (!fileSystem.FileExists(path))
+            {
+                continue;
+            }
+
+            present++;
+            using var file = fileSystem.Open(path, FileOpenMode.OpenExisting);
+            var bytes = new byte[Size];
+            var read = file.Read(0, bytes);
+            var header = Decode(bytes.AsSpan(0, read), path);
+            if (header is { } h && (newest == null || h.Revision > newest.Value.Revision))
+            {
+                newest = h;
+            }
+        }
+
+        return newest;
+    }
+
+    /// <summary>Writes <paramref name="header"/> to the copy its revision selects and makes it durable.</summary>
+    public static void Write(IFileSystem fileSystem, StoreLayout layout, HeaderRecord header)
+    {
+        var path = layout.HeaderFile(header.Revision);
+        var created = !fileSystem.FileExists(path);
+        using (var file = fileSystem.Open(path, FileOpenMode.OpenOrCreate))
+        {
+            file.Write(0, Encode(header));
+            file.FlushData();
+        }
+
+        if (created)
+        {
+            // The copy's name must be durable before anything relies on it (F2): the flush that
+            // writes the first headers.two then releases journal files only headers.one pointed to.
+            fileSystem.SyncDirectory(layout.Directory);
+        }
+    }
+}

@@ -1,0 +1,108 @@
+using System.Globalization;
+using System.Runtime.InteropServices;
+using Voron.SqliteVfs.Interop;
+
+namespace Voron.SqliteVfs.Databases;
+
+internal sealed unsafe partial class DatabaseFile
+{
+    /// <summary>xFileControl: the commit (V7), the pragma veto (V11), and the small opcodes SQLite expects answered.</summary>
+    public override int FileControl(int op, void* argument)
+    {
+        switch (op)
+        {
+            case SqliteConstants.FcntlCommitPhaseTwo:
+                Commit();
+                return SqliteConstants.Ok;
+            case SqliteConstants.FcntlPragma:
+                return Pragma((byte**)argument);
+            case SqliteConstants.FcntlSync:
+            case SqliteConstants.FcntlSizeHint:
+            case SqliteConstants.FcntlChunkSize:
+                return SqliteConstants.Ok; // durability is the commit's (V7); the store sizes its own files
+            case SqliteConstants.FcntlHasMoved:
+                *(int*)argument = 0;
+                return SqliteConstants.Ok;
+            case SqliteConstants.FcntlLockState:
+                *(int*)argument = _level;
+                return SqliteConstants.Ok;
+            case SqliteConstants.FcntlVfsName:
+                *(byte**)argument = SqliteNative.MallocString(_vfsName);
+                return SqliteConstants.Ok;
+            default:
+                return SqliteConstants.NotFound;
+        }
+    }
+
+    /// <summary>
+    /// V7: submits the write set and returns once it is durable; V10 for a transaction that
+    /// wrote nothing. Throws why the commit failed (the callback maps it to an error code).
+    /// </summary>
+    private void Commit()
+    {
+        if (!_writer)
+        {
+            return;
+        }
+
+        var writes = _writes!;
+        var snapshot = _snapshot!;
+        _writes = null;
+        _writer = false;
+        DatabaseVersion? version = null;
+        try
+        {
+            writes.DropUnchanged(snapshot);
+            if (!writes.IsEmpty)
+            {
+                version = _database.Submit(writes, snapshot);
+                _snapshot = snapshot.With(version); // the connection reads its own commit from here on
+            }
+        }
+        finally
+        {
+            _database.WriteLock.Release(this); // V7: the next writer builds on this version at once
+        }
+
+        if (version != null)
+        {
+            version.WaitDurable();
+        }
+        else
+        {
+            snapshot.Head?.WaitDurable(); // V10
+        }
+    }
+
+    /// <summary>V11: refuses journal_mode=WAL/OFF and locking_mode=EXCLUSIVE; notes busy_timeout (V1).</summary>
+    private int Pragma(byte** arguments)
+    {
+        var name = Marshal.PtrToStringUTF8((nint)arguments[1])?.Trim().ToLowerInvariant();
+        var value = arguments[2] == null ? null : Marshal.PtrToStringUTF8((nint)arguments[2])?.Trim().Trim('\'', '"').ToLowerInvariant();
+        if (value == null)
+        {
+            return SqliteConstants.NotFound;
+        }
+
+        string? refusal = (name, value) switch
+        {
+            ("journal_mode", "wal") => $"journal_mode=WAL is not available on Vfs={_vfsName}: every commit is made durable and atomic by the Voron store's own journal. Keep the default (DELETE) or use MEMORY; both keep SQLite's rollback journal in memory.",
+            ("journal_mode", "off") => $"journal_mode=OFF is not available on Vfs={_vfsName}: without a rollback journal SQLite cannot undo a failed statement. Keep the default (DELETE) or use MEMORY; both keep SQLite's rollback journal in memory.",
+            ("locking_mode", "exclusive") => $"locking_mode=EXCLUSIVE is not available on Vfs={_vfsName}: the store's write lock is taken and released per transaction. Keep locking_mode=NORMAL.",
+            _ => null,
+        };
+
+        if (refusal != null)
+        {
+            arguments[0] = SqliteNative.MallocString(refusal);
+            return SqliteConstants.Error;
+        }
+
+        if (name == "busy_timeout" && int.TryParse(value, NumberStyles.Integer, CultureInfo.InvariantCulture, out var milliseconds))
+        {
+            _busyTimeout = TimeSpan.FromMilliseconds(Math.Max(0, milliseconds));
+        }
+
+        return SqliteConstants.NotFound; // SQLite carries on with the pragma itself
+    }
+}

@@ -1,0 +1,112 @@
+using Voron.PageFiles;
+using Voron.SqliteVfs.Interop;
+
+namespace Voron.SqliteVfs.Databases;
+
+internal sealed partial class DatabaseFile
+{
+    private const int BlockSize = PageFileFormat.BlockSize;
+
+    /// <summary>xRead, by V3 (readers) or V4 (the writer); zero-fills past the end with SQLITE_IOERR_SHORT_READ.</summary>
+    public override int Read(Span<byte> destination, long offset)
+    {
+        if (_snapshot == null)
+        {
+            // SQLite reads the header at open, before it takes SHARED.
+            using var transient = _database.TakeSnapshot();
+            return ReadFrom(transient, destination, offset, track: false);
+        }
+
+        var result = ReadFrom(_snapshot, destination, offset, track: true);
+        if (offset == 24 && destination.Length == 16)
+        {
+            // sqlite3PagerSharedLock compares these bytes with its copy and drops its cache when
+            // they differ: so does the VFS's idea of that cache (V5).
+            if (_pagerVersion == null || !destination.SequenceEqual(_pagerVersion))
+            {
+                _cachedBlocks.Clear();
+            }
+        }
+        else if (offset == 0 && destination.Length >= 40)
+        {
+            _pagerVersion = destination[24..40].ToArray(); // the pager keeps page 1's bytes 24..39
+        }
+
+        return result;
+    }
+
+    private int ReadFrom(Snapshot snapshot, Span<byte> destination, long offset, bool track)
+    {
+        var length = _writes?.Length ?? snapshot.Length;
+        var available = (int)Math.Clamp(length - offset, 0, destination.Length);
+        for (var done = 0; done < available;)
+        {
+            var position = offset + done;
+            var block = position / BlockSize;
+            var inBlock = (int)(position % BlockSize);
+            var count = Math.Min(available - done, BlockSize - inBlock);
+            var target = destination.Slice(done, count);
+            ReadBlockRange(snapshot, block, inBlock, target);
+            if (track)
+            {
+                _cachedBlocks.Add(block);
+            }
+
+            done += count;
+        }
+
+        if (available < destination.Length)
+        {
+            destination[available..].Clear();
+            return SqliteConstants.IoErrShortRead;
+        }
+
+        return SqliteConstants.Ok;
+    }
+
+    private void ReadBlockRange(Snapshot snapshot, long block, int inBlock, Span<byte> target)
+    {
+        if (_writes != null)
+        {
+            if (_writes.Blocks.TryGetValue(block, out var own))
+            {
+                own.AsSpan(inBlock, target.Length).CopyTo(target);
+                return;
+            }
+
+            if (_writes.IsCut(block))
+            {
+                target.Clear();
+                return;
+            }
+        }
+
+        var bytes = snapshot.Find(block, out var from);
+        if (from != null && !ReadsAsWriter)
+        {
+            // V3: wait for the commit whose bytes this read would observe.
+            var pending = block == 0 ? (ObservesPage1Content(inBlock, target.Length) ? snapshot.PendingPage1Content() : null) : from;
+            if (pending is { IsDurable: false })
+            {
+                _database.WaitDurableForRead(pending);
+            }
+        }
+
+        if (bytes.IsEmpty)
+        {
+            target.Clear();
+        }
+        else
+        {
+            bytes.Slice(inBlock, target.Length).CopyTo(target);
+        }
+    }
+
+    /// <summary>V3's exemption: bytes 24..39 and 92..99 of page 1 are served without waiting.</summary>
+    private static bool ObservesPage1Content(int start, int count)
+    {
+        var end = start + count;
+        static bool Inside(int s, int e, int lo, int hi) => s >= lo && e <= hi;
+        return !(Inside(start, end, 24, 40) || Inside(start, end, 92, 100));
+    }
+}

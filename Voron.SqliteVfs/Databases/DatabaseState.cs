@@ -1,0 +1,287 @@
+using Voron.PageFiles;
+
+namespace Voron.SqliteVfs.Databases;
+
+// Design notes — SQLite's locks and commits mapped onto the store.
+//
+// A SQLite database is a page file in the store (Voron.Core/PageFiles/PageFileFormat.cs). Every
+// connection opens its own sqlite3_file (DatabaseFile); the connections of one database share
+// one DatabaseState (this class): its write lock, the chain of commits submitted to the store
+// and not yet durable ("in flight"), and a short history of what each commit changed.
+//
+// What SQLite does, from pager.c and btree.c (rollback-journal modes; WAL is refused, V11):
+//   - Every transaction starts with xLock(SHARED), reads 16 bytes at offset 24 (change counter,
+//     page count, free list) and drops its page cache when they differ from its copy
+//     (sqlite3PagerSharedLock), then reads page 1 if it dropped it (lockBtree).
+//   - A writer asks for RESERVED only after that (sqlite3BtreeBeginTrans -> sqlite3PagerBegin):
+//     the VFS cannot know at SHARED whether the transaction will write. BEGIN IMMEDIATE and
+//     autocommit writes ask at once; a deferred transaction asks at its first write.
+//   - sqlite3BtreeBeginTrans retries SQLITE_BUSY only through the busy handler (none unless
+//     busy_timeout is set; only when the connection had no read transaction open): the
+//     handler sleeps 1, 2, 5, 10 ... 100 ms through the connection's VFS (xSleep), calling xLock
+//     again after each sleep, until its sleeps add up to busy_timeout. Microsoft.Data.Sqlite
+//     (SqliteDataReader.NextResult, SqliteCommand's prepare) retries a statement that still
+//     answers SQLITE_BUSY or SQLITE_LOCKED: sqlite3_reset, Thread.Sleep(150), step again, until
+//     CommandTimeout (Default Timeout; 30 s; 0 = no end) has passed. So an xLock that waits is
+//     multiplied by the handler's attempts; one that answers BUSY at once under ordinary
+//     contention leaves the lock idle while the waiters sleep.
+//   - sqlite3_step re-prepares and re-runs a statement that fails with SQLITE_SCHEMA, at once, up
+//     to 50 times (vdbeapi.c); OP_Transaction fails with the code xLock returned.
+//   - Commit: every dirty page is written (xWrite, page 1 with the change counter + 1), then
+//     SQLITE_FCNTL_COMMIT_PHASETWO, then xUnlock(SHARED); an error from PHASETWO fails COMMIT
+//     and puts the pager in its error state (cache dropped). Rollback: xUnlock without PHASETWO.
+//
+// Lock levels of one connection (DatabaseFile), each transition and the method that makes it:
+//
+//            Lock(SHARED): V2 snapshot                  Lock(RESERVED): V1 wait, V5 fresh?
+//    NONE ------------------------------> SHARED ------------------------------------> RESERVED
+//     ^   <-- Unlock(NONE): drop snapshot   |  ^                                         |  |
+//     |                                     |  |  Unlock(SHARED): V10 rollback           |  | Lock(EXCLUSIVE)
+//     |                                     |  +-----------------------------------------+  v granted at once
+//     |                                     |  +-- FileControl(COMMIT_PHASETWO): V7 ------- EXCLUSIVE
+//     |     Lock(RESERVED) stale: V6        |                                            (readers read
+//     +--- SQLITE_SCHEMA, keep lock as -----+                                             snapshots)
+//          a ticket; sqlite3_step re-runs
+//
+//   DatabaseFile.Lock / Unlock (Databases/DatabaseFile.Locks.cs), DatabaseFile.Commit
+//   (Databases/DatabaseFile.Commit.cs); the rules they keep:
+//
+// V1. Per database one connection holds the write lock (SQLite's RESERVED and above). It is a
+//     queue (the lock handed straight to the next waiter) ordered by when each connection
+//     first asked: one that left the line after a slice and comes back within a second keeps
+//     its place. Every wait in line is bounded by what the connection set, never multiplied
+//     by SQLite's retries:
+//     - with PRAGMA busy_timeout > 0, xLock(RESERVED) does not wait: it answers SQLITE_BUSY, and
+//       the busy handler's next sleep (xSleep, VfsCallbacks.Sleep -> DatabaseFile.SleepInLine)
+//       waits in line instead, ending early only when the lock is handed to it (kept as a V6
+//       ticket for the retry that follows at once). A statement waits at most busy_timeout
+//       (the sum of the handler's sleeps) plus the time its attempts take;
+//     - without one, xLock(RESERVED) waits in line one slice, VoronSqliteOptions.LockTimeout
+//       (100 ms), then answers SQLITE_BUSY and Microsoft.Data.Sqlite retries: a blocked writer
+//       gives up after at most its command timeout + LockTimeout + 150 ms.
+//     A refusal records why in VoronSqlite.LastError (a TimeoutException) and counts in
+//     DatabaseState.Waits. SHARED, PENDING and EXCLUSIVE never wait. The VFS's other waits are
+//     for the store's journal flush, not for another connection (V3, V7, V10): like a stock
+//     database's fsync they are not bounded by busy_timeout.
+// V2. xLock(SHARED) takes the connection's snapshot: the newest *submitted* state of the
+//     database — a store read transaction plus the in-flight commits after it. It does not
+//     move until xUnlock(NONE), except forward under V5 and with the connection's own commit.
+// V3. Below RESERVED, a read of bytes that an in-flight commit changed waits until that commit
+//     is durable (and fails if it failed): a transaction that only reads never observes a commit
+//     that is not yet durable. Exempt, because SQLite reads them before it asks for RESERVED
+//     and waiting there would make every writer wait for the previous flush: page 1's bytes
+//     24..39 and 92..99 (change counter, page count, free-list head and count, version) and the
+//     file size. PRAGMA page_count, freelist_count and data_version may run ahead of durability.
+// V4. A connection that holds the write lock (or a V6 ticket) reads the newest submitted state
+//     without waiting: it builds on commits that are not yet durable (V8 fails it if they fail).
+// V5. At xLock(RESERVED) a connection whose snapshot predates the newest submitted commit is
+//     moved forward to it (a fresh snapshot) when none of the commits in between changed the
+//     file size, page 1 beyond its change counter, or a block SQLite may hold in its page cache
+//     (every block the connection read or wrote since SQLite last dropped its cache, which the
+//     VFS sees from the 16-byte version read at each SHARED). SQLite's cache is then exactly
+//     right for the newest state but for page 1's change counter, which V7 overwrites.
+// V6. A stale connection that cannot move forward keeps the write lock as a ticket and gets
+//     SQLITE_SCHEMA, so sqlite3_step re-prepares and re-runs the statement at once; the re-run
+//     takes SHARED again, gets a fresh snapshot (nobody else can commit: it holds the ticket)
+//     and RESERVED. A connection that comes back to RESERVED without having dropped its
+//     snapshot (a deferred transaction that read first) gets SQLITE_BUSY instead — SQLite's own
+//     answer in WAL mode (BUSY_SNAPSHOT) — and the ticket is released. A ticket unused after
+//     TicketLifetime lapses, and so does one whose re-run ends without asking for RESERVED.
+// V7. SQLITE_FCNTL_COMMIT_PHASETWO submits the write set (blocks written since RESERVED, those
+//     equal to the snapshot's dropped) as a new version whose parent is the newest version,
+//     with page 1's change counter (bytes 24..27 and 92..95) set to the version's sequence
+//     number. The version goes to the store's transaction merger (so commits of every
+//     connection and database, and document sessions, share journal records and flushes), the
+//     write lock is released as soon as it is submitted (the next writer builds on it: V4), and
+//     PHASETWO — so COMMIT — returns only when the version is durable, or fails with
+//     SQLITE_IOERR / SQLITE_FULL / SQLITE_CORRUPT if it failed.
+// V8. The merged operation applies a version only if the page file's stored sequence is its
+//     parent's; otherwise its parent failed or was dropped from the batch, and it fails too.
+//     A database's commits are durable in submission order; a commit built on one that failed
+//     fails.
+// V9. When a version fails it and every later in-flight version are dropped and the newest
+//     state goes back to the last one still standing. Sequence numbers are never reused within
+//     a process, so a page cache keyed on a failed version's change counter never matches again.
+// V10. A write transaction that ends without writing (an empty COMMIT) returns only once its
+//     snapshot is durable (it may have read in-flight state under V4); a rollback discards the
+//     write set and releases the lock.
+// V11. SQLite's rollback journal, statement journals and temporary files live in memory; names
+//     ending in -journal or -wal never exist (xAccess), so no hot journal is ever replayed;
+//     journal_mode=WAL and OFF and locking_mode=EXCLUSIVE are refused with an error.
+// V12. A name that is an absolute path is an ordinary OS file outside the store, served by
+//     SQLite's default VFS (Vfs/OsFiles.cs): VACUUM INTO '/backups/orders.db' and ATTACH of a
+//     path. Every other name is a database in the store; a relative path is refused.
+//
+// Fields below are guarded by _sync; DatabaseVersion objects are immutable once submitted.
+
+/// <summary>One SQLite database of a store, shared by every connection to it.</summary>
+internal sealed partial class DatabaseState
+{
+    /// <summary>How many recent commits V5 can look back over; an older snapshot is treated as conflicting.</summary>
+    private const int HistoryLength = 4096;
+
+    private readonly object _sync = new();
+    private readonly List<DatabaseVersion> _inFlight = [];
+    private readonly Queue<VersionSummary> _history = new();
+    private DatabaseVersion? _head;
+    private long _durableSequence;
+
+    // What TakeSnapshot needs, republished (immutable) after every change under _sync, so a
+    // reader's SHARED takes no lock here.
+    private volatile Chain _chain;
+    private long _lastSequence;
+    private long _historyFloor;
+
+    public DatabaseState(StorageEnvironment environment, string name)
+    {
+        Environment = environment;
+        Name = name;
+        using var read = environment.BeginRead();
+        _durableSequence = PageFileView.Open(read.Low, name)?.Sequence ?? 0;
+        _lastSequence = _durableSequence;
+        _historyFloor = _durableSequence;
+        _chain = new Chain([], _durableSequence);
+    }
+
+    /// <summary>The in-flight versions, oldest first, and the newest submitted sequence.</summary>
+    private sealed record Chain(DatabaseVersion[] InFlight, long HeadSequence);
+
+    public StorageEnvironment Environment { get; }
+
+    /// <summary>The database's name: its page file's name in the store.</summary>
+    public string Name { get; }
+
+    public WriteLock WriteLock { get; } = new();
+
+    /// <summary>What V1 let connections wait for <see cref="WriteLock"/> (tests, diagnostics).</summary>
+    internal LockWaits Waits { get; } = new();
+
+    /// <summary>The sequence number of the newest submitted state (V2).</summary>
+    public long HeadSequence => _chain.HeadSequence;
+
+    /// <summary>Republishes <see cref="_chain"/>; called under _sync after every change.</summary>
+    private void Publish() => _chain = new Chain(_inFlight.Count == 0 ? [] : [.. _inFlight], _head?.Sequence ?? _durableSequence);
+
+    private int _readersWaiting;
+    private long _advanced;
+    private long _reruns;
+
+    /// <summary>How often V5 moved a stale writer's snapshot forward, and how often V6 made a statement run again (tests, diagnostics).</summary>
+    internal (long Advanced, long Reruns) StaleWriters => (Interlocked.Read(ref _advanced), Interlocked.Read(ref _reruns));
+
+    internal void CountAdvance() => Interlocked.Increment(ref _advanced);
+
+    internal void CountRerun() => Interlocked.Increment(ref _reruns);
+
+    /// <summary>Reads waiting under V3 for an in-flight commit to become durable (tests).</summary>
+    internal int ReadersWaiting => Volatile.Read(ref _readersWaiting);
+
+    /// <summary>V3: waits until <paramref name="version"/> is durable; throws why it failed.</summary>
+    public void WaitDurableForRead(DatabaseVersion version)
+    {
+        Interlocked.Increment(ref _readersWaiting);
+        try
+        {
+            version.WaitDurable();
+        }
+        finally
+        {
+            Interlocked.Decrement(ref _readersWaiting);
+        }
+    }
+
+    /// <summary>Commits submitted and not yet durable (tests).</summary>
+    internal int InFlightCount
+    {
+        get
+        {
+            lock (_sync)
+            {
+                return _inFlight.Count;
+            }
+        }
+    }
+
+    /// <summary>Whether the database exists: durable in the store, or its first commit in flight.</summary>
+    public bool Exists()
+    {
+        lock (_sync)
+        {
+            if (_head != null)
+            {
+                return true;
+            }
+        }
+
+        using var read = Environment.BeginRead();
+        return PageFileView.Open(read.Low, Name) != null;
+    }
+
+    /// <summary>V2: the newest submitted state — a store snapshot and the in-flight versions after it.</summary>
+    public Snapshot TakeSnapshot()
+    {
+        while (true)
+        {
+            var chain = _chain;
+            var inFlight = chain.InFlight;
+            var headSequence = chain.HeadSequence;
+
+            // A version leaves the chain only after the store published it, so every version not
+            // captured above is in this read transaction, which begins after the capture.
+            var store = Environment.BeginRead();
+            try
+            {
+                var view = PageFileView.Open(store.Low, Name);
+                var baseSequence = view?.Sequence ?? 0;
+                if (baseSequence > headSequence)
+                {
+                    store.Dispose(); // a commit submitted after the capture is durable already: look again
+                    continue;
+                }
+
+                return new Snapshot(store, view, inFlight.Length == 0 ? inFlight : [.. inFlight.Where(v => v.Sequence > baseSequence)], headSequence);
+            }
+            catch
+            {
+                store.Dispose();
+                throw;
+            }
+        }
+    }
+
+    /// <summary>
+    /// V5: whether a snapshot taken at SHARED may serve a write transaction. The caller holds the
+    /// write lock, so the newest state cannot move while it decides.
+    /// </summary>
+    public Freshness CheckFreshness(Snapshot snapshot, IReadOnlySet<long> cachedBlocks)
+    {
+        lock (_sync)
+        {
+            var head = _head?.Sequence ?? _durableSequence;
+            if (snapshot.Head is { IsFailed: true } || snapshot.HeadSequence > head)
+            {
+                return Freshness.Conflict; // the snapshot holds a version that failed (V9)
+            }
+
+            if (snapshot.HeadSequence == head)
+            {
+                return Freshness.Fresh;
+            }
+
+            if (snapshot.HeadSequence < _historyFloor)
+            {
+                return Freshness.Conflict; // older than the history V5 can check
+            }
+
+            foreach (var version in _history)
+            {
+                if (version.Sequence > snapshot.HeadSequence && version.ConflictsWithCache(cachedBlocks))
+                {
+                    return Freshness.Conflict;
+                }
+            }
+
+            return Freshness.Advance;
+        }
+    }
+}

@@ -1,0 +1,82 @@
+namespace Voron.SqliteVfs.Databases;
+
+/// <summary>
+/// One commit of a database, submitted to the store (V7): its blocks, its length and what it
+/// changed. Immutable once submitted; <see cref="Durable"/> completes when the store has made it
+/// durable, or faults when it failed (V8, V9).
+/// </summary>
+internal sealed class DatabaseVersion
+{
+    private readonly TaskCompletionSource _durable = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private readonly long _cutFromBlock;
+    private readonly bool _lengthChanged;
+
+    public DatabaseVersion(long sequence, long parentSequence, WriteSet writes, long parentLength, Block0Change block0)
+    {
+        Sequence = sequence;
+        ParentSequence = parentSequence;
+        Blocks = writes.Blocks;
+        Length = writes.Length;
+        MinLength = writes.MinLength;
+        Block0 = block0;
+        _cutFromBlock = writes.CutFromBlock;
+        _lengthChanged = Length != parentLength || MinLength != parentLength;
+    }
+
+    public long Sequence { get; }
+
+    public long ParentSequence { get; }
+
+    /// <summary>Whole 8 KiB blocks this commit wrote, by block number.</summary>
+    public IReadOnlyDictionary<long, byte[]> Blocks { get; }
+
+    /// <summary>The file's length after the commit.</summary>
+    public long Length { get; }
+
+    /// <summary>The shortest the file got during the commit; blocks from <see cref="IsCut"/> on that it did not write read as zeros.</summary>
+    public long MinLength { get; }
+
+    public Block0Change Block0 { get; }
+
+    public Task Durable => _durable.Task;
+
+    public bool IsDurable => _durable.Task.IsCompletedSuccessfully;
+
+    public bool IsFailed => _durable.Task.IsFaulted;
+
+    /// <summary>Whether the commit truncated block <paramref name="block"/> away without writing it again.</summary>
+    public bool IsCut(long block) => block >= _cutFromBlock && !Blocks.ContainsKey(block);
+
+    /// <summary>What V5's history keeps of this version.</summary>
+    public VersionSummary Summary() => new(Sequence, [.. Blocks.Keys], _lengthChanged, Block0);
+
+    public void Complete(Exception? error)
+    {
+        if (error == null)
+        {
+            _durable.TrySetResult();
+        }
+        else
+        {
+            _durable.TrySetException(error);
+        }
+    }
+
+    /// <summary>Blocks until the version is durable; rethrows why it failed.</summary>
+    public void WaitDurable()
+    {
+        if (IsDurable)
+        {
+            return;
+        }
+
+        try
+        {
+            _durable.Task.Wait();
+        }
+        catch (AggregateException e) when (e.InnerException != null)
+        {
+            System.Runtime.ExceptionServices.ExceptionDispatchInfo.Capture(e.InnerException).Throw();
+        }
+    }
+}

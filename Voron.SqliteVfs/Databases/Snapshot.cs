@@ -1,0 +1,92 @@
+using Voron.PageFiles;
+
+namespace Voron.SqliteVfs.Databases;
+
+/// <summary>
+/// A connection's view of its database (V2): a store read transaction and the in-flight
+/// versions submitted after the state it holds, newest last. Used by one connection at a time.
+/// </summary>
+internal sealed class Snapshot : IDisposable
+{
+    private const int BlockSize = PageFileFormat.BlockSize;
+
+    private readonly ReadTransaction _store;
+    private readonly PageFileView? _file;
+    private readonly DatabaseVersion[] _versions;
+
+    public Snapshot(ReadTransaction store, PageFileView? file, DatabaseVersion[] versions, long headSequence)
+    {
+        _store = store;
+        _file = file;
+        _versions = versions;
+        HeadSequence = headSequence;
+    }
+
+    /// <summary>The sequence of the newest version this snapshot sees.</summary>
+    public long HeadSequence { get; }
+
+    /// <summary>The newest in-flight version seen, or null when the snapshot is all durable.</summary>
+    public DatabaseVersion? Head => _versions.Length == 0 ? null : _versions[^1];
+
+    public long Length => _versions.Length == 0 ? _file?.Length ?? 0 : _versions[^1].Length;
+
+    /// <summary>
+    /// Finds block <paramref name="block"/>: its bytes (empty = zeros) and the in-flight version
+    /// they come from (null = the durable store). No waiting here: V3 is the caller's.
+    /// </summary>
+    public ReadOnlySpan<byte> Find(long block, out DatabaseVersion? from)
+    {
+        for (var i = _versions.Length - 1; i >= 0; i--)
+        {
+            var version = _versions[i];
+            if (version.Blocks.TryGetValue(block, out var bytes))
+            {
+                from = version;
+                return bytes;
+            }
+
+            if (version.IsCut(block))
+            {
+                from = version;
+                return default;
+            }
+        }
+
+        from = null;
+        return _file != null && _file.TryGetBlock(block, out var stored) ? stored : default;
+    }
+
+    /// <summary>V3 for page 1's content: the newest in-flight version that changed it beyond the header fields, if not yet durable.</summary>
+    public DatabaseVersion? PendingPage1Content()
+    {
+        for (var i = _versions.Length - 1; i >= 0; i--)
+        {
+            if (_versions[i].Block0 == Block0Change.Content)
+            {
+                return _versions[i].IsDurable ? null : _versions[i];
+            }
+        }
+
+        return null;
+    }
+
+    /// <summary>Copies block <paramref name="block"/> (zeros for a hole) into <paramref name="destination"/>, without V3's wait.</summary>
+    public bool ReadBlock(long block, byte[] destination)
+    {
+        var bytes = Find(block, out _);
+        if (bytes.IsEmpty)
+        {
+            Array.Clear(destination);
+            return false;
+        }
+
+        bytes.CopyTo(destination);
+        return true;
+    }
+
+    /// <summary>This snapshot with the connection's own commit on top (V2: a writer sees what it wrote).</summary>
+    public Snapshot With(DatabaseVersion own) => new(_store, _file, [.. _versions, own], own.Sequence);
+
+    /// <summary>Releases the store snapshot (shared by every snapshot made from it with <see cref="With"/>).</summary>
+    public void Dispose() => _store.Dispose();
+}
