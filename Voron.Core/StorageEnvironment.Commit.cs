@@ -1,71 +1,30 @@
-using System.Diagnostics;
-using Voron.Diagnostics;
 using Voron.Transactions;
 
 namespace Voron;
 
 public sealed partial class StorageEnvironment
 {
-    // Commit pipeline.
-    //
-    //   Prepare (holding _writeLock: T1):
-    //     1. tx.PrepareCommit: catalog updated, checksums stamped (T5), pages sorted; the
-    //        transaction refuses changes from here on (T7)
-    //   WriteAndPublish (in commit order; with async commit on the merger's committer task):
-    //     2. Journal.Append(record) — one positional write + fdatasync (J2)
-    //     3. PageTable.Publish(tx pages)          (PT2: only after 2 returned; may prune and
-    //        spill to the scratch file: PT6, PT8)
-    //     4. flusher.Enqueue(tx)                  (queued, but no flush horizon passes the
-    //                                              committed id yet: FL9)
-    //     5. _committed = new state               (new readers see it: T4; from now on a flush
-    //                                              may copy the pages to the data file)
-    //   CommitStep names the points between these steps (the test hook's points).
-    //
-    // Ordering rules (async commit, Transactions/TransactionMerger.cs):
-    //   C1. Journal order is transaction order: WriteAndPublish runs for N before N + 1, and N + 1
-    //       is handed to it only after N's WriteAndPublish returned (so N + 1's record is written
-    //       after N's flush returned: journal rule J3).
-    //   C2. An operation is acknowledged only after WriteAndPublish of its transaction returned,
-    //       which implies every earlier record is durable too (C1).
-    //   C3. Readers see N only after step 5, i.e. after N is durable.
-    //   C4. If N's WriteAndPublish fails, N + 1 is never written as built: if the store failed,
-    //       its operations fail with EnvironmentFailedException; if N failed cleanly (C5), N + 1's
-    //       operations run again on the committed state, without N (M1).
-    //   C5. A failed commit leaves the store fully usable or fails it, nothing in between. It is
-    //       clean — the exception reaches the committer, the store stays usable, its committed
-    //       state, page table and journal untouched — when it fails before anything of the record
-    //       was written: in step 1, or in step 2 before the journal's first write (a record over
-    //       the size limit, an out-of-memory while encoding it; the journal says so by not being
-    //       failed, J7). Any failure from the journal's first write on — the write, the flush,
-    //       publishing, the state swap, the hand-over to the flusher, whatever the exception's
-    //       type — fails the store (fail-stop, StorageEnvironment.Fail): the journal may hold a
-    //       record the memory state does not, so only recovery can tell what is committed.
-
-    private long _journalWrites;
+    // The commit steps (1–5) and their ordering rules (C1–C5) live in
+    // Transactions/CommitPipeline.cs; the environment builds the pipeline with the functions it
+    // needs (CommitSeams, in StorageEnvironment.cs) and wraps an explicit commit in LC3.
 
     /// <summary>How many journal records (each one write + one fdatasync) this environment wrote since it opened.</summary>
-    public long JournalWrites => Interlocked.Read(ref _journalWrites);
+    public long JournalWrites => _pipeline.JournalWrites;
 
     /// <summary>Bytes written to the journal since the environment opened (records with headers and padding).</summary>
     public long JournalBytesWritten => _flusher.JournalStatistics().Bytes;
 
     /// <summary>Time spent encoding journal records (page diffs, LZ4, checksums) since the environment opened.</summary>
-    public TimeSpan JournalEncodeTime => _flusher.JournalStatistics().EncodeTime + TimeSpan.FromTicks(Interlocked.Read(ref _diffTicks) * TimeSpan.TicksPerSecond / Stopwatch.Frequency);
+    public TimeSpan JournalEncodeTime => _flusher.JournalStatistics().EncodeTime + _pipeline.DiffTime;
 
-    private long _diffTicks;
-
-    /// <summary>Commits an explicit write transaction synchronously (steps 1–5); C5 for its failures.</summary>
+    /// <summary>Commits an explicit write transaction synchronously (steps 1–5 of the pipeline); C5 for its failures.</summary>
     internal void Commit(LowLevelTransaction transaction)
     {
         ThrowIfUnusable();
         EnterCommit(); // LC3
         try
         {
-            var prepared = Prepare(transaction);
-            if (prepared != null)
-            {
-                WriteAndPublish(prepared);
-            }
+            _pipeline.Commit(transaction);
         }
         finally
         {
@@ -73,107 +32,6 @@ public sealed partial class StorageEnvironment
         }
     }
 
-    /// <summary>Step 1, timing the page diffs as part of the journal's encoding cost. A failure here is clean (C5).</summary>
-    internal PreparedCommit? Prepare(LowLevelTransaction transaction)
-    {
-        Hook(CommitStep.Prepare);
-        var start = Stopwatch.GetTimestamp();
-        var prepared = transaction.PrepareCommit(_options.JournalPageDiffs);
-        Interlocked.Add(ref _diffTicks, Stopwatch.GetTimestamp() - start);
-        Hook(CommitStep.Prepared);
-        return prepared;
-    }
-
-    /// <summary>
-    /// Steps 2–5 for a prepared transaction. Throws the exception itself when the commit failed
-    /// cleanly (nothing written, store usable), <see cref="EnvironmentFailedException"/> when it
-    /// failed the store (C5).
-    /// </summary>
-    internal void WriteAndPublish(PreparedCommit prepared)
-    {
-        ThrowIfUnusable();
-        var start = Stopwatch.GetTimestamp();
-        Journal.JournalPosition end;
-        try
-        {
-            Hook(CommitStep.JournalWrite);
-            try
-            {
-                Pager.Reserve(prepared.State.NextPageNumber); // PG5 (Paging/Pager.cs): recovery never has to grow the data file
-            }
-            catch (Exception e) when (e is IOException or UnauthorizedAccessException)
-            {
-                // A full disk (or any I/O failure) while growing the data file fails the store
-                // (README: it refuses writes until reopened, and reopening needs no more space).
-                throw FailWith(e);
-            }
-
-            end = _flusher.AppendToJournal(prepared.TxId, prepared.State.ToArray(), prepared.JournalPages,
-                _options.JournalCompression, sync: _options.Durability == DurabilityMode.Durable);
-        }
-        catch (Exception e) when (Journal.Failure != null)
-        {
-            // C5: the journal's first write was made (it is failed: J7), whatever the exception's
-            // type. Anything before it — a record too large, an out-of-memory while encoding — is
-            // clean: the exception reaches the committer and the store stays usable.
-            throw FailWith(e);
-        }
-        finally
-        {
-            prepared.ReleaseDiffArena(); // the record is written (or never will be): its diffs are dead
-        }
-
-        try
-        {
-            Hook(CommitStep.Journaled);
-            PageTable.Publish(prepared.TxId, prepared.Pages, prepared.FreedPages, CaptureRetention);
-            Hook(CommitStep.Published);
-            // FL9 (Flushing/DataFileFlusher.cs): the flusher has the commit before anyone can see
-            // it, so every transaction up to the committed id is queued when a flush pins it.
-            _flusher.Enqueue(new UnflushedTransaction(prepared.TxId, [.. prepared.Pages.Select(p => p.Key), .. prepared.FreedPages], prepared.Bytes, prepared.State, end));
-            Hook(CommitStep.Enqueued);
-            _committed = new CommittedState(prepared.TxId, prepared.State, prepared.FreeSpace, end);
-            Hook(CommitStep.Visible);
-        }
-        catch (Exception e)
-        {
-            // C5: the record is in the journal; memory may not match it any more.
-            throw FailWith(e);
-        }
-
-        Interlocked.Increment(ref _journalWrites);
-        RecordSafely(() =>
-        {
-            var tag = VoronMetrics.StoreTag(Path);
-            VoronMetrics.JournalFlushMilliseconds.Record(Stopwatch.GetElapsedTime(start).TotalMilliseconds, tag);
-            VoronMetrics.JournalWriteBytes.Record(prepared.Bytes, tag);
-        });
-    }
-
-    /// <summary>Fails the store with <paramref name="cause"/> (or keeps an earlier failure) and returns the exception committers get.</summary>
-    internal EnvironmentFailedException FailWith(Exception cause)
-    {
-        Fail(cause);
-        return cause as EnvironmentFailedException ?? new EnvironmentFailedException(Path, _failure ?? cause);
-    }
-
-    /// <summary>The test hook at <paramref name="step"/> (CommitStep); inert without one.</summary>
-    private void Hook(CommitStep step) => _options.CommitHook?.Invoke(step);
-
-    /// <summary>
-    /// Records metrics: a MeterListener runs inside Record, and its exception must not fail a
-    /// commit that is already durable.
-    /// </summary>
-    internal static void RecordSafely(Action record)
-    {
-        try
-        {
-            record();
-        }
-#pragma warning disable CA1031 // a listener's bug is not the store's failure
-        catch (Exception)
-#pragma warning restore CA1031
-        {
-        }
-    }
+    /// <summary>Step 1 of the pipeline (tests look at a prepared commit's journal pages).</summary>
+    internal PreparedCommit? Prepare(LowLevelTransaction transaction) => _pipeline.Prepare(transaction);
 }

@@ -17,7 +17,7 @@ namespace Voron;
 /// <remarks>
 /// Reading the source in call order: <see cref="Open"/> (this file and StorageEnvironment.Open.cs:
 /// headers, data file, recovery) → <see cref="BeginWrite"/> → <see cref="Tree.Put"/> (Trees/BTree)
-/// → <see cref="WriteTransaction.Commit"/> (StorageEnvironment.Commit.cs, Journal/JournalWriter) →
+/// → <see cref="WriteTransaction.Commit"/> (Transactions/CommitPipeline.cs, Journal/JournalWriter) →
 /// Flushing/DataFileFlusher (journal → data file → header) → recovery on the next open.
 /// </remarks>
 // Lifecycle: what Dispose does with what is pending (rules LC1..LC6; tests: Engine/DisposeTests,
@@ -61,6 +61,8 @@ public sealed partial class StorageEnvironment : IDisposable
     private readonly StoreLayout _layout;
     private readonly IDisposable _lock;
     private readonly SemaphoreSlim _writeLock = new(1, 1); // T1
+    private readonly FailureSink _failures;
+    private readonly CommitPipeline _pipeline;
     private readonly DataFileFlusher _flusher;
     private readonly TransactionMerger _merger;
 
@@ -78,7 +80,6 @@ public sealed partial class StorageEnvironment : IDisposable
     private bool _resourcesReleased;
 
     private volatile CommittedState _committed;
-    private volatile Exception? _failure;
 
     private StorageEnvironment(StorageEnvironmentOptions options, IDisposable storeLock, Pager pager, JournalWriter journal,
         CommittedState committed, HeaderRecord header)
@@ -91,8 +92,54 @@ public sealed partial class StorageEnvironment : IDisposable
         Journal = journal;
         _committed = committed;
         PageTable = new PageTable(new Scratch.ScratchFile(_fileSystem, _layout.ScratchFile, options.MaxDataFileSize), options.MaxPageVersionMemory);
-        _flusher = new DataFileFlusher(this, header, options);
-        _merger = new TransactionMerger(this, options);
+        // The subsystems below get what they need as seams, never the environment (Pebble's
+        // commitEnv): nothing below this type points back up to it.
+        _failures = new FailureSink(options.Directory, () => _options.OnFailure);
+        _flusher = new DataFileFlusher(new FlusherSeams
+        {
+            Journal = journal,
+            PageTable = PageTable,
+            Pager = pager,
+            WriteHeader = record => HeaderFile.Write(_fileSystem, _layout, record),
+            Failures = _failures,
+            PinFlushHorizon = PinFlushHorizon,
+            UnpinFlushHorizon = UnpinFlushHorizon,
+            CaptureRetention = CaptureRetention,
+            RetireGeneration = RetireGeneration,
+            OldestSnapshotPin = () => OldestSnapshotPin,
+            IsDisposed = () => IsDisposed,
+            Disposed = () => new ObjectDisposedException(GetType().FullName),
+            Path = Path,
+        }, header, options);
+        _pipeline = new CommitPipeline(new CommitSeams
+        {
+            ThrowIfUnusable = ThrowIfUnusable,
+            Fail = _failures.FailWith,
+            PrepareTransaction = transaction => transaction.PrepareCommit(_options.JournalPageDiffs),
+            ReserveDataFile = pager.Reserve,
+            AppendToJournal = (txId, state, pages) => _flusher.AppendToJournal(txId, state, pages,
+                _options.JournalCompression, sync: _options.Durability == DurabilityMode.Durable),
+            JournalFailed = () => journal.Failure != null,
+            Publish = prepared => PageTable.Publish(prepared.TxId, prepared.Pages, prepared.FreedPages, CaptureRetention),
+            QueueForFlush = _flusher.Enqueue,
+            MakeVisible = committed => _committed = committed,
+            Hook = step => _options.CommitHook?.Invoke(step),
+            Path = Path,
+        });
+        _merger = new TransactionMerger(_pipeline, new MergerSeams
+        {
+            Failures = _failures,
+            ThrowIfUnusable = ThrowIfUnusable,
+            WriteLock = _writeLock,
+            Closing = _closingSource.Token,
+            EnterGeneration = EnterGeneration,
+            ExitGeneration = ExitGeneration,
+            Committed = () => _committed,
+            BeginTransaction = (committed, previous) => new LowLevelTransaction(this, committed, writable: true, previous),
+            OperationView = transaction => new WriteTransaction(this, transaction, merged: true),
+            Disposing = () => new ObjectDisposedException(nameof(StorageEnvironment), "The store is being disposed; it accepts no more writes."),
+            Path = Path,
+        }, options);
     }
 
     /// <summary>The store's directory.</summary>
@@ -120,8 +167,6 @@ public sealed partial class StorageEnvironment : IDisposable
     internal JournalWriter Journal { get; }
 
     internal CommittedState Committed => _committed;
-
-    internal SemaphoreSlim WriteLock => _writeLock;
 
     /// <summary>Opens (creating if needed) the store the options describe, recovering from the journal.</summary>
     public static StorageEnvironment Open(StorageEnvironmentOptions options)
@@ -178,15 +223,12 @@ public sealed partial class StorageEnvironment : IDisposable
         return StartWrite();
     }
 
-    /// <summary>Cancels waits for the write lock when Dispose begins (LC1).</summary>
-    internal CancellationToken ClosingToken => _closingSource.Token;
-
     private ObjectDisposedException Disposing() => new(nameof(StorageEnvironment), $"The store at '{Path}' is being disposed; it accepts no more write transactions.");
 
     /// <summary>LC4: the merger's writer holds the write lock while it runs an operation; waiting for it there waits forever.</summary>
     private void ThrowIfInsideMergedOperation(string what)
     {
-        if (TransactionMerger.IsRunningOperationOf(this))
+        if (_merger.IsRunningOperationOnThisThread)
         {
             throw new InvalidOperationException($"{what} was called from inside a merged operation, which would wait for its own batch forever (LC4). Use the transaction the operation was given.");
         }
@@ -398,7 +440,7 @@ public sealed partial class StorageEnvironment : IDisposable
     internal void ThrowIfUnusable()
     {
         ObjectDisposedException.ThrowIf(IsDisposed, this);
-        if (_failure is { } failure)
+        if (_failures.Failure is { } failure)
         {
             throw new EnvironmentFailedException(Path, failure);
         }
@@ -410,31 +452,7 @@ public sealed partial class StorageEnvironment : IDisposable
     /// metric and <see cref="StorageEnvironmentOptions.OnFailure"/> (on the thread pool, outside
     /// every lock of the engine).
     /// </summary>
-    internal void Fail(Exception cause)
-    {
-        if (Interlocked.CompareExchange(ref _failure, cause, null) != null)
-        {
-            return;
-        }
-
-        RecordSafely(() => VoronMetrics.StoreFailures.Add(1, VoronMetrics.StoreTag(Path), new("voron.failure.type", cause.GetType().Name)));
-        if (_options.OnFailure is { } observer)
-        {
-            ThreadPool.QueueUserWorkItem(static state =>
-            {
-                var (callback, exception) = state;
-                try
-                {
-                    callback(exception);
-                }
-#pragma warning disable CA1031 // an observer's bug must not take the process down; the options say so
-                catch (Exception)
-#pragma warning restore CA1031
-                {
-                }
-            }, (observer, cause), preferLocal: false);
-        }
-    }
+    internal void Fail(Exception cause) => _failures.Fail(cause);
 
     /// <summary>
     /// Whether the store has failed (fail-stop): it serves reads of the last committed state but
@@ -442,7 +460,7 @@ public sealed partial class StorageEnvironment : IDisposable
     /// opened again, which recovers every acknowledged commit. For health checks; see
     /// <see cref="Failure"/> for why.
     /// </summary>
-    public bool IsFailed => _failure != null;
+    public bool IsFailed => _failures.Failure != null;
 
     /// <summary>
     /// The exception that failed the store (the first one: a failed journal write or flush, an
@@ -450,7 +468,7 @@ public sealed partial class StorageEnvironment : IDisposable
     /// healthy. <see cref="EnvironmentFailedException"/>s thrown to callers carry it as their
     /// inner exception.
     /// </summary>
-    public Exception? Failure => _failure;
+    public Exception? Failure => _failures.Failure;
 
     /// <summary>The transaction merger's state in one line (hang reports in tests, debugging).</summary>
     internal string DescribeMerger() => _merger.Describe();
@@ -502,7 +520,7 @@ public sealed partial class StorageEnvironment : IDisposable
         }
 
         _flusher.Dispose();
-        if (flush && release && _failure == null)
+        if (flush && release && _failures.Failure == null)
         {
             try
             {

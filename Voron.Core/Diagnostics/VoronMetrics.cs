@@ -90,4 +90,21 @@ public static class VoronMetrics
         Meter.CreateCounter<long>("voron.store.failures", "{failure}", "Stores that stopped accepting writes (fail-stop) until reopened");
 
     internal static KeyValuePair<string, object?> StoreTag(string path) => new("voron.store", path);
+
+    /// <summary>
+    /// Records metrics: a MeterListener runs inside Record, and its exception must not fail a
+    /// commit that is already durable.
+    /// </summary>
+    internal static void RecordSafely(Action record)
+    {
+        try
+        {
+            record();
+        }
+#pragma warning disable CA1031 // a listener's bug is not the store's failure
+        catch (Exception)
+#pragma warning restore CA1031
+        {
+        }
+    }
 }

@@ -9,9 +9,13 @@ namespace Voron.Flushing;
 
 // Design notes — flushing and syncing.
 //
+// The flusher is given what it needs when it is built (FlusherSeams): the journal, the page
+// table, the pager, a header writer, the failure sink, and the transaction registry's horizon and
+// retention functions. It never sees the store that owns it.
+//
 //   Flush(), under _flushLock (one flush at a time):
-//     1. F = StorageEnvironment.SnapshotHorizon(): under the readers' lock, the oldest live
-//        reader's snapshot, or the last published commit when no reader is live (FL1)
+//     1. F = PinFlushHorizon(): under the readers' lock, the oldest live reader's snapshot,
+//        or the last published commit when no reader is live (FL1)
 //     2. batch = the unflushed commits with tx <= F (FL4); pages = every page they wrote; for
 //        each, the newest version with tx <= F from the page table
 //     3. data file: extend, write the pages as gathered runs (Pager.WritePages)
@@ -20,7 +24,7 @@ namespace Voron.Flushing;
 //        state as of F; written to the other copy and FlushData'd   (FL3: before releasing)
 //     6. page table: drop versions <= F of those pages (PT4)
 //     7. journal: recycle files wholly before F's position (under the journal lock)
-//   any failure, of any type, at any step: the environment fails (fail-stop, FL6); the journal
+//   any failure, of any type, at any step: the store fails (fail-stop, FL6); the journal
 //   still holds everything.
 //   then, outside the lock: statistics (pages, bytes, seeks = runs written, pages by kind from
 //   each image's header) to VoronMetrics, options.FlushLog and options.OnFlush
@@ -38,9 +42,9 @@ namespace Voron.Flushing;
 //   FL2. The header never claims a transaction the data file has not synced.
 //   FL3. A journal file is recycled only after a synced header no longer needs it for recovery.
 //   FL6. A flush that fails, for whatever reason and at whatever step, fails the store
-//        (fail-stop, reported through StorageEnvironment.IsFailed / Failure, the failure metric
-//        and OnFailure) — the background flusher never dies silently while commits go on and
-//        memory and journal grow. Nothing acknowledged is lost: the journal holds it.
+//        (fail-stop, reported through the failure sink: the store's IsFailed / Failure, the
+//        failure metric and OnFailure) — the background flusher never dies silently while
+//        commits go on and memory and journal grow. Nothing acknowledged is lost: the journal holds it.
 //   FL7. A reader that holds the horizon back longer than LongReaderThreshold while commits
 //        wait is reported (OnLongReader, at most once per threshold; the gauges
 //        voron.reader.oldest_age and voron.reader.held_back_bytes always). Its versions stay in
@@ -48,7 +52,7 @@ namespace Voron.Flushing;
 //        scratch file: PageTable PT8), and in the journal — the one thing a user can do is end
 //        it (docs/durability.md).
 //   FL8. The flush's horizon F is pinned from the moment it is fixed to the end of the flush
-//        (StorageEnvironment.PinFlushHorizon): pruning (PageTable PT6) keeps the newest version
+//        (FlusherSeams.PinFlushHorizon): pruning (PageTable PT6) keeps the newest version
 //        <= F of every page as if F were a live reader, so the flush writes the versions it
 //        chose even if the readers that set F end meanwhile. After each flush, and at every wake,
 //        the page table prunes, frees scratch slots and spills to its budget (PageTable.Maintain).
@@ -56,7 +60,7 @@ namespace Voron.Flushing;
 //        queued while the flush runs (tx > F) wait for a later flush, whatever their number.
 //   FL5. Readers may begin, end and read at every step of a flush (FlushStep): every version a
 //        reader can need stays in the page table until the data file holds it synced (PT4).
-//   FL9. A commit is queued here before it becomes visible (StorageEnvironment.Commit.cs), so
+//   FL9. A commit is queued here before it becomes visible (Transactions/CommitPipeline.cs), so
 //        every transaction up to the committed id is queued, and a batch that is not empty ends
 //        exactly at F. FL8 pins F, so the flush must write the newest versions <= F: had the batch
 //        ended below F (a commit visible but not yet queued when F was fixed), pruning could drop
@@ -70,7 +74,9 @@ namespace Voron.Flushing;
 /// <summary>Copies committed pages from the page table to the data file, in the background or on demand.</summary>
 internal sealed class DataFileFlusher : IDisposable
 {
-    private readonly StorageEnvironment _environment;
+    private readonly FlusherSeams _seams;
+    private readonly JournalWriter _journal;
+    private readonly FailureSink _failures;
     private readonly StorageEnvironmentOptions _options;
     private readonly object _flushLock = new();
     private readonly object _journalLock = new();
@@ -88,9 +94,11 @@ internal sealed class DataFileFlusher : IDisposable
     private bool _closed; // guarded by _flushLock: no flush starts once the store releases its files (LC5)
     private long _flushedTxId;
 
-    public DataFileFlusher(StorageEnvironment environment, HeaderRecord header, StorageEnvironmentOptions options)
+    public DataFileFlusher(FlusherSeams seams, HeaderRecord header, StorageEnvironmentOptions options)
     {
-        _environment = environment;
+        _seams = seams;
+        _journal = seams.Journal;
+        _failures = seams.Failures;
         _options = options;
         _header = header;
         _flushedTxId = header.LastSyncedTxId;
@@ -115,7 +123,7 @@ internal sealed class DataFileFlusher : IDisposable
     {
         lock (_journalLock)
         {
-            return _environment.Journal.Append(txId, state, pages, compress, sync).End;
+            return _journal.Append(txId, state, pages, compress, sync).End;
         }
     }
 
@@ -124,7 +132,7 @@ internal sealed class DataFileFlusher : IDisposable
     {
         lock (_journalLock)
         {
-            _environment.Journal.Sync();
+            _journal.Sync();
         }
     }
 
@@ -132,7 +140,7 @@ internal sealed class DataFileFlusher : IDisposable
     {
         lock (_journalLock)
         {
-            return (_environment.Journal.BytesWritten, _environment.Journal.EncodeTime);
+            return (_journal.BytesWritten, _journal.EncodeTime);
         }
     }
 
@@ -159,7 +167,7 @@ internal sealed class DataFileFlusher : IDisposable
     /// </summary>
     private void WarnAboutLongReader()
     {
-        if (_options.OnLongReader is not { } warn || _environment.OldestSnapshotPin is not { } pin ||
+        if (_options.OnLongReader is not { } warn || _seams.OldestSnapshotPin() is not { } pin ||
             pin.Age < _options.LongReaderThreshold || pin.HeldBackTransactions == 0 ||
             (_lastLongReaderWarning != 0 && Stopwatch.GetElapsedTime(_lastLongReaderWarning) < _options.LongReaderThreshold))
         {
@@ -205,7 +213,10 @@ internal sealed class DataFileFlusher : IDisposable
         FlushStatistics? statistics;
         lock (_flushLock)
         {
-            ObjectDisposedException.ThrowIf(_closed, _environment); // LC5
+            if (_closed)
+            {
+                throw _seams.Disposed(); // LC5
+            }
             try
             {
                 statistics = FlushLocked();
@@ -214,7 +225,7 @@ internal sealed class DataFileFlusher : IDisposable
             {
                 // FL6: whatever the exception's type, the store fails (reported); the journal
                 // still holds everything, and the next open recovers.
-                throw _environment.FailWith(e);
+                throw _failures.FailWith(e);
             }
         }
 
@@ -229,7 +240,7 @@ internal sealed class DataFileFlusher : IDisposable
     /// <summary>Metrics, the log line and the callback for one flush; outside the flush lock.</summary>
     private void Report(FlushStatistics statistics)
     {
-        var tag = VoronMetrics.StoreTag(_environment.Path);
+        var tag = VoronMetrics.StoreTag(_seams.Path);
         VoronMetrics.Flushes.Add(1, tag);
         VoronMetrics.FlushPages.Record(statistics.Pages, tag);
         VoronMetrics.FlushBytes.Record(statistics.Bytes, tag);
@@ -252,13 +263,13 @@ internal sealed class DataFileFlusher : IDisposable
 
     private FlushStatistics? FlushLocked()
     {
-        if (_environment.Failure != null)
+        if (_failures.Failure != null)
         {
             return null;
         }
 
         Step(FlushStep.Started);
-        var horizon = _environment.PinFlushHorizon(); // FL1: fixed once, before the batch is taken (FL4); FL8: pinned
+        var horizon = _seams.PinFlushHorizon(); // FL1: fixed once, before the batch is taken (FL4); FL8: pinned
         FlushStatistics? statistics;
         try
         {
@@ -266,7 +277,7 @@ internal sealed class DataFileFlusher : IDisposable
         }
         finally
         {
-            _environment.UnpinFlushHorizon();
+            _seams.UnpinFlushHorizon();
         }
 
         MaintainPageTable();
@@ -280,9 +291,9 @@ internal sealed class DataFileFlusher : IDisposable
     /// </summary>
     internal void MaintainPageTable()
     {
-        if (_environment.Failure == null)
+        if (_failures.Failure == null)
         {
-            _environment.PageTable.Maintain(_environment.CaptureRetention);
+            _seams.PageTable.Maintain(_seams.CaptureRetention);
         }
     }
 
@@ -319,8 +330,8 @@ internal sealed class DataFileFlusher : IDisposable
             SyncJournal(); // FL0, write-ahead: the journal holds every flushed transaction durably first
         }
 
-        var images = _environment.PageTable.NewestUpTo(pageNumbers, last.TxId).ConvertAll(p => new KeyValuePair<long, ReadOnlyMemory<byte>>(p.Key, p.Value));
-        var pager = _environment.Pager;
+        var images = _seams.PageTable.NewestUpTo(pageNumbers, last.TxId).ConvertAll(p => new KeyValuePair<long, ReadOnlyMemory<byte>>(p.Key, p.Value));
+        var pager = _seams.Pager;
         var seeks = pager.WritePages(images);
         Step(FlushStep.PagesWritten);
         pager.Sync(); // FL2
@@ -329,15 +340,15 @@ internal sealed class DataFileFlusher : IDisposable
         {
             Revision = _header.Revision + 1, LastSyncedTxId = last.TxId, JournalFile = last.JournalEnd.FileNumber, JournalOffset = last.JournalEnd.Offset, State = last.State,
         };
-        HeaderFile.Write(_environment.FileSystem, _environment.Layout, header);
+        _seams.WriteHeader(header); // FL3: synced before journal files are released
         _header = header;
         Volatile.Write(ref _flushedTxId, header.LastSyncedTxId);
         Step(FlushStep.HeaderWritten);
-        _environment.PageTable.RemoveUpTo(pageNumbers, last.TxId, _environment.RetireGeneration); // PT4, PT7
+        _seams.PageTable.RemoveUpTo(pageNumbers, last.TxId, _seams.RetireGeneration); // PT4, PT7
         Step(FlushStep.PageTableTrimmed);
         lock (_journalLock)
         {
-            _environment.Journal.ReleaseBefore(last.JournalEnd); // FL3
+            _journal.ReleaseBefore(last.JournalEnd); // FL3
         }
 
         Step(FlushStep.JournalReleased);
@@ -410,7 +421,7 @@ internal sealed class DataFileFlusher : IDisposable
             {
                 // FL6: a failed spill leaves memory as it was but the store is not to be trusted
                 // with more commits than its budget allows: fail-stop, as any flusher failure.
-                _environment.Fail(e);
+                _failures.Fail(e);
                 return;
             }
 
@@ -420,7 +431,7 @@ internal sealed class DataFileFlusher : IDisposable
                 pending = _unflushed.Count > 0;
             }
 
-            if (!pending || _environment.IsDisposed)
+            if (!pending || _seams.IsDisposed())
             {
                 continue;
             }
@@ -434,7 +445,7 @@ internal sealed class DataFileFlusher : IDisposable
             {
                 // FL6: Flush failed the store (whatever the exception's type): nothing more to
                 // flush. An unexpected exception outside it fails the store here, never silently.
-                _environment.Fail(e is EnvironmentFailedException { InnerException: { } cause } ? cause : e);
+                _failures.Fail(e is EnvironmentFailedException { InnerException: { } cause } ? cause : e);
                 return;
             }
 
@@ -459,7 +470,7 @@ internal sealed class DataFileFlusher : IDisposable
         {
             while (await timer.WaitForNextTickAsync(_stop.Token).ConfigureAwait(false))
             {
-                if (_environment.Failure != null)
+                if (_failures.Failure != null)
                 {
                     return;
                 }
@@ -472,7 +483,7 @@ internal sealed class DataFileFlusher : IDisposable
                 {
                     // Whatever the exception's type, the journal's records may not be durable:
                     // fail-stop (an unexpected type used to end this loop and leave the store usable).
-                    _environment.Fail(e);
+                    _failures.Fail(e);
                     return;
                 }
             }

@@ -1,7 +1,7 @@
 namespace Voron.Transactions;
 
 /// <summary>
-/// The points of the commit pipeline (StorageEnvironment.Commit.cs), in order, where the engine
+/// The points of the commit pipeline (Transactions/CommitPipeline.cs), in order, where the engine
 /// calls <c>StorageEnvironmentOptions.CommitHook</c>: tests throw there — any exception type — to
 /// check C5 (a failed commit either leaves the store fully usable or fails it, nothing in
 /// between) at every step, for explicit and merged, sync and async commits. Inert without a hook.

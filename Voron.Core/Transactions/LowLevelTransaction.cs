@@ -40,7 +40,7 @@ namespace Voron.Transactions;
 //       (PT1) is written after it was prepared.
 //   T6. A write transaction that starts while the previous one is still being journaled (async
 //       commit) reads that one's pages first; it commits only after the previous one is durable,
-//       and never if the previous one failed (StorageEnvironment.Commit.cs).
+//       and never if the previous one failed (Transactions/CommitPipeline.cs: C1, C4).
 //   T8. A raw page (a page file's block, PageFiles/PageFileFormat.cs) has no page header: T5
 //       does not stamp it and the pager does not validate it as a header page; its checksum is
 //       kept in the page file's map entry (LowLevelTransaction.RawPages.cs).

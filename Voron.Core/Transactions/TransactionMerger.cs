@@ -9,7 +9,9 @@ namespace Voron.Transactions;
 // Callers submit write operations (delegates over a write transaction) and await a task that
 // completes when the operation is durable. One writer task drains the queue into a single write
 // transaction until the queue is empty or a limit (operations, dirty bytes, time) is reached, then
-// commits it: many callers share one journal write and one fdatasync.
+// commits it: many callers share one journal write and one fdatasync. It commits through the
+// commit pipeline (CommitPipeline.cs: steps 1–5, C1–C5), as explicit write transactions do, and
+// gets the rest of what it needs as MergerSeams when it is built; it never sees the store.
 //
 //   writer loop (one task):
 //     take _writeLock (T1)
@@ -60,7 +62,9 @@ namespace Voron.Transactions;
 /// <summary>Merges concurrent write operations into shared transactions and journal flushes.</summary>
 internal sealed class TransactionMerger : IDisposable
 {
-    private readonly StorageEnvironment _environment;
+    private readonly CommitPipeline _pipeline;
+    private readonly MergerSeams _seams;
+    private readonly FailureSink _failures;
     private readonly StorageEnvironmentOptions _options;
     private readonly Channel<MergedOperation> _queue;
     private readonly Task _writer;
@@ -68,21 +72,23 @@ internal sealed class TransactionMerger : IDisposable
     private readonly OperationSynchronizationContext _context = new(); // used by the writer only
 
     [ThreadStatic]
-    private static StorageEnvironment? t_running; // the store whose merged operation this thread runs (LC4)
+    private static TransactionMerger? t_running; // the merger whose operation this thread runs (LC4)
 
-    /// <summary>Whether the calling thread is running a merged operation of <paramref name="environment"/> (LC4).</summary>
-    public static bool IsRunningOperationOf(StorageEnvironment environment) => ReferenceEquals(t_running, environment);
+    /// <summary>Whether the calling thread is running one of this merger's operations (LC4).</summary>
+    public bool IsRunningOperationOnThisThread => ReferenceEquals(t_running, this);
     private Task<Exception?> _inFlight = NothingInFlight; // the committer's outcome: null = committed (never faults)
     private static readonly Task<Exception?> NothingInFlight = Task.FromResult<Exception?>(null);
     private PreparedCommit? _inFlightCommit;
     private volatile bool _closing;
     private MergedOperation? _carried; // writer only: an operation too large for the batch it came in (M8)
 
-    public TransactionMerger(StorageEnvironment environment, StorageEnvironmentOptions options)
+    public TransactionMerger(CommitPipeline pipeline, MergerSeams seams, StorageEnvironmentOptions options)
     {
-        _environment = environment;
+        _pipeline = pipeline;
+        _seams = seams;
+        _failures = seams.Failures;
         _options = options;
-        _tag = VoronMetrics.StoreTag(environment.Path);
+        _tag = VoronMetrics.StoreTag(seams.Path);
         _queue = Channel.CreateBounded<MergedOperation>(new BoundedChannelOptions(options.MaxQueuedOperations)
         {
             SingleReader = false, // the writer may leave a WaitToReadAsync pending while it awaits the in-flight commit
@@ -110,7 +116,7 @@ internal sealed class TransactionMerger : IDisposable
             throw AsyncOperationRefusal.Refuse(nameof(operation)); // M6
         }
 
-        _environment.ThrowIfUnusable();
+        _seams.ThrowIfUnusable();
         var merged = new MergedOperation<T>(operation);
         merged.Arm(cancellationToken);
         return _queue.Writer.TryWrite(merged) ? merged.Task : WaitForRoomAsync(merged, cancellationToken);
@@ -138,7 +144,7 @@ internal sealed class TransactionMerger : IDisposable
         {
             while (_carried != null || await reader.WaitToReadAsync().ConfigureAwait(false))
             {
-                if (_closing || _environment.Failure != null)
+                if (_closing || _failures.Failure != null)
                 {
                     break;
                 }
@@ -151,7 +157,7 @@ internal sealed class TransactionMerger : IDisposable
             // M7: the writer met an exception outside the places that expect one (a bug, an
             // out-of-memory between batches). It cannot go on, and a store whose merger stopped
             // must say so rather than refuse writes as if disposed: fail-stop, reported.
-            _environment.Fail(e);
+            _failures.Fail(e);
         }
         finally
         {
@@ -174,15 +180,15 @@ internal sealed class TransactionMerger : IDisposable
     }
 
     /// <summary>Why the queue no longer takes operations: the environment failed, or it is being disposed.</summary>
-    private Exception ClosedError() => _environment.Failure is { } failure
-        ? new EnvironmentFailedException(_environment.Path, failure)
-        : new ObjectDisposedException(nameof(StorageEnvironment), "The store is being disposed; it accepts no more writes.");
+    private Exception ClosedError() => _failures.Failure is { } failure
+        ? new EnvironmentFailedException(_seams.Path, failure)
+        : _seams.Disposing();
 
     private async Task RunBatchAsync(ChannelReader<MergedOperation> reader)
     {
         try
         {
-            await _environment.WriteLock.WaitAsync(_environment.ClosingToken).ConfigureAwait(false);
+            await _seams.WriteLock.WaitAsync(_seams.Closing).ConfigureAwait(false);
         }
         catch (OperationCanceledException)
         {
@@ -190,7 +196,7 @@ internal sealed class TransactionMerger : IDisposable
         }
 
         var released = false;
-        var generation = _environment.EnterGeneration(); // PT7: the batch reads page versions like any transaction
+        var generation = _seams.EnterGeneration(); // PT7: the batch reads page versions like any transaction
         try
         {
             var previous = _options.AsyncCommit && !InFlight.IsCompleted ? Volatile.Read(ref _inFlightCommit) : null;
@@ -209,7 +215,7 @@ internal sealed class TransactionMerger : IDisposable
                     return;
                 }
 
-                prepared = _environment.Prepare(transaction);
+                prepared = _pipeline.Prepare(transaction);
             }
             catch (Exception e)
             {
@@ -225,9 +231,9 @@ internal sealed class TransactionMerger : IDisposable
             if (previous != null && await InFlight.ConfigureAwait(false) != null) // C1, C4: N - 1 first
             {
                 prepared?.ReleaseDiffArena(); // built on a commit that failed: never written
-                if (_environment.Failure != null)
+                if (_failures.Failure != null)
                 {
-                    FailAll(operations, _environment.FailWith(_environment.Failure));
+                    FailAll(operations, _failures.FailWith(_failures.Failure));
                     return;
                 }
 
@@ -235,13 +241,13 @@ internal sealed class TransactionMerger : IDisposable
                 // committed. Its operations run again on the committed state (M1).
                 try
                 {
-                    var rebuilt = Rerun(_environment.Committed, null, operations);
+                    var rebuilt = Rerun(_seams.Committed(), null, operations);
                     if (operations.Count == 0)
                     {
                         return;
                     }
 
-                    prepared = _environment.Prepare(rebuilt);
+                    prepared = _pipeline.Prepare(rebuilt);
                 }
                 catch (Exception e)
                 {
@@ -255,7 +261,7 @@ internal sealed class TransactionMerger : IDisposable
                 var commit = Task.Run(() => CommitAndAcknowledge(prepared, operations));
                 Volatile.Write(ref _inFlightCommit, prepared);
                 Volatile.Write(ref _inFlight, commit);
-                _environment.WriteLock.Release();
+                _seams.WriteLock.Release();
                 released = true;
             }
             else
@@ -265,10 +271,10 @@ internal sealed class TransactionMerger : IDisposable
         }
         finally
         {
-            _environment.ExitGeneration(generation);
+            _seams.ExitGeneration(generation);
             if (!released)
             {
-                _environment.WriteLock.Release();
+                _seams.WriteLock.Release();
             }
         }
     }
@@ -282,8 +288,8 @@ internal sealed class TransactionMerger : IDisposable
     /// </summary>
     private async Task<LowLevelTransaction> ExecuteAsync(ChannelReader<MergedOperation> reader, PreparedCommit? previous, List<MergedOperation> operations)
     {
-        var committed = previous?.AsBase() ?? _environment.Committed;
-        var transaction = new LowLevelTransaction(_environment, committed, writable: true, previous);
+        var committed = previous?.AsBase() ?? _seams.Committed();
+        var transaction = _seams.BeginTransaction(committed, previous);
         var started = Stopwatch.GetTimestamp();
         var inFlight = previous != null ? InFlight : Task.CompletedTask;
         while (operations.Count < _options.MaxBatchOperations &&
@@ -343,7 +349,7 @@ internal sealed class TransactionMerger : IDisposable
     {
         while (true)
         {
-            var transaction = new LowLevelTransaction(_environment, committed, writable: true, previous);
+            var transaction = _seams.BeginTransaction(committed, previous);
             var failed = -1;
             for (var i = 0; i < operations.Count && failed < 0; i++)
             {
@@ -373,11 +379,11 @@ internal sealed class TransactionMerger : IDisposable
     /// </summary>
     private void Run(MergedOperation operation, LowLevelTransaction transaction)
     {
-        var facade = new WriteTransaction(_environment, transaction, merged: true);
+        var facade = _seams.OperationView(transaction);
         var outer = SynchronizationContext.Current;
         _context.Reset();
         SynchronizationContext.SetSynchronizationContext(_context);
-        t_running = _environment;
+        t_running = this;
         try
         {
             operation.Execute(facade);
@@ -405,7 +411,7 @@ internal sealed class TransactionMerger : IDisposable
         {
             if (prepared != null)
             {
-                _environment.WriteAndPublish(prepared);
+                _pipeline.WriteAndPublish(prepared);
             }
         }
         catch (Exception e)
@@ -419,7 +425,7 @@ internal sealed class TransactionMerger : IDisposable
             operation.Complete();
         }
 
-        StorageEnvironment.RecordSafely(() =>
+        VoronMetrics.RecordSafely(() =>
         {
             VoronMetrics.Batches.Add(1, _tag);
             VoronMetrics.Operations.Add(operations.Count, _tag);
@@ -434,7 +440,7 @@ internal sealed class TransactionMerger : IDisposable
     /// </summary>
     private void FailAll(List<MergedOperation> operations, Exception error)
     {
-        var failure = error is EnvironmentFailedException || _environment.Failure == null ? error : _environment.FailWith(_environment.Failure);
+        var failure = error is EnvironmentFailedException || _failures.Failure == null ? error : _failures.FailWith(_failures.Failure);
         foreach (var operation in operations)
         {
             operation.Fail(failure);
@@ -447,7 +453,7 @@ internal sealed class TransactionMerger : IDisposable
     /// <summary>The merger's state in one line, for hang reports and debugging.</summary>
     public string Describe() =>
         $"merger: writer {_writer.Status}, in-flight commit {InFlight.Status}, {(_queue.Reader.CanCount ? _queue.Reader.Count.ToString(System.Globalization.CultureInfo.InvariantCulture) : "?")} queued, " +
-        $"closing {_closing}, queue {(_queue.Reader.Completion.IsCompleted ? "closed" : "open")}, environment {(_environment.Failure is { } f ? "failed: " + f.Message : "usable")}";
+        $"closing {_closing}, queue {(_queue.Reader.Completion.IsCompleted ? "closed" : "open")}, environment {(_failures.Failure is { } f ? "failed: " + f.Message : "usable")}";
 
     /// <summary>Stops taking operations and waits for the writer to finish (M3).</summary>
     public void Dispose()

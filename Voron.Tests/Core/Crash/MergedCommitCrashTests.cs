@@ -9,7 +9,7 @@ namespace Voron.Tests.Crash;
 /// run to run, so crash point k lands near, not exactly on, the same call; the oracle is the same:
 /// every completed operation is durable, a failed operation never shows, a merged transaction
 /// is all or nothing, and nothing after the in-flight transaction survives (C1..C4 in
-/// StorageEnvironment.Commit.cs).
+/// Transactions/CommitPipeline.cs).
 /// </summary>
 public sealed class MergedCommitCrashTests(ITestOutputHelper output)
 {
