@@ -15,8 +15,8 @@ internal sealed record CodeBlock(int Index, int Line, string Heading, string Lan
 }
 
 /// <summary>
-/// Reads the fenced code blocks of a Markdown file (the README, or a docs/ page the sections move
-/// to), so that tests compile the documentation's own text rather than a copy that drifts.
+/// Reads the fenced code blocks of a Markdown file (the README, or a docs/ page), so that tests
+/// compile the documentation's own text rather than a copy that drifts.
 /// </summary>
 internal static class MarkdownCodeBlocks
 {
@@ -78,6 +78,25 @@ internal static class MarkdownCodeBlocks
     /// </summary>
     public static string FindReadme() => Find("README.md");
 
+    /// <summary>
+    /// The documentation whose code blocks are tested, as paths from the repository root with
+    /// <c>/</c> separators: README.md, then every page under docs/ (the project copies them beside
+    /// the test assembly with README.md), sorted.
+    /// </summary>
+    public static IReadOnlyList<string> DocumentationFiles()
+    {
+        var root = Path.GetDirectoryName(FindReadme())!;
+        var docs = Path.Combine(root, "docs");
+        if (!Directory.Exists(docs))
+        {
+            throw new DirectoryNotFoundException($"No docs/ beside {FindReadme()}: the test project copies docs/**/*.md with README.md.");
+        }
+
+        return ["README.md", .. Directory.EnumerateFiles(docs, "*.md", SearchOption.AllDirectories)
+            .Select(f => Path.GetRelativePath(root, f).Replace(Path.DirectorySeparatorChar, '/'))
+            .Order(StringComparer.Ordinal)];
+    }
+
     /// <summary>A Markdown file of the repository, by its path from the repository root (<c>docs/x.md</c>).</summary>
     public static string Find(string relativePath)
     {
@@ -91,5 +110,19 @@ internal static class MarkdownCodeBlocks
         }
 
         throw new FileNotFoundException($"No {relativePath} in {AppContext.BaseDirectory} or any directory above it.");
+    }
+
+    /// <summary>The repository's root: the first directory above the test assembly that holds <c>Voron.slnx</c>.</summary>
+    public static string FindRepositoryRoot()
+    {
+        for (var directory = new DirectoryInfo(AppContext.BaseDirectory); directory != null; directory = directory.Parent)
+        {
+            if (File.Exists(Path.Combine(directory.FullName, "Voron.slnx")))
+            {
+                return directory.FullName;
+            }
+        }
+
+        throw new DirectoryNotFoundException($"No Voron.slnx in {AppContext.BaseDirectory} or any directory above it.");
     }
 }

@@ -40,7 +40,7 @@ internal static class SnippetCompiler
         var parse = new CSharpParseOptions(LanguageVersion.Latest);
         var usings = string.Concat((IsWeb(code) ? WebUsings : ConsoleUsings).Select(u => $"global using global::{u};\n"));
         var compilation = CSharpCompilation.Create(
-            name,
+            name.Replace('/', '_').Replace('\\', '_'), // an assembly name cannot hold a path separator (docs/x.md)
             [CSharpSyntaxTree.ParseText(code, parse, path: "Program.cs"), CSharpSyntaxTree.ParseText(usings, parse, path: "GlobalUsings.g.cs")],
             References.Value,
             new CSharpCompilationOptions(OutputKind.ConsoleApplication, nullableContextOptions: NullableContextOptions.Enable));

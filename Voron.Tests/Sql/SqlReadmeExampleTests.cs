@@ -5,9 +5,10 @@ using Voron.SqliteVfs;
 namespace Voron.Tests.Sql;
 
 /// <summary>
-/// What the README's SQL section and page-file fragment promise, checked on an in-memory store. The SQL
-/// quick start itself is compiled and run from README.md's own text by Readme/ReadmeCodeBlockTests;
-/// the page-file block is a marked fragment, so this hand-made copy is what keeps its calls working.
+/// What the SQL quick start (README.md, with docs/sql.md) and the page-file fragment (docs/core.md,
+/// "Page files") promise, checked on an in-memory store. The SQL quick start itself is compiled and
+/// run from README.md's own text by Readme/ReadmeCodeBlockTests; the page-file block is a marked
+/// fragment, so this hand-made copy is what keeps its calls working.
 /// </summary>
 public sealed class SqlReadmeExampleTests
 {

@@ -1,9 +1,10 @@
 namespace Voron.Tests.Engine;
 
 /// <summary>
-/// What the README's Voron.Core section promises, checked on an in-memory store. The quick start itself
-/// is compiled and run from README.md's own text by Readme/ReadmeCodeBlockTests; the lease, health and
-/// long-reader blocks are marked fragments, so these hand-made copies are what keep their calls working.
+/// What the Voron.Core quick start (README.md) and guide (docs/core.md) promise, checked on an in-memory
+/// store. The quick start itself is compiled and run from README.md's own text by
+/// Readme/ReadmeCodeBlockTests; the lease, health and long-reader blocks of docs/core.md are marked
+/// fragments, so these hand-made copies are what keep their calls working.
 /// </summary>
 public sealed class ReadmeExampleTests
 {
@@ -70,7 +71,7 @@ public sealed class ReadmeExampleTests
         options.FlushInterval = TimeSpan.FromMilliseconds(10);
         var logged = new System.Collections.Concurrent.ConcurrentQueue<string>();
         options.MaxPageVersionMemory = 64L << 20; // page versions kept in memory; the rest go to voron.scratch
-        options.LongReaderThreshold = TimeSpan.FromMilliseconds(20); // the README says 30 s
+        options.LongReaderThreshold = TimeSpan.FromMilliseconds(20); // docs/core.md says 30 s
         options.OnLongReader = pin => logged.Enqueue(
             $"A read transaction at tx {pin.SnapshotTransactionId} is {pin.Age} old and holds back {pin.HeldBackTransactions} commits ({pin.HeldBackBytes} bytes)");
         using var env = StorageEnvironment.Open(options);
