@@ -58,7 +58,7 @@ public sealed partial class StorageEnvironment
 
         var treePages = owner.LongCount(o => o != null);
 
-        // The free-space pages by their format rules (F1-F7), then the counts against the bits (A1).
+        // The free-space pages by their format rules (FS1-FS7), then the counts against the bits (A1).
         FreeSpaceSummary.Load(transaction, allocator.DirectoryPage, next);
         allocator.VerifySectionCounts();
         var structures = allocator.StructurePages();

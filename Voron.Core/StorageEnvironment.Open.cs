@@ -217,7 +217,7 @@ public sealed partial class StorageEnvironment
     /// </summary>
     private static HeaderRecord CreateStore(IFileSystem fileSystem, StoreLayout layout, int headerCopies)
     {
-        var what = headerCopies == 0 ? "both header files (headers.one, headers.two) are missing" : "neither header copy (headers.one, headers.two) is valid (rules H1/H2)";
+        var what = headerCopies == 0 ? "both header files (headers.one, headers.two) are missing" : "neither header copy (headers.one, headers.two) is valid (rules HF1/HF2)";
         if (fileSystem.FileExists(layout.DataFile))
         {
             using var existing = fileSystem.Open(layout.DataFile, FileOpenMode.OpenExisting);

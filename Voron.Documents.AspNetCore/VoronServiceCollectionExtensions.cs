@@ -87,9 +87,9 @@ public static class VoronServiceCollectionExtensions
         services.AddProblemDetails();
         services.TryAddEnumerable(ServiceDescriptor.Singleton<Microsoft.AspNetCore.Diagnostics.IExceptionHandler, DocumentExceptionHandler>());
         services.TryAddEnumerable(ServiceDescriptor.Singleton<Microsoft.AspNetCore.Diagnostics.IExceptionHandler, BadRequestHandler>());
-        services.TryAddEnumerable(ServiceDescriptor.Transient<Microsoft.AspNetCore.Hosting.IStartupFilter, EmptyErrorStartupFilter>()); // B4
-        services.Configure<Microsoft.AspNetCore.Routing.RouteHandlerOptions>(o => o.ThrowOnBadRequest = true); // B1
-        services.Configure<Microsoft.AspNetCore.Http.Json.JsonOptions>(o =>                                    // B3
+        services.TryAddEnumerable(ServiceDescriptor.Transient<Microsoft.AspNetCore.Hosting.IStartupFilter, EmptyErrorStartupFilter>()); // BR4
+        services.Configure<Microsoft.AspNetCore.Routing.RouteHandlerOptions>(o => o.ThrowOnBadRequest = true); // BR1
+        services.Configure<Microsoft.AspNetCore.Http.Json.JsonOptions>(o =>                                    // BR3
         {
             o.SerializerOptions.Converters.Add(new FiniteNumberConverter());
             o.SerializerOptions.Converters.Add(new FiniteSingleConverter());

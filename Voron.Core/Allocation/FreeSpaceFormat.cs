@@ -49,19 +49,19 @@ namespace Voron.Allocation;
 //
 // Validity (checked when the store opens, FreeSpaceSummary.Load; a violation is a
 // CorruptionException naming the data file, the page's offset and the rule):
-//   F1. Each page's Kind matches its role (directory, bitmap, pending). A directory of Kind 1 or
+//   FS1. Each page's Kind matches its role (directory, bitmap, pending). A directory of Kind 1 or
 //       Version != 2 was written by another format version: FormatVersionException.
-//   F2. BitmapCount <= MaxBitmapPages; every listed page and every pending page lies in
+//   FS2. BitmapCount <= MaxBitmapPages; every listed page and every pending page lies in
 //       [1, NextPageNumber).
-//   F3. Bitmap page k has Index k.
-//   F4. Each FreeCount equals the number of set bits of its section (so <= 512).
-//   F5. No bit is set for page 0 or for a page at or above NextPageNumber.
-//   F6. The pending chain from PendingHead has exactly PendingPages pages, ends at PendingTail
+//   FS3. Bitmap page k has Index k.
+//   FS4. Each FreeCount equals the number of set bits of its section (so <= 512).
+//   FS5. No bit is set for page 0 or for a page at or above NextPageNumber.
+//   FS6. The pending chain from PendingHead has exactly PendingPages pages, ends at PendingTail
 //       (whose Next is 0), and each page has 1..MaxPendingEntries entries.
-//   F7. Every entry has PageCount >= 1, lies in [1, NextPageNumber), and FreedBy >= 1 never
+//   FS7. Every entry has PageCount >= 1, lies in [1, NextPageNumber), and FreedBy >= 1 never
 //       decreases along the chain (entries are appended in commit order).
 // StorageEnvironment.CheckIntegrity adds the rule no load can check cheaply:
-//   F8. Every page below NextPageNumber is owned exactly once: by a tree, by these structures,
+//   FS8. Every page below NextPageNumber is owned exactly once: by a tree, by these structures,
 //       by a pending entry, or by a set bit.
 //
 // Capacity: MaxBitmapPages = 1,012 bitmaps of 62,976 pages track the first ~486 GiB of the data

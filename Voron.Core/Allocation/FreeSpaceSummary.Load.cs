@@ -7,7 +7,7 @@ namespace Voron.Allocation;
 internal sealed partial record FreeSpaceSummary
 {
     /// <summary>
-    /// Reads and validates the directory, every bitmap page and the pending chain (rules F1–F7 of
+    /// Reads and validates the directory, every bitmap page and the pending chain (rules FS1–FS7 of
     /// FreeSpaceFormat.cs). Bytes from disk are validated, never trusted: a violation raises
     /// <see cref="CorruptionException"/> naming the data file and the page's offset.
     /// </summary>
@@ -28,7 +28,7 @@ internal sealed partial record FreeSpaceSummary
 
         if (kind != DirectoryKind)
         {
-            throw Corrupt(file, directoryPage, $"rule F1: page {directoryPage} should be the free-space directory but has kind {kind}");
+            throw Corrupt(file, directoryPage, $"rule FS1: page {directoryPage} should be the free-space directory but has kind {kind}");
         }
 
         var version = ReadInt32(directory, VersionOffset);
@@ -40,7 +40,7 @@ internal sealed partial record FreeSpaceSummary
         var count = ReadInt32(directory, BitmapCountOffset);
         if (count < 0 || count > MaxBitmapPages)
         {
-            throw Corrupt(file, directoryPage, $"rule F2: the free-space directory lists {count} bitmap pages, more than {MaxBitmapPages}");
+            throw Corrupt(file, directoryPage, $"rule FS2: the free-space directory lists {count} bitmap pages, more than {MaxBitmapPages}");
         }
 
         var bitmapPages = new long[count];
@@ -63,7 +63,7 @@ internal sealed partial record FreeSpaceSummary
         var bitmap = pages.GetPage(pageNumber);
         if (Kind(bitmap) != BitmapKind || ReadInt32(bitmap, IndexOffset) != k)
         {
-            throw Corrupt(file, pageNumber, $"rule F1/F3: page {pageNumber} is not free-space bitmap {k} (kind {Kind(bitmap)}, index {ReadInt32(bitmap, IndexOffset)})");
+            throw Corrupt(file, pageNumber, $"rule FS1/FS3: page {pageNumber} is not free-space bitmap {k} (kind {Kind(bitmap)}, index {ReadInt32(bitmap, IndexOffset)})");
         }
 
         long free = 0;
@@ -74,19 +74,19 @@ internal sealed partial record FreeSpaceSummary
             if (stored != counted)
             {
                 var section = k * SectionsPerBitmap + j;
-                throw Corrupt(file, pageNumber, $"rule F4: section {section} claims {stored} free pages but its bitmap has {counted}");
+                throw Corrupt(file, pageNumber, $"rule FS4: section {section} claims {stored} free pages but its bitmap has {counted}");
             }
 
             sectionFree[k * SectionsPerBitmap + j] = (ushort)counted;
             free += counted;
         }
 
-        // F5: page 0 and pages at or above NextPageNumber are never free.
+        // FS5: page 0 and pages at or above NextPageNumber are never free.
         var first = (long)k * PagesPerBitmap;
         var bits = bitmap[BitsOffset..];
         if (k == 0 && (bits[0] & 1) != 0)
         {
-            throw Corrupt(file, pageNumber, "rule F5: page 0 (the identity page) is marked free");
+            throw Corrupt(file, pageNumber, "rule FS5: page 0 (the identity page) is marked free");
         }
 
         for (var page = Math.Max(first, nextPageNumber); page < first + PagesPerBitmap; page++)
@@ -94,7 +94,7 @@ internal sealed partial record FreeSpaceSummary
             var bit = (int)(page - first);
             if ((bits[bit >> 3] & (1 << (bit & 7))) != 0)
             {
-                throw Corrupt(file, pageNumber, $"rule F5: page {page} is marked free but lies at or above the end of allocation ({nextPageNumber})");
+                throw Corrupt(file, pageNumber, $"rule FS5: page {page} is marked free but lies at or above the end of allocation ({nextPageNumber})");
             }
         }
 
@@ -109,14 +109,14 @@ internal sealed partial record FreeSpaceSummary
         var tail = ReadInt64(directory, PendingTailOffset);
         if (chainLength > nextPageNumber)
         {
-            throw Corrupt(file, directoryPage, $"rule F6: the pending chain claims {chainLength} pages, more than the {nextPageNumber} allocated");
+            throw Corrupt(file, directoryPage, $"rule FS6: the pending chain claims {chainLength} pages, more than the {nextPageNumber} allocated");
         }
 
         if (head == 0 || tail == 0 || chainLength <= 0)
         {
             if (head != 0 || tail != 0 || chainLength != 0)
             {
-                throw Corrupt(file, directoryPage, $"rule F6: the pending chain is inconsistent (head {head}, tail {tail}, {chainLength} pages)");
+                throw Corrupt(file, directoryPage, $"rule FS6: the pending chain is inconsistent (head {head}, tail {tail}, {chainLength} pages)");
             }
 
             return (0, long.MaxValue);
@@ -132,12 +132,12 @@ internal sealed partial record FreeSpaceSummary
         {
             if (page == 0)
             {
-                throw Corrupt(file, directoryPage, $"rule F6: the pending chain ends after {step} pages, but the directory says {chainLength}");
+                throw Corrupt(file, directoryPage, $"rule FS6: the pending chain ends after {step} pages, but the directory says {chainLength}");
             }
 
             if (!visited.Add(page))
             {
-                throw Corrupt(file, previous, $"rule F6: the pending chain returns to page {page} after {step} pages (a cycle)");
+                throw Corrupt(file, previous, $"rule FS6: the pending chain returns to page {page} after {step} pages (a cycle)");
             }
 
             RequireInFile(file, previous == 0 ? directoryPage : previous, page, nextPageNumber, "a pending page");
@@ -145,7 +145,7 @@ internal sealed partial record FreeSpaceSummary
             var entries = ReadInt32(bytes, EntryCountOffset);
             if (Kind(bytes) != PendingKind || entries < 1 || entries > MaxPendingEntries)
             {
-                throw Corrupt(file, page, $"rule F1/F6: page {page} is not a pending-free page with 1..{MaxPendingEntries} entries (kind {Kind(bytes)}, {entries} entries)");
+                throw Corrupt(file, page, $"rule FS1/FS6: page {page} is not a pending-free page with 1..{MaxPendingEntries} entries (kind {Kind(bytes)}, {entries} entries)");
             }
 
             for (var i = 0; i < entries; i++)
@@ -154,7 +154,7 @@ internal sealed partial record FreeSpaceSummary
                 if (run.PageCount < 1 || run.FirstPage < 1 || run.FirstPage > nextPageNumber - run.PageCount ||
                     run.FreedBy < Math.Max(1, lastFreedBy))
                 {
-                    throw Corrupt(file, page, $"rule F7: pending entry {i} of page {page} is invalid ({run}; previous freed by {lastFreedBy}, end of allocation {nextPageNumber})");
+                    throw Corrupt(file, page, $"rule FS7: pending entry {i} of page {page} is invalid ({run}; previous freed by {lastFreedBy}, end of allocation {nextPageNumber})");
                 }
 
                 oldest = oldest == 0 ? run.FreedBy : oldest;
@@ -168,7 +168,7 @@ internal sealed partial record FreeSpaceSummary
 
         if (previous != tail || page != 0)
         {
-            throw Corrupt(file, previous, $"rule F6: the pending chain does not end at its tail {tail} after {chainLength} pages (next {page})");
+            throw Corrupt(file, previous, $"rule FS6: the pending chain does not end at its tail {tail} after {chainLength} pages (next {page})");
         }
 
         return (listed, oldest);
@@ -178,7 +178,7 @@ internal sealed partial record FreeSpaceSummary
     {
         if (page <= 0 || page >= nextPageNumber)
         {
-            throw Corrupt(file, referencedFrom, $"rule F2: {what} is page {page}, outside [1, {nextPageNumber})");
+            throw Corrupt(file, referencedFrom, $"rule FS2: {what} is page {page}, outside [1, {nextPageNumber})");
         }
     }
 

@@ -3,7 +3,7 @@ namespace Voron.Allocation;
 /// <summary>
 /// An in-memory digest of the free-space pages as of one committed transaction, so that
 /// allocation reads no page to choose a section: the bitmap page numbers, the free count of every
-/// section (the same numbers the bitmap pages hold, rule F4), and what the pending-free chain
+/// section (the same numbers the bitmap pages hold, rule FS4), and what the pending-free chain
 /// holds. Immutable once published; a write transaction copies the arrays before its first
 /// change (<see cref="PageAllocator"/>).
 /// </summary>

@@ -24,7 +24,7 @@ namespace Voron.Allocation;
 //       (IAllocatorPages.DiscardPage). Nothing the allocator does for itself frees a tree page or
 //       appends a pending entry, so it cannot recurse.
 //   A3. Every page below NextPageNumber is owned exactly once: by a tree, by the free-space
-//       structures, by a pending entry, or by a set bit (StorageEnvironment.CheckIntegrity, F8).
+//       structures, by a pending entry, or by a set bit (StorageEnvironment.CheckIntegrity, FS8).
 //   A4. Freeing a page that is free, or allocating one that is not, is a bug and throws at once.
 //   A5. Pages freed by transaction T (other than A6's) become free only in a later write
 //       transaction that, at its first Allocate or Free, finds T published and every live

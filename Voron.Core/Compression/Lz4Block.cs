@@ -35,12 +35,12 @@ namespace Voron.Compression;
 // block (the engine's own codec wrote it as the one byte 0x00, which Decompress still accepts).
 //
 // Validity. Decompress reads bytes from disk and accepts a block iff
-//   L1. K4os's decoder (LZ4Codec.Decode, liblz4's LZ4_decompress_safe) decodes it into the
+//   LB1. K4os's decoder (LZ4Codec.Decode, liblz4's LZ4_decompress_safe) decodes it into the
 //       destination: it reads nothing outside the block and writes nothing outside the
 //       destination, and a length, offset or end that would is a failure, which Decompress turns
 //       into InvalidDataException. Each sequence consumes at least its token byte, so decoding
 //       ends after at most source.Length sequences whatever the bytes say.
-//   L2. the caller checks the decoded length against the size it stored (R9 in JournalRecord.cs).
+//   LB2. the caller checks the decoded length against the size it stored (R9 in JournalRecord.cs).
 
 /// <summary>
 /// LZ4 block compression for the journal (see the FORMAT comment above), through
@@ -101,7 +101,7 @@ internal static class Lz4Block
     /// <summary>
     /// Decodes the block in <paramref name="source"/> (bytes from disk) into
     /// <paramref name="destination"/>; returns the number of bytes produced, which the caller checks
-    /// against the size it expects (L2). A block that does not decode into the destination (L1)
+    /// against the size it expects (LB2). A block that does not decode into the destination (LB1)
     /// throws <see cref="InvalidDataException"/>.
     /// </summary>
     public static int Decompress(ReadOnlySpan<byte> source, Span<byte> destination)
@@ -120,7 +120,7 @@ internal static class Lz4Block
         if (length < 0)
         {
             throw new InvalidDataException(
-                $"Malformed LZ4 block: its {source.Length} bytes do not decode into {destination.Length} bytes (L1).");
+                $"Malformed LZ4 block: its {source.Length} bytes do not decode into {destination.Length} bytes (LB1).");
         }
 
         return length;

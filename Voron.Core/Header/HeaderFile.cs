@@ -29,12 +29,17 @@ namespace Voron.Header;
 //   120    8    StoreId           random, not zero, drawn when the store is created; never changes
 //   128    384  Reserved          zero
 //
-// A copy is valid iff H1 the magic matches, H2 the checksum matches, H3 PageSize is 8192,
-// H4 1 <= Revision < 2^63-1, H5 the state is valid, H6 0 <= LastSyncedTxId < 2^63-1,
-// 0 <= JournalFile < 2^63-1 (each is incremented after open: the largest long would wrap) and
-// JournalOffset >= 0 is a multiple of 4096, H7 StoreId is not zero and the reserved bytes are
-// zero. A copy that fails H1 or H2 is torn or missing (the other copy is used); one that passes
-// them and fails H3..H7 was written so, and is a CorruptionException. A copy that passes H1 and
+// A copy is valid iff
+//   HF1. the magic matches;
+//   HF2. the checksum matches;
+//   HF3. PageSize is 8192;
+//   HF4. 1 <= Revision < 2^63-1;
+//   HF5. the state is valid;
+//   HF6. 0 <= LastSyncedTxId < 2^63-1, 0 <= JournalFile < 2^63-1 (each is incremented after
+//        open: the largest long would wrap) and JournalOffset >= 0 is a multiple of 4096;
+//   HF7. StoreId is not zero and the reserved bytes are zero.
+// A copy that fails HF1 or HF2 is torn or missing (the other copy is used); one that passes
+// them and fails HF3..HF7 was written so, and is a CorruptionException. A copy that passes HF1 and
 // the checksum of its own version but has a FormatVersion other than 1 or 2 raises
 // FormatVersionException: the store was written by another version.
 //
@@ -109,7 +114,7 @@ internal static class HeaderFile
         return ~Crc32C.Append(crc, bytes[(ChecksumOffset + 4)..Size]);
     }
 
-    /// <summary>Decodes a copy; null when it breaks H1 or H2 or is short (a torn or missing copy).</summary>
+    /// <summary>Decodes a copy; null when it breaks HF1 or HF2 or is short (a torn or missing copy).</summary>
     public static HeaderRecord? Decode(ReadOnlySpan<byte> bytes, string path)
     {
         if (bytes.Length < Size || BinaryPrimitives.ReadUInt64LittleEndian(bytes) != Magic)
@@ -136,7 +141,7 @@ internal static class HeaderFile
         var revision = BinaryPrimitives.ReadInt64LittleEndian(bytes[RevisionOffset..]);
         if (pageSize != Constants.PageSize || revision < 1 || revision == long.MaxValue)
         {
-            throw new CorruptionException(path, 0, $"rule H3/H4: page size {pageSize}, revision {revision}");
+            throw new CorruptionException(path, 0, $"rule HF3/HF4: page size {pageSize}, revision {revision}");
         }
 
         var synced = BinaryPrimitives.ReadInt64LittleEndian(bytes[LastSyncedTxIdOffset..]);
@@ -146,7 +151,7 @@ internal static class HeaderFile
             journalOffset % Journal.JournalRecord.Alignment != 0)
         {
             throw new CorruptionException(path, LastSyncedTxIdOffset,
-                $"rule H6: last synced transaction {synced}, journal file {journalFile}, journal offset {journalOffset}");
+                $"rule HF6: last synced transaction {synced}, journal file {journalFile}, journal offset {journalOffset}");
         }
 
         var storeId = 0UL;
@@ -155,7 +160,7 @@ internal static class HeaderFile
             storeId = BinaryPrimitives.ReadUInt64LittleEndian(bytes[StoreIdOffset..]);
             if (storeId == 0 || bytes.Slice(Reserved1Offset, 4).ContainsAnyExcept((byte)0) || bytes[Reserved2Offset..].ContainsAnyExcept((byte)0))
             {
-                throw new CorruptionException(path, StoreIdOffset, "rule H7: the store id is zero or a reserved byte is not");
+                throw new CorruptionException(path, StoreIdOffset, "rule HF7: the store id is zero or a reserved byte is not");
             }
         }
 

@@ -5,13 +5,13 @@ internal sealed partial class JournalReader
 {
     private enum SlotKind
     {
-        /// <summary>H1 fails: the slot's first sector is not inside the file, or the file is missing.</summary>
+        /// <summary>JH1 fails: the slot's first sector is not inside the file, or the file is missing.</summary>
         EndOfFile,
 
         /// <summary>The header sector is all zeros: nothing was written here.</summary>
         Zeros,
 
-        /// <summary>The header sector is neither an intact header (H2, H3) nor zeros.</summary>
+        /// <summary>The header sector is neither an intact header (JH2, JH3) nor zeros.</summary>
         Garbage,
 
         /// <summary>Intact, tx &lt; E.</summary>

@@ -4,7 +4,7 @@ using Voron.Platform;
 namespace Voron.Journal;
 
 // Recovery: replays the journal from the position the data file was last synced to, and decides
-// where the log ends. The record format and its validity rules (H1..H3, R1..R9, torn and damaged
+// where the log ends. The record format and its validity rules (JH1..JH3, R1..R9, torn and damaged
 // records) are in JournalRecord.cs; the writer's invariants (J1..J12) that make the decision sound
 // are in JournalWriter.cs.
 //
@@ -21,26 +21,26 @@ namespace Voron.Journal;
 //   loop:
 //     slot = what pos holds for E (ReadSlot): end of file | zeros | garbage (a header sector
 //            neither intact nor zeros) | stale (intact, tx < E) | gap (intact, tx > E) |
-//            torn | damaged | valid                          (intact = H1..H3 for this file)
-//     D1  valid (R1..R9): apply it; E += 1; pos = end of the record; continue
+//            torn | damaged | valid                          (intact = JH1..JH3 for this file)
+//     D1. valid (R1..R9): apply it; E += 1; pos = end of the record; continue
 //         (tx = E with an intact header that breaks R3..R6 or R8 throws at once: the header
 //          checksum proves the writer wrote it so)
-//     D2  gap: corruption — records E .. tx-1 are missing
-//     D3  if file pos.File + 1 exists and its first slot is intact with tx = E:
+//     D2. gap: corruption — records E .. tx-1 are missing
+//     D3. if file pos.File + 1 exists and its first slot is intact with tx = E:
 //             pos = (pos.File + 1, 0); continue      -- the writer rotated (J4); the rest of
 //                                                       pos.File is unused space
-//     D4  damaged, garbage or stale: corruption, unless mode = DiscardAnyDamage (then as torn)
+//     D4. damaged, garbage or stale: corruption, unless mode = DiscardAnyDamage (then as torn)
 //         torn: corruption if mode = Strict
 //         the first sector of file pos.File + 1 neither zeros nor record E's intact header:
 //             corruption (the writer writes nothing else there), unless mode = DiscardAnyDamage
-//     D5  from = the end of slot's record if its header is intact with tx = E (its sizes are
+//     D5. from = the end of slot's record if its header is intact with tx = E (its sizes are
 //                vouched for by the header checksum), else pos + 4096
 //         if any 4096-aligned slot from `from` to the end of pos.File, or anywhere in a journal
 //            file numbered above pos.File, is intact with TransactionId > DurableThrough >= E:
 //             corruption: a record written later knew record E durable
 //         if mode = Strict and any byte from pos on (in pos.File or a later file) is not zero:
 //             corruption: something was written past the end of the log
-//     D6  end of the log: return pos as the place where writing resumes
+//     D6. end of the log: return pos as the place where writing resumes
 //
 // What D5 costs: it reads the rest of the last journal file and any file after it, once per
 // recovery (preallocated space reads back as zeros without touching the disk on most file
@@ -149,7 +149,7 @@ internal sealed partial class JournalReader : IDisposable
                 continue;
             }
 
-            // D4. When nothing was written at pos but the next file starts with something, that
+            // D4: when nothing was written at pos but the next file starts with something, that
             // something is the broken slot: report it there.
             var nothingHere = slot.Kind is SlotKind.Zeros or SlotKind.EndOfFile;
             var broken = (At: position, What: slot.Describe(expected));

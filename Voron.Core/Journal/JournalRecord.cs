@@ -74,11 +74,11 @@ namespace Voron.Journal;
 // written and has since changed: rot, a misdirected write, or a disk that broke the assumption.
 //
 // Validity. The slot at a 4096-aligned offset of journal file F has an INTACT header iff
-//   H1. offset + 512 <= the file's length;
-//   H2. Magic is "VORONJNL";
-//   H3. HeaderChecksum matches (bound to this store and file F).
+//   JH1. offset + 512 <= the file's length;
+//   JH2. Magic is "VORONJNL";
+//   JH3. HeaderChecksum matches (bound to this store and file F).
 // The slot holds a VALID record for the expected transaction id E iff
-//   R1. its header is intact (H1..H3);
+//   R1. its header is intact (JH1..JH3);
 //   R2. TransactionId = E;
 //   R3. FormatVersion = 2;
 //   R4. Flags has no bit other than Lz4Compressed and Lazy;
@@ -95,7 +95,7 @@ namespace Voron.Journal;
 //       or 2, StoredLength = PageCount * 8192 for 0 and <= PageCount * 8192 for 1 and 2, and lies
 //       inside the payload, the Reserved entry bytes are zero, and the last entry ends exactly at
 //       the (uncompressed) payload's end;
-//   R9. with LZ4, the stored payload decodes (Lz4Block.Decompress, rules L1..) to exactly
+//   R9. with LZ4, the stored payload decodes (Lz4Block.Decompress, rules LB1..) to exactly
 //       UncompressedPayloadSize bytes; a diff entry applies cleanly (PageDiff rules) at replay.
 // A record whose R7 fails is TORN if every sector that fails is all zeros (the disk had not
 // written it), DAMAGED if a failing sector holds anything else.

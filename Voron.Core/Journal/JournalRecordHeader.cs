@@ -3,7 +3,7 @@ using System.Buffers.Binary;
 namespace Voron.Journal;
 
 /// <summary>
-/// The fields of an intact record header (H1..H3 in JournalRecord.cs), as read from disk. An
+/// The fields of an intact record header (JH1..JH3 in JournalRecord.cs), as read from disk. An
 /// intact header was written by this store's writer into this file, but its fields still have to
 /// pass R2..R6 before they are trusted; <see cref="JournalRecord.ValidateHeader"/> checks them.
 /// </summary>
@@ -21,7 +21,7 @@ internal readonly record struct JournalRecordHeader(
     public long RecordSize => JournalRecord.RecordSize(StoredPayloadSize);
 
     /// <summary>Reads the header in <paramref name="slot"/> (at least 128 bytes) if it is intact for
-    /// <paramref name="binding"/> (H2: magic, H3: header checksum); returns false for anything else,
+    /// <paramref name="binding"/> (JH2: magic, JH3: header checksum); returns false for anything else,
     /// which is not a record of this store and file.</summary>
     public static bool TryRead(ReadOnlySpan<byte> slot, in RecordBinding binding, out JournalRecordHeader header)
     {

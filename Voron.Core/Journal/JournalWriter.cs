@@ -36,7 +36,7 @@ namespace Voron.Journal;
 //   J7. Fail-stop: once a write, a flush or the preparation of a file fails, the writer accepts
 //       nothing more (EnvironmentFailedException); the tail's state is unknown until recovery
 //       decides it on the next open.
-//   J8. Bytes read from disk are validated, never asserted: H1..H3 and R1..R9 in JournalRecord.cs,
+//   J8. Bytes read from disk are validated, never asserted: JH1..JH3 and R1..R9 in JournalRecord.cs,
 //       each failure a CorruptionException naming the file, the offset and the rule.
 //   J9. Deterministic: file numbers, sizes and record layouts depend only on the calls made; there
 //       is no clock. The only randomness is the store id drawn once when the store is created,

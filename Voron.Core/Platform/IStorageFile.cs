@@ -7,12 +7,12 @@ namespace Voron.Platform;
 /// <remarks>
 /// Durability contract, which every implementation keeps and the crash simulator models:
 /// <list type="number">
-/// <item>F1: a write is durable only after a later <see cref="FlushData"/> on the same file
+/// <item>F1. a write is durable only after a later <see cref="FlushData"/> on the same file
 ///   returns; before that a power loss may keep it, drop it, or tear it at sector granularity.</item>
-/// <item>F2: a file's size set by <see cref="Preallocate"/> or <see cref="SetLength"/> is durable
+/// <item>F2. a file's size set by <see cref="Preallocate"/> or <see cref="SetLength"/> is durable
 ///   after <see cref="FlushData"/>; its name in a directory only after
 ///   <see cref="IFileSystem.SyncDirectory"/>.</item>
-/// <item>F3: a read returns the bytes of the latest write, durable or not (page cache
+/// <item>F3. a read returns the bytes of the latest write, durable or not (page cache
 ///   coherence), and so does a mapping from <see cref="MapReadOnly"/>.</item>
 /// </list>
 /// </remarks>

@@ -30,8 +30,7 @@ internal sealed class VoronHealthCheck(DocumentStoreHost host, VoronHealthCheckO
             }
         }
 
-        // The probe may wait for a commit being written: off the caller's thread.
-        var failure = await Task.Run(host.ProbeFailure, cancellationToken).ConfigureAwait(false);
+        var failure = host.ProbeFailure();
         var environment = host.Environment!;
         var committed = environment.LastCommittedTransactionId;
         var flushed = environment.LastFlushedTransactionId;

@@ -27,10 +27,10 @@ namespace Voron.Documents.AspNetCore.Hosting;
 //   H3. A closed host never reopens: resolving the store afterwards throws ObjectDisposedException.
 //   H4. Nothing is logged on a request's path: slow commits are measured per journal record (one per
 //       merged transaction), flush statistics per flush, and each checks its level first.
-//   H5. A failed store (fail-stop) is logged once, when first seen: by the health check's probe
-//       (ProbeFailure) or by the exception handler. Voron.Core has no public failure state or
-//       callback yet; when it has (StorageEnvironment.IsFailed / Failure and
-//       StorageEnvironmentOptions.OnFailure), the probe reads IsFailed and OnFailure logs at once.
+//   H5. A failed store (fail-stop) is logged once, when first seen: the engine's
+//       StorageEnvironmentOptions.OnFailure logs it as the store fails (the host chains it before
+//       the app's own observer), the health check reads StorageEnvironment.Failure (ProbeFailure),
+//       and the exception handler reports the EnvironmentFailedException a request met.
 //   H6. An open failure is reported once. At start the generic host logs every hosted service's
 //       start failure itself ("Hosting failed to start", with the exception) and rethrows it, so
 //       the hosted service does not log it too; an open on first use (OpenOnStart = false) logs
@@ -197,34 +197,26 @@ internal sealed class DocumentStoreHost : IDisposable
             configure(options);
         }
 
+        // H5: logged as the store fails; the app's own observer, if it set one, runs after.
+        var appObserver = options.OnFailure;
+        options.OnFailure = cause =>
+        {
+            ReportFailure(new EnvironmentFailedException(Path, cause));
+            appObserver?.Invoke(cause);
+        };
         return options;
     }
 
     /// <summary>
-    /// Whether the store has failed (fail-stop), checked now (H5). With no public failure state in
-    /// Voron.Core yet, it asks for the write transaction without waiting: a failed engine refuses
-    /// it with <see cref="EnvironmentFailedException"/> before looking at the lock; a healthy one
-    /// either gives it (dropped at once, nothing written) or is busy writing (not failed now).
-    /// It may wait for a commit already being written to finish.
+    /// Whether the store has failed (fail-stop), checked now (H5): the engine's
+    /// <see cref="StorageEnvironment.Failure"/>, reported (and logged, once) when first seen here.
+    /// Never waits: it takes no lock of the engine.
     /// </summary>
     public Exception? ProbeFailure()
     {
-        if (Failure is { } known || Environment is not { } environment || IsClosed)
+        if (Failure == null && !IsClosed && Environment is { Failure: { } cause } environment)
         {
-            return Failure;
-        }
-
-        try
-        {
-            using var probe = environment.BeginWrite(TimeSpan.Zero);
-        }
-        catch (EnvironmentFailedException e)
-        {
-            ReportFailure(e);
-        }
-        catch (Exception e) when (e is TimeoutException or ObjectDisposedException)
-        {
-            // busy (a writer holds the lock) or closing: not a failure
+            ReportFailure(new EnvironmentFailedException(environment.Path, cause));
         }
 
         return Failure;

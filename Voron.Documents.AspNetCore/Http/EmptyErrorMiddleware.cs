@@ -7,7 +7,7 @@ using Microsoft.AspNetCore.WebUtilities;
 namespace Voron.Documents.AspNetCore.Http;
 
 /// <summary>
-/// B4: some errors leave the framework with a status and no body — minimal APIs answer a body in
+/// BR4: some errors leave the framework with a status and no body — minimal APIs answer a body in
 /// the wrong content type with an empty 415 before any handler or filter runs, and an endpoint may
 /// return <c>TypedResults.NotFound()</c>. This middleware, first in the pipeline, gives such an
 /// empty 4xx a problem-details body saying what the status means for this request. Answers that
@@ -43,7 +43,7 @@ internal sealed class EmptyErrorMiddleware(RequestDelegate next, IProblemDetails
     };
 }
 
-/// <summary>Puts <see cref="EmptyErrorMiddleware"/> first in every app's pipeline (B4).</summary>
+/// <summary>Puts <see cref="EmptyErrorMiddleware"/> first in every app's pipeline (BR4).</summary>
 internal sealed class EmptyErrorStartupFilter : IStartupFilter
 {
     public Action<IApplicationBuilder> Configure(Action<IApplicationBuilder> next) => app =>

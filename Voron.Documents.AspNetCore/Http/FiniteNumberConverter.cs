@@ -7,7 +7,7 @@ namespace Voron.Documents.AspNetCore.Http;
 /// <summary>
 /// Reads <see cref="double"/> (and <see cref="float"/>) request members like the default converter,
 /// but refuses a value that is not finite — a number out of range (1e400) reads as infinity, which
-/// no JSON document can hold (B3). Writes as the default converter does.
+/// no JSON document can hold (BR3). Writes as the default converter does.
 /// </summary>
 internal sealed class FiniteNumberConverter : JsonConverter<double>
 {
@@ -51,7 +51,7 @@ internal sealed class FiniteNumberConverter : JsonConverter<double>
     };
 }
 
-/// <summary>As <see cref="FiniteNumberConverter"/>, for <see cref="float"/> (B3).</summary>
+/// <summary>As <see cref="FiniteNumberConverter"/>, for <see cref="float"/> (BR3).</summary>
 internal sealed class FiniteSingleConverter : JsonConverter<float>
 {
     private static readonly FiniteNumberConverter Double = new();

@@ -17,10 +17,13 @@ namespace Voron.Documents.Indexing;
 //   ...     2     R           uint16 LE: length of the resume id (0: the build has not started)
 //   ...     R     resume      the last document id the build indexed; it goes on after it
 //
-// A record is valid iff D1 format is DefinitionFormat; D2 flags and state are as above; D3 N and
-// every L are in range and the lengths add up to the record's length exactly; D4 every path
-// parses (Indexing/JsonPath.cs) and at most one is multikey; D5 R <= 512. A record breaking a
-// rule raises CorruptionException. The build protocol: DocumentStore.Indexes.cs.
+// A record is valid iff
+//   IX1. format is DefinitionFormat;
+//   IX2. flags and state are as above;
+//   IX3. N and every L are in range and the lengths add up to the record's length exactly;
+//   IX4. every path parses (Indexing/JsonPath.cs) and at most one is multikey;
+//   IX5. R <= 512.
+// A record breaking a rule raises CorruptionException. The build protocol: DocumentStore.Indexes.cs.
 
 /// <summary>An index definition as stored, with its build state; see the FORMAT block above.</summary>
 internal sealed record IndexDefinitionRecord(IndexDefinition Definition, bool Ready, long Processed, byte[]? ResumeAfter)
@@ -58,23 +61,23 @@ internal sealed record IndexDefinitionRecord(IndexDefinition Definition, bool Re
 
         if (record.Length < 14)
         {
-            throw Corrupt(0, $"D3: {record.Length} bytes is too short");
+            throw Corrupt(0, $"IX3: {record.Length} bytes is too short");
         }
 
         if (record[0] != DefinitionFormat)
         {
-            throw Corrupt(0, $"D1: format {record[0]}");
+            throw Corrupt(0, $"IX1: format {record[0]}");
         }
 
         if ((record[1] & ~UniqueFlag) != 0 || record[2] > 1)
         {
-            throw Corrupt(1, $"D2: flags 0x{record[1]:X2}, state {record[2]}");
+            throw Corrupt(1, $"IX2: flags 0x{record[1]:X2}, state {record[2]}");
         }
 
         int count = record[3];
         if (count is < 1 or > DocumentLimits.MaxIndexPaths)
         {
-            throw Corrupt(3, $"D3: {count} paths");
+            throw Corrupt(3, $"IX3: {count} paths");
         }
 
         var processed = BinaryPrimitives.ReadInt64LittleEndian(record[4..]);
@@ -84,13 +87,13 @@ internal sealed record IndexDefinitionRecord(IndexDefinition Definition, bool Re
         {
             if (offset + 2 > record.Length)
             {
-                throw Corrupt(offset, "D3: the paths run past the record");
+                throw Corrupt(offset, "IX3: the paths run past the record");
             }
 
             int length = BinaryPrimitives.ReadUInt16LittleEndian(record[offset..]);
             if (length is < 1 or > JsonPath.MaxLength || offset + 2 + length > record.Length)
             {
-                throw Corrupt(offset, $"D3: path length {length}");
+                throw Corrupt(offset, $"IX3: path length {length}");
             }
 
             paths[i] = Encoding.UTF8.GetString(record.Slice(offset + 2, length));
@@ -99,13 +102,13 @@ internal sealed record IndexDefinitionRecord(IndexDefinition Definition, bool Re
 
         if (offset + 2 > record.Length)
         {
-            throw Corrupt(offset, "D3: no resume length");
+            throw Corrupt(offset, "IX3: no resume length");
         }
 
         int resumeLength = BinaryPrimitives.ReadUInt16LittleEndian(record[offset..]);
         if (resumeLength > DocumentLimits.MaxIdBytes || offset + 2 + resumeLength != record.Length)
         {
-            throw Corrupt(offset, $"D3/D5: resume id length {resumeLength} in a record of {record.Length} bytes");
+            throw Corrupt(offset, $"IX3/IX5: resume id length {resumeLength} in a record of {record.Length} bytes");
         }
 
         IndexDefinition definition;
@@ -115,7 +118,7 @@ internal sealed record IndexDefinitionRecord(IndexDefinition Definition, bool Re
         }
         catch (ArgumentException e)
         {
-            throw Corrupt(12, $"D4: {e.Message}");
+            throw Corrupt(12, $"IX4: {e.Message}");
         }
 
         if ((record[1] & UniqueFlag) != 0)

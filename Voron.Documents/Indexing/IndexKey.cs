@@ -33,10 +33,12 @@ namespace Voron.Documents.Indexing;
 // strings (ordinal order of their UTF-8 bytes = code point order). A query's range on a type
 // stays within that type's tag (a number range never matches strings or null).
 //
-// Validity (the integrity check decodes every entry): K1 each value starts with a known tag;
-// K2 a number has 8 bytes then 0x80, or 0x7F/0x81 and 8 more; K3 a string's 0x00 bytes are
-// followed by 0xFF or by 0x01 (its end), and it ends; K4 the values take at most
-// DocumentLimits.MaxIndexKeyBytes and the id that follows is 1..512 bytes.
+// Validity (the integrity check decodes every entry):
+//   K1. each value starts with a known tag;
+//   K2. a number has 8 bytes then 0x80, or 0x7F/0x81 and 8 more;
+//   K3. a string's 0x00 bytes are followed by 0xFF or by 0x01 (its end), and it ends;
+//   K4. the values take at most DocumentLimits.MaxIndexKeyBytes and the id that follows is
+//       1..512 bytes.
 // Compatibility: a change to the encoding changes every key: a new version rebuilds indexes.
 
 /// <summary>Encodes and decodes index key values; see the FORMAT block above.</summary>

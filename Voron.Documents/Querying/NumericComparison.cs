@@ -12,14 +12,14 @@ namespace Voron.Documents.Querying;
 /// <remarks>
 /// Numeric rules (README "Promises and limits"):
 /// <list type="number">
-/// <item>NC1: the comparison type T is the type both sides of the C# expression have (its
+/// <item>NC1. the comparison type T is the type both sides of the C# expression have (its
 /// binary numeric promotion); only implicit numeric conversions may sit between the member and
 /// T. An explicit narrowing cast on the member (<c>(int)x.Price</c>) is refused.</item>
-/// <item>NC2 (exact): when every value of the member's type M converts to T exactly and keeps its
+/// <item>NC2. Exact: when every value of the member's type M converts to T exactly and keeps its
 /// order (M = T, or integers into integers, or integers of at most 32 bits into double, of at
 /// most 16 into float), the constant is encoded as an index key at its own value and compared as
 /// bytes (Indexing/IndexKey.cs compares integers and doubles by value).</item>
-/// <item>NC3 (inexact): otherwise (64-bit integers into double or float, int into float, float
+/// <item>NC3. Inexact: otherwise (64-bit integers into double or float, int into float, float
 /// into double, integers into decimal, and NaN or infinite constants), each value is decoded,
 /// converted to M then to T as C# would, and compared in T. An index range is then a superset
 /// of the matches (the constant widened by 2^-20 of itself), every entry in it checked.</item>

@@ -13,14 +13,14 @@ namespace Voron.Documents.Serialization;
 /// Text rules (JV1..JV4), so that every string a document holds is Unicode text that System.Text.Json
 /// can read back, index and compare:
 /// <list type="number">
-/// <item>JV1: the bytes are well-formed UTF-8 (no overlong forms, no encoded surrogates, nothing
+/// <item>JV1. the bytes are well-formed UTF-8 (no overlong forms, no encoded surrogates, nothing
 /// above U+10FFFF, no truncated sequence).</item>
-/// <item>JV2: a \u escape of a high surrogate (D800-DBFF) is followed at once by a \u escape of a low
+/// <item>JV2. a \u escape of a high surrogate (D800-DBFF) is followed at once by a \u escape of a low
 /// surrogate (DC00-DFFF), and a low surrogate escape only follows a high one: a lone surrogate is
 /// not text (it cannot become UTF-8) and is refused.</item>
-/// <item>JV3: control characters (below U+0020, NUL included) appear in strings only escaped
+/// <item>JV3. control characters (below U+0020, NUL included) appear in strings only escaped
 /// (Utf8JsonReader checks this); "\u0000" is accepted and is the character U+0000.</item>
-/// <item>JV4: noncharacters (U+FFFE, U+FFFF, U+FDD0-FDEF, ...) are scalar values and are accepted,
+/// <item>JV4. noncharacters (U+FFFE, U+FFFF, U+FDD0-FDEF, ...) are scalar values and are accepted,
 /// raw or escaped.</item>
 /// </list>
 /// </remarks>

@@ -27,14 +27,14 @@ namespace Voron.Documents.Storage;
 //
 // No checksum of its own: every store page carries a CRC32C that Voron.Core checks, so these
 // rules catch records written wrong, not disk damage. A record is valid iff
-//   R1. it is at least 24 + C bytes long;
-//   R2. format is RecordFormat;
-//   R3. flags has no bit but Compressed, and reserved is 0;
-//   R4. C is 1..128 and the collection name is valid UTF-8;
-//   R5. version >= 1;
-//   R6. last-modified is 0..DateTime.MaxValue.Ticks;
-//   R7. json length is 2..DocumentLimits.MaxDocumentBytesCeiling;
-//   R8. uncompressed: the body is exactly json length bytes; compressed: the body is shorter than
+//   DR1. it is at least 24 + C bytes long;
+//   DR2. format is RecordFormat;
+//   DR3. flags has no bit but Compressed, and reserved is 0;
+//   DR4. C is 1..128 and the collection name is valid UTF-8;
+//   DR5. version >= 1;
+//   DR6. last-modified is 0..DateTime.MaxValue.Ticks;
+//   DR7. json length is 2..DocumentLimits.MaxDocumentBytesCeiling;
+//   DR8. uncompressed: the body is exactly json length bytes; compressed: the body is shorter than
 //       json length and decodes to exactly json length bytes.
 // A record breaking a rule raises CorruptionException (store, offset in the record, rule, id).
 // The JSON was validated as one object when it was stored and is not parsed again on read.
@@ -42,7 +42,7 @@ namespace Voron.Documents.Storage;
 // Compression rule: a body of at least DocumentStoreOptions.CompressionThresholdBytes is
 // LZ4-compressed and kept so only when the block saves at least an eighth of the bytes.
 //
-// Compatibility: a reader refuses any other format byte (R2). A new format gets a new number;
+// Compatibility: a reader refuses any other format byte (DR2). A new format gets a new number;
 // old records stay readable by the reader of their number.
 
 /// <summary>Builds and reads document records; see the FORMAT block above.</summary>
@@ -98,59 +98,59 @@ internal static class DocumentRecord
         return record;
     }
 
-    /// <summary>Sets the version and last-modified time (R5, R6) of a built record.</summary>
+    /// <summary>Sets the version and last-modified time (DR5, DR6) of a built record.</summary>
     public static void Stamp(Span<byte> record, long version, long ticks)
     {
         BinaryPrimitives.WriteInt64LittleEndian(record[VersionOffset..], version);
         BinaryPrimitives.WriteInt64LittleEndian(record[LastModifiedOffset..], ticks);
     }
 
-    /// <summary>Reads and validates a record's header (R1..R7, and R8's length rule when uncompressed).</summary>
+    /// <summary>Reads and validates a record's header (DR1..DR7, and DR8's length rule when uncompressed).</summary>
     public static RecordHeader ReadHeader(ReadOnlySpan<byte> record, string id, string storePath)
     {
         if (record.Length < HeaderSize)
         {
-            throw Corrupt(storePath, id, 0, $"R1: {record.Length} bytes, shorter than the {HeaderSize}-byte header");
+            throw Corrupt(storePath, id, 0, $"DR1: {record.Length} bytes, shorter than the {HeaderSize}-byte header");
         }
 
         if (record[FormatOffset] != RecordFormat)
         {
-            throw Corrupt(storePath, id, FormatOffset, $"R2: format {record[FormatOffset]}, expected {RecordFormat}");
+            throw Corrupt(storePath, id, FormatOffset, $"DR2: format {record[FormatOffset]}, expected {RecordFormat}");
         }
 
         var flags = record[FlagsOffset];
         if ((flags & ~Compressed) != 0 || record[ReservedOffset] != 0)
         {
-            throw Corrupt(storePath, id, FlagsOffset, $"R3: flags 0x{flags:X2}, reserved {record[ReservedOffset]}");
+            throw Corrupt(storePath, id, FlagsOffset, $"DR3: flags 0x{flags:X2}, reserved {record[ReservedOffset]}");
         }
 
         int collectionLength = record[CollectionLengthOffset];
         if (collectionLength is < 1 or > DocumentLimits.MaxCollectionNameBytes || record.Length < HeaderSize + collectionLength)
         {
-            throw Corrupt(storePath, id, CollectionLengthOffset, $"R1/R4: collection length {collectionLength} in a record of {record.Length} bytes");
+            throw Corrupt(storePath, id, CollectionLengthOffset, $"DR1/DR4: collection length {collectionLength} in a record of {record.Length} bytes");
         }
 
         if (!System.Text.Unicode.Utf8.IsValid(record.Slice(HeaderSize, collectionLength)))
         {
-            throw Corrupt(storePath, id, HeaderSize, "R4: the collection name is not valid UTF-8");
+            throw Corrupt(storePath, id, HeaderSize, "DR4: the collection name is not valid UTF-8");
         }
 
         var version = BinaryPrimitives.ReadInt64LittleEndian(record[VersionOffset..]);
         if (version < 1)
         {
-            throw Corrupt(storePath, id, VersionOffset, $"R5: version {version}");
+            throw Corrupt(storePath, id, VersionOffset, $"DR5: version {version}");
         }
 
         var ticks = BinaryPrimitives.ReadInt64LittleEndian(record[LastModifiedOffset..]);
         if (ticks < 0 || ticks > DateTime.MaxValue.Ticks)
         {
-            throw Corrupt(storePath, id, LastModifiedOffset, $"R6: last-modified ticks {ticks}");
+            throw Corrupt(storePath, id, LastModifiedOffset, $"DR6: last-modified ticks {ticks}");
         }
 
         var jsonLength = BinaryPrimitives.ReadInt32LittleEndian(record[JsonLengthOffset..]);
         if (jsonLength is < 2 or > DocumentLimits.MaxDocumentBytesCeiling)
         {
-            throw Corrupt(storePath, id, JsonLengthOffset, $"R7: json length {jsonLength}");
+            throw Corrupt(storePath, id, JsonLengthOffset, $"DR7: json length {jsonLength}");
         }
 
         var bodyOffset = HeaderSize + collectionLength;
@@ -158,13 +158,13 @@ internal static class DocumentRecord
         var compressed = (flags & Compressed) != 0;
         if (compressed ? bodyLength >= jsonLength : bodyLength != jsonLength)
         {
-            throw Corrupt(storePath, id, bodyOffset, $"R8: a {(compressed ? "compressed" : "plain")} body of {bodyLength} bytes for {jsonLength} bytes of JSON");
+            throw Corrupt(storePath, id, bodyOffset, $"DR8: a {(compressed ? "compressed" : "plain")} body of {bodyLength} bytes for {jsonLength} bytes of JSON");
         }
 
         return new RecordHeader(version, ticks, compressed, collectionLength, jsonLength, bodyOffset);
     }
 
-    /// <summary>Copies (or decodes, R8) the JSON of a record into <paramref name="destination"/>, exactly <see cref="RecordHeader.JsonLength"/> bytes.</summary>
+    /// <summary>Copies (or decodes, DR8) the JSON of a record into <paramref name="destination"/>, exactly <see cref="RecordHeader.JsonLength"/> bytes.</summary>
     public static void CopyJson(ReadOnlySpan<byte> record, in RecordHeader header, Span<byte> destination, string id, string storePath)
     {
         var body = record[header.BodyOffset..];
@@ -177,7 +177,7 @@ internal static class DocumentRecord
         var decoded = LZ4Codec.Decode(body, destination[..header.JsonLength]);
         if (decoded != header.JsonLength)
         {
-            throw Corrupt(storePath, id, header.BodyOffset, $"R8: the LZ4 body decodes to {decoded} bytes, not {header.JsonLength}");
+            throw Corrupt(storePath, id, header.BodyOffset, $"DR8: the LZ4 body decodes to {decoded} bytes, not {header.JsonLength}");
         }
     }
 

@@ -163,6 +163,50 @@ public sealed class DocumentsApiTests : IDisposable
     }
 
     [Fact]
+    public async Task Engine_failure_outside_any_request_is_logged_as_it_happens_and_health_reads_it()
+    {
+        // H5: the host hears of the failure from the engine (OnFailure, chained before the app's
+        // own observer) and reads its state (StorageEnvironment.Failure). Before, it learnt of a
+        // failure only when a request or the health check's write probe ran into it, so nothing
+        // was logged here until then.
+        var fileSystem = new RecordingFileSystem(StoreFactory.NewFileSystem());
+        var observed = new TaskCompletionSource<Exception>(TaskCreationOptions.RunContinuationsAsynchronously);
+        await using var factory = new DocumentsApiFactory(null, services =>
+            services.Configure<DocumentStoreHostingOptions>("", o =>
+            {
+                o.EnvironmentOptionsFactory = _ => WithFileSystem(fileSystem);
+                o.EnvironmentConfigurations.Add(options => options.OnFailure = e => observed.TrySetResult(e));
+            }));
+        using var client = factory.CreateClient();
+        (await client.PostAsJsonAsync("/products", new { name = "ok", category = "books", price = 1.0 })).EnsureSuccessStatusCode();
+        var host = factory.Services.GetRequiredKeyedService<Voron.Documents.AspNetCore.Hosting.DocumentStoreHost>("");
+        var environment = host.Environment!;
+
+        fileSystem.FailWhen = line => line.StartsWith("Write /store/journal/", StringComparison.Ordinal);
+        Assert.ThrowsAny<Exception>(() =>
+        {
+            using var tx = environment.BeginWrite();
+            tx.CreateTree("direct").Put("k"u8, "v"u8);
+            tx.Commit();
+        });
+
+        // The app's observer runs after the host's: once it has the failure, the host has logged it.
+        var cause = await observed.Task.WaitAsync(TimeSpan.FromMinutes(2));
+        Assert.True(environment.IsFailed);
+        var logged = Assert.Single(factory.Logs.Of(3));
+        Assert.Contains("injected failure", logged.Message, StringComparison.Ordinal);
+        Assert.Same(cause, host.Failure?.InnerException);
+
+        using (var health = await client.GetAsync("/health"))
+        {
+            Assert.Equal(HttpStatusCode.ServiceUnavailable, health.StatusCode);
+            Assert.Equal("Unhealthy", await health.Content.ReadAsStringAsync());
+        }
+
+        Assert.Single(factory.Logs.Of(3)); // still once
+    }
+
+    [Fact]
     public async Task Metrics_endpoint_shows_the_document_store_instruments()
     {
         await using var factory = new DocumentsApiFactory(_directory.Combine("store"));

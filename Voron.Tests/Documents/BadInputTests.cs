@@ -231,7 +231,7 @@ public sealed class BadInputTests
         {
             var error = await Assert.ThrowsAsync<CorruptionException>(() => session.LoadAsync("notes/1", Json.Note));
             Assert.Contains("notes/1", error.Message, StringComparison.Ordinal);
-            Assert.Contains("R1", error.Message, StringComparison.Ordinal);
+            Assert.Contains("DR1", error.Message, StringComparison.Ordinal);
             await Assert.ThrowsAsync<CorruptionException>(() => session.LoadRawAsync("notes/1"));
         }
 

@@ -11,17 +11,17 @@ namespace Voron.Allocation.Policies;
 // (../shared/reference/voron.md 1.5), with its thresholds as options.
 //
 //   Place(count):
-//     S1. count fits a free run of the active section          -> take it (lowest run there)
-//     S2. otherwise find the next section: the first one after the last active section, in
+//     SP1. count fits a free run of the active section          -> take it (lowest run there)
+//     SP2. otherwise find the next section: the first one after the last active section, in
 //         forward order wrapping around, with at least MinFreePagesToSwitch free pages (and at
 //         least count); then among it and the MaxSectionsToScan sections after it the one with
 //         the most free pages that holds a run of count        -> it becomes the active section
-//     S3. no section qualifies: if free pages are already at least MaxFreeSpacePercent of the
+//     SP3. no section qualifies: if free pages are already at least MaxFreeSpacePercent of the
 //         file, take the section with the most free pages anyway (a soft bound on the space
 //         churn can waste); else                               -> the end of the file (-1), and
 //         allocations stay at the end for the rest of the transaction: pages freed meanwhile are
 //         pending (PageAllocator A5), so searching again cannot find more before the next one
-//     S4. a run longer than a section                          -> the lowest run anywhere, else the end
+//     SP4. a run longer than a section                          -> the lowest run anywhere, else the end
 //
 // Counts come from memory (FreeSpaceSummary); only the chosen section's bitmap is read.
 
@@ -55,13 +55,13 @@ internal sealed class SectionAllocationPolicy : IAllocationPolicy
     {
         if (count > PagesPerSection)
         {
-            return map.FindRun(0, map.SectionFree.Length, count); // S4
+            return map.FindRun(0, map.SectionFree.Length, count); // SP4
         }
 
         var free = map.SectionFree;
         if (_active >= 0 && _active < free.Length && free[_active] >= count)
         {
-            var page = map.FindRun(_active, 1, count); // S1
+            var page = map.FindRun(_active, 1, count); // SP1
             if (page >= 0)
             {
                 return page;
@@ -76,7 +76,7 @@ internal sealed class SectionAllocationPolicy : IAllocationPolicy
         var next = ChooseSection(map, count);
         if (next < 0)
         {
-            _active = -1; // S3: the end of the file
+            _active = -1; // SP3: the end of the file
             _atEndForThisTransaction = true;
             return -1;
         }
@@ -102,7 +102,7 @@ internal sealed class SectionAllocationPolicy : IAllocationPolicy
 
         var start = _scanFrom < n ? _scanFrom : 0;
         var threshold = Math.Max(_minFreeToSwitch, count);
-        var first = FirstWithAtLeast(free, start, threshold); // S2
+        var first = FirstWithAtLeast(free, start, threshold); // SP2
         if (first >= 0)
         {
             var best = Fullest(map, first, Math.Min(_maxSectionsToScan + 1, n), threshold, count);
@@ -114,7 +114,7 @@ internal sealed class SectionAllocationPolicy : IAllocationPolicy
 
         if (map.FreePages * 100 >= (long)_maxFreeSpacePercent * map.NextPageNumber && map.FreePages >= count)
         {
-            return Fullest(map, start, n, count, count); // S3
+            return Fullest(map, start, n, count, count); // SP3
         }
 
         return -1;

@@ -13,7 +13,7 @@ internal static partial class PageDiff
     /// Applies <paramref name="diff"/> on top of the previous version held in
     /// <paramref name="target"/> (one page or a run). Bytes outside the diff's ranges are left as
     /// they are: for a diff against zeros (Encoding 2) zero-fill the target first. The diff is
-    /// validated (D1..D5) before anything is written, so a malformed diff throws
+    /// validated (PD1..PD5) before anything is written, so a malformed diff throws
     /// <see cref="InvalidDataException"/> and leaves the target untouched.
     /// </summary>
     public static void Apply(ReadOnlySpan<byte> diff, Span<byte> target)
@@ -38,7 +38,7 @@ internal static partial class PageDiff
     }
 
     /// <summary>
-    /// Checks D1..D5 of <paramref name="diff"/> against a target of <paramref name="targetLength"/>
+    /// Checks PD1..PD5 of <paramref name="diff"/> against a target of <paramref name="targetLength"/>
     /// bytes, writing nothing. Apply calls it; the journal reader may call it to reject a record
     /// before applying any of its entries.
     /// </summary>
@@ -53,30 +53,30 @@ internal static partial class PageDiff
             // Each step consumes at least a header, so this loop ends.
             if (diff.Length - at < RangeHeaderSize)
             {
-                throw Broken("D1", at, $"{diff.Length - at} bytes remain where a {RangeHeaderSize}-byte range header starts");
+                throw Broken("PD1", at, $"{diff.Length - at} bytes remain where a {RangeHeaderSize}-byte range header starts");
             }
 
             var (offset, length) = ReadHeader(diff, at);
             if (length == 0)
             {
-                throw Broken("D2", at, $"the range at target offset {offset} has length 0");
+                throw Broken("PD2", at, $"the range at target offset {offset} has length 0");
             }
 
             if (offset < previousEnd)
             {
-                throw Broken("D3", at, $"the range at target offset {offset} starts before the previous range's end {previousEnd}");
+                throw Broken("PD3", at, $"the range at target offset {offset} starts before the previous range's end {previousEnd}");
             }
 
             long count = Math.Abs((long)length);
             if (offset + count > targetLength)
             {
-                throw Broken("D4", at,
+                throw Broken("PD4", at,
                     $"the range at target offset {offset} of {count} bytes ends past the target's {targetLength} bytes");
             }
 
             if (length > 0 && diff.Length - at - RangeHeaderSize < length)
             {
-                throw Broken("D5", at,
+                throw Broken("PD5", at,
                     $"the range at target offset {offset} needs {length} payload bytes, only {diff.Length - at - RangeHeaderSize} remain");
             }
 

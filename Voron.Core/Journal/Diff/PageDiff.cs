@@ -36,13 +36,13 @@ namespace Voron.Journal.Diff;
 // There is no checksum of its own: the journal record's sector checksums cover the diff.
 //
 // Validity rules: a diff is valid for a target of T bytes iff, reading ranges from diff offset 0,
-//   D1. every range starts with a whole 8-byte header (no trailing partial header);
-//   D2. Length is not 0;
-//   D3. Offset is at or after the end of the previous range (ranges increase and do not overlap;
+//   PD1. every range starts with a whole 8-byte header (no trailing partial header);
+//   PD2. Length is not 0;
+//   PD3. Offset is at or after the end of the previous range (ranges increase and do not overlap;
 //       they may touch);
-//   D4. Offset + |Length| <= T (computed in 64 bits);
-//   D5. a positive Length is followed by Length payload bytes inside the diff;
-// and the last range ends exactly at the end of the diff (which D1 and D5 imply).
+//   PD4. Offset + |Length| <= T (computed in 64 bits);
+//   PD5. a positive Length is followed by Length payload bytes inside the diff;
+// and the last range ends exactly at the end of the diff (which PD1 and PD5 imply).
 // Apply and Validate throw InvalidDataException naming the rule and the diff offset of the
 // broken range's header; the journal reader wraps that into a CorruptionException naming the
 // file and record.

@@ -55,7 +55,7 @@ public sealed class FreeSpaceFormatTests
 
         Assert.Equal(DataFile, error.File);
         Assert.Equal(layout.Bitmaps[0] * Constants.PageSize, error.Offset);
-        Assert.Contains("F4", error.Reason);
+        Assert.Contains("FS4", error.Reason);
     }
 
     [Fact]
@@ -68,13 +68,13 @@ public sealed class FreeSpaceFormatTests
             var j = (int)(page / PagesPerSection);
             var bit = (int)(page % PagesPerSection);
             bitmap[BitsOffset + SectionBytes * j + bit / 8] |= (byte)(1 << (bit % 8));
-            SetSectionCount(bitmap, j, SectionCount(bitmap, j) + 1); // keeps F4, breaks F5
+            SetSectionCount(bitmap, j, SectionCount(bitmap, j) + 1); // keeps FS4, breaks FS5
         });
 
         var error = Assert.Throws<CorruptionException>(() => StorageEnvironment.Open(StoreFactory.Options(fs)));
 
         Assert.Equal(layout.Bitmaps[0] * Constants.PageSize, error.Offset);
-        Assert.Contains("F5", error.Reason);
+        Assert.Contains("FS5", error.Reason);
     }
 
     [Fact]
@@ -86,7 +86,7 @@ public sealed class FreeSpaceFormatTests
         var error = Assert.Throws<CorruptionException>(() => StorageEnvironment.Open(StoreFactory.Options(fs)));
 
         Assert.Equal(layout.PendingHead * Constants.PageSize, error.Offset);
-        Assert.Contains("F7", error.Reason);
+        Assert.Contains("FS7", error.Reason);
     }
 
     [Fact]
@@ -97,7 +97,7 @@ public sealed class FreeSpaceFormatTests
 
         var error = Assert.Throws<CorruptionException>(() => StorageEnvironment.Open(StoreFactory.Options(fs)));
 
-        Assert.Contains("F6", error.Reason);
+        Assert.Contains("FS6", error.Reason);
     }
 
     /// <summary>
@@ -117,7 +117,7 @@ public sealed class FreeSpaceFormatTests
 
         var error = Assert.Throws<CorruptionException>(() => StorageEnvironment.Open(StoreFactory.Options(fs)));
 
-        Assert.Contains("F6", error.Reason);
+        Assert.Contains("FS6", error.Reason);
         Assert.Contains(hugeCount ? "more than the" : "cycle", error.Reason);
     }
 
@@ -130,7 +130,7 @@ public sealed class FreeSpaceFormatTests
         var error = Assert.Throws<CorruptionException>(() => StorageEnvironment.Open(StoreFactory.Options(fs)));
 
         Assert.Equal(layout.Directory * Constants.PageSize, error.Offset);
-        Assert.Contains("F1", error.Reason);
+        Assert.Contains("FS1", error.Reason);
     }
 
     [Theory]

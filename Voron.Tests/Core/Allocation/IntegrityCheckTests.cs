@@ -99,6 +99,6 @@ public sealed class IntegrityCheckTests
 
         var error = Assert.Throws<CorruptionException>(() => env.CheckIntegrity());
 
-        Assert.Contains("F4", error.Reason);
+        Assert.Contains("FS4", error.Reason);
     }
 }

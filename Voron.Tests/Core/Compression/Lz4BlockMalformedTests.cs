@@ -4,7 +4,7 @@ using Xunit.Abstractions;
 namespace Voron.Tests.Compression;
 
 /// <summary>
-/// Decompress reads bytes from disk: a block that does not decode (L1 in Lz4Block.cs) throws
+/// Decompress reads bytes from disk: a block that does not decode (LB1 in Lz4Block.cs) throws
 /// InvalidDataException, and nothing else ever happens — no other exception, no access outside
 /// the two spans, no endless loop.
 /// </summary>
@@ -15,7 +15,7 @@ public sealed class Lz4BlockMalformedTests(ITestOutputHelper output)
 
     [Fact]
     public void Decompress_returns_0_when_block_is_empty() =>
-        Assert.Equal(0, Lz4Block.Decompress([], new byte[100])); // the caller's exact-size check (L2) catches a record that claims more
+        Assert.Equal(0, Lz4Block.Decompress([], new byte[100])); // the caller's exact-size check (LB2) catches a record that claims more
 
     [Fact]
     public void Decompress_throws_when_block_is_cut_inside_literals()
@@ -277,6 +277,6 @@ public sealed class Lz4BlockMalformedTests(ITestOutputHelper output)
     private static void AssertMalformed(byte[] block, int capacity)
     {
         var error = Assert.Throws<InvalidDataException>(() => Lz4Block.Decompress(block, new byte[capacity]));
-        Assert.EndsWith("(L1).", error.Message, StringComparison.Ordinal);
+        Assert.EndsWith("(LB1).", error.Message, StringComparison.Ordinal);
     }
 }

@@ -4,7 +4,7 @@ using Voron.Tests.Engine;
 namespace Voron.Tests.Crash;
 
 /// <summary>
-/// R20: one deterministic test per bug the crash tests found, named for the behaviour that must
+/// CT20. one deterministic test per bug the crash tests found, named for the behaviour that must
 /// hold, with what broke and how it was found. While a bug is open its test is skipped
 /// ("engine bug: ...") and the broad tests steer around it behind a named switch that an
 /// environment variable turns off; today none is open (docs/durability.md, Known gaps).

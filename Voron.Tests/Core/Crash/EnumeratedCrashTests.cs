@@ -3,7 +3,7 @@ using Xunit.Abstractions;
 namespace Voron.Tests.Crash;
 
 /// <summary>
-/// R1: every call of every canonical scenario is a crash point, and each crash point is crashed
+/// CT1. every call of every canonical scenario is a crash point, and each crash point is crashed
 /// with every damage model (DamageModel) — torn, dropped, reordered and garbage sectors, lost
 /// directory changes. Each resulting disk must recover to the model (O1..O4 in StoreModel.cs).
 /// </summary>

@@ -3,7 +3,7 @@ using Xunit.Abstractions;
 namespace Voron.Tests.Crash;
 
 /// <summary>
-/// R7 for the one damage the journal cannot repair: a data-file sector that the power loss left
+/// CT7. The one damage the journal cannot repair: a data-file sector that the power loss left
 /// holding bytes that were never written (neither the old nor the new contents). Journal records
 /// hold page diffs, so replay rewrites only the bytes a transaction changed; a garbage sector in
 /// unchanged bytes stays. The page checksum must catch it: every such crash state either

@@ -3,7 +3,7 @@ using Xunit.Abstractions;
 namespace Voron.Tests.Crash;
 
 /// <summary>
-/// R1 and R18 for the transaction merger: concurrent callers submit operations through
+/// CT18. CT1 for the transaction merger: concurrent callers submit operations through
 /// ExecuteAsync (merged into shared transactions, with and without async commit, one in five
 /// failing on purpose) while an explicit transaction and a flush cut in. The calls differ from
 /// run to run, so crash point k lands near, not exactly on, the same call; the oracle is the same:

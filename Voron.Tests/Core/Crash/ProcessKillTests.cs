@@ -7,7 +7,7 @@ using Xunit.Abstractions;
 namespace Voron.Tests.Crash;
 
 /// <summary>
-/// R4: a real process on the real file system, killed with SIGKILL. The child
+/// CT4. a real process on the real file system, killed with SIGKILL. The child
 /// (<c>Voron.LoadTests crash-child</c>, Experiments/CrashChild.cs) writes through explicit and
 /// merged transactions with background flushing and prints one line per acknowledged commit;
 /// it is killed at a random moment — often while it opens and recovers the store the previous

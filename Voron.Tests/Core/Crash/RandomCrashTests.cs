@@ -3,7 +3,7 @@ using Xunit.Abstractions;
 namespace Voron.Tests.Crash;
 
 /// <summary>
-/// R3: random workloads (RandomWorkload) crashed at random calls with random damage models.
+/// CT3. random workloads (RandomWorkload) crashed at random calls with random damage models.
 /// Each workload's seed derives from the test's seed, so one failure replays with VORON_SEED.
 /// </summary>
 public sealed class RandomCrashTests(ITestOutputHelper output)

@@ -1,7 +1,7 @@
 namespace Voron.Tests.Crash;
 
 /// <summary>
-/// R3: a random workload from a seed — commits of random puts (small, medium and overflow
+/// CT3: a random workload from a seed — commits of random puts (small, medium and overflow
 /// values), deletes and dropped trees, merged operations, flushes, clean reopens and process
 /// restarts, with a random journal file size; a quarter of them in lazy durability mode. Deterministic for its seed (one caller at a time),
 /// so a crash point replays exactly.

@@ -3,7 +3,7 @@ using Xunit.Abstractions;
 namespace Voron.Tests.Crash;
 
 /// <summary>
-/// R2: a compound crash — the machine loses power again while the store recovers from the first
+/// CT2. a compound crash — the machine loses power again while the store recovers from the first
 /// power loss, at every call recovery makes. Recovering from that must give exactly what an
 /// uninterrupted recovery gives (same transaction, same contents): recovery is idempotent.
 /// </summary>

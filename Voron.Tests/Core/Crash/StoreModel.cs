@@ -11,12 +11,12 @@ namespace Voron.Tests.Crash;
 /// last committed state and both failed; at most one of them reached the journal. After a crash
 /// and recovery to transaction R, the store must:
 /// <list type="number">
-/// <item>O1: lose nothing acknowledged: R &gt;= the last acknowledged transaction;</item>
-/// <item>O2: invent nothing: R is the last acknowledged one, or the one attempted right after it
+/// <item>O1. lose nothing acknowledged: R &gt;= the last acknowledged transaction;</item>
+/// <item>O2. invent nothing: R is the last acknowledged one, or the one attempted right after it
 ///   (the single transaction that can be in flight when the power fails);</item>
-/// <item>O3: show no partial transaction and no hole: its contents equal the base state with
+/// <item>O3. show no partial transaction and no hole: its contents equal the base state with
 ///   every transaction up to R applied in order — for R itself, one of its attempts — exactly;</item>
-/// <item>O4: pass CheckIntegrity and accept a new write (<see cref="CrashVerifier"/>).</item>
+/// <item>O4. pass CheckIntegrity and accept a new write (<see cref="CrashVerifier"/>).</item>
 /// </list>
 /// In <see cref="DurabilityMode.Lazy"/> mode (<see cref="Lazy"/>) an acknowledgement does not
 /// promise durability, so O1 weakens to "R &gt;= the last transaction known durable" (flushed to

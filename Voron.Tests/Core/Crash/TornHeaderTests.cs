@@ -3,7 +3,7 @@ using Xunit.Abstractions;
 namespace Voron.Tests.Crash;
 
 /// <summary>
-/// R5: the header write — the commit point of a flush — torn at every byte: its first n bytes
+/// CT5. the header write — the commit point of a flush — torn at every byte: its first n bytes
 /// new and the rest old, and the reverse, for every n from 0 to 512, for the write that creates
 /// the second header copy and for a later one that overwrites the older copy. Sector atomicity is
 /// not assumed: the store must always open at a state the oracle accepts (a torn copy fails its

@@ -7,7 +7,7 @@ using Xunit.Abstractions;
 namespace Voron.Tests.Faults;
 
 /// <summary>
-/// R6: bit rot. A small store (commits flushed to the data file, more commits only in the
+/// CT6. bit rot. A small store (commits flushed to the data file, more commits only in the
 /// journal, an overflow value, two trees) has one bit flipped — every bit of both header copies,
 /// and a large random sample of bits in the journal records and the data file's pages — and is
 /// then opened, read in full and checked. Each flip must give either a clear

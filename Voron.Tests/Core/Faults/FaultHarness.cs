@@ -4,7 +4,7 @@ namespace Voron.Tests.Faults;
 
 /// <summary>
 /// Runs a crash scenario with one injected I/O failure (and, for a full disk that stays full,
-/// every later growth failing too) and checks what R8 and R9 require:
+/// every later growth failing too) and checks what CT8 and CT9 require:
 /// <list type="number">
 /// <item>the failure surfaces as a clear exception: <see cref="EnvironmentFailedException"/>,
 ///   <see cref="DiskFullException"/> or another <see cref="IOException"/> — nothing else;</item>

@@ -4,7 +4,7 @@ using Xunit.Abstractions;
 namespace Voron.Tests.Faults;
 
 /// <summary>
-/// R9: a failed FlushData (fdatasync) at every flush of every crash scenario — journal records,
+/// CT9. a failed FlushData (fdatasync) at every flush of every crash scenario — journal records,
 /// new journal files, the data file, the header copies — modelled as Linux does it (fsyncgate):
 /// the unsynced data of the file may be lost for good, even though reads still show it and a
 /// later fsync would succeed. The store must stop (fail-stop: nothing more acknowledged, no

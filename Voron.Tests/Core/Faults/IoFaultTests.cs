@@ -4,7 +4,7 @@ using Xunit.Abstractions;
 namespace Voron.Tests.Faults;
 
 /// <summary>
-/// R8: a full disk or an I/O error at every call of every crash scenario — writes (failing
+/// CT8. a full disk or an I/O error at every call of every crash scenario — writes (failing
 /// whole or after some sectors), preallocations, size changes, file creations, renames,
 /// deletions and directory syncs — once, and as a disk that stays full. FaultHarness lists what
 /// must hold. (Failed flushes are FsyncFailureTests.)

@@ -104,7 +104,7 @@ public sealed class OnDiskValidationTests
 
     /// <summary>
     /// What broke: a negative journal position in an intact header copy reached the journal reader,
-    /// which threw ArgumentOutOfRangeException. Fixed by rule H6 of the header file.
+    /// which threw ArgumentOutOfRangeException. Fixed by rule HF6 of the header file.
     /// </summary>
     [Fact]
     public void A_header_copy_with_a_negative_journal_position_is_corruption() =>
@@ -112,7 +112,7 @@ public sealed class OnDiskValidationTests
 
     /// <summary>
     /// Found by review after the soak's fuzzing finding: a header copy whose revision, last synced
-    /// transaction or journal file number is the largest long passed H4/H6, and open incremented
+    /// transaction or journal file number is the largest long passed HF4/HF6, and open incremented
     /// it: the revision wrapped negative (the next open refused the copy it had just written) and
     /// transaction ids and journal file numbers went negative. Those values are now corruption.
     /// </summary>

@@ -220,6 +220,6 @@ public sealed class MalformedDiffTests
         Assert.Equal(path, error.File);
         Assert.Equal(start.Offset, error.Offset);
         Assert.Contains("record tx 2", error.Reason, StringComparison.Ordinal);
-        Assert.Contains("D4", error.Reason, StringComparison.Ordinal);
+        Assert.Contains("PD4", error.Reason, StringComparison.Ordinal);
     }
 }

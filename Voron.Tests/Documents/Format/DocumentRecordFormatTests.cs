@@ -64,13 +64,13 @@ public sealed class DocumentRecordFormatTests
 
     public static TheoryData<string, int, byte> Damage => new()
     {
-        { "R2", 0, 7 },
-        { "R3", 1, 0x80 },
-        { "R3", 3, 1 },
-        { "R4", 2, 0 },
-        { "R5", 4, 0 },
-        { "R6", 19, 0xFF },
-        { "R7", 23, 0x7F },
+        { "DR2", 0, 7 },
+        { "DR3", 1, 0x80 },
+        { "DR3", 3, 1 },
+        { "DR4", 2, 0 },
+        { "DR5", 4, 0 },
+        { "DR6", 19, 0xFF },
+        { "DR7", 23, 0x7F },
     };
 
     [Theory]
@@ -79,7 +79,7 @@ public sealed class DocumentRecordFormatTests
     {
         var record = DocumentRecord.Build(Collection, "{\"a\":1}"u8, 2048);
         DocumentRecord.Stamp(record, 5, 100);
-        if (rule == "R5")
+        if (rule == "DR5")
         {
             BinaryPrimitives.WriteInt64LittleEndian(record.AsSpan(4), 0);
         }

@@ -4,7 +4,7 @@ using static Voron.Tests.Journal.Diff.DiffCheck;
 
 namespace Voron.Tests.Journal.Diff;
 
-/// <summary>Malformed diffs (D1..D5 of the FORMAT block in PageDiff.cs) are refused before anything is written.</summary>
+/// <summary>Malformed diffs (PD1..PD5 of the FORMAT block in PageDiff.cs) are refused before anything is written.</summary>
 public sealed class PageDiffValidationTests
 {
     /// <summary>Builds a diff from (offset, length) headers; a positive length gets that many payload bytes (0xAB).</summary>
@@ -42,31 +42,31 @@ public sealed class PageDiffValidationTests
     {
         var diff = Diff((10, 2)).Concat(new byte[5]).ToArray();
 
-        AssertRefused(diff, "D1", 10);
+        AssertRefused(diff, "PD1", 10);
     }
 
     [Fact]
     public void Apply_throws_D1_when_the_diff_is_shorter_than_one_header()
     {
-        AssertRefused([1, 0, 0], "D1", 0);
+        AssertRefused([1, 0, 0], "PD1", 0);
     }
 
     [Fact]
     public void Apply_throws_D2_when_a_length_is_zero()
     {
-        AssertRefused(Diff((10, 2), (20, 0)), "D2", 10);
+        AssertRefused(Diff((10, 2), (20, 0)), "PD2", 10);
     }
 
     [Fact]
     public void Apply_throws_D3_when_ranges_overlap()
     {
-        AssertRefused(Diff((100, 10), (109, 1)), "D3", 18);
+        AssertRefused(Diff((100, 10), (109, 1)), "PD3", 18);
     }
 
     [Fact]
     public void Apply_throws_D3_when_ranges_decrease()
     {
-        AssertRefused(Diff((100, -10), (50, 1)), "D3", 8);
+        AssertRefused(Diff((100, -10), (50, 1)), "PD3", 8);
     }
 
     [Fact]
@@ -83,31 +83,31 @@ public sealed class PageDiffValidationTests
     [Fact]
     public void Apply_throws_D4_when_the_offset_is_past_the_target()
     {
-        AssertRefused(Diff(((uint)PageSize, 1)), "D4", 0);
+        AssertRefused(Diff(((uint)PageSize, 1)), "PD4", 0);
     }
 
     [Fact]
     public void Apply_throws_D4_when_the_offset_is_the_largest_uint()
     {
-        AssertRefused(Diff((uint.MaxValue, -1)), "D4", 0);
+        AssertRefused(Diff((uint.MaxValue, -1)), "PD4", 0);
     }
 
     [Fact]
     public void Apply_throws_D4_when_new_bytes_run_past_the_end()
     {
-        AssertRefused(Diff((PageSize - 3u, 4)), "D4", 0);
+        AssertRefused(Diff((PageSize - 3u, 4)), "PD4", 0);
     }
 
     [Fact]
     public void Apply_throws_D4_when_zeros_run_past_the_end()
     {
-        AssertRefused(Diff((0, 1), (PageSize - 3u, -4)), "D4", 9);
+        AssertRefused(Diff((0, 1), (PageSize - 3u, -4)), "PD4", 9);
     }
 
     [Fact]
     public void Apply_throws_D4_when_the_length_is_the_smallest_int()
     {
-        AssertRefused(Diff((0, int.MinValue)), "D4", 0);
+        AssertRefused(Diff((0, int.MinValue)), "PD4", 0);
     }
 
     [Fact]
@@ -115,7 +115,7 @@ public sealed class PageDiffValidationTests
     {
         var diff = Diff((0, 1), (8000, 10))[..^3];
 
-        AssertRefused(diff, "D5", 9);
+        AssertRefused(diff, "PD5", 9);
     }
 
     [Fact]
@@ -129,7 +129,7 @@ public sealed class PageDiffValidationTests
 
         var error = Assert.Throws<InvalidDataException>(() => PageDiff.Validate(diff, int.MaxValue));
 
-        Assert.Contains("rule D5 ", error.Message);
+        Assert.Contains("rule PD5 ", error.Message);
     }
 
     [Fact]
