@@ -107,7 +107,7 @@ namespace Voron.Journal;
 // sample of it passes that test: CompressionSampleSlices slices of 16 KiB spread evenly from its
 // start to its end (SampleSlices), each compressed on its own. Incompressible values (random,
 // already compressed) then cost one 64 KiB LZ4 pass instead of a pass over the whole payload.
-// Why these numbers, measured (Voron.LoadTests; README "Measurements"):
+// Why these numbers, measured (Voron.LoadTests; docs/results/2026-11-23.md):
 //   - below ~4 KiB a record is one 4096-byte write either way, so compressing buys no I/O;
 //   - on JSON, LZ4 saves far more than a quarter (the journal experiment's bytes did not move);
 //   - on records of random 1 KiB values (the merge experiment's workload, in a scratch harness),

@@ -10,7 +10,7 @@ namespace Voron.Documents.Querying;
 /// (the wider one, here double) and never the constant to the member's type.
 /// </summary>
 /// <remarks>
-/// Numeric rules (README "Promises and limits"):
+/// Numeric rules (docs/documents.md "Promises and limits"):
 /// <list type="number">
 /// <item>NC1. the comparison type T is the type both sides of the C# expression have (its
 /// binary numeric promotion); only implicit numeric conversions may sit between the member and

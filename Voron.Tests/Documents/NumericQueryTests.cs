@@ -330,7 +330,7 @@ public sealed class NumericQueryTests(ITestOutputHelper output)
         _ => random.Next(-40, 40),
     };
 
-    // Decimals of at most 15 significant digits: index keys hold numbers as doubles (README).
+    // Decimals of at most 15 significant digits: index keys hold numbers as doubles (docs/documents.md).
     private static decimal RandomDecimal(Random random) => random.Next(5) switch
     {
         0 => Pick(random, 0m, -1m, 0.1m, 123456789012.345m, -999999999999999m, 4_294_967_296.5m),
