@@ -1,6 +1,6 @@
 using System.Text;
 
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Core.Crash;
 
 /// <summary>One change a transaction makes, applied to the store and to the model alike.</summary>
 internal abstract record Change(string Tree)

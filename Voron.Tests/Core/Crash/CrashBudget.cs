@@ -1,7 +1,7 @@
 using System.Globalization;
 using Xunit.Abstractions;
 
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Core.Crash;
 
 /// <summary>
 /// How many crash states and process kills a run checks. The default fits the CI budget;

@@ -1,6 +1,6 @@
 using Voron.Platform;
 
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Core.Crash;
 
 /// <summary>An open file of a <see cref="CrashFileSystem"/>: reads and mappings go to the current
 /// bytes; every change goes through the simulator, which counts it and tracks its durability.</summary>

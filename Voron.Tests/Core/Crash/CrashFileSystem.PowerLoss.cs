@@ -1,6 +1,6 @@
 using Voron.Platform;
 
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Core.Crash;
 
 /// <summary>Building the disk a power loss leaves (see the notes in CrashFileSystem.cs).</summary>
 internal sealed partial class CrashFileSystem

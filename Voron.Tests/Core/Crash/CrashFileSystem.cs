@@ -1,7 +1,7 @@
 using Voron.Platform;
 using Voron.Platform.Memory;
 
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Core.Crash;
 
 // The crash simulator: a file system that knows, at every instant, what a power loss would leave
 // on the disk.

@@ -1,4 +1,4 @@
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Core.Crash;
 
 /// <summary>Runs a scenario to a crash point and checks the disk a power loss leaves.</summary>
 internal static class CrashHarness

@@ -1,4 +1,4 @@
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Core.Crash;
 
 /// <summary>
 /// One run of a scenario: a store in <see cref="Directory"/> over a <see cref="CrashFileSystem"/>,

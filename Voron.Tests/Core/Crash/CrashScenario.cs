@@ -1,4 +1,4 @@
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Core.Crash;
 
 /// <summary>
 /// A workload to crash: <see cref="Run"/> opens the store through the <see cref="CrashRun"/> and

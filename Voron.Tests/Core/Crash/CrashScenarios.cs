@@ -1,4 +1,4 @@
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Core.Crash;
 
 /// <summary>
 /// The canonical scenarios whose every call is a crash point. Each one exercises a part of the

@@ -1,6 +1,6 @@
 using System.Text;
 
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Core.Crash;
 
 /// <summary>Opens a store after a crash and checks it against the model (O1..O4 in StoreModel.cs).</summary>
 internal static class CrashVerifier

@@ -1,4 +1,4 @@
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Core.Crash;
 
 /// <summary>
 /// A change to the entries of <see cref="Directory"/>, durable only after SyncDirectory of that

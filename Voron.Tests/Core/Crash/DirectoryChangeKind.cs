@@ -1,4 +1,4 @@
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Core.Crash;
 
 /// <summary>The kinds of <see cref="DirectoryChange"/>.</summary>
 internal enum DirectoryChangeKind

@@ -1,6 +1,6 @@
 using Xunit.Abstractions;
 
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Core.Crash;
 
 /// <summary>
 /// R1: every call of every canonical scenario is a crash point, and each crash point is crashed

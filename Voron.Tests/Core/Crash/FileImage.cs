@@ -1,4 +1,4 @@
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Core.Crash;
 
 /// <summary>
 /// The bytes of a file as a disk would hold them: a length, and the written prefix of the bytes

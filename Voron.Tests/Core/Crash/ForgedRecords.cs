@@ -1,6 +1,6 @@
 using System.Buffers.Binary;
 
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Core.Crash;
 
 /// <summary>Values crafted to pass for journal records (issue 17, defect 3): ForgedRecordTests and the "forged values" crash scenario store them.</summary>
 internal static class ForgedRecords

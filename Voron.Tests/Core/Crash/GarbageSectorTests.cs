@@ -1,6 +1,6 @@
 using Xunit.Abstractions;
 
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Core.Crash;
 
 /// <summary>
 /// R7 for the one damage the journal cannot repair: a data-file sector that the power loss left

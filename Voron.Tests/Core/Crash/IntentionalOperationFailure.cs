@@ -1,4 +1,4 @@
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Core.Crash;
 
 /// <summary>Thrown by a merged operation that a scenario makes fail on purpose.</summary>
 internal sealed class IntentionalOperationFailure : Exception

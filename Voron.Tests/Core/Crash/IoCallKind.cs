@@ -1,4 +1,4 @@
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Core.Crash;
 
 /// <summary>The mutating file-system calls the crash simulator counts (reads, listings and locks are not counted).</summary>
 internal enum IoCallKind

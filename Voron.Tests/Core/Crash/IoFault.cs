@@ -1,4 +1,4 @@
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Core.Crash;
 
 /// <summary>A failure the crash simulator injects into one call (it returns an error; the machine keeps running).</summary>
 internal enum IoFault

@@ -1,6 +1,6 @@
 using Xunit.Abstractions;
 
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Core.Crash;
 
 /// <summary>
 /// What happens on a disk that breaks the default recovery's hardware assumption — a power loss

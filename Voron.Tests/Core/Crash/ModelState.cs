@@ -1,6 +1,6 @@
 using System.Text;
 
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Core.Crash;
 
 /// <summary>The expected contents of a store: trees by name, keys (UTF-8, compared ordinally as the store does) to values.</summary>
 internal sealed class ModelState

@@ -1,4 +1,4 @@
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Core.Crash;
 
 /// <summary>
 /// The crash tests can fail: a disk that breaks the contract the engine relies on, or a model

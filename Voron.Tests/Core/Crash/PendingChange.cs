@@ -1,4 +1,4 @@
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Core.Crash;
 
 /// <summary>
 /// A change to a file made since its last FlushData: durable only once a FlushData returns (F1,

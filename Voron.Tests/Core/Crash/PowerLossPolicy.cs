@@ -1,4 +1,4 @@
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Core.Crash;
 
 /// <summary>
 /// Decides, for one power loss, the fate of every unsynced change: a <see cref="DamageModel"/>

@@ -4,7 +4,7 @@ using System.Text.RegularExpressions;
 using Voron.LoadTests.Experiments;
 using Xunit.Abstractions;
 
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Core.Crash;
 
 /// <summary>
 /// R4: a real process on the real file system, killed with SIGKILL. The child

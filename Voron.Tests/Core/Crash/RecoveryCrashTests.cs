@@ -1,6 +1,6 @@
 using Xunit.Abstractions;
 
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Core.Crash;
 
 /// <summary>
 /// R2: a compound crash — the machine loses power again while the store recovers from the first

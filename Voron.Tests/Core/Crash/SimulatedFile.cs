@@ -1,4 +1,4 @@
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Core.Crash;
 
 /// <summary>
 /// The crash simulator's model of one file (an inode, whatever names it has): the bytes a disk

@@ -1,4 +1,4 @@
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Core.Crash;
 
 /// <summary>
 /// Thrown by the crash simulator from the call at the crash point and from every mutating call

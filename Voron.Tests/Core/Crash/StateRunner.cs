@@ -1,6 +1,6 @@
 using System.Diagnostics;
 
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Core.Crash;
 
 /// <summary>
 /// Checks many crash states in parallel on dedicated threads (the thread pool stays free for the

@@ -1,6 +1,6 @@
 using Xunit.Abstractions;
 
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Core.Crash;
 
 /// <summary>
 /// R5: the header write — the commit point of a flush — torn at every byte: its first n bytes

@@ -1,4 +1,4 @@
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Core.Crash;
 
 /// <summary>What a power loss does to one unsynced write: it reached the disk whole, not at all, or in part.</summary>
 internal enum WriteFate

@@ -1,4 +1,4 @@
-namespace Voron.Tests.Engine;
+namespace Voron.Tests.Core.Engine;
 
 /// <summary>
 /// What the README's Voron.Core section promises, checked on an in-memory store. The quick start itself

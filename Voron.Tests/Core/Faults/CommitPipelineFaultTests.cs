@@ -1,9 +1,9 @@
 using Voron.Flushing;
-using Voron.Tests.Crash;
+using Voron.Tests.Core.Crash;
 using Voron.Transactions;
 using Xunit.Abstractions;
 
-namespace Voron.Tests.Faults;
+namespace Voron.Tests.Core.Faults;
 
 /// <summary>
 /// C5 and FL6 with the crash oracle: an exception of every kind — not only I/O errors:

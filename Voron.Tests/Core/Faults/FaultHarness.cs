@@ -1,6 +1,6 @@
-using Voron.Tests.Crash;
+using Voron.Tests.Core.Crash;
 
-namespace Voron.Tests.Faults;
+namespace Voron.Tests.Core.Faults;
 
 /// <summary>
 /// Runs a crash scenario with one injected I/O failure (and, for a full disk that stays full,

@@ -1,7 +1,7 @@
-using Voron.Tests.Crash;
+using Voron.Tests.Core.Crash;
 using Xunit.Abstractions;
 
-namespace Voron.Tests.Faults;
+namespace Voron.Tests.Core.Faults;
 
 /// <summary>
 /// R9: a failed FlushData (fdatasync) at every flush of every crash scenario — journal records,

@@ -3,10 +3,10 @@ using Voron.Journal;
 using Voron.Paging;
 using Voron.Platform;
 using Voron.Platform.Memory;
-using Voron.Tests.Crash;
-using Voron.Tests.Journal;
+using Voron.Tests.Core.Crash;
+using Voron.Tests.Core.Journal;
 
-namespace Voron.Tests.Faults;
+namespace Voron.Tests.Core.Faults;
 
 /// <summary>
 /// The store OnDiskFuzzTests mutates: several trees with branch pages, overflow values, deleted

@@ -1,7 +1,7 @@
-using Voron.Tests.Crash;
+using Voron.Tests.Core.Crash;
 using Xunit.Abstractions;
 
-namespace Voron.Tests.Faults;
+namespace Voron.Tests.Core.Faults;
 
 /// <summary>
 /// R8: a full disk or an I/O error at every call of every crash scenario — writes (failing

@@ -1,6 +1,6 @@
 using System.Buffers.Binary;
 
-namespace Voron.Tests.Faults;
+namespace Voron.Tests.Core.Faults;
 
 /// <summary>
 /// Random mutations of on-disk bytes for the fuzz tests: bit flips, random bytes, boundary

@@ -1,6 +1,6 @@
 using Voron.Platform;
 
-namespace Voron.Tests.Journal;
+namespace Voron.Tests.Core.Journal;
 
 /// <summary>One file of a <see cref="RecordingFileSystem"/>: logs writes, flushes and size changes.</summary>
 internal sealed class RecordingFile(RecordingFileSystem owner, IStorageFile inner) : IStorageFile

@@ -3,7 +3,7 @@ using Voron.Header;
 using Voron.Journal;
 using Voron.Platform;
 
-namespace Voron.Tests.Journal;
+namespace Voron.Tests.Core.Journal;
 
 /// <summary>Reads and edits the journal records of a store on a file system, as a (hypothetical) writer of that store would write them.</summary>
 internal static class StoredRecords

@@ -2,7 +2,7 @@ using Voron.Platform;
 using Voron.Platform.Portable;
 using Voron.Platform.Posix;
 
-namespace Voron.Tests.Platform;
+namespace Voron.Tests.Core.Platform;
 
 /// <summary>
 /// The <see cref="IFileSystem"/> contract on both real file systems: the POSIX fast path (Linux

@@ -1,6 +1,6 @@
 using Voron.Documents;
 using Voron.Platform.Memory;
-using Voron.Tests.Crash;
+using Voron.Tests.Core.Crash;
 using Xunit.Abstractions;
 
 namespace Voron.Tests.Documents.Properties;

@@ -4,10 +4,11 @@ using System.Text.RegularExpressions;
 using Microsoft.Data.Sqlite;
 using Voron.LoadTests.Experiments;
 using Voron.SqliteVfs;
+using Voron.Tests.Core.Crash;
 using Voron.Tests.Sql;
 using Xunit.Abstractions;
 
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Sql.Crash;
 
 /// <summary>
 /// The SIGKILL loop of ProcessKillTests for SQL: a child process (<c>Voron.LoadTests crash-child
