@@ -1,4 +1,5 @@
 using System.Text;
+using Voron.Testing.Crash;
 using Voron.Tests.Core.Engine;
 
 namespace Voron.Tests.Core.Crash;

@@ -1,4 +1,5 @@
 using Voron.Flushing;
+using Voron.Testing.Crash;
 using Voron.Transactions;
 
 namespace Voron.Tests.Core.Crash;

@@ -1,5 +1,6 @@
 using Voron.Platform;
-using Voron.Tests.Core.Faults;
+using Voron.Testing.Crash;
+using Voron.Testing.Faults;
 using Xunit.Abstractions;
 
 namespace Voron.Tests.Core.Crash;

@@ -1,6 +1,7 @@
 using Voron.Header;
 using Voron.Journal;
 using Voron.Platform;
+using Voron.Testing.Crash;
 using Xunit.Abstractions;
 
 namespace Voron.Tests.Core.Crash;

@@ -1,3 +1,5 @@
+using Voron.Testing.Crash;
+
 namespace Voron.Tests.Core.Crash;
 
 /// <summary>

@@ -1,3 +1,4 @@
+using Voron.Testing.Crash;
 using Xunit.Abstractions;
 
 namespace Voron.Tests.Core.Crash;

@@ -1,5 +1,6 @@
 using System.Buffers.Binary;
 using Voron.Flushing;
+using Voron.Testing.Crash;
 using Voron.Tests.Core.Engine;
 using Xunit.Abstractions;
 

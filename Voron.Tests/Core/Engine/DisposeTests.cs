@@ -1,4 +1,3 @@
-using Voron.Tests.Core.Journal;
 using Voron.Transactions;
 
 namespace Voron.Tests.Core.Engine;

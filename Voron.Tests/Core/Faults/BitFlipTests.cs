@@ -1,6 +1,6 @@
 using Voron.Platform;
 using Voron.Platform.Memory;
-using Voron.Tests.Core.Crash;
+using Voron.Testing.Crash;
 using Voron.Tests.Core.Engine;
 using Xunit.Abstractions;
 

@@ -1,5 +1,6 @@
 using Voron.Flushing;
-using Voron.Tests.Core.Crash;
+using Voron.Testing.Crash;
+using Voron.Testing.Faults;
 using Voron.Transactions;
 using Xunit.Abstractions;
 

@@ -1,4 +1,5 @@
-using Voron.Tests.Core.Crash;
+using Voron.Testing.Crash;
+using Voron.Testing.Faults;
 using Xunit.Abstractions;
 
 namespace Voron.Tests.Core.Faults;

@@ -5,8 +5,8 @@ using Voron.Journal.Diff;
 using Voron.Paging;
 using Voron.Platform;
 using Voron.Platform.Memory;
-using Voron.Tests.Core.Crash;
-using Voron.Tests.Core.Journal;
+using Voron.Testing.Crash;
+using Voron.Testing.Faults;
 using Xunit.Abstractions;
 
 namespace Voron.Tests.Core.Faults;

@@ -1,7 +1,7 @@
 using System.Diagnostics;
 using System.Text;
 using Voron.Platform;
-using Voron.Tests.Core.Crash;
+using Voron.Testing.Crash;
 using Xunit.Abstractions;
 
 namespace Voron.Tests.Core.Hardening;

@@ -1,5 +1,5 @@
 using System.Text;
-using Voron.Tests.Core.Crash;
+using Voron.Testing.Crash;
 using Voron.Tests.Core.Engine;
 
 namespace Voron.Tests.Core.Hardening;

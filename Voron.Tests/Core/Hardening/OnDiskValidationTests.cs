@@ -5,8 +5,8 @@ using Voron.Journal;
 using Voron.Paging;
 using Voron.Platform;
 using Voron.Platform.Memory;
+using Voron.Testing.Journal;
 using Voron.Tests.Core.Engine;
-using Voron.Tests.Core.Journal;
 
 namespace Voron.Tests.Core.Hardening;
 

@@ -1,5 +1,5 @@
 using Voron.Platform;
-using Voron.Tests.Core.Crash;
+using Voron.Testing.Crash;
 
 namespace Voron.Tests.Core.Platform;
 

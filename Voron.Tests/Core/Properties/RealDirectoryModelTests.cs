@@ -1,4 +1,4 @@
-using Voron.Tests.Core.Crash;
+using Voron.Testing.Crash;
 using Voron.Tests.Core.Platform;
 using Xunit.Abstractions;
 

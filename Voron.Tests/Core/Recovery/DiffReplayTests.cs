@@ -1,6 +1,7 @@
 using System.Text;
 using Voron.Platform;
 using Voron.Platform.Memory;
+using Voron.Testing.Journal;
 using Voron.Tests.Core.Engine;
 using Xunit.Abstractions;
 
@@ -195,7 +196,7 @@ public sealed class MalformedDiffTests
         env.CloseWithoutFlush();
         var path = Voron.Journal.JournalFiles.PathOf("/store/journal", start.FileNumber);
         var rewritten = false;
-        Voron.Tests.Core.Journal.StoredRecords.Edit(fs, start, body =>
+        Voron.Testing.Journal.StoredRecords.Edit(fs, start, body =>
         {
             var payloadSize = (int)BitConverter.ToInt64(body[Voron.Journal.JournalRecord.StoredPayloadSizeOffset..]);
             var payload = body.Slice(Voron.Journal.JournalRecord.HeaderSize, payloadSize);

@@ -1,6 +1,6 @@
 using System.Text.Json;
 using Voron.Documents;
-using Voron.Tests.Core.Crash;
+using Voron.Testing.Crash;
 
 namespace Voron.Tests.Documents.Crash;
 

@@ -1,7 +1,7 @@
 using System.Collections.Concurrent;
 using Microsoft.Data.Sqlite;
 using Voron.SqliteVfs;
-using Voron.Tests.Core.Crash;
+using Voron.Testing.Crash;
 using Voron.Tests.Sql;
 
 namespace Voron.Tests.Sql.Crash;

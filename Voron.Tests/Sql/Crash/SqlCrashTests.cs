@@ -1,4 +1,4 @@
-using Voron.Tests.Core.Crash;
+using Voron.Testing.Crash;
 using Xunit.Abstractions;
 
 namespace Voron.Tests.Sql.Crash;
