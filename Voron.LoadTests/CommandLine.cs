@@ -80,7 +80,6 @@ internal static class CommandLine
         list.Aliases.Add("help");
         list.SetAction(result => PrintList(result.InvocationConfiguration.Output));
         root.Subcommands.Add(list);
-        root.Subcommands.Add(CrashChildCommand());
         root.Subcommands.Add(SyscallsChildCommand());
         return root;
     }
@@ -128,36 +127,6 @@ internal static class CommandLine
         command.Arguments.Add(commits);
         command.SetAction((result, _) => SyscallsChild.RunAsync(
             result.GetValue(mode)!, result.GetValue(directory)!, result.GetValue(commits), result.InvocationConfiguration.Output));
-        return command;
-    }
-
-    /// <summary>
-    /// Hidden: <c>crash-child &lt;dir&gt; &lt;seed&gt; &lt;run&gt; [lazy|sql|portable|portable-lazy]</c>, the child process of Voron.Tests'
-    /// ProcessKillTests and SqlProcessKillTests (Experiments/CrashChild.cs, SqlCrashChild.cs), not an experiment.
-    /// </summary>
-    private static Command CrashChildCommand()
-    {
-        var directory = new Argument<string>("dir") { Description = "the store's directory" };
-        var seed = new Argument<int>("seed") { Description = "the seed of the values" };
-        var run = new Argument<int>("run") { Description = "the run number, part of every key" };
-        var mode = new Argument<string?>("mode")
-        {
-            Description = "lazy: lazy durability mode; sql: SQL through the SQLite VFS; portable, portable-lazy: the same on the portable file system",
-            Arity = ArgumentArity.ZeroOrOne,
-        };
-        mode.AcceptOnlyFromAmong(CrashChild.Lazy, CrashChild.Sql, CrashChild.Portable, CrashChild.PortableLazy);
-        var command = new Command(CrashChild.Command, "the child process of the process-kill tests") { Hidden = true };
-        command.Arguments.Add(directory);
-        command.Arguments.Add(seed);
-        command.Arguments.Add(run);
-        command.Arguments.Add(mode);
-        command.SetAction((result, _) => result.GetValue(mode) == CrashChild.Sql
-            ? Task.FromResult(SqlCrashChild.Run(result.GetValue(directory)!, result.GetValue(seed), result.GetValue(run), result.InvocationConfiguration.Output))
-            : CrashChild.RunAsync(
-                result.GetValue(directory)!, result.GetValue(seed), result.GetValue(run),
-                lazy: result.GetValue(mode) is CrashChild.Lazy or CrashChild.PortableLazy,
-                result.InvocationConfiguration.Output,
-                portable: result.GetValue(mode) is CrashChild.Portable or CrashChild.PortableLazy));
         return command;
     }
 }

@@ -66,30 +66,12 @@ internal sealed class JournalPayloadCapture : IFileSystem
     public IDisposable LockExclusive(string path) => _inner.LockExclusive(path);
 
     /// <summary>One file of a <see cref="JournalPayloadCapture"/>: shows every single-buffer write to its owner.</summary>
-    private sealed class CapturingFile(JournalPayloadCapture owner, IStorageFile inner) : IStorageFile
+    private sealed class CapturingFile(JournalPayloadCapture owner, IStorageFile inner) : DelegatingStorageFile(inner)
     {
-        public string Path => inner.Path;
-
-        public long Length => inner.Length;
-
-        public int Read(long offset, Span<byte> destination) => inner.Read(offset, destination);
-
-        public void Write(long offset, ReadOnlySpan<byte> source)
+        public override void Write(long offset, ReadOnlySpan<byte> source)
         {
             owner.Inspect(Path, source);
-            inner.Write(offset, source);
+            Inner.Write(offset, source);
         }
-
-        public void Write(long offset, IReadOnlyList<ReadOnlyMemory<byte>> buffers) => inner.Write(offset, buffers);
-
-        public void FlushData() => inner.FlushData();
-
-        public void Preallocate(long length) => inner.Preallocate(length);
-
-        public void SetLength(long length) => inner.SetLength(length);
-
-        public IMappedRegion MapReadOnly(long reserveLength) => inner.MapReadOnly(reserveLength);
-
-        public void Dispose() => inner.Dispose();
     }
 }

@@ -7,8 +7,8 @@ using System.Text.Json;
 using DocumentsApi;
 using Microsoft.Extensions.DependencyInjection;
 using Voron.Documents.AspNetCore;
-using Voron.Tests.Engine;
-using Voron.Tests.Journal;
+using Voron.Tests.Core.Engine;
+using Voron.Tests.Core.Journal;
 
 namespace Voron.Tests.AspNetCore;
 

@@ -115,30 +115,12 @@ internal sealed class GatedFileSystem : IFileSystem
 
     public IDisposable LockExclusive(string path) => _inner.LockExclusive(path);
 
-    private sealed class GatedFile(IStorageFile inner, GatedFileSystem gate) : IStorageFile
+    private sealed class GatedFile(IStorageFile inner, GatedFileSystem gate) : DelegatingStorageFile(inner)
     {
-        public string Path => inner.Path;
-
-        public long Length => inner.Length;
-
-        public int Read(long offset, Span<byte> destination) => inner.Read(offset, destination);
-
-        public void Write(long offset, ReadOnlySpan<byte> source) => inner.Write(offset, source);
-
-        public void Write(long offset, IReadOnlyList<ReadOnlyMemory<byte>> buffers) => inner.Write(offset, buffers);
-
-        public void FlushData()
+        public override void FlushData()
         {
             gate.Gate();
-            inner.FlushData();
+            Inner.FlushData();
         }
-
-        public void Preallocate(long length) => inner.Preallocate(length);
-
-        public void SetLength(long length) => inner.SetLength(length);
-
-        public IMappedRegion MapReadOnly(long reserveLength) => inner.MapReadOnly(reserveLength);
-
-        public void Dispose() => inner.Dispose();
     }
 }

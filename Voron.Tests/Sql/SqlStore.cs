@@ -2,7 +2,7 @@ using Microsoft.Data.Sqlite;
 using Voron.Platform;
 using Voron.Platform.Memory;
 using Voron.SqliteVfs;
-using Voron.Tests.Engine;
+using Voron.Tests.Core.Engine;
 
 namespace Voron.Tests.Sql;
 

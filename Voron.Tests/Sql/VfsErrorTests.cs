@@ -1,7 +1,7 @@
 using Microsoft.Data.Sqlite;
 using Voron.PageFiles;
 using Voron.SqliteVfs;
-using Voron.Tests.Crash;
+using Voron.Testing.Crash;
 
 namespace Voron.Tests.Sql;
 

@@ -1,7 +1,7 @@
 using Voron.Allocation;
 using Voron.Allocation.Policies;
 
-namespace Voron.Tests.Allocation;
+namespace Voron.Tests.Core.Allocation;
 
 /// <summary>An in-memory free-page map for policy tests: one bool per page, counts per section.</summary>
 internal sealed class FakeSectionView : ISectionView

@@ -1,8 +1,8 @@
 using System.Diagnostics.Metrics;
 using Voron.Diagnostics;
-using Voron.Tests.Engine;
+using Voron.Tests.Core.Engine;
 
-namespace Voron.Tests.Allocation;
+namespace Voron.Tests.Core.Allocation;
 
 public sealed class FlushStatisticsTests
 {

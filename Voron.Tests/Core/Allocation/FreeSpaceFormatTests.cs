@@ -2,10 +2,10 @@ using Voron.Allocation;
 using Voron.Paging;
 using Voron.Platform;
 using Voron.Platform.Memory;
-using Voron.Tests.Engine;
+using Voron.Tests.Core.Engine;
 using static Voron.Allocation.FreeSpaceFormat;
 
-namespace Voron.Tests.Allocation;
+namespace Voron.Tests.Core.Allocation;
 
 public sealed class FreeSpaceFormatTests
 {

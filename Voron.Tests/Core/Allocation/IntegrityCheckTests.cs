@@ -1,7 +1,7 @@
 using Voron.Allocation;
-using Voron.Tests.Engine;
+using Voron.Tests.Core.Engine;
 
-namespace Voron.Tests.Allocation;
+namespace Voron.Tests.Core.Allocation;
 
 public sealed class IntegrityCheckTests
 {

@@ -1,7 +1,7 @@
 using Voron.Allocation;
 using Voron.Allocation.Policies;
 
-namespace Voron.Tests.Allocation;
+namespace Voron.Tests.Core.Allocation;
 
 public sealed class SectionAllocationPolicyTests
 {

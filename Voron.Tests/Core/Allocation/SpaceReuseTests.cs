@@ -1,7 +1,7 @@
-using Voron.Tests.Engine;
+using Voron.Tests.Core.Engine;
 using Xunit.Abstractions;
 
-namespace Voron.Tests.Allocation;
+namespace Voron.Tests.Core.Allocation;
 
 public sealed class SpaceReuseTests(ITestOutputHelper output)
 {

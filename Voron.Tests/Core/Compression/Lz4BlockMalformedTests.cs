@@ -1,7 +1,7 @@
 using Voron.Compression;
 using Xunit.Abstractions;
 
-namespace Voron.Tests.Compression;
+namespace Voron.Tests.Core.Compression;
 
 /// <summary>
 /// Decompress reads bytes from disk: a block that does not decode (LB1 in Lz4Block.cs) throws

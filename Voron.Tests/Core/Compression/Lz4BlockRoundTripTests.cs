@@ -2,7 +2,7 @@ using System.Text;
 using Voron.Compression;
 using Xunit.Abstractions;
 
-namespace Voron.Tests.Compression;
+namespace Voron.Tests.Core.Compression;
 
 /// <summary>
 /// Compress then Decompress gives back the input, for every input shape a journal payload can

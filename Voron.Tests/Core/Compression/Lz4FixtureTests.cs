@@ -2,7 +2,7 @@ using System.Globalization;
 using System.Security.Cryptography;
 using Voron.Compression;
 
-namespace Voron.Tests.Compression;
+namespace Voron.Tests.Core.Compression;
 
 /// <summary>
 /// Journal records written before the engine moved to K4os.Compression.LZ4 hold blocks that

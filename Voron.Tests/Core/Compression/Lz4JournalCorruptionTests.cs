@@ -5,7 +5,7 @@ using Voron.Platform;
 using Voron.Platform.Memory;
 using Xunit.Abstractions;
 
-namespace Voron.Tests.Compression;
+namespace Voron.Tests.Core.Compression;
 
 /// <summary>
 /// A compressed journal record whose stored bytes were damaged and then checksummed again (header

@@ -1,4 +1,4 @@
-namespace Voron.Tests.Compression;
+namespace Voron.Tests.Core.Compression;
 
 /// <summary>
 /// Writes LZ4 blocks sequence by sequence, so tests can build exactly the block they mean —

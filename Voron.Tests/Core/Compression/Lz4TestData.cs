@@ -1,6 +1,6 @@
 using System.Text;
 
-namespace Voron.Tests.Compression;
+namespace Voron.Tests.Core.Compression;
 
 /// <summary>
 /// Inputs of the shapes a journal payload has: JSON documents, sparse 8 KiB pages, runs, random

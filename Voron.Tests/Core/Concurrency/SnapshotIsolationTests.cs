@@ -1,7 +1,7 @@
 using System.Buffers.Binary;
 using Xunit.Abstractions;
 
-namespace Voron.Tests.Concurrency;
+namespace Voron.Tests.Core.Concurrency;
 
 public sealed class SnapshotIsolationTests(ITestOutputHelper output)
 {

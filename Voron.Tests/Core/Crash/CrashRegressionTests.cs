@@ -1,7 +1,8 @@
 using System.Text;
-using Voron.Tests.Engine;
+using Voron.Testing.Crash;
+using Voron.Tests.Core.Engine;
 
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Core.Crash;
 
 /// <summary>
 /// CT20. one deterministic test per bug the crash tests found, named for the behaviour that must

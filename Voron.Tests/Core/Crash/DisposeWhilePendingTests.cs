@@ -1,6 +1,7 @@
+using Voron.Testing.Crash;
 using Xunit.Abstractions;
 
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Core.Crash;
 
 /// <summary>
 /// LC1..LC6 (StorageEnvironment.cs) with the crash oracle: the store is disposed at a random moment

@@ -1,6 +1,7 @@
+using Voron.Testing.Crash;
 using Xunit.Abstractions;
 
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Core.Crash;
 
 /// <summary>
 /// CT1. every call of every canonical scenario is a crash point, and each crash point is crashed

@@ -1,7 +1,8 @@
 using Voron.Flushing;
+using Voron.Testing.Crash;
 using Voron.Transactions;
 
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Core.Crash;
 
 /// <summary>
 /// A flush that fixes its horizon while a commit is between its steps (FL9 in

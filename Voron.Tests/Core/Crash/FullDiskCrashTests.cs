@@ -1,8 +1,9 @@
 using Voron.Platform;
-using Voron.Tests.Faults;
+using Voron.Testing.Crash;
+using Voron.Testing.Faults;
 using Xunit.Abstractions;
 
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Core.Crash;
 
 /// <summary>
 /// Issue 17's class "a full disk followed by freed space", on a simulated disk of a given size

@@ -1,9 +1,10 @@
 using Voron.Header;
 using Voron.Journal;
 using Voron.Platform;
+using Voron.Testing.Crash;
 using Xunit.Abstractions;
 
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Core.Crash;
 
 /// <summary>
 /// Issue 17's classes "damage to the last record (torn vs rotted, told apart)" and "lazy-mode bit

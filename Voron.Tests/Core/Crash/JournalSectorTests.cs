@@ -1,6 +1,7 @@
+using Voron.Testing.Crash;
 using Xunit.Abstractions;
 
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Core.Crash;
 
 /// <summary>
 /// What happens on a disk that breaks the default recovery's hardware assumption — a power loss

@@ -1,6 +1,7 @@
+using Voron.Testing.Crash;
 using Xunit.Abstractions;
 
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Core.Crash;
 
 /// <summary>
 /// CT18. CT1 for the transaction merger: concurrent callers submit operations through

@@ -1,4 +1,6 @@
-namespace Voron.Tests.Crash;
+using Voron.Testing.Crash;
+
+namespace Voron.Tests.Core.Crash;
 
 /// <summary>
 /// The crash tests can fail: a disk that breaks the contract the engine relies on, or a model

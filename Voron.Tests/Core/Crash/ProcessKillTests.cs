@@ -1,14 +1,15 @@
 using System.Collections.Concurrent;
 using System.Diagnostics;
 using System.Text.RegularExpressions;
-using Voron.LoadTests.Experiments;
+using Voron.Testing.Crash;
+using Voron.Testing.Processes;
 using Xunit.Abstractions;
 
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Core.Crash;
 
 /// <summary>
 /// CT4. a real process on the real file system, killed with SIGKILL. The child
-/// (<c>Voron.LoadTests crash-child</c>, Experiments/CrashChild.cs) writes through explicit and
+/// (<c>Voron.Testing.Processes crash-child</c>, Voron.Testing.Processes/CrashChild.cs) writes through explicit and
 /// merged transactions with background flushing and prints one line per acknowledged commit;
 /// it is killed at a random moment — often while it opens and recovers the store the previous
 /// child left — and the store is then checked: every key ever acknowledged, in any run, is
@@ -152,7 +153,7 @@ public sealed partial class ProcessKillTests(ITestOutputHelper output)
             RedirectStandardError = true,
             UseShellExecute = false,
         };
-        child.ArgumentList.Add(Path.Combine(AppContext.BaseDirectory, "Voron.LoadTests.dll"));
+        child.ArgumentList.Add(Path.Combine(AppContext.BaseDirectory, "Voron.Testing.Processes.dll"));
         child.ArgumentList.Add(CrashChild.Command);
         child.ArgumentList.Add(directory);
         child.ArgumentList.Add(seed.ToString(System.Globalization.CultureInfo.InvariantCulture));

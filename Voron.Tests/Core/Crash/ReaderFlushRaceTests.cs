@@ -1,9 +1,10 @@
 using System.Buffers.Binary;
 using Voron.Flushing;
-using Voron.Tests.Engine;
+using Voron.Testing.Crash;
+using Voron.Tests.Core.Engine;
 using Xunit.Abstractions;
 
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Core.Crash;
 
 /// <summary>
 /// A reader racing a flush at every point of the flush (FL1 in Flushing/DataFileFlusher.cs,

@@ -1,6 +1,7 @@
+using Voron.Testing.Crash;
 using Xunit.Abstractions;
 
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Core.Crash;
 
 /// <summary>
 /// CT5. the header write — the commit point of a flush — torn at every byte: its first n bytes

@@ -1,7 +1,6 @@
-using Voron.Tests.Journal;
 using Voron.Transactions;
 
-namespace Voron.Tests.Engine;
+namespace Voron.Tests.Core.Engine;
 
 /// <summary>LC1..LC6 in StorageEnvironment.cs: Dispose never hangs, and completes or fails what is pending deterministically.</summary>
 public sealed class DisposeTests

@@ -1,4 +1,4 @@
-namespace Voron.Tests.Engine;
+namespace Voron.Tests.Core.Engine;
 
 /// <summary>
 /// What the Voron.Core quick start (README.md) and guide (docs/core.md) promise, checked on an in-memory

@@ -2,7 +2,7 @@ using System.Text;
 using Voron.Header;
 using Voron.Platform;
 
-namespace Voron.Tests.Engine;
+namespace Voron.Tests.Core.Engine;
 
 public sealed class StorageEnvironmentTests : IDisposable
 {

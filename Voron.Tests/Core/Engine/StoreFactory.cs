@@ -1,6 +1,6 @@
 using Voron.Platform.Memory;
 
-namespace Voron.Tests.Engine;
+namespace Voron.Tests.Core.Engine;
 
 /// <summary>Opens stores for tests.</summary>
 internal static class StoreFactory

@@ -1,4 +1,4 @@
-namespace Voron.Tests.Engine;
+namespace Voron.Tests.Core.Engine;
 
 /// <summary>T7: an explicit write transaction is done once Commit was called, whatever its outcome.</summary>
 public sealed class TransactionLifetimeTests

@@ -1,6 +1,6 @@
 using System.Buffers;
 
-namespace Voron.Tests.Engine;
+namespace Voron.Tests.Core.Engine;
 
 /// <summary>Copy-out reads: values that outlive their transaction and cross awaits.</summary>
 public sealed class ValueCopyTests

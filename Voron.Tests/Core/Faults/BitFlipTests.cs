@@ -1,10 +1,10 @@
 using Voron.Platform;
 using Voron.Platform.Memory;
-using Voron.Tests.Crash;
-using Voron.Tests.Engine;
+using Voron.Testing.Crash;
+using Voron.Tests.Core.Engine;
 using Xunit.Abstractions;
 
-namespace Voron.Tests.Faults;
+namespace Voron.Tests.Core.Faults;
 
 /// <summary>
 /// CT6. bit rot. A small store (commits flushed to the data file, more commits only in the

@@ -1,9 +1,10 @@
 using Voron.Flushing;
-using Voron.Tests.Crash;
+using Voron.Testing.Crash;
+using Voron.Testing.Faults;
 using Voron.Transactions;
 using Xunit.Abstractions;
 
-namespace Voron.Tests.Faults;
+namespace Voron.Tests.Core.Faults;
 
 /// <summary>
 /// C5 and FL6 with the crash oracle: an exception of every kind — not only I/O errors:

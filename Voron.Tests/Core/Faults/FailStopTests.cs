@@ -1,8 +1,8 @@
 using System.Text;
-using Voron.Tests.Engine;
-using Voron.Tests.Journal;
+using Voron.Tests.Core.Engine;
+using Voron.Tests.Core.Journal;
 
-namespace Voron.Tests.Faults;
+namespace Voron.Tests.Core.Faults;
 
 public sealed class FailStopTests
 {

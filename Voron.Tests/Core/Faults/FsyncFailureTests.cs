@@ -1,7 +1,8 @@
-using Voron.Tests.Crash;
+using Voron.Testing.Crash;
+using Voron.Testing.Faults;
 using Xunit.Abstractions;
 
-namespace Voron.Tests.Faults;
+namespace Voron.Tests.Core.Faults;
 
 /// <summary>
 /// CT9. a failed FlushData (fdatasync) at every flush of every crash scenario — journal records,

@@ -1,7 +1,8 @@
-using Voron.Tests.Crash;
+using Voron.Testing.Crash;
+using Voron.Testing.Faults;
 using Xunit.Abstractions;
 
-namespace Voron.Tests.Faults;
+namespace Voron.Tests.Core.Faults;
 
 /// <summary>
 /// CT8. a full disk or an I/O error at every call of every crash scenario — writes (failing

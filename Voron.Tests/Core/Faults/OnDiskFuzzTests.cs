@@ -5,11 +5,11 @@ using Voron.Journal.Diff;
 using Voron.Paging;
 using Voron.Platform;
 using Voron.Platform.Memory;
-using Voron.Tests.Crash;
-using Voron.Tests.Journal;
+using Voron.Testing.Crash;
+using Voron.Testing.Faults;
 using Xunit.Abstractions;
 
-namespace Voron.Tests.Faults;
+namespace Voron.Tests.Core.Faults;
 
 /// <summary>
 /// Issue 17, defect 11's class: bytes from disk that make a reader throw something other than

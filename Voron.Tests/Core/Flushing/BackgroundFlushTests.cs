@@ -1,8 +1,8 @@
 using System.Buffers.Binary;
-using Voron.Tests.Engine;
-using Voron.Tests.Journal;
+using Voron.Tests.Core.Engine;
+using Voron.Tests.Core.Journal;
 
-namespace Voron.Tests.Flushing;
+namespace Voron.Tests.Core.Flushing;
 
 public sealed class BackgroundFlushTests
 {

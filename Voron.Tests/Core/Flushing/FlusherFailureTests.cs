@@ -2,10 +2,10 @@ using System.Buffers.Binary;
 using System.Diagnostics.Metrics;
 using Voron.Diagnostics;
 using Voron.Flushing;
-using Voron.Tests.Engine;
-using Voron.Tests.Journal;
+using Voron.Tests.Core.Engine;
+using Voron.Tests.Core.Journal;
 
-namespace Voron.Tests.Flushing;
+namespace Voron.Tests.Core.Flushing;
 
 /// <summary>FL6: a flush that fails, whatever the exception and the step, fails the store, reported.</summary>
 public sealed class FlusherFailureTests

@@ -1,8 +1,8 @@
 using System.Diagnostics.Metrics;
 using Voron.Diagnostics;
-using Voron.Tests.Engine;
+using Voron.Tests.Core.Engine;
 
-namespace Voron.Tests.Flushing;
+namespace Voron.Tests.Core.Flushing;
 
 /// <summary>FL7: a reader that holds flushing back is visible — SnapshotPin, OnLongReader and the gauges — and its end lets the flush catch up.</summary>
 public sealed class LongReaderTests

@@ -1,10 +1,10 @@
 using System.Diagnostics;
 using System.Text;
 using Voron.Platform;
-using Voron.Tests.Crash;
+using Voron.Testing.Crash;
 using Xunit.Abstractions;
 
-namespace Voron.Tests.Hardening;
+namespace Voron.Tests.Core.Hardening;
 
 /// <summary>
 /// Issue 17, defect 10: after a full disk, freeing space must let the store open again, and a

@@ -1,8 +1,8 @@
 using System.Text;
-using Voron.Tests.Crash;
-using Voron.Tests.Engine;
+using Voron.Testing.Crash;
+using Voron.Tests.Core.Engine;
 
-namespace Voron.Tests.Hardening;
+namespace Voron.Tests.Core.Hardening;
 
 /// <summary>
 /// Issue 17, defect 3: a stored value must never be able to pass as a journal record.

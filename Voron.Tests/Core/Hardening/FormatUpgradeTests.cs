@@ -4,9 +4,9 @@ using Voron.Header;
 using Voron.Journal;
 using Voron.Platform;
 using Voron.Platform.Memory;
-using Voron.Tests.Engine;
+using Voron.Tests.Core.Engine;
 
-namespace Voron.Tests.Hardening;
+namespace Voron.Tests.Core.Hardening;
 
 /// <summary>
 /// What a store written by format version 1 (before the journal's sectors and the store id) does

@@ -2,9 +2,9 @@ using System.Text;
 using Voron.Journal;
 using Voron.Platform;
 using Voron.Platform.Memory;
-using Voron.Tests.Engine;
+using Voron.Tests.Core.Engine;
 
-namespace Voron.Tests.Hardening;
+namespace Voron.Tests.Core.Hardening;
 
 /// <summary>
 /// Issue 17, defects 5 and 9: damage to a journal record that was durable must be reported, in

@@ -5,10 +5,10 @@ using Voron.Journal;
 using Voron.Paging;
 using Voron.Platform;
 using Voron.Platform.Memory;
-using Voron.Tests.Engine;
-using Voron.Tests.Journal;
+using Voron.Testing.Journal;
+using Voron.Tests.Core.Engine;
 
-namespace Voron.Tests.Hardening;
+namespace Voron.Tests.Core.Hardening;
 
 /// <summary>
 /// Issue 17, defect 11: bytes from disk that raised something other than CorruptionException, an

@@ -1,6 +1,6 @@
 using System.Diagnostics;
 
-namespace Voron.Tests.Hardening;
+namespace Voron.Tests.Core.Hardening;
 
 /// <summary>
 /// A fact that needs a real small file system: it runs only where the test process may mount a

@@ -1,9 +1,9 @@
 using System.Buffers.Binary;
 using System.Text;
 using Voron.Header;
-using Voron.Tests.Hardening;
+using Voron.Tests.Core.Hardening;
 
-namespace Voron.Tests.Files;
+namespace Voron.Tests.Core.Header;
 
 /// <summary>The layout in the FORMAT block of Header/HeaderFile.cs (version 2), asserted.</summary>
 public sealed class HeaderFileFormatTests

@@ -4,7 +4,7 @@ using Voron.Journal;
 using Voron.Platform;
 using Voron.Platform.Memory;
 
-namespace Voron.Tests.Journal;
+namespace Voron.Tests.Core.Journal;
 
 /// <summary>The writer's compression rule (JournalRecord.cs): threshold, a quarter saved, 64 KiB sample in spread slices.</summary>
 public sealed class JournalCompressionRuleTests

@@ -2,7 +2,7 @@ using Voron.Journal;
 using Voron.Platform;
 using Voron.Platform.Memory;
 
-namespace Voron.Tests.Journal;
+namespace Voron.Tests.Core.Journal;
 
 /// <summary>
 /// A journal directory, a writer over it, a seeded source of random transactions, the model of

@@ -2,7 +2,7 @@ using System.Buffers.Binary;
 using Voron.Journal;
 using Voron.Platform;
 
-namespace Voron.Tests.Journal;
+namespace Voron.Tests.Core.Journal;
 
 /// <summary>
 /// Damage that a crash cannot explain — a broken record with acknowledged records after it, a

@@ -1,7 +1,7 @@
 using Voron.Journal;
 using Xunit.Abstractions;
 
-namespace Voron.Tests.Journal;
+namespace Voron.Tests.Core.Journal;
 
 /// <summary>
 /// Crashes during a write leave a torn tail (F1 in IStorageFile.cs: sectors of the last write

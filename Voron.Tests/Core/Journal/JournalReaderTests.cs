@@ -2,7 +2,7 @@ using Voron.Journal;
 using Voron.Platform.Posix;
 using Xunit.Abstractions;
 
-namespace Voron.Tests.Journal;
+namespace Voron.Tests.Core.Journal;
 
 /// <summary>Recovery of what <see cref="JournalWriter"/> wrote: round trips, rotation, start positions.</summary>
 public sealed class JournalReaderTests(ITestOutputHelper output)

@@ -1,7 +1,7 @@
 using Voron.Journal;
 using Voron.Platform;
 
-namespace Voron.Tests.Journal;
+namespace Voron.Tests.Core.Journal;
 
 /// <summary>
 /// Released journal files are deleted, never reused (J6), and a record is bound to its store and

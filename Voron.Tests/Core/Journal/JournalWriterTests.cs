@@ -2,7 +2,7 @@ using Voron.Journal;
 using Voron.Platform;
 using Voron.Platform.Memory;
 
-namespace Voron.Tests.Journal;
+namespace Voron.Tests.Core.Journal;
 
 public sealed class JournalWriterTests
 {

@@ -1,9 +1,9 @@
 using Voron.Journal;
 using Voron.Platform;
 using Voron.Platform.Memory;
-using Voron.Tests.Engine;
+using Voron.Tests.Core.Engine;
 
-namespace Voron.Tests.Journal;
+namespace Voron.Tests.Core.Journal;
 
 public sealed class LazyJournalTests
 {

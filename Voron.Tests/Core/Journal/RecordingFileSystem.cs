@@ -1,6 +1,6 @@
 using Voron.Platform;
 
-namespace Voron.Tests.Journal;
+namespace Voron.Tests.Core.Journal;
 
 /// <summary>
 /// Wraps a file system, logging every mutating call as a line ("Write /j/x.journal 4096 12288")

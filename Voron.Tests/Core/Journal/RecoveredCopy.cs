@@ -1,6 +1,6 @@
 using Voron.Journal;
 
-namespace Voron.Tests.Journal;
+namespace Voron.Tests.Core.Journal;
 
 /// <summary>A recovered record copied out of the reader's buffers during the apply callback.</summary>
 internal sealed record RecoveredCopy(

@@ -1,7 +1,7 @@
 using System.Reflection;
-using Voron.Tests.Engine;
+using Voron.Tests.Core.Engine;
 
-namespace Voron.Tests.Merging;
+namespace Voron.Tests.Core.Merging;
 
 /// <summary>M6 and T7: a merged operation is synchronous, and its transaction closes when it returns.</summary>
 public sealed class AsyncOperationTests

@@ -1,7 +1,7 @@
 using System.Buffers.Binary;
-using Voron.Tests.Engine;
+using Voron.Tests.Core.Engine;
 
-namespace Voron.Tests.Merging;
+namespace Voron.Tests.Core.Merging;
 
 /// <summary>M8: MaxBatchBytes bounds the bytes of a merged transaction's pages, large values included.</summary>
 public sealed class BatchSizeTests

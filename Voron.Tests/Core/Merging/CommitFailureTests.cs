@@ -1,8 +1,8 @@
 using System.Buffers.Binary;
-using Voron.Tests.Engine;
+using Voron.Tests.Core.Engine;
 using Voron.Transactions;
 
-namespace Voron.Tests.Merging;
+namespace Voron.Tests.Core.Merging;
 
 /// <summary>
 /// C5: a commit that fails — with any exception, at any step — either leaves the store fully

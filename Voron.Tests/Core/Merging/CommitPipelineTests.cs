@@ -3,7 +3,7 @@ using Voron.Header;
 using Voron.Journal;
 using Voron.Transactions;
 
-namespace Voron.Tests.Merging;
+namespace Voron.Tests.Core.Merging;
 
 /// <summary>
 /// The commit pipeline's ordering rules (Transactions/CommitPipeline.cs: steps 1–5, C3, C5; PT2;

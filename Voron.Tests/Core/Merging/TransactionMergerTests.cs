@@ -1,9 +1,9 @@
 using System.Buffers.Binary;
 using System.Text;
-using Voron.Tests.Engine;
-using Voron.Tests.Journal;
+using Voron.Tests.Core.Engine;
+using Voron.Tests.Core.Journal;
 
-namespace Voron.Tests.Merging;
+namespace Voron.Tests.Core.Merging;
 
 public sealed class TransactionMergerTests
 {

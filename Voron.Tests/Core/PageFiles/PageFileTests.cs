@@ -1,8 +1,8 @@
 using Voron.Journal;
 using Voron.PageFiles;
-using Voron.Tests.Engine;
+using Voron.Tests.Core.Engine;
 
-namespace Voron.Tests.PageFiles;
+namespace Voron.Tests.Core.PageFiles;
 
 public sealed class PageFileTests
 {

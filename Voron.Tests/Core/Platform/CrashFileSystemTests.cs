@@ -1,7 +1,7 @@
 using Voron.Platform;
-using Voron.Tests.Crash;
+using Voron.Testing.Crash;
 
-namespace Voron.Tests.Platform;
+namespace Voron.Tests.Core.Platform;
 
 /// <summary>
 /// The crash simulator keeps the durability contract of IStorageFile.cs (F1..F3) and

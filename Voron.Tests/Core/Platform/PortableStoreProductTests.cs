@@ -3,7 +3,7 @@ using Voron.Documents;
 using Voron.SqliteVfs;
 using Voron.Tests.Documents;
 
-namespace Voron.Tests.Platform;
+namespace Voron.Tests.Core.Platform;
 
 /// <summary>
 /// The layers above Core on a store that runs on the portable file system, as they do on Windows

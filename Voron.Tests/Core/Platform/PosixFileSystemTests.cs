@@ -1,7 +1,7 @@
 using Voron.Platform;
 using Voron.Platform.Posix;
 
-namespace Voron.Tests.Platform;
+namespace Voron.Tests.Core.Platform;
 
 /// <summary>What only the POSIX fast path does: one mapping reserved past the end of the file. Locks, I/O and modes of both real file systems: <see cref="RealFileSystemTests"/>.</summary>
 public sealed class PosixFileSystemTests : IDisposable

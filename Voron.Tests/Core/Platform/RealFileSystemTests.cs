@@ -2,7 +2,7 @@ using Voron.Platform;
 using Voron.Platform.Portable;
 using Voron.Platform.Posix;
 
-namespace Voron.Tests.Platform;
+namespace Voron.Tests.Core.Platform;
 
 /// <summary>
 /// The <see cref="IFileSystem"/> contract on both real file systems: the POSIX fast path (Linux
@@ -72,7 +72,7 @@ public sealed class RealFileSystemTests : IDisposable
     [MemberData(nameof(FileSystems))]
     public void Opening_a_store_another_process_holds_throws_StoreLockedException(string fileSystem)
     {
-        // The child (Voron.LoadTests crash-child) opens the store, prints READY and writes for up
+        // The child (Voron.Testing.Processes crash-child) opens the store, prints READY and writes for up
         // to 10 seconds; while it runs, this process may not open the store, whichever file
         // system either side uses (both lock the same file the same way).
         var directory = _directory.Combine("store");

@@ -1,8 +1,8 @@
-using Voron.Tests.Crash;
-using Voron.Tests.Platform;
+using Voron.Testing.Crash;
+using Voron.Tests.Core.Platform;
 using Xunit.Abstractions;
 
-namespace Voron.Tests.Properties;
+namespace Voron.Tests.Core.Properties;
 
 /// <summary>
 /// Model-based, on real files: random writes against a store in a real directory and against a

@@ -1,7 +1,7 @@
 using System.Text;
 using Xunit.Abstractions;
 
-namespace Voron.Tests.Properties;
+namespace Voron.Tests.Core.Properties;
 
 /// <summary>
 /// Model-based tests: random operations against the store and against a plain sorted dictionary,

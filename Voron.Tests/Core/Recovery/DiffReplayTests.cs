@@ -1,10 +1,11 @@
 using System.Text;
 using Voron.Platform;
 using Voron.Platform.Memory;
-using Voron.Tests.Engine;
+using Voron.Testing.Journal;
+using Voron.Tests.Core.Engine;
 using Xunit.Abstractions;
 
-namespace Voron.Tests.Recovery;
+namespace Voron.Tests.Core.Recovery;
 
 /// <summary>
 /// Recovery applies page diffs in journal order on top of whatever the data file holds for the
@@ -195,7 +196,7 @@ public sealed class MalformedDiffTests
         env.CloseWithoutFlush();
         var path = Voron.Journal.JournalFiles.PathOf("/store/journal", start.FileNumber);
         var rewritten = false;
-        Voron.Tests.Journal.StoredRecords.Edit(fs, start, body =>
+        Voron.Testing.Journal.StoredRecords.Edit(fs, start, body =>
         {
             var payloadSize = (int)BitConverter.ToInt64(body[Voron.Journal.JournalRecord.StoredPayloadSizeOffset..]);
             var payload = body.Slice(Voron.Journal.JournalRecord.HeaderSize, payloadSize);

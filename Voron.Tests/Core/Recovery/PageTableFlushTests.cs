@@ -1,7 +1,7 @@
 using Voron.Paging;
-using Voron.Tests.Engine;
+using Voron.Tests.Core.Engine;
 
-namespace Voron.Tests.Recovery;
+namespace Voron.Tests.Core.Recovery;
 
 public sealed class PageTableFlushTests
 {

@@ -1,9 +1,9 @@
 using System.Text;
 using Voron.Journal;
 using Voron.Platform;
-using Voron.Tests.Engine;
+using Voron.Tests.Core.Engine;
 
-namespace Voron.Tests.Recovery;
+namespace Voron.Tests.Core.Recovery;
 
 public sealed class StoreRecoveryTests
 {

@@ -1,9 +1,9 @@
 using System.Text;
 using Voron.Platform;
 using Voron.Platform.Memory;
-using Voron.Tests.Engine;
+using Voron.Tests.Core.Engine;
 
-namespace Voron.Tests.Scratch;
+namespace Voron.Tests.Core.Scratch;
 
 /// <summary>
 /// Issue 17's memory bound: page versions a long-lived reader holds back beyond

@@ -1,7 +1,7 @@
 using System.Text;
 using Voron.Trees;
 
-namespace Voron.Tests.Trees;
+namespace Voron.Tests.Core.Trees;
 
 public sealed class BTreeCursorTests
 {

@@ -2,7 +2,7 @@ using System.Globalization;
 using Voron.Trees;
 using Xunit.Abstractions;
 
-namespace Voron.Tests.Trees;
+namespace Voron.Tests.Core.Trees;
 
 /// <summary>
 /// Model-based test: random operations on a tree and on a sorted dictionary must agree. Rerun a

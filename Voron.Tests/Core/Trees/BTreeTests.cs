@@ -2,7 +2,7 @@ using System.Text;
 using Voron.Paging;
 using Voron.Trees;
 
-namespace Voron.Tests.Trees;
+namespace Voron.Tests.Core.Trees;
 
 public sealed class BTreeTests
 {

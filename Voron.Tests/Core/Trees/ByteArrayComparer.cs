@@ -1,4 +1,4 @@
-namespace Voron.Tests.Trees;
+namespace Voron.Tests.Core.Trees;
 
 /// <summary>Orders byte arrays as the tree orders keys: unsigned bytes, then length.</summary>
 internal sealed class ByteArrayComparer : IComparer<byte[]>

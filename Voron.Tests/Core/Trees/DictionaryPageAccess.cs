@@ -1,7 +1,7 @@
 using Voron.Paging;
 using Voron.Trees;
 
-namespace Voron.Tests.Trees;
+namespace Voron.Tests.Core.Trees;
 
 /// <summary>
 /// A page store for tree tests: pages are byte arrays in a dictionary, numbered upwards from 1 and

@@ -3,7 +3,7 @@ using System.Text;
 using Voron.Paging;
 using Voron.Trees;
 
-namespace Voron.Tests.Trees;
+namespace Voron.Tests.Core.Trees;
 
 /// <summary>The tree page format (TreePage.cs FORMAT block): layout and the B rules on read.</summary>
 public sealed class TreePageTests

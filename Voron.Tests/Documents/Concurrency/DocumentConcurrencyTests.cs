@@ -2,7 +2,7 @@ using System.Collections.Concurrent;
 using System.Diagnostics.Metrics;
 using Voron.Diagnostics;
 using Voron.Documents;
-using Voron.Tests.Crash;
+using Voron.Testing.Crash;
 using Xunit.Abstractions;
 
 namespace Voron.Tests.Documents.Concurrency;

@@ -1,6 +1,6 @@
 using System.Text.Json;
 using Voron.Documents;
-using Voron.Tests.Crash;
+using Voron.Testing.Crash;
 
 namespace Voron.Tests.Documents.Crash;
 

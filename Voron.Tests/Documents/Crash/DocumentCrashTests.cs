@@ -1,6 +1,6 @@
 using System.Text;
 using Voron.Documents;
-using Voron.Tests.Crash;
+using Voron.Testing.Crash;
 using Xunit.Abstractions;
 
 namespace Voron.Tests.Documents.Crash;

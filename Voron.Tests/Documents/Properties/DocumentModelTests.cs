@@ -1,6 +1,6 @@
 using Voron.Documents;
 using Voron.Platform.Memory;
-using Voron.Tests.Crash;
+using Voron.Testing.Crash;
 using Xunit.Abstractions;
 
 namespace Voron.Tests.Documents.Properties;

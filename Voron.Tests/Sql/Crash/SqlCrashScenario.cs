@@ -1,9 +1,10 @@
 using System.Collections.Concurrent;
 using Microsoft.Data.Sqlite;
 using Voron.SqliteVfs;
+using Voron.Testing.Crash;
 using Voron.Tests.Sql;
 
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Sql.Crash;
 
 /// <summary>
 /// A SQL workload on Vfs=voron over the crash simulator, and its oracle. Each transaction of

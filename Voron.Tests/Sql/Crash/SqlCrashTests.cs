@@ -1,6 +1,7 @@
+using Voron.Testing.Crash;
 using Xunit.Abstractions;
 
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Sql.Crash;
 
 /// <summary>
 /// SQL on Vfs=voron crashed at every I/O call (the crash simulator, damage models as in

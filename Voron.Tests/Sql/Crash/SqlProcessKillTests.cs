@@ -2,16 +2,17 @@ using System.Collections.Concurrent;
 using System.Diagnostics;
 using System.Text.RegularExpressions;
 using Microsoft.Data.Sqlite;
-using Voron.LoadTests.Experiments;
 using Voron.SqliteVfs;
+using Voron.Testing.Crash;
+using Voron.Testing.Processes;
 using Voron.Tests.Sql;
 using Xunit.Abstractions;
 
-namespace Voron.Tests.Crash;
+namespace Voron.Tests.Sql.Crash;
 
 /// <summary>
-/// The SIGKILL loop of ProcessKillTests for SQL: a child process (<c>Voron.LoadTests crash-child
-/// ... sql</c>, Experiments/SqlCrashChild.cs) writes through Microsoft.Data.Sqlite on Vfs=voron —
+/// The SIGKILL loop of ProcessKillTests for SQL: a child process (<c>Voron.Testing.Processes crash-child
+/// ... sql</c>, Voron.Testing.Processes/SqlCrashChild.cs) writes through Microsoft.Data.Sqlite on Vfs=voron —
 /// four connections, two databases — and is killed at a random moment, often while it recovers
 /// the store the previous child left. Then: every acknowledged COMMIT, of any run, is present
 /// with its exact value; each writer's counter matches its rows (no partial transaction);
@@ -65,7 +66,7 @@ public sealed partial class SqlProcessKillTests(ITestOutputHelper output)
             RedirectStandardError = true,
             UseShellExecute = false,
         };
-        start.ArgumentList.Add(Path.Combine(AppContext.BaseDirectory, "Voron.LoadTests.dll"));
+        start.ArgumentList.Add(Path.Combine(AppContext.BaseDirectory, "Voron.Testing.Processes.dll"));
         foreach (var argument in new[] { CrashChild.Command, store, seed.ToString(System.Globalization.CultureInfo.InvariantCulture), run.ToString(System.Globalization.CultureInfo.InvariantCulture), "sql" })
         {
             start.ArgumentList.Add(argument);

@@ -1,7 +1,7 @@
 using System.Buffers.Binary;
 using Voron.Journal.Diff;
 
-namespace Voron.Tests.Journal.Diff;
+namespace Voron.Tests.Core.Journal.Diff;
 
 /// <summary>Helpers shared by the page-diff tests: compute, apply, compare, and a reference size.</summary>
 internal static class DiffCheck

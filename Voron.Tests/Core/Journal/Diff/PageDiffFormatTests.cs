@@ -1,7 +1,7 @@
 using Voron.Journal.Diff;
-using static Voron.Tests.Journal.Diff.DiffCheck;
+using static Voron.Tests.Core.Journal.Diff.DiffCheck;
 
-namespace Voron.Tests.Journal.Diff;
+namespace Voron.Tests.Core.Journal.Diff;
 
 /// <summary>The layout in the FORMAT block of PageDiff.cs, asserted byte for byte.</summary>
 public sealed class PageDiffFormatTests

@@ -1,12 +1,12 @@
 using System.Text;
 using Voron.Journal.Diff;
 using Voron.Paging;
-using Voron.Tests.Trees;
+using Voron.Tests.Core.Trees;
 using Voron.Trees;
 using Xunit.Abstractions;
-using static Voron.Tests.Journal.Diff.DiffCheck;
+using static Voron.Tests.Core.Journal.Diff.DiffCheck;
 
-namespace Voron.Tests.Journal.Diff;
+namespace Voron.Tests.Core.Journal.Diff;
 
 /// <summary>
 /// Diff sizes for a realistic update: seven 1 KiB JSON documents in one B+tree leaf, one of them

@@ -1,9 +1,9 @@
 using System.Buffers.Binary;
 using Voron.Journal.Diff;
 using Xunit.Abstractions;
-using static Voron.Tests.Journal.Diff.DiffCheck;
+using static Voron.Tests.Core.Journal.Diff.DiffCheck;
 
-namespace Voron.Tests.Journal.Diff;
+namespace Voron.Tests.Core.Journal.Diff;
 
 /// <summary>
 /// Seeded property tests: realistic page edits round-trip with small diffs, and damaged diffs

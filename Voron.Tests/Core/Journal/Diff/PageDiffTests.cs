@@ -1,7 +1,7 @@
 using Voron.Journal.Diff;
-using static Voron.Tests.Journal.Diff.DiffCheck;
+using static Voron.Tests.Core.Journal.Diff.DiffCheck;
 
-namespace Voron.Tests.Journal.Diff;
+namespace Voron.Tests.Core.Journal.Diff;
 
 /// <summary>Compute and Apply on hand-made page pairs: what the diff holds and that it round-trips.</summary>
 public sealed class PageDiffTests

@@ -1,8 +1,8 @@
 using System.Buffers.Binary;
 using Voron.Journal.Diff;
-using static Voron.Tests.Journal.Diff.DiffCheck;
+using static Voron.Tests.Core.Journal.Diff.DiffCheck;
 
-namespace Voron.Tests.Journal.Diff;
+namespace Voron.Tests.Core.Journal.Diff;
 
 /// <summary>Malformed diffs (PD1..PD5 of the FORMAT block in PageDiff.cs) are refused before anything is written.</summary>
 public sealed class PageDiffValidationTests

@@ -1,0 +1,48 @@
+using System.Text.Json;
+using Voron.LoadTests.Engines.Sql;
+using Voron.LoadTests.Experiments;
+
+namespace Voron.LoadTests.Tests;
+
+public sealed class SqlExperimentTests : IDisposable
+{
+    private readonly TempDirectory _directory = new();
+
+    [Fact]
+    public void Sql_is_registered_in_the_catalog() => Assert.IsType<SqlExperiment>(ExperimentCatalog.Find("sql"));
+
+    [Fact]
+    public async Task Run_reports_every_engine_and_workload_with_the_required_fields()
+    {
+        using var output = new StringWriter();
+        using var context = ExperimentContext.Create(output, quick: true, _directory.Combine("data"));
+        (string, int)[] configurations =
+        [
+            (SqlExperiment.Insert, 4), (SqlExperiment.PointSelect, 1), (SqlExperiment.RangeSelect, 2),
+            (SqlExperiment.Update, 2), (SqlExperiment.MultiDbInsert, 16),
+        ];
+
+        var report = await new SqlExperiment(TimeSpan.FromMilliseconds(40), configurations).RunAsync(context);
+
+        using var json = JsonDocument.Parse(report.ToJson());
+        var rows = json.RootElement.GetProperty("rows").EnumerateArray().ToList();
+        foreach (var (workload, connections) in configurations)
+        {
+            foreach (var engine in SqlEngine.All)
+            {
+                var row = Assert.Single(rows, r => r.GetProperty("engine").GetString() == engine && r.GetProperty("workload").GetString() == workload);
+                Assert.Equal(connections, row.GetProperty("connections").GetInt32());
+                Assert.True(row.GetProperty("txPerSec").GetDouble() > 0, $"{engine} {workload}");
+                Assert.True(row.GetProperty("p99Ms").GetDouble() > 0, $"{engine} {workload}");
+                Assert.True(row.GetProperty("bytesWrittenPerTx").GetDouble() >= 0, $"{engine} {workload}");
+                Assert.Equal(engine == SqlEngine.Voron, row.GetProperty("dataBytesPerTx").ValueKind == JsonValueKind.Number);
+                var flushes = row.GetProperty("journalFlushesPerCommit");
+                Assert.Equal(engine == SqlEngine.Voron && workload is not (SqlExperiment.PointSelect or SqlExperiment.RangeSelect), flushes.ValueKind == JsonValueKind.Number);
+            }
+        }
+
+        Assert.True(json.RootElement.GetProperty("fdatasyncMedianMs").GetDouble() > 0);
+    }
+
+    public void Dispose() => _directory.Dispose();
+}
