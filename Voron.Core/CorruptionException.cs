@@ -7,6 +7,7 @@ namespace Voron;
 /// </summary>
 public sealed class CorruptionException : Exception
 {
+    /// <summary>Bytes in <paramref name="file"/> at byte <paramref name="offset"/> broke the rule that <paramref name="reason"/> names.</summary>
     public CorruptionException(string file, long offset, string reason)
         : base($"Corruption in '{file}' at offset {offset}: {reason}")
     {

@@ -9,8 +9,13 @@ namespace Voron;
 /// </summary>
 public sealed class DiskFullException : IOException
 {
+    /// <summary>A full disk where the file and the bytes needed are not known (<see cref="Path"/> null, <see cref="BytesNeeded"/> 0).</summary>
     public DiskFullException(string message) : base(message) { }
 
+    /// <summary>
+    /// A write or preallocation of <paramref name="path"/> found no room; <paramref name="bytesNeeded"/>
+    /// is how many more bytes it needed, and <paramref name="innerException"/> the I/O error that said so.
+    /// </summary>
     public DiskFullException(string message, string path, long bytesNeeded, Exception? innerException = null)
         : base(message, innerException)
     {

@@ -9,6 +9,7 @@ namespace Voron;
 /// </summary>
 public sealed class EnvironmentFailedException : InvalidOperationException
 {
+    /// <summary>The store at <paramref name="path"/> stopped accepting writes because of <paramref name="cause"/>.</summary>
     public EnvironmentFailedException(string path, Exception cause)
         : base($"The store at '{path}' stopped accepting writes after a failure ({cause?.GetType().Name}): {cause?.Message} " +
                "Dispose it and open it again to recover; every acknowledged commit is in the journal.", cause)
@@ -16,5 +17,6 @@ public sealed class EnvironmentFailedException : InvalidOperationException
         Path = path;
     }
 
+    /// <summary>The store's directory.</summary>
     public string Path { get; }
 }

@@ -3,6 +3,7 @@ namespace Voron;
 /// <summary>A file was written by a format version this build does not read.</summary>
 public sealed class FormatVersionException : Exception
 {
+    /// <summary><paramref name="file"/> has format version <paramref name="found"/>; this build reads <paramref name="supported"/> only.</summary>
     public FormatVersionException(string file, int found, int supported)
         : base($"'{file}' has format version {found}; this build of Voron reads version {supported} only.")
     {
@@ -20,9 +21,12 @@ public sealed class FormatVersionException : Exception
         Supported = supported;
     }
 
+    /// <summary>The file whose version is not read.</summary>
     public string File { get; }
 
+    /// <summary>The format version written in the file.</summary>
     public int Found { get; }
 
+    /// <summary>The format version this build reads.</summary>
     public int Supported { get; }
 }

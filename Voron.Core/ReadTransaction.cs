@@ -60,12 +60,17 @@ public class ReadTransaction : IDisposable
         ObjectDisposedException.ThrowIf(Environment.IsDisposed, Environment);
     }
 
+    /// <summary>
+    /// Ends the transaction and releases its snapshot; a write transaction that did not commit
+    /// is rolled back. Calling it again does nothing.
+    /// </summary>
     public void Dispose()
     {
         Dispose(true);
         GC.SuppressFinalize(this);
     }
 
+    /// <summary>Ends the transaction once (see <see cref="Dispose()"/>); <paramref name="disposing"/> is not used, as there is no finalizer.</summary>
     protected virtual void Dispose(bool disposing)
     {
         if (_disposed)

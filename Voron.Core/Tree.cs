@@ -26,6 +26,7 @@ public sealed class Tree
         _tree = tree;
     }
 
+    /// <summary>The tree's name in the store.</summary>
     public string Name { get; }
 
     /// <summary>The number of keys.</summary>

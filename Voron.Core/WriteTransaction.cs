@@ -71,6 +71,7 @@ public sealed class WriteTransaction : ReadTransaction
     /// <summary>A merged operation returned: its transaction is closed to it from now on (T7).</summary>
     internal void EndOperation() => Volatile.Write(ref _ended, EndedByOperationReturn);
 
+    /// <summary>Ends the transaction, rolling it back unless it committed; a merged operation's transaction is ended by the merger instead.</summary>
     protected override void Dispose(bool disposing)
     {
         if (!_merged)

@@ -8,6 +8,7 @@ namespace Voron.Documents;
 /// </summary>
 public sealed class ConcurrencyException : Exception
 {
+    /// <summary>Document <paramref name="id"/> was expected at <paramref name="expectedVersion"/> and is at <paramref name="actualVersion"/> (0: no document).</summary>
     public ConcurrencyException(string id, long expectedVersion, long actualVersion)
         : base(Describe(id, expectedVersion, actualVersion))
     {

@@ -7,6 +7,11 @@ namespace Voron.Documents;
 /// </summary>
 public sealed class DocumentLimitException : ArgumentException
 {
+    /// <summary>
+    /// <paramref name="actual"/> is past <paramref name="maximum"/> for <paramref name="limit"/>
+    /// (see <see cref="Limit"/>); <paramref name="message"/> says it to a person, and
+    /// <paramref name="paramName"/> names the argument, when one was at fault.
+    /// </summary>
     public DocumentLimitException(string limit, long actual, long maximum, string message, string? paramName = null)
         : base(message, paramName)
     {

@@ -7,7 +7,7 @@ namespace Voron.Documents;
 
 /// <summary>
 /// Conveniences without a <see cref="JsonTypeInfo{T}"/>: the metadata comes from reflection over
-/// <typeparamref name="T"/> (with <see cref="DocumentStoreOptions.SerializerOptions"/>, default web
+/// the document type <c>T</c> (with <see cref="DocumentStoreOptions.SerializerOptions"/>, default web
 /// defaults). Not for trimmed or Native AOT apps — there, pass the source-generated
 /// <c>JsonTypeInfo</c> (<c>MyJsonContext.Default.User</c>) to the session's own methods.
 /// </summary>

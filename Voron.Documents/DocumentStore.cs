@@ -83,7 +83,7 @@ public sealed partial class DocumentStore : IAsyncDisposable, IDisposable
     }
 
     /// <summary>Opens (creating if needed) the store <paramref name="options"/> describe; the store owns its <see cref="StorageEnvironment"/>.</summary>
-    /// <param name="options">Where and how; <see cref="DocumentStoreOptions.Validate"/> runs first.</param>
+    /// <param name="options">Where and how; <see cref="DocumentStoreOptions.Validate()"/> runs first.</param>
     /// <param name="meterFactory">Where to create the <c>Voron.Documents</c> meter (dependency injection); null: a process-wide meter.</param>
     public static DocumentStore Open(DocumentStoreOptions options, IMeterFactory? meterFactory = null)
     {

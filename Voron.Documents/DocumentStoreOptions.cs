@@ -5,7 +5,7 @@ namespace Voron.Documents;
 /// <summary>
 /// How a <see cref="DocumentStore"/> opens and behaves. Plain settable properties, so it binds
 /// from configuration (<c>configuration.GetSection("Documents").Bind(options)</c>, or the options
-/// pattern); <see cref="Validate"/> says what is wrong with a bound instance.
+/// pattern); <see cref="Validate()"/> says what is wrong with a bound instance.
 /// </summary>
 public sealed class DocumentStoreOptions
 {

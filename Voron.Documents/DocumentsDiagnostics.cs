@@ -30,12 +30,19 @@ public static class DocumentsDiagnostics
     /// <summary>Values of <c>db.operation.name</c>.</summary>
     public static class Operations
     {
+        /// <summary>A session's SaveChangesAsync.</summary>
         public const string SaveChanges = "save_changes";
+        /// <summary>A session's load by id.</summary>
         public const string Load = "load";
+        /// <summary>A query run.</summary>
         public const string Query = "query";
+        /// <summary>A bulk insert.</summary>
         public const string BulkInsert = "bulk_insert";
+        /// <summary>Creating or checking an index.</summary>
         public const string EnsureIndex = "ensure_index";
+        /// <summary>Dropping an index.</summary>
         public const string DropIndex = "drop_index";
+        /// <summary>The store's integrity check.</summary>
         public const string CheckIntegrity = "check_integrity";
     }
 }

@@ -61,15 +61,19 @@ public interface IDocumentQuery<T> : IAsyncEnumerable<T> where T : class
     /// <summary>How the query runs: the index (or id range, or scan) it reads, its bounds, and what is checked per document.</summary>
     string Explain();
 
+    /// <summary>Runs the query and returns every result, in order.</summary>
     Task<List<T>> ToListAsync(CancellationToken cancellationToken = default);
 
+    /// <summary>The first result, or null when there is none.</summary>
     Task<T?> FirstOrDefaultAsync(CancellationToken cancellationToken = default);
 
+    /// <summary>The first result that also matches <paramref name="predicate"/> (added as by <see cref="Where"/>), or null.</summary>
     Task<T?> FirstOrDefaultAsync(Expression<Func<T, bool>> predicate, CancellationToken cancellationToken = default);
 
     /// <summary>The only result; <see cref="InvalidOperationException"/> when there is none or more than one.</summary>
     Task<T> SingleAsync(CancellationToken cancellationToken = default);
 
+    /// <summary>The only result that also matches <paramref name="predicate"/> (added as by <see cref="Where"/>); <see cref="InvalidOperationException"/> when there is none or more than one.</summary>
     Task<T> SingleAsync(Expression<Func<T, bool>> predicate, CancellationToken cancellationToken = default);
 
     /// <summary>The only result or null; <see cref="InvalidOperationException"/> when there is more than one.</summary>
@@ -78,9 +82,12 @@ public interface IDocumentQuery<T> : IAsyncEnumerable<T> where T : class
     /// <summary>The number of results (documents are not deserialized).</summary>
     Task<int> CountAsync(CancellationToken cancellationToken = default);
 
+    /// <summary>The number of results that also match <paramref name="predicate"/> (added as by <see cref="Where"/>).</summary>
     Task<int> CountAsync(Expression<Func<T, bool>> predicate, CancellationToken cancellationToken = default);
 
+    /// <summary>Whether the query has at least one result.</summary>
     Task<bool> AnyAsync(CancellationToken cancellationToken = default);
 
+    /// <summary>Whether a result also matches <paramref name="predicate"/> (added as by <see cref="Where"/>).</summary>
     Task<bool> AnyAsync(Expression<Func<T, bool>> predicate, CancellationToken cancellationToken = default);
 }

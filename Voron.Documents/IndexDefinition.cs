@@ -103,12 +103,16 @@ public sealed class IndexDefinition : IEquatable<IndexDefinition>
         return new IndexDefinition(document.Collection, name, paths);
     }
 
+    /// <summary>Whether both define the same index: same collection, name, uniqueness and paths in the same order.</summary>
     public bool Equals(IndexDefinition? other) =>
         other is not null && Collection == other.Collection && Name == other.Name && IsUnique == other.IsUnique && Paths.SequenceEqual(other.Paths);
 
+    /// <inheritdoc/>
     public override bool Equals(object? obj) => Equals(obj as IndexDefinition);
 
+    /// <inheritdoc/>
     public override int GetHashCode() => HashCode.Combine(Collection, Name, IsUnique, Paths.Count);
 
+    /// <summary>The index as text, for messages: <c>unique index 'byEmail' on users (email)</c>.</summary>
     public override string ToString() => $"{(IsUnique ? "unique " : "")}index '{Name}' on {Collection} ({string.Join(", ", Paths)})";
 }

@@ -9,6 +9,12 @@ namespace Voron.Documents;
 /// </summary>
 public sealed class InvalidJsonException : JsonException
 {
+    /// <summary>
+    /// The input for document <paramref name="id"/> (null: not known) is invalid at byte
+    /// <paramref name="bytePosition"/>, which is on line <paramref name="lineNumber"/> at byte
+    /// <paramref name="bytePositionInLine"/> (both counted from 0; the message counts from 1), for
+    /// <paramref name="reason"/>; <paramref name="inner"/> is the parser's error, when there was one.
+    /// </summary>
     public InvalidJsonException(string? id, long bytePosition, long lineNumber, long bytePositionInLine, string reason, Exception? inner = null)
         : base($"Invalid JSON{(id == null ? "" : $" for document '{id}'")} at byte {bytePosition} (line {lineNumber + 1}, byte {bytePositionInLine + 1} of the line): {reason}",
             null, lineNumber, bytePositionInLine, inner)

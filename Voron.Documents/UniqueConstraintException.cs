@@ -6,6 +6,7 @@ namespace Voron.Documents;
 /// </summary>
 public sealed class UniqueConstraintException : Exception
 {
+    /// <summary>Document <paramref name="id"/> would add <paramref name="value"/> to unique index <paramref name="index"/> of <paramref name="collection"/>, where <paramref name="existingId"/> holds it.</summary>
     public UniqueConstraintException(string collection, string index, string value, string id, string existingId)
         : base($"Unique index '{index}' on collection '{collection}' already has the value {value} (document '{existingId}'); document '{id}' cannot take it. Nothing of the session was saved.")
     {

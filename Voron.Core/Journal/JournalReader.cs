@@ -85,8 +85,11 @@ internal sealed partial class JournalReader : IDisposable
     /// version cannot read (D1..D6 above). Records before the bad one have been applied by then;
     /// replaying them again on the next try is harmless.
     /// </summary>
+    /// <param name="fileSystem">The file system holding the journal files.</param>
+    /// <param name="directory">The store's directory, where the journal files are.</param>
     /// <param name="storeId">The store's id (the header file's StoreId): every checksum is bound to it.</param>
     /// <param name="start">Where the first unsynced record starts (a multiple of 4096).</param>
+    /// <param name="apply">Called with every valid record, in order.</param>
     /// <param name="expectedTransactionId">The transaction after the last one synced to the data file.</param>
     /// <param name="mode">How the end of the log is judged (D4, D5).</param>
     public static JournalRecoveryResult Recover(IFileSystem fileSystem, string directory, ulong storeId, JournalPosition start,

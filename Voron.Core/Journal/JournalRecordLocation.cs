@@ -1,6 +1,6 @@
 namespace Voron.Journal;
 
-/// <summary>Where <see cref="JournalWriter.Append"/> put a record: it occupies
+/// <summary>Where <see cref="JournalWriter.Append(long, ReadOnlySpan{byte}, IReadOnlyList{JournalPage})"/> put a record: it occupies
 /// [<see cref="Start"/>.Offset, <see cref="End"/>.Offset) of one journal file (J4).</summary>
 internal readonly record struct JournalRecordLocation(JournalPosition Start, JournalPosition End)
 {

@@ -126,7 +126,11 @@ internal sealed partial class JournalWriter : IDisposable
     /// every journal file before recovery), and the file's bytes from <paramref name="resumeAt"/>
     /// on must be zeros (J10).
     /// </summary>
+    /// <param name="fileSystem">The file system holding the journal files.</param>
+    /// <param name="directory">The store's directory, where the journal files are.</param>
     /// <param name="storeId">The store's id (the header file's StoreId): every checksum is bound to it.</param>
+    /// <param name="resumeAt">Where the next record goes.</param>
+    /// <param name="nextTransactionId">The id the next record must carry (J1).</param>
     /// <param name="fileSize">The size of each journal file, a positive multiple of 4096; a record
     /// larger than this gets a file of its own size.</param>
     public JournalWriter(IFileSystem fileSystem, string directory, ulong storeId, JournalPosition resumeAt, long nextTransactionId,
@@ -161,7 +165,7 @@ internal sealed partial class JournalWriter : IDisposable
     /// <summary>Where the next record will be written, unless it does not fit and the writer rotates.</summary>
     public JournalPosition Position => new(_fileNumber, _offset);
 
-    /// <summary>The transaction id the next <see cref="Append"/> must carry (J1).</summary>
+    /// <summary>The transaction id the next <see cref="Append(long, ReadOnlySpan{byte}, IReadOnlyList{JournalPage})"/> must carry (J1).</summary>
     public long NextTransactionId => _nextTransactionId;
 
     /// <summary>The configured journal file size.</summary>

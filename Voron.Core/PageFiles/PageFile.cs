@@ -10,8 +10,29 @@ namespace Voron;
 /// those bytes. Open one with <see cref="PageFileExtensions.OpenPageFile"/> or
 /// <see cref="PageFileExtensions.CreatePageFile"/>. Not thread-safe, like its transaction.
 /// </summary>
+/// <example>
+/// Writes that cover whole blocks replace them; smaller ones journal only the bytes they change:
+/// <code>
+/// using var tx = env.BeginWrite();
+/// var file = tx.CreatePageFile("images/logo");
+/// file.Write(2L * PageFile.BlockSize, block); // block: PageFile.BlockSize bytes, the file's third block
+/// tx.Commit();
+/// </code>
+/// </example>
 public sealed class PageFile
 {
+    /// <summary>
+    /// The size of a block, in bytes (8 KiB, <see cref="Constants.PageSize"/>): block <c>b</c>
+    /// holds the file's bytes <c>[b * BlockSize, (b + 1) * BlockSize)</c> in one store page.
+    /// </summary>
+    public const int BlockSize = PageFileFormat.BlockSize;
+
+    /// <summary>
+    /// The longest page-file name, in UTF-8 bytes (246: the name of the tree that holds the file
+    /// adds a prefix to it and must fit <see cref="Constants.MaxTreeNameSize"/>).
+    /// </summary>
+    public const int MaxNameBytes = PageFileFormat.MaxNameBytes;
+
     private readonly ReadTransaction _transaction;
     private readonly PageFileView _view;
 
@@ -58,6 +79,27 @@ public sealed class PageFile
         RequireWrite();
         _view.SetLength(length);
     }
+
+    // Internal to the SQLite VFS (Voron.SqliteVfs reaches them through InternalsVisibleTo; the
+    // reasons are listed next to that line in Voron.Core.csproj).
+
+    /// <summary>The last writer's commit sequence, stored with the file (opaque to the store; format field Sequence).</summary>
+    internal long Sequence => _view.Sequence;
+
+    /// <summary>Records the writer's commit sequence with the file, in this write transaction.</summary>
+    internal void SetSequence(long sequence)
+    {
+        RequireWrite();
+        _view.SetSequence(sequence);
+    }
+
+    /// <summary>
+    /// The bytes of block <paramref name="block"/> without a copy, or false for a hole (zeros).
+    /// No usability check (the caller owns the transaction): the span points into a page buffer or
+    /// the data file's mapping, valid until the transaction ends (in a write transaction, until
+    /// the next write to the file).
+    /// </summary>
+    internal bool TryGetBlock(long block, out ReadOnlySpan<byte> bytes) => _view.TryGetBlock(block, out bytes);
 
     private void RequireWrite()
     {

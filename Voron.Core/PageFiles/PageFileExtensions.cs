@@ -6,7 +6,7 @@ namespace Voron;
 public static class PageFileExtensions
 {
     /// <summary>The page file named <paramref name="name"/>, or null when there is none.</summary>
-    /// <exception cref="ArgumentException">The name is empty, longer than 246 UTF-8 bytes, or has control characters.</exception>
+    /// <exception cref="ArgumentException">The name is empty, longer than <see cref="PageFile.MaxNameBytes"/> (246) UTF-8 bytes, or has control characters.</exception>
     public static PageFile? OpenPageFile(this ReadTransaction transaction, string name)
     {
         ArgumentNullException.ThrowIfNull(transaction);

@@ -91,6 +91,8 @@ internal sealed partial class BTree
 
     /// <summary>Opens page <paramref name="pageNumber"/> found at <paramref name="level"/>, checking B1, B3 and BT2.</summary>
     /// <param name="allowEmpty">Only while a delete rebalances: a leaf it emptied may be opened (never a branch).</param>
+    /// <param name="pageNumber">The page to open.</param>
+    /// <param name="level">The depth it was reached at (0 = the root; leaves are at depth - 1).</param>
     internal TreePage OpenPage(long pageNumber, int level, bool allowEmpty = false)
     {
         var page = TreePage.Open(_pages.GetPage(pageNumber), pageNumber, _file, allowEmpty && level == _state.Depth - 1);

@@ -138,6 +138,9 @@ internal readonly ref struct TreePage
 
     /// <summary>Opens a page, checking B1 and B3.</summary>
     /// <param name="allowEmpty">Only for a leaf the caller has just emptied itself.</param>
+    /// <param name="page">The page's bytes.</param>
+    /// <param name="pageNumber">The page's number, for the checks and the corruption message.</param>
+    /// <param name="file">The data file, named in a corruption message.</param>
     public static TreePage Open(ReadOnlySpan<byte> page, long pageNumber, string file, bool allowEmpty = false)
     {
         if (page.Length < Constants.PageSize)

@@ -1,11 +1,10 @@
-using Voron.PageFiles;
 using Voron.SqliteVfs.Interop;
 
 namespace Voron.SqliteVfs.Databases;
 
 internal sealed partial class DatabaseFile
 {
-    private const int BlockSize = PageFileFormat.BlockSize;
+    private const int BlockSize = PageFile.BlockSize;
 
     /// <summary>xRead, by V3 (readers) or V4 (the writer); zero-fills past the end with SQLITE_IOERR_SHORT_READ.</summary>
     public override int Read(Span<byte> destination, long offset)

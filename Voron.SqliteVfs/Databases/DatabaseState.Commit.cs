@@ -1,5 +1,4 @@
 using System.Buffers.Binary;
-using Voron.PageFiles;
 
 namespace Voron.SqliteVfs.Databases;
 
@@ -66,8 +65,8 @@ internal sealed partial class DatabaseState
     /// <summary>V8: the merged operation. May run more than once (merger M1); changes nothing outside the transaction.</summary>
     private void Apply(WriteTransaction transaction, DatabaseVersion version)
     {
-        var file = PageFileView.OpenOrCreate(transaction.Low, Name);
-        if (file.Sequence != version.ParentSequence)
+        var file = transaction.CreatePageFile(Name);
+        if (file.Sequence != version.ParentSequence) // Sequence and SetSequence are internal: see Voron.Core.csproj
         {
             throw new StaleCommitException(Name, version.ParentSequence, file.Sequence);
         }
@@ -79,7 +78,7 @@ internal sealed partial class DatabaseState
 
         foreach (var (block, bytes) in version.Blocks)
         {
-            file.Write(block * PageFileFormat.BlockSize, bytes);
+            file.Write(block * PageFile.BlockSize, bytes);
         }
 
         file.SetLength(version.Length);

@@ -1,5 +1,3 @@
-using Voron.PageFiles;
-
 namespace Voron.SqliteVfs.Databases;
 
 // Design notes — SQLite's locks and commits mapped onto the store.
@@ -137,7 +135,7 @@ internal sealed partial class DatabaseState
         Environment = environment;
         Name = name;
         using var read = environment.BeginRead();
-        _durableSequence = PageFileView.Open(read.Low, name)?.Sequence ?? 0;
+        _durableSequence = read.OpenPageFile(name)?.Sequence ?? 0; // Sequence: internal, see Voron.Core.csproj
         _lastSequence = _durableSequence;
         _historyFloor = _durableSequence;
         _chain = new Chain([], _durableSequence);
@@ -214,7 +212,7 @@ internal sealed partial class DatabaseState
         }
 
         using var read = Environment.BeginRead();
-        return PageFileView.Open(read.Low, Name) != null;
+        return read.OpenPageFile(Name) != null;
     }
 
     /// <summary>V2: the newest submitted state — a store snapshot and the in-flight versions after it.</summary>
@@ -231,15 +229,15 @@ internal sealed partial class DatabaseState
             var store = Environment.BeginRead();
             try
             {
-                var view = PageFileView.Open(store.Low, Name);
-                var baseSequence = view?.Sequence ?? 0;
+                var file = store.OpenPageFile(Name);
+                var baseSequence = file?.Sequence ?? 0;
                 if (baseSequence > headSequence)
                 {
                     store.Dispose(); // a commit submitted after the capture is durable already: look again
                     continue;
                 }
 
-                return new Snapshot(store, view, inFlight.Length == 0 ? inFlight : [.. inFlight.Where(v => v.Sequence > baseSequence)], headSequence);
+                return new Snapshot(store, file, inFlight.Length == 0 ? inFlight : [.. inFlight.Where(v => v.Sequence > baseSequence)], headSequence);
             }
             catch
             {

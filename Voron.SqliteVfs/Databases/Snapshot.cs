@@ -1,5 +1,3 @@
-using Voron.PageFiles;
-
 namespace Voron.SqliteVfs.Databases;
 
 /// <summary>
@@ -8,16 +6,16 @@ namespace Voron.SqliteVfs.Databases;
 /// </summary>
 internal sealed class Snapshot : IDisposable
 {
-    private const int BlockSize = PageFileFormat.BlockSize;
-
     private readonly ReadTransaction _store;
-    private readonly PageFileView? _file;
+    private readonly PageFile? _file;
+    private readonly long _fileLength; // read once: a read transaction's file never changes
     private readonly DatabaseVersion[] _versions;
 
-    public Snapshot(ReadTransaction store, PageFileView? file, DatabaseVersion[] versions, long headSequence)
+    public Snapshot(ReadTransaction store, PageFile? file, DatabaseVersion[] versions, long headSequence)
     {
         _store = store;
         _file = file;
+        _fileLength = file?.Length ?? 0;
         _versions = versions;
         HeadSequence = headSequence;
     }
@@ -28,7 +26,7 @@ internal sealed class Snapshot : IDisposable
     /// <summary>The newest in-flight version seen, or null when the snapshot is all durable.</summary>
     public DatabaseVersion? Head => _versions.Length == 0 ? null : _versions[^1];
 
-    public long Length => _versions.Length == 0 ? _file?.Length ?? 0 : _versions[^1].Length;
+    public long Length => _versions.Length == 0 ? _fileLength : _versions[^1].Length;
 
     /// <summary>
     /// Finds block <paramref name="block"/>: its bytes (empty = zeros) and the in-flight version
@@ -53,6 +51,8 @@ internal sealed class Snapshot : IDisposable
         }
 
         from = null;
+        // Internal PageFile.TryGetBlock, not the public Read: every SQLite page read lands here, and
+        // the span lets the caller copy the block's bytes once, straight into SQLite's buffer.
         return _file != null && _file.TryGetBlock(block, out var stored) ? stored : default;
     }
 

@@ -1,5 +1,3 @@
-using Voron.PageFiles;
-
 namespace Voron.SqliteVfs.Databases;
 
 /// <summary>
@@ -8,7 +6,7 @@ namespace Voron.SqliteVfs.Databases;
 /// </summary>
 internal sealed class WriteSet
 {
-    private const int BlockSize = PageFileFormat.BlockSize;
+    private const int BlockSize = PageFile.BlockSize;
 
     public WriteSet(long length)
     {

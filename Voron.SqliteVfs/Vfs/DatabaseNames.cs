@@ -1,5 +1,4 @@
 using System.Text;
-using Voron.PageFiles;
 
 namespace Voron.SqliteVfs.Vfs;
 
@@ -7,7 +6,7 @@ namespace Voron.SqliteVfs.Vfs;
 internal static class DatabaseNames
 {
     /// <summary>Room left for the suffixes SQLite appends to a database name (-journal, -wal, -mj...).</summary>
-    public const int MaxBytes = PageFileFormat.MaxNameBytes - 16;
+    public const int MaxBytes = PageFile.MaxNameBytes - 16;
 
     /// <summary>Null when <paramref name="name"/> is a valid database name, else why not.</summary>
     public static string? Problem(string? name)

@@ -17,6 +17,7 @@ internal static class ErrorCodes
     /// <summary>Records why the VFS answered a result code that is not an exception (SQLITE_BUSY).</summary>
     public static void Note(Exception reason) => t_lastError = reason;
 
+    /// <param name="error">What went wrong; kept as <see cref="LastError"/> for this thread.</param>
     /// <param name="ioError">The SQLITE_IOERR_* code for the operation that failed (read, write, lock...).</param>
     public static int From(Exception error, int ioError)
     {

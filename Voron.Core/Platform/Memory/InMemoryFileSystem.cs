@@ -13,6 +13,7 @@ public sealed class InMemoryFileSystem : IFileSystem
     private readonly ConcurrentDictionary<string, InMemoryFile> _files = new(StringComparer.Ordinal);
     private readonly ConcurrentDictionary<string, byte> _locks = new(StringComparer.Ordinal);
 
+    /// <summary>An empty file system whose files may each grow to <paramref name="reservePerFile"/> bytes (default 16 GiB of address space, committed only as written).</summary>
     public InMemoryFileSystem(long reservePerFile = 16L << 30)
     {
         ReservePerFile = reservePerFile;
@@ -21,6 +22,7 @@ public sealed class InMemoryFileSystem : IFileSystem
     /// <summary>The largest size any file may reach.</summary>
     public long ReservePerFile { get; }
 
+    /// <inheritdoc/>
     public IStorageFile Open(string path, FileOpenMode mode)
     {
         var key = Normalize(path);
@@ -44,8 +46,10 @@ public sealed class InMemoryFileSystem : IFileSystem
         }
     }
 
+    /// <inheritdoc/>
     public bool FileExists(string path) => _files.ContainsKey(Normalize(path));
 
+    /// <inheritdoc/>
     public void DeleteFile(string path)
     {
         if (_files.TryRemove(Normalize(path), out var file))
@@ -54,6 +58,7 @@ public sealed class InMemoryFileSystem : IFileSystem
         }
     }
 
+    /// <inheritdoc/>
     public void MoveFile(string source, string destination)
     {
         if (!_files.TryRemove(Normalize(source), out var file))
@@ -70,6 +75,7 @@ public sealed class InMemoryFileSystem : IFileSystem
         _files[file.Path] = file;
     }
 
+    /// <inheritdoc/>
     public IReadOnlyList<string> ListFiles(string directory, string pattern)
     {
         var prefix = Normalize(directory).TrimEnd('/') + "/";
@@ -88,6 +94,7 @@ public sealed class InMemoryFileSystem : IFileSystem
         return names;
     }
 
+    /// <summary>Does nothing (directories are implicit) unless <paramref name="path"/> is a file, which is an <see cref="IOException"/>.</summary>
     public void CreateDirectory(string path)
     {
         // Directories are implicit: a file's path names its directory. A file cannot be one.
@@ -98,11 +105,13 @@ public sealed class InMemoryFileSystem : IFileSystem
         }
     }
 
+    /// <summary>Does nothing: nothing here outlives the process.</summary>
     public void SyncDirectory(string path)
     {
         // Nothing to make durable: the in-memory mode loses everything with the process.
     }
 
+    /// <inheritdoc/>
     public IDisposable LockExclusive(string path)
     {
         var key = Normalize(path);

@@ -9,8 +9,10 @@ namespace Voron.Platform.Posix;
 /// </summary>
 public sealed class PosixFileSystem : IFileSystem
 {
+    /// <summary>The one instance (the type holds no state).</summary>
     public static PosixFileSystem Instance { get; } = new();
 
+    /// <inheritdoc/>
     public IStorageFile Open(string path, FileOpenMode mode)
     {
         EnsureLinux(path);
@@ -28,21 +30,28 @@ public sealed class PosixFileSystem : IFileSystem
         }
     }
 
+    /// <inheritdoc/>
     public bool FileExists(string path) => RealFiles.FileExists(path);
 
+    /// <inheritdoc/>
     public void DeleteFile(string path) => RealFiles.DeleteFile(path);
 
+    /// <inheritdoc/>
     public void MoveFile(string source, string destination) => RealFiles.MoveFile(source, destination);
 
+    /// <inheritdoc/>
     public IReadOnlyList<string> ListFiles(string directory, string pattern) => RealFiles.ListFiles(directory, pattern);
 
+    /// <inheritdoc/>
     public void CreateDirectory(string path) => RealFiles.CreateDirectory(path);
 
+    /// <inheritdoc/>
     public void SyncDirectory(string path)
     {
         EnsureLinux(path);
         RealFiles.FsyncDirectory(path, Libc.ORdOnly | Libc.ODirectory);
     }
 
+    /// <inheritdoc/>
     public IDisposable LockExclusive(string path) => RealFiles.LockExclusive(path);
 }

@@ -321,6 +321,22 @@ public sealed class PageFileTests
         }
     }
 
+    [Fact]
+    public void MaxNameBytes_is_the_longest_name_accepted_and_BlockSize_the_page_size()
+    {
+        // The public constants the SQLite VFS uses instead of PageFileFormat's: they must say what
+        // the format does (PageFile.MaxNameBytes is documented as 246).
+        Assert.Equal(8192, PageFile.BlockSize);
+        Assert.Equal(Constants.PageSize, PageFile.BlockSize);
+        Assert.Equal(246, PageFile.MaxNameBytes);
+        using var env = StorageEnvironment.Open(StoreFactory.Options(StoreFactory.NewFileSystem()));
+        using var tx = env.BeginWrite();
+        var longest = new string('n', PageFile.MaxNameBytes);
+        tx.CreatePageFile(longest).Write(0, "x"u8);
+        Assert.Equal(1, tx.OpenPageFile(longest)!.Length);
+        Assert.Throws<ArgumentException>(() => tx.CreatePageFile(longest + "n"));
+    }
+
     private static long BlockPage(ReadTransaction read, string name, long block)
     {
         var map = read.Low.OpenTree(PageFileFormat.TreeName(name))!;
