@@ -416,7 +416,7 @@ internal sealed partial class InvariantIds
         page.Append("\n## Ids\n\n| Id | Rule | Defined at | Citations |\n|---|---|---|---|\n");
         foreach (var definition in ids)
         {
-            var where = $"[{definition.File}:{definition.Line}](../{definition.File}#L{definition.Line})";
+            var where = $"[{definition.File}:{definition.Line}]({LineLink(definition.File, definition.Line)})";
             page.Append(CultureInfo.InvariantCulture,
                 $"| {definition.Id} | {Cell(Shorten(definition.Text, 200))} | {where} | {counts.GetValueOrDefault(definition.Id)} |\n");
         }
@@ -434,7 +434,7 @@ internal sealed partial class InvariantIds
             """);
         foreach (var note in NotYetNotes)
         {
-            page.Append(CultureInfo.InvariantCulture, $"| [{note.File}:{note.Line}](../{note.File}#L{note.Line}) | {Cell(note.Text)} |\n");
+            page.Append(CultureInfo.InvariantCulture, $"| [{note.File}:{note.Line}]({LineLink(note.File, note.Line)}) | {Cell(note.Text)} |\n");
         }
 
         return page.ToString();
@@ -459,6 +459,13 @@ internal sealed partial class InvariantIds
         var cut = text.LastIndexOf(' ', max - 1);
         return text[..(cut > max / 2 ? cut : max - 1)].TrimEnd(',', ';', ':') + "…";
     }
+
+    // A line anchor ("#L" and the line) works for a source file; a Markdown page is rendered, where an anchor
+    // names a heading, so a page is linked without one (its line is in the link's text).
+    private static string LineLink(string file, int line) =>
+        file.EndsWith(".md", StringComparison.Ordinal)
+            ? $"../{file}"
+            : string.Create(CultureInfo.InvariantCulture, $"../{file}#L{line}");
 
     private static string Cell(string text) => text.Replace("|", "\\|", StringComparison.Ordinal);
 
