@@ -106,7 +106,7 @@ internal sealed class CommitPipeline
             catch (Exception e) when (e is IOException or UnauthorizedAccessException)
             {
                 // A full disk (or any I/O failure) while growing the data file fails the store
-                // (README: it refuses writes until reopened, and reopening needs no more space).
+                // (docs/core.md: it refuses writes until reopened, and reopening needs no more space).
                 throw _seams.Fail(e);
             }
 
