@@ -7,7 +7,7 @@ namespace Voron.Tests.Codebase;
 /// </summary>
 public sealed class InvariantIdTests
 {
-    private static readonly Lazy<InvariantIds> Repository = new(() => InvariantIds.Collect(InvariantIds.ReadRepository(InvariantIds.RepositoryRoot())));
+    private static readonly Lazy<InvariantIds> Repository = new(() => InvariantIds.Collect(InvariantIds.ReadRepository(RepositoryRoot.Find())));
 
     // The synthetic inputs use prefix ZQ, which the repository does not define: their lines are
     // single-line strings, so the scan of this file finds no definition in them either.
@@ -24,7 +24,7 @@ public sealed class InvariantIdTests
     [Fact]
     public void Page_of_invariants_matches_the_code()
     {
-        var root = InvariantIds.RepositoryRoot();
+        var root = RepositoryRoot.Find();
         var path = Path.Combine(root, InvariantIds.PagePath);
         var expected = Repository.Value.RenderPage();
         if (Environment.GetEnvironmentVariable("VORON_WRITE_INVARIANTS") == "1")

@@ -110,19 +110,6 @@ internal sealed partial class InvariantIds
     /// <summary>Every "not ... yet" note, in file and line order.</summary>
     public IReadOnlyList<NotYetNote> NotYetNotes { get; }
 
-    /// <summary>The repository's root: the directory above <see cref="AppContext.BaseDirectory"/> that holds Voron.slnx.</summary>
-    public static string RepositoryRoot()
-    {
-        var root = AppContext.BaseDirectory;
-        while (!File.Exists(Path.Combine(root, "Voron.slnx")))
-        {
-            root = Path.GetDirectoryName(root.TrimEnd(Path.DirectorySeparatorChar)) ?? throw new InvalidOperationException(
-                $"No Voron.slnx above {AppContext.BaseDirectory}: the repository root was not found.");
-        }
-
-        return root;
-    }
-
     /// <summary>The files the collector reads: every .cs file outside bin/, obj/ and hidden folders, README.md and docs/**/*.md but the generated page.</summary>
     public static IReadOnlyList<SourceText> ReadRepository(string root)
     {

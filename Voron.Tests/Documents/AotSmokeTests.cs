@@ -17,11 +17,7 @@ public sealed class AotSmokeTests
             return; // opt-in: VORON_AOT=1 dotnet test --filter AotSmokeTests (or run samples/AotSmoke/run.sh)
         }
 
-        var root = AppContext.BaseDirectory;
-        while (!File.Exists(Path.Combine(root, "Voron.slnx")))
-        {
-            root = Path.GetDirectoryName(root) ?? throw new InvalidOperationException("The repository root was not found.");
-        }
+        var root = RepositoryRoot.Find();
 
         using var process = Process.Start(new ProcessStartInfo("sh", Path.Combine(root, "samples", "AotSmoke", "run.sh"))
         {

@@ -111,18 +111,4 @@ internal static class MarkdownCodeBlocks
 
         throw new FileNotFoundException($"No {relativePath} in {AppContext.BaseDirectory} or any directory above it.");
     }
-
-    /// <summary>The repository's root: the first directory above the test assembly that holds <c>Voron.slnx</c>.</summary>
-    public static string FindRepositoryRoot()
-    {
-        for (var directory = new DirectoryInfo(AppContext.BaseDirectory); directory != null; directory = directory.Parent)
-        {
-            if (File.Exists(Path.Combine(directory.FullName, "Voron.slnx")))
-            {
-                return directory.FullName;
-            }
-        }
-
-        throw new DirectoryNotFoundException($"No Voron.slnx in {AppContext.BaseDirectory} or any directory above it.");
-    }
 }

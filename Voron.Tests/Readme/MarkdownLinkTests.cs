@@ -17,7 +17,7 @@ public sealed partial class MarkdownLinkTests
     [MemberData(nameof(Files))]
     public void Every_relative_link_resolves_to_a_file_of_the_repository(string file)
     {
-        var root = MarkdownCodeBlocks.FindRepositoryRoot();
+        var root = RepositoryRoot.Find();
         var page = Path.Combine(root, file);
         var broken = BrokenLinks(root, page);
 
@@ -27,7 +27,7 @@ public sealed partial class MarkdownLinkTests
     [Fact]
     public void The_readme_links_to_nothing_outside_the_repository()
     {
-        var root = MarkdownCodeBlocks.FindRepositoryRoot();
+        var root = RepositoryRoot.Find();
         var outside = Links(Path.Combine(root, "README.md"))
             .Where(l => l.Target.Contains("://", StringComparison.Ordinal) || l.Target.StartsWith("mailto:", StringComparison.Ordinal))
             .Select(l => $"line {l.Line}: {l.Target}")
