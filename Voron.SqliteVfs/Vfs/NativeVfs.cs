@@ -2,6 +2,7 @@ using System.Runtime.InteropServices;
 using System.Text;
 using Voron.SqliteVfs.Interop;
 using Voron.SqliteVfs.Databases;
+using Voron.Documents;
 
 namespace Voron.SqliteVfs.Vfs;
 
@@ -35,6 +36,19 @@ internal sealed unsafe class NativeVfs
     public VoronSqliteOptions Options { get; }
 
     public SqliteDatabases Databases { get; }
+
+    private DocumentStore? _documents;
+
+    /// <summary>The document store the voron_docs module reads and writes, once bound.</summary>
+    public DocumentStore? Documents => Volatile.Read(ref _documents);
+
+    public void BindDocuments(DocumentStore store)
+    {
+        if (Interlocked.CompareExchange(ref _documents, store, null) is { } bound && !ReferenceEquals(bound, store))
+        {
+            throw new InvalidOperationException($"Vfs={Name} already serves a document store; one DocumentStore per registration (and per store).");
+        }
+    }
 
     /// <summary>SQLite's default VFS (the OS's files), which serves the names <see cref="OsFiles"/> passes through.</summary>
     public static SqliteVfsStruct* DefaultVfs { get; private set; }
