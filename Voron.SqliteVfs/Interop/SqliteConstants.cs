@@ -7,6 +7,7 @@ internal static class SqliteConstants
     public const int Ok = 0;
     public const int Error = 1;
     public const int Busy = 5;
+    public const int ReadOnly = 8;
     public const int NoMem = 7;
     public const int IoErr = 10;
     public const int Corrupt = 11;
@@ -14,6 +15,7 @@ internal static class SqliteConstants
     public const int Full = 13;
     public const int CantOpen = 14;
     public const int Schema = 17;
+    public const int Constraint = 19;
     public const int Misuse = 21;
     public const int IoErrRead = IoErr | (1 << 8);
     public const int IoErrShortRead = IoErr | (2 << 8);
