@@ -7,7 +7,7 @@ using Voron.SqliteVfs.Interop.VirtualTables;
 
 namespace Voron.SqliteVfs.Documents;
 
-/// <summary>A cursor of a <see cref="DocsTable"/>: runs the plan xBestIndex chose (D4) over the transaction's view (D3).</summary>
+/// <summary>A cursor of a <see cref="DocsTable"/>: runs the plan xBestIndex chose (SD4) over the transaction's view (SD3).</summary>
 internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
 {
     private IEnumerator<DocumentState>? _rows;
@@ -147,7 +147,7 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
         return (from, to, false);
     }
 
-    /// <summary>The collection's documents with ids in [from, to), in id order, through the view (D3).</summary>
+    /// <summary>The collection's documents with ids in [from, to), in id order, through the view (SD3).</summary>
     private static IEnumerable<DocumentState> IdScan(DocumentView view, string collection, byte[]? from, byte[]? to, bool descending)
     {
         if (!view.HasOverlay(collection))
@@ -182,7 +182,7 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
         }
     }
 
-    /// <summary>D4: an index plan — the index range when its order and matches are SQLite's, else the collection read and sorted here.</summary>
+    /// <summary>SD4: an index plan — the index range when its order and matches are SQLite's, else the collection read and sorted here.</summary>
     private IEnumerable<DocumentState> IndexRows(DocumentView view, string collection, DocsPlan plan, SqlValue[] values)
     {
         var index = view.Store.CatalogFor(view.Snapshot).IndexesOf(collection).FirstOrDefault(i => i.Name == plan.IndexName && i.Ready);
@@ -213,7 +213,7 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
 
     private readonly record struct KeyBounds(byte[] Lower, byte[]? Upper, bool Empty);
 
-    /// <summary>The index keys a plan reads, or null when the index cannot answer exactly as SQLite would (D4).</summary>
+    /// <summary>The index keys a plan reads, or null when the index cannot answer exactly as SQLite would (SD4).</summary>
     private KeyBounds? KeyRange(DocumentView view, IndexRuntime index, DocsPlan plan, SqlValue[] values)
     {
         var columns = index.Definition.JsonPaths.Select(table.Spec.ColumnOf).ToArray();
@@ -294,7 +294,7 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
                iterator.Key[prefix.Length] is IndexKey.False or IndexKey.True;
     }
 
-    /// <summary>A constant in the index's encoding, or null when SQLite's comparison of it is not the index's (D4): text against a numeric column when it looks numeric, numbers against TEXT, blobs.</summary>
+    /// <summary>A constant in the index's encoding, or null when SQLite's comparison of it is not the index's (SD4): text against a numeric column when it looks numeric, numbers against TEXT, blobs.</summary>
     private static byte[]? Encode(SqlValue value, ColumnAffinity affinity)
     {
         var key = new KeyBuilder();
@@ -392,7 +392,7 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
 
         if (result.NoChange)
         {
-            return; // D5: an UPDATE that does not set this column gets "unchanged"
+            return; // SD5: an UPDATE that does not set this column gets "unchanged"
         }
 
         if (spec.Eponymous)

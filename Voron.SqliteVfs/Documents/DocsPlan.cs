@@ -29,7 +29,7 @@ internal enum ArgumentRole
 internal readonly record struct PlanArgument(ArgumentRole Role, IndexOperator Operator, int Component = 0);
 
 /// <summary>
-/// D4: a plan xBestIndex chose, kept by the table under its number (idxNum); idxStr is its
+/// SD4: a plan xBestIndex chose, kept by the table under its number (idxNum); idxStr is its
 /// <see cref="Description"/>, which EXPLAIN QUERY PLAN shows.
 /// </summary>
 internal sealed record DocsPlan(PlanKind Kind, string? IndexName, int Equalities, bool OrderConsumed, bool Descending, int OrderColumn, IReadOnlyList<PlanArgument> Arguments, string Description);
