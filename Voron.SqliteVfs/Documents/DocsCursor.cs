@@ -73,21 +73,21 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
         switch (plan.Kind)
         {
             case PlanKind.IdEquals:
-                return IdList([DocsTable.IdOf(values[plan.Arguments.ToList().FindIndex(a => a.Role == ArgumentRole.IdEquals)])], view, collection, false);
+                return IdList([DocsTable.IdOf(values[plan.Arguments.ToList().FindIndex(a => a.Role == ArgumentRole.IdEquals)])], view, collection, false, plan.ReadsJson);
             case PlanKind.IdIn:
                 var ids = list!.Select(DocsTable.IdOf).Where(id => id != null).Distinct(StringComparer.Ordinal).Order(StringComparer.Ordinal).ToList();
-                return IdList(ids, view, collection, plan.OrderConsumed && plan.Descending);
+                return IdList(ids, view, collection, plan.OrderConsumed && plan.Descending, plan.ReadsJson);
             case PlanKind.IdRange:
                 var (from, to, empty) = IdBounds(plan, values);
-                return empty ? [] : IdScan(view, collection, from, to, plan.OrderConsumed && plan.Descending);
+                return empty ? [] : IdScan(view, collection, from, to, plan.OrderConsumed && plan.Descending, plan.ReadsJson);
             case PlanKind.Index:
                 return IndexRows(view, collection, plan, values);
             default:
-                return IdScan(view, collection, null, null, plan.OrderConsumed && plan.Descending);
+                return IdScan(view, collection, null, null, plan.OrderConsumed && plan.Descending, plan.ReadsJson);
         }
     }
 
-    private static IEnumerable<DocumentState> IdList(List<string?> ids, DocumentView view, string collection, bool descending)
+    private static IEnumerable<DocumentState> IdList(List<string?> ids, DocumentView view, string collection, bool descending, bool readJson)
     {
         for (var i = 0; i < ids.Count; i++)
         {
@@ -97,7 +97,7 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
                 continue;
             }
 
-            if (view.Find(id, Encoding.UTF8.GetBytes(id)) is { } row && row.Collection == collection)
+            if (view.Find(id, Encoding.UTF8.GetBytes(id), readJson) is { } row && row.Collection == collection)
             {
                 yield return row;
             }
@@ -148,13 +148,13 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
     }
 
     /// <summary>The collection's documents with ids in [from, to), in id order, through the view (SD3).</summary>
-    private static IEnumerable<DocumentState> IdScan(DocumentView view, string collection, byte[]? from, byte[]? to, bool descending)
+    private static IEnumerable<DocumentState> IdScan(DocumentView view, string collection, byte[]? from, byte[]? to, bool descending, bool readJson)
     {
         if (!view.HasOverlay(collection))
         {
             foreach (var id in view.StoredIds(collection, from, to, descending))
             {
-                if (view.FindStored(DocumentView.IdText(id), id) is { } row && row.Collection == collection)
+                if (view.FindStored(DocumentView.IdText(id), id, readJson) is { } row && row.Collection == collection)
                 {
                     yield return row;
                 }
@@ -175,7 +175,7 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
 
         foreach (var id in descending ? ids.Reverse() : ids)
         {
-            if (view.Find(id, Encoding.UTF8.GetBytes(id)) is { } row && row.Collection == collection)
+            if (view.Find(id, Encoding.UTF8.GetBytes(id), readJson) is { } row && row.Collection == collection)
             {
                 yield return row;
             }
@@ -194,7 +194,7 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
 
         if (range == null)
         {
-            var all = IdScan(view, collection, null, null, false);
+            var all = IdScan(view, collection, null, null, false, readJson: true);
             if (!plan.OrderConsumed)
             {
                 return all;
@@ -206,7 +206,7 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
             return plan.Descending ? sorted.Reverse() : sorted;
         }
 
-        return IndexScan(view, collection, index!, range.Value.Lower, range.Value.Upper, plan.OrderConsumed && plan.Descending);
+        return IndexScan(view, collection, index!, range.Value.Lower, range.Value.Upper, plan.OrderConsumed && plan.Descending, plan.ReadsJson);
     }
 
     private static JsonDocument Parse(byte[] json) => JsonDocument.Parse(json);
@@ -316,7 +316,7 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
 
     private static bool LooksNumeric(string text) => double.TryParse(text.Trim(), NumberStyles.Float, CultureInfo.InvariantCulture, out _);
 
-    private static IEnumerable<DocumentState> IndexScan(DocumentView view, string collection, IndexRuntime index, byte[] lower, byte[]? upper, bool descending)
+    private static IEnumerable<DocumentState> IndexScan(DocumentView view, string collection, IndexRuntime index, byte[] lower, byte[]? upper, bool descending, bool readJson)
     {
         var tree = view.Snapshot.OpenTree(index.TreeName);
         if (tree == null)
@@ -335,7 +335,7 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
                 }
 
                 var id = iterator.Key[IndexKey.ValuesLength(iterator.Key, index.ComponentCount)..].ToArray();
-                if (view.FindStored(DocumentView.IdText(id), id) is { } row && row.Collection == collection)
+                if (view.FindStored(DocumentView.IdText(id), id, readJson) is { } row && row.Collection == collection)
                 {
                     yield return row;
                 }
@@ -358,7 +358,7 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
             }
 
             var id = iterator.Key[IndexKey.ValuesLength(iterator.Key, index.ComponentCount)..].ToArray();
-            if (view.FindStored(DocumentView.IdText(id), id) is { } row && row.Collection == collection)
+            if (view.FindStored(DocumentView.IdText(id), id, readJson) is { } row && row.Collection == collection)
             {
                 yield return row;
             }

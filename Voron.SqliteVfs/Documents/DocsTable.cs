@@ -208,8 +208,11 @@ internal sealed class DocsTable(DocumentStore store, DatabaseFile file, TableSpe
         }
 
         info.OrderByConsumed = orderConsumed && info.OrderByCount > 0;
-        var plan = new DocsPlan(kind, indexName, equalities, orderConsumed && info.OrderByCount > 0, descending, orderColumn, arguments, description);
-        var key = description + "|" + string.Join(",", arguments);
+        var columnsUsed = info.ColumnsUsed;
+        var jsonColumns = Spec.Eponymous ? 1UL << TableSpec.BodyColumn : ((1UL << Math.Min(63, 2 + Spec.Columns.Count)) - 1) & ~1UL | (Spec.Columns.Count >= 61 ? 1UL << 63 : 0);
+        var readsJson = (columnsUsed & jsonColumns) != 0;
+        var plan = new DocsPlan(kind, indexName, equalities, orderConsumed && info.OrderByCount > 0, descending, orderColumn, arguments, description, readsJson);
+        var key = description + "|" + readsJson + "|" + string.Join(",", arguments);
         if (!_planNumbers.TryGetValue(key, out var number))
         {
             number = _plans.Count;
