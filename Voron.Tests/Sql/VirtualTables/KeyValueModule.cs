@@ -22,6 +22,9 @@ internal sealed class KeyValueModule(string name) : VirtualTableModule
     /// <summary>Rows that make xUpdate fail (SQLITE_CONSTRAINT) when inserted.</summary>
     public HashSet<string> RejectedKeys { get; } = [];
 
+    /// <summary>Whether tables declare SQLITE_VTAB_CONSTRAINT_SUPPORT (they undo nothing themselves when xUpdate fails).</summary>
+    public bool ConstraintSupport { get; init; } = true;
+
     public override VirtualTable Connect(VirtualTableContext context, bool create)
     {
         Check("Connect");
@@ -63,7 +66,7 @@ internal sealed class KeyValueModule(string name) : VirtualTableModule
 
         public override string Declaration => "CREATE TABLE x(k TEXT PRIMARY KEY, v) WITHOUT ROWID";
 
-        public override bool ConstraintSupport => true;
+        public override bool ConstraintSupport => module.ConstraintSupport;
 
         public SortedDictionary<string, object?> Rows => _rows;
 
