@@ -42,10 +42,13 @@ internal sealed class SqlDocsExperiment : IExperiment
         _documents = documents;
         _duration = duration;
         _rounds = rounds;
-        _engines = engines;
+        _engines = engines is { Length: > 0 } ? engines : null; // the command line gives an empty list when --engines is absent
         _configurations = configurations;
         _warmUp = warmUp;
     }
+
+    /// <summary>The engines this run opens, in order.</summary>
+    internal IReadOnlyList<string> Engines => _engines ?? SqlDocsEngines.All;
 
     public string Name => "sqldocs";
 
@@ -56,7 +59,7 @@ internal sealed class SqlDocsExperiment : IExperiment
         var documents = _documents ?? (context.Quick ? 5_000 : 50_000);
         var duration = _duration ?? (context.Quick ? TimeSpan.FromMilliseconds(300) : TimeSpan.FromSeconds(3));
         var rounds = _rounds ?? (context.Quick ? 1 : 3);
-        var names = _engines ?? SqlDocsEngines.All;
+        var names = Engines;
         var configurations = _configurations ?? SqlDocsWorkloads.All;
         var report = context.NewReport(Name, "SQL over documents: voron_docs beside the document API and stock SQLite, durable");
         DiskBaseline.AddTo(report, context);
