@@ -189,7 +189,9 @@ internal sealed class SqlDocsExperiment : IExperiment
         report.AddNote("Every write is durable (durability.* facts) and every writing round ends with the work its writes cause, timed: Voron's data-file flush, " +
                        "SQLite's PASSIVE WAL checkpoint (SQLite also checkpoints inside commits every 1,000 WAL pages). Callers are closed loops: each starts its " +
                        "next operation when the last completed; SQL callers are threads with a pooled connection each and statements prepared once; " +
-                       "document-API callers are async tasks with a session per operation.");
+                       "document-API callers are async tasks with a session per operation. A round lasts until every caller has completed at least one " +
+                       "operation: sqlite's 64-writer rounds run past their time while writers wait in SQLite's busy handler (it sleeps up to 100 ms " +
+                       "between retries), and every rate is over the round's actual time.");
         report.AddNote("Workloads: lookup = one profile by id; query-eq = profiles of one of 200 cities, LIMIT 20 (index on $.city); query-range = profiles with " +
                        "age in [a, a+3) ORDER BY age LIMIT 20 (index on $.age); join = 20 consecutive purchase rows (a SQL table) with their profiles' names; " +
                        "insert = one new profile per transaction; cross-door = one purchase row plus its new profile in one transaction. Every read returns " +
