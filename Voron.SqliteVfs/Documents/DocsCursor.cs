@@ -1,6 +1,5 @@
 using System.Globalization;
 using System.Text;
-using System.Text.Json;
 using Voron.Documents.Indexing;
 using Voron.Documents.Storage;
 using Voron.SqliteVfs.Interop.VirtualTables;
@@ -13,7 +12,6 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
     private IEnumerator<DocumentState>? _rows;
     private DocumentView? _view;
     private DocumentState? _row;
-    private JsonDocument? _parsed;
     private long _limit;
 
     public override bool Eof => _row == null;
@@ -64,7 +62,7 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
 
         var view = _view = table.OpenView();
         var rows = Rows(view, collection, plan, values, list);
-        _rows = rows.Skip(offset > int.MaxValue ? int.MaxValue : (int)offset).GetEnumerator();
+        _rows = (offset == 0 ? rows : rows.Skip(offset > int.MaxValue ? int.MaxValue : (int)offset)).GetEnumerator();
         Next();
     }
 
@@ -73,7 +71,13 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
         switch (plan.Kind)
         {
             case PlanKind.IdEquals:
-                return IdList([DocsTable.IdOf(values[plan.Arguments.ToList().FindIndex(a => a.Role == ArgumentRole.IdEquals)])], view, collection, false, plan.ReadsJson);
+                var position = 0;
+                while (plan.Arguments[position].Role != ArgumentRole.IdEquals)
+                {
+                    position++;
+                }
+
+                return IdList([DocsTable.IdOf(values[position])], view, collection, false, plan.ReadsJson);
             case PlanKind.IdIn:
                 var ids = list!.Select(DocsTable.IdOf).Where(id => id != null).Distinct(StringComparer.Ordinal).Order(StringComparer.Ordinal).ToList();
                 return IdList(ids, view, collection, plan.OrderConsumed && plan.Descending, plan.ReadsJson);
@@ -201,15 +205,13 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
             }
 
             var column = table.Spec.PathOf(plan.OrderColumn)!;
-            var sorted = all.Select(row => (Row: row, Key: JsonValues.Extract(Parse(row.Json).RootElement, column.Path)))
+            var sorted = all.Select(row => (Row: row, Key: JsonValues.Extract(row.Json, column.Path)))
                 .OrderBy(x => x.Key, Comparer<SqlValue>.Create(SqlValue.Compare)).Select(x => x.Row);
             return plan.Descending ? sorted.Reverse() : sorted;
         }
 
         return IndexScan(view, collection, index!, range.Value.Lower, range.Value.Upper, plan.OrderConsumed && plan.Descending, plan.ReadsJson);
     }
-
-    private static JsonDocument Parse(byte[] json) => JsonDocument.Parse(json);
 
     private readonly record struct KeyBounds(byte[] Lower, byte[]? Upper, bool Empty);
 
@@ -367,8 +369,6 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
 
     public override void Next()
     {
-        _parsed?.Dispose();
-        _parsed = null;
         if (_rows != null && _limit > 0 && _rows.MoveNext())
         {
             _row = _rows.Current;
@@ -428,8 +428,7 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
         }
         else
         {
-            _parsed ??= JsonDocument.Parse(row.Json);
-            JsonValues.Extract(_parsed.RootElement, spec.PathOf(column)!.Path).SetResult(result);
+            JsonValues.Extract(row.Json, spec.PathOf(column)!.Path).SetResult(result);
         }
     }
 
@@ -468,8 +467,6 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
         _view?.Dispose();
         _view = null;
         _row = null;
-        _parsed?.Dispose();
-        _parsed = null;
     }
 
     public override void Close() => Reset();

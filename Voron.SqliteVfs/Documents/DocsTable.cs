@@ -368,7 +368,6 @@ internal sealed class DocsTable(DocumentStore store, DatabaseFile file, TableSpe
         var idBytes = DocumentNames.IdBytes(id);
         var current = view.Find(id, idBytes) ?? throw Constraint($"{TableName}: document '{id}' is gone.");
         var json = current.Json;
-        var before = JsonDocumentOf(current.Json);
         if (!unchanged[TableSpec.BodyColumn] && !values[TableSpec.BodyColumn].Equals(SqlValue.FromUtf8(current.Json)))
         {
             json = values[TableSpec.BodyColumn].IsNull ? "{}"u8.ToArray() : ValidBody(values[TableSpec.BodyColumn], id);
@@ -383,7 +382,7 @@ internal sealed class DocsTable(DocumentStore store, DatabaseFile file, TableSpe
             }
 
             var value = JsonValues.ApplyAffinity(values[c + 2], Spec.Columns[c].Affinity);
-            var old = JsonValues.Extract(before.RootElement, Spec.Columns[c].Path);
+            var old = JsonValues.Extract(current.Json, Spec.Columns[c].Path);
             if (SqlValue.Compare(value, old) != 0 || value.Kind != old.Kind)
             {
                 sets.Add((Spec.Columns[c].Path, value));
@@ -419,8 +418,6 @@ internal sealed class DocsTable(DocumentStore store, DatabaseFile file, TableSpe
         UniqueIndexes.Check(view, change);
         pending.Set(change);
     }
-
-    private static System.Text.Json.JsonDocument JsonDocumentOf(byte[] json) => System.Text.Json.JsonDocument.Parse(json);
 
     private byte[] WithPaths(byte[] json, List<(JsonPath, SqlValue)> sets, string id)
     {

@@ -24,6 +24,11 @@ internal sealed class DocumentView(DocumentStore store, ReadTransaction snapshot
     /// <summary>Releases a snapshot taken for this view alone (a statement that reads documents without a lock on its database).</summary>
     public void Dispose() => owned?.Dispose();
 
+    private Tree? _docs;
+    private bool _docsOpened;
+    private byte[]? _lastCollectionBytes;
+    private string? _lastCollection;
+
     public DocumentStore Store { get; } = store;
 
     public ReadTransaction Snapshot { get; } = snapshot;
@@ -98,14 +103,26 @@ internal sealed class DocumentView(DocumentStore store, ReadTransaction snapshot
     /// <summary>The document as the store snapshot holds it.</summary>
     public DocumentState? FindStored(string id, byte[] idBytes, bool readJson = true)
     {
-        var docs = Snapshot.OpenTree(DocumentTrees.Documents);
-        if (docs == null || !docs.TryGet(idBytes, out var record))
+        if (!_docsOpened)
+        {
+            _docs = Snapshot.OpenTree(DocumentTrees.Documents);
+            _docsOpened = true;
+        }
+
+        if (_docs == null || !_docs.TryGet(idBytes, out var record))
         {
             return null;
         }
 
         var header = DocumentRecord.ReadHeader(record, id, Store.Path);
-        var collection = DocumentRecord.CollectionName(record, header);
+        var collectionBytes = DocumentRecord.Collection(record, header);
+        if (_lastCollection == null || !collectionBytes.SequenceEqual(_lastCollectionBytes))
+        {
+            _lastCollectionBytes = collectionBytes.ToArray();
+            _lastCollection = Encoding.UTF8.GetString(collectionBytes);
+        }
+
+        var collection = _lastCollection;
         byte[] json = [];
         if (readJson)
         {
