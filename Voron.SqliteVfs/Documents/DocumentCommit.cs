@@ -58,7 +58,13 @@ internal sealed class DocumentCommit
     /// </summary>
     public void Apply(WriteTransaction transaction)
     {
-        var catalog = IndexCatalog.Load(transaction, _store.Path);
+        var catalog = _store.Catalog;
+        var meta = transaction.OpenTree(DocumentTrees.Meta);
+        if ((meta == null ? 0 : DocumentTrees.ReadInt64(meta, DocumentTrees.GenerationKey, _store.Path)) != catalog.Generation)
+        {
+            catalog = IndexCatalog.Load(transaction, _store.Path); // I2: the generation this transaction sees, not published (the batch may yet fail)
+        }
+
         var writes = new PreparedWrite[Changes.Count];
         var extractors = new Dictionary<string, JsonPathExtractor>(StringComparer.Ordinal);
         for (var i = 0; i < Changes.Count; i++)
