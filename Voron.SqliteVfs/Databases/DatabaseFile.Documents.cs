@@ -40,19 +40,23 @@ internal sealed partial class DatabaseFile
 
         try
         {
-            var commits = snapshot.InFlight.Where(v => v.Documents != null).ToList();
-            if (!ReadsAsWriter)
+            List<DocumentCommit>? commits = null;
+            foreach (var version in snapshot.InFlight)
             {
-                foreach (var version in commits)
+                if (version.Documents == null)
                 {
-                    if (!version.IsDurable)
-                    {
-                        _database.WaitDurableForRead(version); // V3 for documents
-                    }
+                    continue;
                 }
+
+                if (!ReadsAsWriter && !version.IsDurable)
+                {
+                    _database.WaitDurableForRead(version); // V15: V3 for documents
+                }
+
+                (commits ??= []).Add(version.Documents);
             }
 
-            return new DocumentView(store, snapshot.Store, [.. commits.Select(v => v.Documents!)], _writer ? _documents : null, owned);
+            return new DocumentView(store, snapshot.Store, commits ?? [], _writer ? _documents : null, owned);
         }
         catch
         {
