@@ -43,6 +43,15 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
             {
                 case ArgumentRole.Collection:
                     collection = values[i].Kind == SqlKind.Text ? values[i].Text : null;
+                    try
+                    {
+                        DocumentNames.CollectionBytes(collection ?? "");
+                    }
+                    catch (ArgumentException e)
+                    {
+                        throw new VirtualTableException(Interop.SqliteConstants.Error, $"voron_collection({values[i]}): not a collection name: {e.Message}", e);
+                    }
+
                     break;
                 case ArgumentRole.Limit when values[i].Kind == SqlKind.Integer:
                     _limit = values[i].Integer < 0 ? long.MaxValue : values[i].Integer;

@@ -126,7 +126,7 @@ internal sealed class DocsTable(DocumentStore store, DatabaseFile file, TableSpe
             Use(eq.Index, new PlanArgument(isList ? ArgumentRole.IdIn : ArgumentRole.IdEquals, IndexOperator.Equal), omit: true);
             orderConsumed = !isList || orderColumn == TableSpec.IdColumn;
             info.Unique = !isList;
-            description = isList ? "id IN list" : "id lookup";
+            description = isList ? "id IN list" + (orderConsumed && info.OrderByCount > 0 ? descending ? " order desc" : " order" : "") : "id lookup";
             cost = isList ? 10 : 1;
             rows = isList ? 10 : 1;
         }
@@ -212,7 +212,7 @@ internal sealed class DocsTable(DocumentStore store, DatabaseFile file, TableSpe
         var jsonColumns = Spec.Eponymous ? 1UL << TableSpec.BodyColumn : ((1UL << Math.Min(63, 2 + Spec.Columns.Count)) - 1) & ~1UL | (Spec.Columns.Count >= 61 ? 1UL << 63 : 0);
         var readsJson = (columnsUsed & jsonColumns) != 0;
         var plan = new DocsPlan(kind, indexName, equalities, orderConsumed && info.OrderByCount > 0, descending, orderColumn, arguments, description, readsJson);
-        var key = description + "|" + readsJson + "|" + string.Join(",", arguments);
+        var key = string.Join("|", description, kind, indexName, equalities, plan.OrderConsumed, descending, orderColumn, readsJson, string.Join(",", arguments)); // every field: two plans differing only in direction are two plans
         if (!_planNumbers.TryGetValue(key, out var number))
         {
             number = _plans.Count;

@@ -24,6 +24,17 @@ internal static class ErrorCodes
         t_lastError = error;
         for (var e = error; e != null; e = e.InnerException)
         {
+            if (e is Voron.Documents.ConcurrencyException or Voron.Documents.UniqueConstraintException)
+            {
+                // V14: a document conflict, this commit's own or that of the in-flight commit it
+                // was built on (a StaleCommitException wraps it): a conflict to retry, not an I/O error.
+                t_lastError = e;
+                return SqliteConstants.Constraint;
+            }
+        }
+
+        for (var e = error; e != null; e = e.InnerException)
+        {
             switch (e)
             {
                 case CorruptionException:
@@ -34,8 +45,6 @@ internal static class ErrorCodes
                     return SqliteConstants.NoMem;
                 case StaleCommitException:
                     return ioError;
-                case Voron.Documents.ConcurrencyException or Voron.Documents.UniqueConstraintException:
-                    return SqliteConstants.Constraint; // V14: a document conflict found when the commit applied
             }
         }
 

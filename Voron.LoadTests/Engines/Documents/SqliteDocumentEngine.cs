@@ -53,25 +53,10 @@ internal sealed class SqliteDocumentEngine : IDocumentEngine
         return connection;
     }
 
-    private static void Execute(SqliteConnection connection, string sql)
-    {
-        using var command = connection.CreateCommand();
-        command.CommandText = sql;
-        command.ExecuteNonQuery();
-    }
+    private static void Execute(SqliteConnection connection, string sql) => SqliteCommands.Execute(connection, sql);
 
-    private static SqliteCommand Prepare(SqliteConnection connection, string sql, params (string Name, SqliteType Type)[] parameters)
-    {
-        var command = connection.CreateCommand();
-        command.CommandText = sql;
-        foreach (var (name, type) in parameters)
-        {
-            command.Parameters.Add(name, type);
-        }
-
-        command.Prepare();
-        return command;
-    }
+    private static SqliteCommand Prepare(SqliteConnection connection, string sql, params (string Name, SqliteType Type)[] parameters) =>
+        SqliteCommands.Prepare(connection, sql, parameters);
 
     public IDocumentCaller CreateCaller() => new Caller(this, Open(_connectionString));
 

@@ -1,5 +1,6 @@
 using System.Text.Json;
 using Microsoft.Data.Sqlite;
+using Voron.LoadTests.Engines.Sqlite;
 using Voron.LoadTests.Experiments.Documents;
 
 namespace Voron.LoadTests.Engines.SqlDocs;
@@ -58,25 +59,10 @@ internal static class SqlDocsData
 
     public static double Amount(long seed) => (seed % 100_000) / 100.0;
 
-    public static void Execute(SqliteConnection connection, string sql)
-    {
-        using var command = connection.CreateCommand();
-        command.CommandText = sql;
-        command.ExecuteNonQuery();
-    }
+    public static void Execute(SqliteConnection connection, string sql) => SqliteCommands.Execute(connection, sql);
 
-    public static SqliteCommand Prepare(SqliteConnection connection, string sql, params (string Name, SqliteType Type)[] parameters)
-    {
-        var command = connection.CreateCommand();
-        command.CommandText = sql;
-        foreach (var (name, type) in parameters)
-        {
-            command.Parameters.Add(name, type);
-        }
-
-        command.Prepare();
-        return command;
-    }
+    public static SqliteCommand Prepare(SqliteConnection connection, string sql, params (string Name, SqliteType Type)[] parameters) =>
+        SqliteCommands.Prepare(connection, sql, parameters);
 
     /// <summary>EXPLAIN QUERY PLAN of <paramref name="sql"/> with <paramref name="values"/> bound, its detail lines joined by "; ".</summary>
     public static string Plan(SqliteConnection connection, string sql, params (string Name, object Value)[] values)
