@@ -86,6 +86,7 @@ internal sealed partial class InvariantIds
         ["R"] = "Core: journal record format",
         ["S"] = "Documents: sessions",
         ["SC"] = "Core: scratch file",
+        ["SD"] = "SqliteVfs: SQL over documents (voron_docs)",
         ["SP"] = "Core: section allocation policy",
         ["T"] = "Core: transactions",
         ["V"] = "SqliteVfs: database layer (locks, snapshots, commits)",
