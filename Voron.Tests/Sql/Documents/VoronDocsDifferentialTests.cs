@@ -56,6 +56,7 @@ public sealed class VoronDocsDifferentialTests(ITestOutputHelper output)
     {
         var seed = TestSeed.Next(output, nameof(Random_queries_over_documents_give_the_same_rows_as_json_extract_over_a_plain_table));
         var random = new Random(seed);
+        var clock = System.Diagnostics.Stopwatch.StartNew();
         var rounds = CrashBudget.Count(4, 0.0002);
         using var store = new DocsStore();
         using var connection = store.Open();
@@ -77,6 +78,7 @@ public sealed class VoronDocsDifferentialTests(ITestOutputHelper output)
 
         var next = Documents;
         var queries = 0;
+        output.WriteLine($"{Documents} documents written in {clock.ElapsedMilliseconds} ms");
         for (var round = 0; round < rounds; round++)
         {
             var indexed = round >= rounds / 2;
@@ -89,6 +91,7 @@ public sealed class VoronDocsDifferentialTests(ITestOutputHelper output)
             }
 
             await CompareEverythingAsync(store, connection, $"seed {seed}, round {round} start");
+            output.WriteLine($"round {round} starts at {clock.ElapsedMilliseconds} ms");
             for (var q = 0; q < QueriesPerRound; q++, queries++)
             {
                 var (query, ordered, loose) = Query(random, ids);
