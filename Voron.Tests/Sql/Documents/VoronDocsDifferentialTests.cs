@@ -94,9 +94,11 @@ public sealed class VoronDocsDifferentialTests(ITestOutputHelper output)
             output.WriteLine($"round {round} starts at {clock.ElapsedMilliseconds} ms");
             for (var q = 0; q < QueriesPerRound; q++, queries++)
             {
-                var (query, ordered, loose) = Query(random, ids);
-                var where = $"seed {seed}, round {round} ({(indexed ? "with" : "without")} indexes), query {q}";
-                Compare(connection, query, ordered, where, loose);
+                var parameters = new List<(string Name, object? Value)>();
+                var (query, ordered, loose) = Query(random, ids, parameters);
+                var bound = parameters.Count == 0 ? "" : " with " + string.Join(", ", parameters.Select(p => $"{p.Name} = {DocsSql.Show(p.Value)}"));
+                var where = $"seed {seed}, round {round} ({(indexed ? "with" : "without")} indexes), query {q}{bound}";
+                Compare(connection, query, ordered, where, loose, parameters);
             }
 
             // Change some documents through both doors before the next round.
@@ -258,14 +260,14 @@ public sealed class VoronDocsDifferentialTests(ITestOutputHelper output)
     /// A random query as a format string: {0} and {1} are the tables (d or pv; pv, pv for the
     /// expected rows). Whether the ORDER BY is total (then rows compare as ordered lists).
     /// </summary>
-    private static (string Sql, bool Ordered, bool Loose) Query(Random random, List<string> ids)
+    private static (string Sql, bool Ordered, bool Loose) Query(Random random, List<string> ids, List<(string Name, object? Value)> parameters)
     {
         if (random.Next(5) == 0)
         {
-            return Join(random);
+            return Join(random, parameters);
         }
 
-        var where = Where(random, ids, "");
+        var where = Where(random, ids, "", parameters);
         var column = Columns[random.Next(Columns.Length)];
         var whereClause = where.Length == 0 ? "" : " WHERE " + where;
         switch (random.Next(7))
@@ -310,11 +312,11 @@ public sealed class VoronDocsDifferentialTests(ITestOutputHelper output)
         }
     }
 
-    private static (string Sql, bool Ordered, bool Loose) Join(Random random)
+    private static (string Sql, bool Ordered, bool Loose) Join(Random random, List<(string Name, object? Value)> parameters)
     {
         var left = Columns[random.Next(Columns.Length)];
         var right = Columns[random.Next(Columns.Length)];
-        var filter = random.Next(2) == 0 ? "" : $" AND x.{Columns[random.Next(Columns.Length)]} {Comparisons[random.Next(5)]} {Literals[random.Next(Literals.Length)]}";
+        var filter = random.Next(2) == 0 ? "" : $" AND x.{Columns[random.Next(Columns.Length)]} {Comparisons[random.Next(5)]} {Literal(random, parameters)}";
         return random.Next(4) switch
         {
             0 => ($"SELECT x.id, y.id FROM {{0}} x JOIN {{1}} y ON x.{left} = y.{right}{filter}", false, false),
@@ -324,19 +326,19 @@ public sealed class VoronDocsDifferentialTests(ITestOutputHelper output)
         };
     }
 
-    private static string Where(Random random, List<string> ids, string prefix)
+    private static string Where(Random random, List<string> ids, string prefix, List<(string Name, object? Value)> parameters)
     {
         var parts = new List<string>();
         var count = random.Next(4);
         for (var i = 0; i < count; i++)
         {
             var column = prefix + Columns[random.Next(Columns.Length)];
-            var literal = Literals[random.Next(Literals.Length)];
+            var literal = Literal(random, parameters);
             parts.Add(random.Next(12) switch
             {
                 0 or 1 or 2 => $"{column} {Comparisons[random.Next(Comparisons.Length)]} {literal}",
-                3 => $"{column} BETWEEN {literal} AND {Literals[random.Next(Literals.Length)]}",
-                4 => $"{column} IN ({literal}, {Literals[random.Next(Literals.Length)]}, {Literals[random.Next(Literals.Length)]})",
+                3 => $"{column} BETWEEN {literal} AND {Literal(random, parameters)}",
+                4 => $"{column} IN ({literal}, {Literal(random, parameters)}, {Literal(random, parameters)})",
                 5 => $"{column} IS NULL",
                 6 => $"{column} IS NOT NULL",
                 7 => $"{prefix}id = {Quote(Id(random, ids))}",
@@ -351,6 +353,30 @@ public sealed class VoronDocsDifferentialTests(ITestOutputHelper output)
         return string.Join(joiner, parts.Select(p => "(" + p + ")"));
     }
 
+    /// <summary>A literal for a comparison, or (one time in three) a parameter bound to the same value.</summary>
+    private static string Literal(Random random, List<(string Name, object? Value)> parameters)
+    {
+        var literal = Literals[random.Next(Literals.Length)];
+        if (random.Next(3) != 0)
+        {
+            return literal;
+        }
+
+        var name = "$p" + parameters.Count.ToString(CultureInfo.InvariantCulture);
+        parameters.Add((name, ValueOf(literal)));
+        return name;
+    }
+
+    /// <summary>The value a literal of <see cref="Literals"/> stands for, as a .NET value Microsoft.Data.Sqlite binds as the same SQLite type.</summary>
+    private static object? ValueOf(string literal) => literal switch
+    {
+        "NULL" => null,
+        "char(97, 0, 98)" => "a\0b",
+        ['\'', .., '\''] => literal[1..^1].Replace("''", "'", StringComparison.Ordinal),
+        _ when literal.AsSpan().IndexOfAny(".eE") >= 0 => double.Parse(literal, NumberStyles.Float, CultureInfo.InvariantCulture),
+        _ => long.Parse(literal, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture),
+    };
+
     private static string Id(Random random, List<string> ids) => random.Next(10) == 0 ? "k/" + random.Next(500) : ids[random.Next(ids.Count)];
 
     private static string Quote(string text) => "'" + text.Replace("'", "''", StringComparison.Ordinal) + "'";
@@ -360,9 +386,10 @@ public sealed class VoronDocsDifferentialTests(ITestOutputHelper output)
     /// the same rows; <paramref name="loose"/> for DISTINCT and GROUP BY, which may keep any one
     /// of several values SQLite deems equal (INTEGER 0, REAL 0.0 and -0.0), whichever they meet first.
     /// </summary>
-    private static void Compare(SqliteConnection connection, string format, bool ordered, string where, bool loose = false)
+    private static void Compare(SqliteConnection connection, string format, bool ordered, string where, bool loose = false, List<(string Name, object? Value)>? parameters = null)
     {
-        var expected = connection.Query(Fill(format, "pv", "pv"));
+        (string, object?)[] bound = [.. parameters ?? []];
+        var expected = connection.Query(Fill(format, "pv", "pv"), bound);
         var sides = format.Contains("{1}", StringComparison.Ordinal) ? new[] { ("d", "d"), ("d", "pv"), ("pv", "d") } : [("d", "d")];
         foreach (var (left, right) in sides)
         {
@@ -370,7 +397,7 @@ public sealed class VoronDocsDifferentialTests(ITestOutputHelper output)
             List<object?[]> actual;
             try
             {
-                actual = connection.Query(sql);
+                actual = connection.Query(sql, bound);
             }
             catch (SqliteException e)
             {
