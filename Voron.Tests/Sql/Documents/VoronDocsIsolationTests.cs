@@ -170,8 +170,8 @@ public sealed class VoronDocsIsolationTests(ITestOutputHelper output)
             });
 
             var state = store.Sql.Registration.Databases.Get("db");
-            // Give the readers their chance to run into the held commit (each SQL reader still
-            // running waits for it under V3); nothing below depends on how long this takes.
+            // Give the readers their chance to run into the held commit (a SQL reader still running
+            // waits for it); nothing below depends on how long this takes.
             SpinWait.SpinUntil(() => session.IsCompleted && (both.IsCompleted ? 0 : 1) + (documents.IsCompleted ? 0 : 1) <= state.ReadersWaiting, TimeSpan.FromSeconds(10));
             Assert.False(commit.IsCompleted, "COMMIT returned before its journal flush");
 
@@ -275,11 +275,12 @@ public sealed class VoronDocsIsolationTests(ITestOutputHelper output)
 
     /// <summary>
     /// The same race, asserting what the loser of a conflict is told. Found by the test above: a
-    /// SQL COMMIT that built on another connection's in-flight cross-door commit (V4), which then
-    /// lost a document conflict at apply time, fails with SQLITE_IOERR "disk I/O error" and
-    /// VoronSqlite.LastError a StaleCommitException, though no disk failed and the store goes on;
-    /// the spec wants a conflict (ConcurrencyException) there. The race is not hit every run,
-    /// so this runs the workload several times.
+    /// SQL COMMIT that built on another connection's in-flight cross-door commit (writers build
+    /// on commits not yet durable), which then lost a document conflict at apply time, fails
+    /// with SQLITE_IOERR "disk I/O error" and VoronSqlite.LastError a StaleCommitException,
+    /// though no disk failed and the store goes on (the retry commits); the spec wants a
+    /// conflict (ConcurrencyException) there. The race is not hit every run, so this runs the
+    /// workload several times.
     /// </summary>
     [Fact(Skip = "module defect: a COMMIT built on a cross-door commit that lost a document conflict fails with SQLITE_IOERR (StaleCommitException), not a ConcurrencyException")]
     public Task A_sql_commit_that_loses_to_a_session_is_reported_as_a_conflict_never_as_a_disk_error() => IncrementAsync(rounds: 5, staleIsAConflict: false);
