@@ -23,8 +23,11 @@ internal sealed partial class DatabaseState
             var parent = _head?.Sequence ?? _durableSequence;
             if (snapshot.HeadSequence != parent || snapshot.Head is { IsFailed: true })
             {
-                // V9: the state this transaction read failed while it was being built.
-                throw new StaleCommitException(Name, snapshot.HeadSequence, parent);
+                // V9: the state this transaction read failed while it was being built (V14: say why).
+                var failed = snapshot.InFlight.FirstOrDefault(v => v.IsFailed || v.Failure != null);
+                throw failed?.Cause is { } cause
+                    ? new StaleCommitException(Name, failed.Sequence, cause)
+                    : new StaleCommitException(Name, snapshot.HeadSequence, parent);
             }
 
             var sequence = ++_lastSequence;
@@ -36,7 +39,7 @@ internal sealed partial class DatabaseState
                 BinaryPrimitives.WriteUInt32BigEndian(page1.AsSpan(92), unchecked((uint)sequence));
             }
 
-            version = new DatabaseVersion(sequence, parent, writes, snapshot.Length, writes.Block0, documents);
+            version = new DatabaseVersion(sequence, parent, writes, snapshot.Length, writes.Block0, documents) { Parent = _head };
             _inFlight.Add(version);
             _head = version;
             Publish();
@@ -65,10 +68,25 @@ internal sealed partial class DatabaseState
     /// <summary>V8, V13: the merged operation. May run more than once (merger M1); changes nothing outside the transaction.</summary>
     private void Apply(WriteTransaction transaction, DatabaseVersion version)
     {
+        try
+        {
+            ApplyVersion(transaction, version);
+        }
+        catch (Exception e)
+        {
+            version.Failure = e; // a later version built on this one says why (V14)
+            throw;
+        }
+    }
+
+    private void ApplyVersion(WriteTransaction transaction, DatabaseVersion version)
+    {
         var file = transaction.CreatePageFile(Name);
         if (file.Sequence != version.ParentSequence) // Sequence and SetSequence are internal: see Voron.Core.csproj
         {
-            throw new StaleCommitException(Name, version.ParentSequence, file.Sequence);
+            throw version.Parent?.Cause is { } cause
+                ? new StaleCommitException(Name, version.ParentSequence, cause)
+                : new StaleCommitException(Name, version.ParentSequence, file.Sequence);
         }
 
         if (version.MinLength < file.Length)
@@ -89,6 +107,7 @@ internal sealed partial class DatabaseState
     /// <summary>The version's store commit finished: publish it as durable, or drop it and every later version (V9).</summary>
     private void Completed(DatabaseVersion version, Exception? error)
     {
+        version.Parent = null;
         List<DatabaseVersion>? dropped = null;
         lock (_sync)
         {

@@ -26,6 +26,18 @@ internal sealed class DatabaseVersion
 
     public long Sequence { get; }
 
+    /// <summary>
+    /// The in-flight version this one was built on, while this one is in flight (null once it
+    /// completes, so completed versions do not hold a chain), for V14's report of why it failed.
+    /// </summary>
+    public DatabaseVersion? Parent { get; set; }
+
+    /// <summary>Why the merged operation refused this version (set by DatabaseState.Apply), or null.</summary>
+    public Exception? Failure { get; set; }
+
+    /// <summary>Why this version failed, as far as known: the merged operation's refusal, or what failed <see cref="Durable"/>.</summary>
+    public Exception? Cause => Failure ?? _durable.Task.Exception?.InnerException;
+
     /// <summary>V13: the documents the same SQL transaction changed through voron_docs, or null.</summary>
     public Documents.DocumentCommit? Documents { get; }
 

@@ -2,7 +2,8 @@ namespace Voron.SqliteVfs.Databases;
 
 /// <summary>
 /// A commit was built on a version that failed or was dropped (V8, V9): it fails too. Surfaces
-/// as SQLITE_IOERR from COMMIT.
+/// as SQLITE_IOERR from COMMIT, or as SQLITE_CONSTRAINT when the version it built on lost a
+/// document conflict (V14; the conflict is its inner exception).
 /// </summary>
 internal sealed class StaleCommitException : IOException
 {

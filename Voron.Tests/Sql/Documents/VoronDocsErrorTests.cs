@@ -246,7 +246,7 @@ public sealed class VoronDocsErrorTests
         }
     }
 
-    [Fact(Skip = "module defect: SELECT * FROM voron_collection('a/b') returns no rows instead of an error naming the invalid collection name")]
+    [Fact]
     public async Task The_eponymous_table_with_an_invalid_collection_name_fails_naming_it()
     {
         var (store, connection) = await NewStoreAsync();

@@ -333,7 +333,7 @@ public sealed class VoronDocsTests
     /// later ORDER BY says (fresh connections are right); EXPLAIN QUERY PLAN shows the same
     /// <c>INDEX 0:id IN list</c> for both directions.
     /// </summary>
-    [Theory(Skip = "module defect: on one connection, id IN ... ORDER BY id DESC after id IN ... ORDER BY id (or the reverse) keeps the first query's direction")]
+    [Theory]
     [InlineData("")]
     [InlineData(" AND customer IS NOT NULL")]
     [InlineData(" AND total > 0")]
