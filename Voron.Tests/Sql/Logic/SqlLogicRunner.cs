@@ -13,7 +13,12 @@ namespace Voron.Tests.Sql.Logic;
 /// </summary>
 internal static class SqlLogicRunner
 {
-    public static List<string> Run(SqliteConnection connection, IReadOnlyList<SqlLogicRecord> records, string script)
+    /// <summary>
+    /// Runs <paramref name="records"/>; with a <paramref name="conversion"/>, each statement goes
+    /// through it first (rewritten, applied by its target, or skipped), and with a
+    /// <paramref name="report"/> the counts, skips and every query's plan are recorded.
+    /// </summary>
+    public static List<string> Run(SqliteConnection connection, IReadOnlyList<SqlLogicRecord> records, string script, SqlLogicConversion? conversion = null, SqlLogicReport? report = null)
     {
         var failures = new List<string>();
         var labels = new Dictionary<string, string>(StringComparer.Ordinal);
@@ -24,9 +29,27 @@ internal static class SqlLogicRunner
                 switch (record)
                 {
                     case SqlLogicStatement statement:
-                        RunStatement(connection, statement, script, failures);
+                        var step = conversion?.Convert(statement) ?? SqlLogicStep.Run(statement.Sql);
+                        if (step.SkipReason != null)
+                        {
+                            report?.Skip(step.SkipReason);
+                            break;
+                        }
+
+                        RunStatement(connection, statement, step, script, failures);
+                        if (report != null)
+                        {
+                            report.Statements++;
+                        }
+
                         break;
                     case SqlLogicQuery query:
+                        if (report != null)
+                        {
+                            report.Queries++;
+                            report.Plans.Add((query.Line, Plan(connection, query.Sql)));
+                        }
+
                         RunQuery(connection, query, script, labels, failures);
                         break;
                 }
@@ -50,22 +73,62 @@ internal static class SqlLogicRunner
         return failures;
     }
 
-    private static void RunStatement(SqliteConnection connection, SqlLogicStatement statement, string script, List<string> failures)
+    private static void RunStatement(SqliteConnection connection, SqlLogicStatement statement, SqlLogicStep step, string script, List<string> failures)
     {
-        using var command = connection.CreateCommand();
-        command.CommandText = statement.Sql;
+        string? error;
         try
         {
-            command.ExecuteNonQuery();
+            if (step.Apply != null)
+            {
+                error = step.Apply();
+            }
+            else
+            {
+                using var command = connection.CreateCommand();
+                command.CommandText = step.Sql;
+                command.ExecuteNonQuery();
+                error = null;
+            }
+        }
+        catch (SqliteException e)
+        {
+            error = e.Message;
+        }
+
+        if (error == null)
+        {
+            step.AfterSuccess?.Invoke();
             if (statement.ExpectError)
             {
                 failures.Add($"{script}:{statement.Line}: the statement succeeded, the script expects an error\n{statement.Sql}");
             }
         }
-        catch (SqliteException e) when (statement.ExpectError)
+        else if (!statement.ExpectError)
         {
-            _ = e; // expected
+            failures.Add($"{script}:{statement.Line}: {error}\n{step.Sql ?? statement.Sql}");
         }
+    }
+
+    /// <summary>The query's <c>EXPLAIN QUERY PLAN</c>: each row's detail, joined with " | " ("" when it cannot be planned).</summary>
+    private static string Plan(SqliteConnection connection, string sql)
+    {
+        using var command = connection.CreateCommand();
+        command.CommandText = "EXPLAIN QUERY PLAN " + sql;
+        var details = new List<string>();
+        try
+        {
+            using var reader = command.ExecuteReader();
+            while (reader.Read())
+            {
+                details.Add(reader.GetString(reader.FieldCount - 1));
+            }
+        }
+        catch (SqliteException)
+        {
+            return ""; // the query itself fails; running it reports that
+        }
+
+        return string.Join(" | ", details);
     }
 
     private static void RunQuery(SqliteConnection connection, SqlLogicQuery query, string script, Dictionary<string, string> labels, List<string> failures)

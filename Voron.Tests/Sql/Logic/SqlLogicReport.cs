@@ -1,0 +1,37 @@
+using System.Globalization;
+using System.Text;
+
+namespace Voron.Tests.Sql.Logic;
+
+/// <summary>
+/// What a run of a script did: statements and queries run, statements skipped (by reason), and the
+/// <c>EXPLAIN QUERY PLAN</c> of every query run, so a test can ask whether a plan named an index.
+/// </summary>
+internal sealed class SqlLogicReport
+{
+    public int Statements { get; set; }
+
+    public int Queries { get; set; }
+
+    public Dictionary<string, int> Skipped { get; } = new(StringComparer.Ordinal);
+
+    /// <summary>Each query run: its line and its plan, the detail column of each plan row joined with " | ".</summary>
+    public List<(int Line, string Plan)> Plans { get; } = [];
+
+    public void Skip(string reason) => Skipped[reason] = Skipped.GetValueOrDefault(reason) + 1;
+
+    /// <summary>The plans that name <paramref name="indexName"/>.</summary>
+    public int PlansNaming(string indexName) => Plans.Count(p => p.Plan.Contains(indexName, StringComparison.OrdinalIgnoreCase));
+
+    public string Summary(int converted)
+    {
+        var text = new StringBuilder();
+        text.Append(CultureInfo.InvariantCulture, $"{Statements} statements ({converted} converted) and {Queries} queries ran; {Skipped.Values.Sum()} statements skipped");
+        foreach (var (reason, count) in Skipped.OrderBy(s => s.Key, StringComparer.Ordinal))
+        {
+            text.Append(CultureInfo.InvariantCulture, $"\n  skipped {count}: {reason}");
+        }
+
+        return text.ToString();
+    }
+}
