@@ -25,6 +25,8 @@ namespace Voron.Tests.Sql.Logic;
 ///   no trigger on a virtual table), <c>DROP TRIGGER</c> of a trigger so skipped, <c>REINDEX</c> of a
 ///   converted table or index (a virtual table has no SQLite index to rebuild), <c>ALTER TABLE</c>
 ///   of a converted table.</item>
+/// <item>C6. A record of several statements (<c>INSERT ...; DROP INDEX t1i1;</c>) is split at its
+///   top-level ';' and each statement converted by these rules, in order.</item>
 /// </list>
 /// Every other statement (and every statement naming only tables that are not converted, e.g.
 /// <c>REINDEX tXiX</c> on a name that does not exist) runs unchanged, so its error is SQLite's own.
@@ -49,7 +51,106 @@ internal sealed partial class SqlLogicConversion(SqliteConnection connection, IS
 
     public SqlLogicStep Convert(SqlLogicStatement statement)
     {
-        var sql = statement.Sql;
+        var parts = Split(statement.Sql);
+        if (parts.Count <= 1)
+        {
+            return ConvertOne(statement.Sql);
+        }
+
+        // A record of several statements (e.g. "INSERT ...; DROP INDEX t1i1;"): each converted when
+        // its turn comes (an earlier one may create the table a later one names) and run in order,
+        // stopping at the first error as SQLite does.
+        return SqlLogicStep.Call(() =>
+        {
+            foreach (var part in parts)
+            {
+                var step = ConvertOne(part);
+                if (step.SkipReason != null)
+                {
+                    throw new NotSupportedException($"line {statement.Line}: a record of several statements with one to skip ({step.SkipReason}): {statement.Sql}");
+                }
+
+                string? error;
+                try
+                {
+                    error = step.Apply != null ? step.Apply() : Execute(step.Sql!);
+                }
+                catch (SqliteException e)
+                {
+                    error = e.Message;
+                }
+
+                if (error != null)
+                {
+                    return error;
+                }
+
+                step.AfterSuccess?.Invoke();
+            }
+
+            return null;
+        });
+    }
+
+    /// <summary>
+    /// The statements of a record, split at each ';' outside quotes and outside a CREATE TRIGGER's
+    /// BEGIN ... END (whose body holds ';'s of its own).
+    /// </summary>
+    internal static List<string> Split(string sql)
+    {
+        var parts = new List<string>();
+        var start = 0;
+        char? quote = null;
+        for (var i = 0; i < sql.Length; i++)
+        {
+            var c = sql[i];
+            if (quote != null)
+            {
+                quote = c == quote ? null : quote;
+                continue;
+            }
+
+            if (c is '\'' or '"' or '`' or '[')
+            {
+                quote = c == '[' ? ']' : c;
+                continue;
+            }
+
+            if (c != ';')
+            {
+                continue;
+            }
+
+            var part = sql[start..i];
+            if (TriggerStart().IsMatch(part) && !TriggerEnd().IsMatch(part))
+            {
+                continue; // a ';' inside the trigger's body
+            }
+
+            if (part.Trim().Length != 0)
+            {
+                parts.Add(part.Trim());
+            }
+
+            start = i + 1;
+        }
+
+        if (sql[start..].Trim().Length != 0)
+        {
+            parts.Add(sql[start..].Trim());
+        }
+
+        return parts;
+    }
+
+    private string? Execute(string sql)
+    {
+        connection.Execute(sql);
+        return null;
+    }
+
+    private SqlLogicStep ConvertOne(string sql)
+    {
         if (SqlLogicTable.TryParse(sql, out var table))
         {
             return CreateTable(table);
@@ -162,6 +263,12 @@ internal sealed partial class SqlLogicConversion(SqliteConnection connection, IS
 
     [GeneratedRegex(@"^\s*DROP\s+TRIGGER\s+(IF\s+EXISTS\s+)?(?<name>\w+)\s*;?\s*$", RegexOptions.IgnoreCase | RegexOptions.CultureInvariant)]
     private static partial Regex DropTrigger();
+
+    [GeneratedRegex(@"^\s*CREATE\s+(TEMP\s+|TEMPORARY\s+)?TRIGGER\b", RegexOptions.IgnoreCase | RegexOptions.CultureInvariant)]
+    private static partial Regex TriggerStart();
+
+    [GeneratedRegex(@"\bEND\s*$", RegexOptions.IgnoreCase | RegexOptions.CultureInvariant)]
+    private static partial Regex TriggerEnd();
 
     [GeneratedRegex(@"^\s*REINDEX\s+(?<name>\w+)\s*;?\s*$", RegexOptions.IgnoreCase | RegexOptions.CultureInvariant)]
     private static partial Regex Reindex();

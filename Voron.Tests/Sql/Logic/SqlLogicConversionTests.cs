@@ -120,6 +120,30 @@ public sealed class SqlLogicConversionTests
     }
 
     [Fact]
+    public void Split_cuts_a_record_at_top_level_semicolons_only()
+    {
+        Assert.Equal(["INSERT INTO t1 VALUES(-1,'true')", "DROP INDEX t1i1"], SqlLogicConversion.Split("INSERT INTO t1 VALUES(-1,'true');\nDROP INDEX t1i1;"));
+        Assert.Equal(["INSERT INTO t1 VALUES(1,'a;b')"], SqlLogicConversion.Split("INSERT INTO t1 VALUES(1,'a;b')"));
+        Assert.Equal(["CREATE TRIGGER t1r1 UPDATE ON t1 BEGIN SELECT 1; END", "SELECT 2"], SqlLogicConversion.Split("CREATE TRIGGER t1r1 UPDATE ON t1 BEGIN SELECT 1; END; SELECT 2"));
+    }
+
+    [Fact]
+    public void Convert_converts_each_statement_of_a_record_of_several()
+    {
+        using var connection = new SqliteConnection("Data Source=:memory:");
+        connection.Open();
+        var target = new RecordingTarget();
+        var conversion = new SqlLogicConversion(connection, target);
+        Apply(conversion, "CREATE TABLE t1( x INTEGER, y VARCHAR(8) )");
+        Apply(conversion, "CREATE INDEX t1i1 ON t1(x)");
+        connection.Execute("CREATE TABLE t1(x INTEGER, y TEXT)"); // the recording target made none
+
+        Assert.Null(Apply(conversion, "INSERT INTO t1 VALUES(-1,'true');\nDROP INDEX t1i1;"));
+        Assert.Equal("drop index t1i1", target.Calls[^1]);
+        Assert.Equal(1L, connection.Scalar<long>("SELECT count(*) FROM t1"));
+    }
+
+    [Fact]
     public void Run_counts_each_skipped_statement_under_its_reason()
     {
         using var connection = new SqliteConnection("Data Source=:memory:");

@@ -13,6 +13,11 @@ internal sealed class SqlLogicReport
 
     public int Queries { get; set; }
 
+    /// <summary>Time spent on statements and on queries (printed, never asserted).</summary>
+    public TimeSpan StatementTime { get; set; }
+
+    public TimeSpan QueryTime { get; set; }
+
     public Dictionary<string, int> Skipped { get; } = new(StringComparer.Ordinal);
 
     /// <summary>Each query run: its line and its plan, the detail column of each plan row joined with " | ".</summary>
@@ -26,7 +31,8 @@ internal sealed class SqlLogicReport
     public string Summary(int converted)
     {
         var text = new StringBuilder();
-        text.Append(CultureInfo.InvariantCulture, $"{Statements} statements ({converted} converted) and {Queries} queries ran; {Skipped.Values.Sum()} statements skipped");
+        text.Append(CultureInfo.InvariantCulture, $"{Statements} statements ({converted} converted) and {Queries} queries ran " +
+            $"({StatementTime.TotalSeconds:F1} s on statements, {QueryTime.TotalSeconds:F1} s on queries); {Skipped.Values.Sum()} statements skipped");
         foreach (var (reason, count) in Skipped.OrderBy(s => s.Key, StringComparer.Ordinal))
         {
             text.Append(CultureInfo.InvariantCulture, $"\n  skipped {count}: {reason}");

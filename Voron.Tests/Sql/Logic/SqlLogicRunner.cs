@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.Globalization;
 using System.Security.Cryptography;
 using System.Text;
@@ -24,6 +25,7 @@ internal static class SqlLogicRunner
         var labels = new Dictionary<string, string>(StringComparer.Ordinal);
         foreach (var record in records)
         {
+            var started = Stopwatch.GetTimestamp();
             try
             {
                 switch (record)
@@ -61,6 +63,19 @@ internal static class SqlLogicRunner
             catch (SqliteException e)
             {
                 failures.Add($"{script}:{record.Line}: {e.Message}\n{record.Sql}");
+            }
+
+            if (report != null)
+            {
+                var elapsed = Stopwatch.GetElapsedTime(started);
+                if (record is SqlLogicQuery)
+                {
+                    report.QueryTime += elapsed;
+                }
+                else
+                {
+                    report.StatementTime += elapsed;
+                }
             }
 
             if (failures.Count >= 10)
