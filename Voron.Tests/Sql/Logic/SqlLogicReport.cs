@@ -23,6 +23,9 @@ internal sealed class SqlLogicReport
     /// <summary>Each query run: its line and its plan, the detail column of each plan row joined with " | ".</summary>
     public List<(int Line, string Plan)> Plans { get; } = [];
 
+    /// <summary>Each query's line and time, for <see cref="Summary"/>'s slowest three.</summary>
+    public List<(int Line, TimeSpan Time)> QueryTimes { get; } = [];
+
     public void Skip(string reason) => Skipped[reason] = Skipped.GetValueOrDefault(reason) + 1;
 
     /// <summary>The plans that name <paramref name="indexName"/>.</summary>
@@ -33,6 +36,11 @@ internal sealed class SqlLogicReport
         var text = new StringBuilder();
         text.Append(CultureInfo.InvariantCulture, $"{Statements} statements ({converted} converted) and {Queries} queries ran " +
             $"({StatementTime.TotalSeconds:F1} s on statements, {QueryTime.TotalSeconds:F1} s on queries); {Skipped.Values.Sum()} statements skipped");
+        if (QueryTimes.Count != 0)
+        {
+            text.Append("\n  slowest queries: ").AppendJoin(", ", QueryTimes.OrderByDescending(q => q.Time).Take(3).Select(q => $"line {q.Line} {q.Time.TotalSeconds:F2} s"));
+        }
+
         foreach (var (reason, count) in Skipped.OrderBy(s => s.Key, StringComparer.Ordinal))
         {
             text.Append(CultureInfo.InvariantCulture, $"\n  skipped {count}: {reason}");

@@ -71,6 +71,7 @@ internal static class SqlLogicRunner
                 if (record is SqlLogicQuery)
                 {
                     report.QueryTime += elapsed;
+                    report.QueryTimes.Add((record.Line, elapsed));
                 }
                 else
                 {

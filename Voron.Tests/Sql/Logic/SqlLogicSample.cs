@@ -11,9 +11,9 @@ namespace Voron.Tests.Sql.Logic;
 /// </summary>
 internal static class SqlLogicSample
 {
-    public const int FirstQueries = 60;
+    public const int FirstQueries = 30;
 
-    public const int SampledQueries = 60;
+    public const int SampledQueries = 30;
 
     public const int DefaultSeed = 21;
 

@@ -7,9 +7,10 @@ namespace Voron.Tests.Sql.Logic;
 /// SQLite's sqllogictest scripts with every table a voron_docs table whose columns are JSON paths
 /// and every index an <see cref="IndexDefinition"/> (issue 21; the rules: <see cref="SqlLogicConversion"/>).
 /// The scripts' INSERTs and queries run unchanged and must give the scripts' expected results; a
-/// script that creates an index must have a query whose plan names it. The same conversion on plain
-/// SQLite tables checks the conversion itself. The default run takes a deterministic sample of
-/// each script's queries (<see cref="SqlLogicSample"/>); VORON_SOAK runs them all.
+/// script that creates an index must have a query whose plan names it (<see cref="SqlLogicConvertedRun"/>).
+/// <see cref="SqlLogicPlainConversionTests"/> checks the conversion itself on plain tables. The
+/// default run takes a deterministic sample of each script's queries (<see cref="SqlLogicSample"/>);
+/// VORON_SOAK runs them all, known defects included.
 /// </summary>
 public sealed class SqlLogicVoronDocsTests(ITestOutputHelper output)
 {
@@ -30,6 +31,15 @@ public sealed class SqlLogicVoronDocsTests(ITestOutputHelper output)
 
     public static TheoryData<string> Scripts() => SqlLogicTests.Scripts();
 
+    [Fact]
+    public void KnownModuleDefects_each_name_a_record_of_a_script()
+    {
+        foreach (var ((script, line), what) in KnownModuleDefects)
+        {
+            Assert.True(SqlLogicScript.Parse(SqlLogicTests.ScriptPath(script)).Any(r => r.Line == line), $"{script}:{line} is no record's first line ({what})");
+        }
+    }
+
     [Theory]
     [MemberData(nameof(Scripts))]
     public void Script_gives_the_expected_results_on_voron_docs_tables(string script)
@@ -38,48 +48,6 @@ public sealed class SqlLogicVoronDocsTests(ITestOutputHelper output)
         using var documents = DocumentStore.Open(store.Environment);
         store.Registration.UseDocuments(documents);
         using var connection = store.Open("slt", pooling: false);
-        Run(script, new SqlLogicConversion(connection, new SqlLogicVoronDocsTarget(documents)), excludeKnownDefects: true);
-    }
-
-    [Theory]
-    [MemberData(nameof(Scripts))]
-    public void Script_gives_the_expected_results_converted_to_plain_tables(string script)
-    {
-        using var store = new SqlStore();
-        using var connection = store.Open("slt", pooling: false);
-        Run(script, new SqlLogicConversion(connection, new SqlLogicPlainTarget()), excludeKnownDefects: false);
-    }
-
-    private void Run(string script, SqlLogicConversion conversion, bool excludeKnownDefects)
-    {
-        var all = SqlLogicScript.Parse(SqlLogicTests.ScriptPath(script));
-        var records = SqlLogicSample.Take(all, out var sample);
-        if (excludeKnownDefects && Testing.Crash.CrashBudget.Soak == null)
-        {
-            foreach (var ((defectScript, line), what) in KnownModuleDefects.Where(d => d.Key.Script == script))
-            {
-                output.WriteLine($"KnownModuleDefects: {defectScript}:{line} left out: {what}");
-                records.RemoveAll(r => r.Line == line);
-            }
-        }
-
-        var report = new SqlLogicReport();
-        var failures = SqlLogicRunner.Run(conversion.Connection, records, script, conversion, report);
-        output.WriteLine($"{script} on {conversion.Target.Name} tables: {sample}");
-        output.WriteLine(report.Summary(conversion.Converted));
-        foreach (var index in conversion.ScriptIndexes)
-        {
-            output.WriteLine(report.Queries == 0
-                ? $"index {index.Name} ({index.Table}: {string.Join(", ", index.Columns)}): the script has no query, so no plan to check"
-                : $"index {index.Name} ({index.Table}: {string.Join(", ", index.Columns)}): named by {report.PlansNaming(index.Name)} of {report.Queries} query plans");
-        }
-
-        Assert.True(failures.Count == 0, string.Join("\n\n", failures));
-        if (conversion.ScriptIndexes.Count != 0 && report.Queries != 0)
-        {
-            Assert.True(
-                conversion.ScriptIndexes.Any(i => report.PlansNaming(i.Name) > 0),
-                $"{script} creates {string.Join(", ", conversion.ScriptIndexes.Select(i => i.Name))}, and no plan of its {report.Queries} queries names one; a plan: {report.Plans[0].Plan}");
-        }
+        SqlLogicConvertedRun.Run(output, script, new SqlLogicConversion(connection, new SqlLogicVoronDocsTarget(documents)), KnownModuleDefects);
     }
 }
