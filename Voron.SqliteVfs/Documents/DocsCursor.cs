@@ -7,7 +7,7 @@ using Voron.SqliteVfs.Interop.VirtualTables;
 
 namespace Voron.SqliteVfs.Documents;
 
-/// <summary>A cursor of a <see cref="DocsTable"/>: runs the plan xBestIndex chose (D4) over the transaction's view (D3).</summary>
+/// <summary>A cursor of a <see cref="DocsTable"/>: runs the plan xBestIndex chose (SD4) over the transaction's view (SD3).</summary>
 internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
 {
     private IEnumerator<DocumentState>? _rows;
@@ -73,21 +73,21 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
         switch (plan.Kind)
         {
             case PlanKind.IdEquals:
-                return IdList([DocsTable.IdOf(values[plan.Arguments.ToList().FindIndex(a => a.Role == ArgumentRole.IdEquals)])], view, collection, false);
+                return IdList([DocsTable.IdOf(values[plan.Arguments.ToList().FindIndex(a => a.Role == ArgumentRole.IdEquals)])], view, collection, false, plan.ReadsJson);
             case PlanKind.IdIn:
                 var ids = list!.Select(DocsTable.IdOf).Where(id => id != null).Distinct(StringComparer.Ordinal).Order(StringComparer.Ordinal).ToList();
-                return IdList(ids, view, collection, plan.OrderConsumed && plan.Descending);
+                return IdList(ids, view, collection, plan.OrderConsumed && plan.Descending, plan.ReadsJson);
             case PlanKind.IdRange:
                 var (from, to, empty) = IdBounds(plan, values);
-                return empty ? [] : IdScan(view, collection, from, to, plan.OrderConsumed && plan.Descending);
+                return empty ? [] : IdScan(view, collection, from, to, plan.OrderConsumed && plan.Descending, plan.ReadsJson);
             case PlanKind.Index:
                 return IndexRows(view, collection, plan, values);
             default:
-                return IdScan(view, collection, null, null, plan.OrderConsumed && plan.Descending);
+                return IdScan(view, collection, null, null, plan.OrderConsumed && plan.Descending, plan.ReadsJson);
         }
     }
 
-    private static IEnumerable<DocumentState> IdList(List<string?> ids, DocumentView view, string collection, bool descending)
+    private static IEnumerable<DocumentState> IdList(List<string?> ids, DocumentView view, string collection, bool descending, bool readJson)
     {
         for (var i = 0; i < ids.Count; i++)
         {
@@ -97,7 +97,7 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
                 continue;
             }
 
-            if (view.Find(id, Encoding.UTF8.GetBytes(id)) is { } row && row.Collection == collection)
+            if (view.Find(id, Encoding.UTF8.GetBytes(id), readJson) is { } row && row.Collection == collection)
             {
                 yield return row;
             }
@@ -147,14 +147,14 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
         return (from, to, false);
     }
 
-    /// <summary>The collection's documents with ids in [from, to), in id order, through the view (D3).</summary>
-    private static IEnumerable<DocumentState> IdScan(DocumentView view, string collection, byte[]? from, byte[]? to, bool descending)
+    /// <summary>The collection's documents with ids in [from, to), in id order, through the view (SD3).</summary>
+    private static IEnumerable<DocumentState> IdScan(DocumentView view, string collection, byte[]? from, byte[]? to, bool descending, bool readJson)
     {
         if (!view.HasOverlay(collection))
         {
             foreach (var id in view.StoredIds(collection, from, to, descending))
             {
-                if (view.FindStored(DocumentView.IdText(id), id) is { } row && row.Collection == collection)
+                if (view.FindStored(DocumentView.IdText(id), id, readJson) is { } row && row.Collection == collection)
                 {
                     yield return row;
                 }
@@ -175,14 +175,14 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
 
         foreach (var id in descending ? ids.Reverse() : ids)
         {
-            if (view.Find(id, Encoding.UTF8.GetBytes(id)) is { } row && row.Collection == collection)
+            if (view.Find(id, Encoding.UTF8.GetBytes(id), readJson) is { } row && row.Collection == collection)
             {
                 yield return row;
             }
         }
     }
 
-    /// <summary>D4: an index plan — the index range when its order and matches are SQLite's, else the collection read and sorted here.</summary>
+    /// <summary>SD4: an index plan — the index range when its order and matches are SQLite's, else the collection read and sorted here.</summary>
     private IEnumerable<DocumentState> IndexRows(DocumentView view, string collection, DocsPlan plan, SqlValue[] values)
     {
         var index = view.Store.CatalogFor(view.Snapshot).IndexesOf(collection).FirstOrDefault(i => i.Name == plan.IndexName && i.Ready);
@@ -194,7 +194,7 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
 
         if (range == null)
         {
-            var all = IdScan(view, collection, null, null, false);
+            var all = IdScan(view, collection, null, null, false, readJson: true);
             if (!plan.OrderConsumed)
             {
                 return all;
@@ -206,14 +206,14 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
             return plan.Descending ? sorted.Reverse() : sorted;
         }
 
-        return IndexScan(view, collection, index!, range.Value.Lower, range.Value.Upper, plan.OrderConsumed && plan.Descending);
+        return IndexScan(view, collection, index!, range.Value.Lower, range.Value.Upper, plan.OrderConsumed && plan.Descending, plan.ReadsJson);
     }
 
     private static JsonDocument Parse(byte[] json) => JsonDocument.Parse(json);
 
     private readonly record struct KeyBounds(byte[] Lower, byte[]? Upper, bool Empty);
 
-    /// <summary>The index keys a plan reads, or null when the index cannot answer exactly as SQLite would (D4).</summary>
+    /// <summary>The index keys a plan reads, or null when the index cannot answer exactly as SQLite would (SD4).</summary>
     private KeyBounds? KeyRange(DocumentView view, IndexRuntime index, DocsPlan plan, SqlValue[] values)
     {
         var columns = index.Definition.JsonPaths.Select(table.Spec.ColumnOf).ToArray();
@@ -294,7 +294,7 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
                iterator.Key[prefix.Length] is IndexKey.False or IndexKey.True;
     }
 
-    /// <summary>A constant in the index's encoding, or null when SQLite's comparison of it is not the index's (D4): text against a numeric column when it looks numeric, numbers against TEXT, blobs.</summary>
+    /// <summary>A constant in the index's encoding, or null when SQLite's comparison of it is not the index's (SD4): text against a numeric column when it looks numeric, numbers against TEXT, blobs.</summary>
     private static byte[]? Encode(SqlValue value, ColumnAffinity affinity)
     {
         var key = new KeyBuilder();
@@ -316,7 +316,7 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
 
     private static bool LooksNumeric(string text) => double.TryParse(text.Trim(), NumberStyles.Float, CultureInfo.InvariantCulture, out _);
 
-    private static IEnumerable<DocumentState> IndexScan(DocumentView view, string collection, IndexRuntime index, byte[] lower, byte[]? upper, bool descending)
+    private static IEnumerable<DocumentState> IndexScan(DocumentView view, string collection, IndexRuntime index, byte[] lower, byte[]? upper, bool descending, bool readJson)
     {
         var tree = view.Snapshot.OpenTree(index.TreeName);
         if (tree == null)
@@ -335,7 +335,7 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
                 }
 
                 var id = iterator.Key[IndexKey.ValuesLength(iterator.Key, index.ComponentCount)..].ToArray();
-                if (view.FindStored(DocumentView.IdText(id), id) is { } row && row.Collection == collection)
+                if (view.FindStored(DocumentView.IdText(id), id, readJson) is { } row && row.Collection == collection)
                 {
                     yield return row;
                 }
@@ -358,7 +358,7 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
             }
 
             var id = iterator.Key[IndexKey.ValuesLength(iterator.Key, index.ComponentCount)..].ToArray();
-            if (view.FindStored(DocumentView.IdText(id), id) is { } row && row.Collection == collection)
+            if (view.FindStored(DocumentView.IdText(id), id, readJson) is { } row && row.Collection == collection)
             {
                 yield return row;
             }
@@ -392,7 +392,7 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
 
         if (result.NoChange)
         {
-            return; // D5: an UPDATE that does not set this column gets "unchanged"
+            return; // SD5: an UPDATE that does not set this column gets "unchanged"
         }
 
         if (spec.Eponymous)

@@ -11,11 +11,11 @@ namespace Voron.SqliteVfs.Documents;
 /// <param name="Json">Its JSON (empty when read without it).</param>
 /// <param name="Ticks">When it was last written (UTC ticks), or null while not assigned.</param>
 /// <param name="Version">The stored version, or null while it is not assigned yet (the transaction's own change, a commit in flight).</param>
-/// <param name="Expected">What a change of this document must find stored at commit (D6).</param>
+/// <param name="Expected">What a change of this document must find stored at commit (SD6).</param>
 internal sealed record DocumentState(string Id, string Collection, byte[] Json, long? Version, long? Ticks, Expectation Expected);
 
 /// <summary>
-/// D3: the documents a SQL transaction reads: the store snapshot of its database's read
+/// SD3: the documents a SQL transaction reads: the store snapshot of its database's read
 /// transaction (V2), the document changes of the database's commits in flight after it, then the
 /// transaction's own changes (read-your-writes). Used by one connection at a time.
 /// </summary>

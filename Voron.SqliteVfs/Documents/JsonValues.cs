@@ -8,7 +8,7 @@ using Voron.Documents.Indexing;
 namespace Voron.SqliteVfs.Documents;
 
 /// <summary>
-/// JSON paths as SQL values (D2 in DocsTable.cs): a path column reads what SQLite's
+/// JSON paths as SQL values (SD2 in DocsTable.cs): a path column reads what SQLite's
 /// <c>json_extract(body, path)</c> returns, and writing one sets the path in the body.
 /// </summary>
 internal static class JsonValues
@@ -99,7 +99,7 @@ internal static class JsonValues
     }
 
     /// <summary>
-    /// D5: sets each path of <paramref name="sets"/> in the JSON object <paramref name="json"/>,
+    /// SD5: sets each path of <paramref name="sets"/> in the JSON object <paramref name="json"/>,
     /// creating the objects on the way; NULL writes JSON null. Throws <see cref="ArgumentException"/>
     /// for a value JSON cannot hold (a blob) or a path that runs through a value that is not an object.
     /// </summary>
