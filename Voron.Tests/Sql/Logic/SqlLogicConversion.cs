@@ -11,8 +11,8 @@ namespace Voron.Tests.Sql.Logic;
 /// The rules, per statement:
 /// <list type="number">
 /// <item>C1. <c>CREATE TABLE tN(...)</c>: a converted table over collection tN (tN_2, tN_3 ... when
-///   the script creates tN again after dropping it: the script expects an empty table, and what
-///   DROP TABLE does to a collection's documents is not the script's concern). A column's PRIMARY
+///   the script creates tN again after dropping it: the script expects an empty table, and DROP
+///   TABLE of a voron_docs table leaves the collection's documents, docs/sql.md). A column's PRIMARY
 ///   KEY or UNIQUE becomes a unique index (<c>tN_col_pk</c> / <c>tN_col_unique</c>); other
 ///   constraints are refused (<see cref="SqlLogicTable.TryParse"/>).</item>
 /// <item>C2. <c>CREATE [UNIQUE] INDEX i ON tN(cols)</c> on a converted table: the same index made by
