@@ -10,22 +10,22 @@ namespace Voron.Tests.Sql.Logic;
 /// which tables and indexes exist. Queries, INSERTs, UPDATEs, DELETEs and views run unchanged.
 /// The rules, per statement:
 /// <list type="number">
-/// <item>C1. <c>CREATE TABLE tN(...)</c>: a converted table over collection tN (tN_2, tN_3 ... when
+/// <item>Rule 1: <c>CREATE TABLE tN(...)</c>: a converted table over collection tN (tN_2, tN_3 ... when
 ///   the script creates tN again after dropping it: the script expects an empty table, and DROP
 ///   TABLE of a voron_docs table leaves the collection's documents, docs/sql.md). A column's PRIMARY
 ///   KEY or UNIQUE becomes a unique index (<c>tN_col_pk</c> / <c>tN_col_unique</c>); other
 ///   constraints are refused (<see cref="SqlLogicTable.TryParse"/>).</item>
-/// <item>C2. <c>CREATE [UNIQUE] INDEX i ON tN(cols)</c> on a converted table: the same index made by
+/// <item>Rule 2: <c>CREATE [UNIQUE] INDEX i ON tN(cols)</c> on a converted table: the same index made by
 ///   the target (an IndexDefinition named i on voron_docs); ASC / DESC dropped. A second index of
 ///   the same name is an error, as in SQLite.</item>
-/// <item>C3. <c>DROP INDEX i</c> of such an index: dropped by the target; an error when it is gone.</item>
-/// <item>C4. <c>DROP TABLE tN</c> of a converted table runs as written; when it succeeds its indexes
+/// <item>Rule 3: <c>DROP INDEX i</c> of such an index: dropped by the target; an error when it is gone.</item>
+/// <item>Rule 4: <c>DROP TABLE tN</c> of a converted table runs as written; when it succeeds its indexes
 ///   are forgotten (and dropped from the document store, as SQLite drops a table's indexes).</item>
-/// <item>C5. Skipped, counted and reported: <c>CREATE TRIGGER</c> on a converted table (SQLite allows
+/// <item>Rule 5: Skipped, counted and reported: <c>CREATE TRIGGER</c> on a converted table (SQLite allows
 ///   no trigger on a virtual table), <c>DROP TRIGGER</c> of a trigger so skipped, <c>REINDEX</c> of a
 ///   converted table or index (a virtual table has no SQLite index to rebuild), <c>ALTER TABLE</c>
 ///   of a converted table.</item>
-/// <item>C6. A record of several statements (<c>INSERT ...; DROP INDEX t1i1;</c>) is split at its
+/// <item>Rule 6: A record of several statements (<c>INSERT ...; DROP INDEX t1i1;</c>) is split at its
 ///   top-level ';' and each statement converted by these rules, in order.</item>
 /// </list>
 /// Every other statement (and every statement naming only tables that are not converted, e.g.
@@ -43,10 +43,10 @@ internal sealed partial class SqlLogicConversion(SqliteConnection connection, IS
 
     public ISqlLogicTarget Target => target;
 
-    /// <summary>Every index a script's CREATE INDEX made (C2), dropped or not: the plans should name one of them.</summary>
+    /// <summary>Every index a script's CREATE INDEX made (rule 2), dropped or not: the plans should name one of them.</summary>
     public List<SqlLogicIndex> ScriptIndexes { get; } = [];
 
-    /// <summary>How many statements ran converted (C1–C3) rather than as written.</summary>
+    /// <summary>How many statements ran converted (rules 1–3) rather than as written.</summary>
     public int Converted { get; private set; }
 
     public SqlLogicStep Convert(SqlLogicStatement statement)

@@ -2,7 +2,7 @@ using Microsoft.Data.Sqlite;
 
 namespace Voron.Tests.Sql.Logic;
 
-/// <summary>The sqllogictest conversion's rules (C1–C5 of <see cref="SqlLogicConversion"/>), each on its own.</summary>
+/// <summary>The sqllogictest conversion's rules (1–6 in <see cref="SqlLogicConversion"/>), each on its own.</summary>
 public sealed class SqlLogicConversionTests
 {
     [Fact]
