@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.Globalization;
 using System.Security.Cryptography;
 using System.Text;
@@ -13,20 +14,44 @@ namespace Voron.Tests.Sql.Logic;
 /// </summary>
 internal static class SqlLogicRunner
 {
-    public static List<string> Run(SqliteConnection connection, IReadOnlyList<SqlLogicRecord> records, string script)
+    /// <summary>
+    /// Runs <paramref name="records"/>; with a <paramref name="conversion"/>, each statement goes
+    /// through it first (rewritten, applied by its target, or skipped), and with a
+    /// <paramref name="report"/> the counts, skips and every query's plan are recorded.
+    /// </summary>
+    public static List<string> Run(SqliteConnection connection, IReadOnlyList<SqlLogicRecord> records, string script, SqlLogicConversion? conversion = null, SqlLogicReport? report = null)
     {
         var failures = new List<string>();
         var labels = new Dictionary<string, string>(StringComparer.Ordinal);
         foreach (var record in records)
         {
+            var started = Stopwatch.GetTimestamp();
             try
             {
                 switch (record)
                 {
                     case SqlLogicStatement statement:
-                        RunStatement(connection, statement, script, failures);
+                        var step = conversion?.Convert(statement) ?? SqlLogicStep.Run(statement.Sql);
+                        if (step.SkipReason != null)
+                        {
+                            report?.Skip(step.SkipReason);
+                            break;
+                        }
+
+                        RunStatement(connection, statement, step, script, failures);
+                        if (report != null)
+                        {
+                            report.Statements++;
+                        }
+
                         break;
                     case SqlLogicQuery query:
+                        if (report != null)
+                        {
+                            report.Queries++;
+                            report.Plans.Add((query.Line, Plan(connection, query.Sql)));
+                        }
+
                         RunQuery(connection, query, script, labels, failures);
                         break;
                 }
@@ -40,6 +65,20 @@ internal static class SqlLogicRunner
                 failures.Add($"{script}:{record.Line}: {e.Message}\n{record.Sql}");
             }
 
+            if (report != null)
+            {
+                var elapsed = Stopwatch.GetElapsedTime(started);
+                if (record is SqlLogicQuery)
+                {
+                    report.QueryTime += elapsed;
+                    report.QueryTimes.Add((record.Line, elapsed));
+                }
+                else
+                {
+                    report.StatementTime += elapsed;
+                }
+            }
+
             if (failures.Count >= 10)
             {
                 failures.Add($"{script}: stopped after 10 failures");
@@ -50,22 +89,62 @@ internal static class SqlLogicRunner
         return failures;
     }
 
-    private static void RunStatement(SqliteConnection connection, SqlLogicStatement statement, string script, List<string> failures)
+    private static void RunStatement(SqliteConnection connection, SqlLogicStatement statement, SqlLogicStep step, string script, List<string> failures)
     {
-        using var command = connection.CreateCommand();
-        command.CommandText = statement.Sql;
+        string? error;
         try
         {
-            command.ExecuteNonQuery();
+            if (step.Apply != null)
+            {
+                error = step.Apply();
+            }
+            else
+            {
+                using var command = connection.CreateCommand();
+                command.CommandText = step.Sql;
+                command.ExecuteNonQuery();
+                error = null;
+            }
+        }
+        catch (SqliteException e)
+        {
+            error = e.Message;
+        }
+
+        if (error == null)
+        {
+            step.AfterSuccess?.Invoke();
             if (statement.ExpectError)
             {
                 failures.Add($"{script}:{statement.Line}: the statement succeeded, the script expects an error\n{statement.Sql}");
             }
         }
-        catch (SqliteException e) when (statement.ExpectError)
+        else if (!statement.ExpectError)
         {
-            _ = e; // expected
+            failures.Add($"{script}:{statement.Line}: {error}\n{step.Sql ?? statement.Sql}");
         }
+    }
+
+    /// <summary>The query's <c>EXPLAIN QUERY PLAN</c>: each row's detail, joined with " | " ("" when it cannot be planned).</summary>
+    private static string Plan(SqliteConnection connection, string sql)
+    {
+        using var command = connection.CreateCommand();
+        command.CommandText = "EXPLAIN QUERY PLAN " + sql;
+        var details = new List<string>();
+        try
+        {
+            using var reader = command.ExecuteReader();
+            while (reader.Read())
+            {
+                details.Add(reader.GetString(reader.FieldCount - 1));
+            }
+        }
+        catch (SqliteException)
+        {
+            return ""; // the query itself fails; running it reports that
+        }
+
+        return string.Join(" | ", details);
     }
 
     private static void RunQuery(SqliteConnection connection, SqlLogicQuery query, string script, Dictionary<string, string> labels, List<string> failures)

@@ -48,5 +48,5 @@ public sealed class SqlLogicTests(ITestOutputHelper output)
         Assert.True(failures.Count == 0, string.Join("\n\n", failures));
     }
 
-    private static string ScriptPath(string script) => Path.Combine(AppContext.BaseDirectory, "Sql", "Logic", "Data", script);
+    internal static string ScriptPath(string script) => Path.Combine(AppContext.BaseDirectory, "Sql", "Logic", "Data", script);
 }
