@@ -54,12 +54,13 @@ public sealed class DocsCrashTests(ITestOutputHelper output)
     {
         using var machine = new CrashFileSystem(seed, CrashRun.Directory);
         var outcome = scenario.Run(machine, seed);
-        Assert.Empty(outcome.Errors);
+        Assert.True(outcome.Errors.IsEmpty, $"seed {seed}: {string.Join("\n", outcome.Errors)}");
         Assert.True(outcome.SetupDone);
         Assert.Equal(outcome.Attempted, outcome.Acknowledged);
         Assert.All(outcome.Acknowledged, n => Assert.True(n > 0));
         using var disk = machine.AfterPowerLoss(new PowerLossPolicy(DamageModel.DropAll, seed));
-        Assert.Null(scenario.Verify(disk, seed, outcome));
+        var failure = scenario.Verify(disk, seed, outcome);
+        Assert.True(failure == null, $"seed {seed}, without a crash: {failure}");
         output.WriteLine($"{scenario}: {machine.CallCount} I/O calls, {outcome.Acknowledged.Sum()} commits without a crash");
         return machine.CallCount;
     }

@@ -36,7 +36,8 @@ public sealed partial class DocsProcessKillTests(ITestOutputHelper output)
         var settled = new Dictionary<int, int>(); // writer of a killed run -> transactions found present
         var failures = new List<string>();
         var verified = 0;
-        for (var run = 0; run < kills && failures.Count == 0; run++)
+        var runs = 0;
+        for (var run = 0; run < kills && failures.Count == 0; run++, runs++)
         {
             var random = new Random(CrashHarness.StateSeed(seed, "docs-kill", run));
             var where = $"run {run} (seed {seed})";
@@ -56,7 +57,7 @@ public sealed partial class DocsProcessKillTests(ITestOutputHelper output)
             }
         }
 
-        output.WriteLine($"{kills} cross-door child processes killed with SIGKILL, {acknowledged.Values.Sum()} acknowledged commits, {verified} verifications, seed {seed}");
+        output.WriteLine($"{runs} cross-door child processes killed with SIGKILL, {acknowledged.Values.Sum()} acknowledged commits, {verified} verifications, seed {seed}");
         failures.ForEach(output.WriteLine);
         Assert.True(failures.Count == 0, $"{failures.Count} failures; first: {failures.FirstOrDefault()}");
         Assert.NotEmpty(acknowledged);
@@ -79,6 +80,7 @@ public sealed partial class DocsProcessKillTests(ITestOutputHelper output)
         using var child = Process.Start(start) ?? throw new InvalidOperationException("dotnet did not start");
         var lines = new ConcurrentQueue<string>();
         using var ready = new ManualResetEventSlim();
+        using var committed = new ManualResetEventSlim();
         var reader = new Thread(() =>
         {
             while (child.StandardOutput.ReadLine() is { } line)
@@ -88,21 +90,31 @@ public sealed partial class DocsProcessKillTests(ITestOutputHelper output)
                 {
                     ready.Set();
                 }
+                else if (line.StartsWith("ACK ", StringComparison.Ordinal))
+                {
+                    committed.Set();
+                }
             }
         });
         reader.Start();
         var errors = child.StandardError.ReadToEndAsync();
-        if (random.Next(4) == 0)
+        // A quarter of the kills land while the child starts or recovers, a quarter as its writers
+        // start, half while they commit (the first commits of a fresh process are slow: JIT).
+        var when = random.Next(4);
+        if (when == 0)
         {
-            Thread.Sleep(random.Next(300)); // maybe still starting or recovering
+            Thread.Sleep(random.Next(300));
         }
-        else if (ready.Wait(ReadyTimeout))
+        else if (!WaitFor(when == 1 ? ready : committed, child))
         {
-            Thread.Sleep(random.Next(3) == 0 ? random.Next(5) : random.Next(500));
+            if (!child.HasExited)
+            {
+                failures.Add($"{where}: the child did not {(when == 1 ? "open the store" : "commit")} within {ReadyTimeout.TotalSeconds} s");
+            }
         }
         else
         {
-            failures.Add($"{where}: the child did not open the store within {ReadyTimeout.TotalSeconds} s");
+            Thread.Sleep(when == 1 ? random.Next(5) : random.Next(400));
         }
 
         if (child.HasExited)
@@ -114,6 +126,21 @@ public sealed partial class DocsProcessKillTests(ITestOutputHelper output)
         child.WaitForExit();
         reader.Join();
         return lines;
+    }
+
+    /// <summary>Waits for <paramref name="signal"/>; false when the child exits first or it takes longer than <see cref="ReadyTimeout"/>.</summary>
+    private static bool WaitFor(ManualResetEventSlim signal, Process child)
+    {
+        var waited = Stopwatch.StartNew();
+        while (!signal.Wait(50))
+        {
+            if (child.HasExited || waited.Elapsed > ReadyTimeout)
+            {
+                return false;
+            }
+        }
+
+        return true;
     }
 
     /// <summary>
