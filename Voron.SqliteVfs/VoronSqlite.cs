@@ -28,8 +28,25 @@ public static class VoronSqlite
                 throw new InvalidOperationException($"A SQLite VFS named '{vfsName}' is already registered; dispose its registration first or pick another name.");
             }
 
-            return new VoronSqliteRegistration(NativeVfs.Register(environment, vfsName, options ?? new VoronSqliteOptions()));
+            var registration = new VoronSqliteRegistration(NativeVfs.Register(environment, vfsName, options ?? new VoronSqliteOptions()));
+            RegisterModules();
+            return registration;
         }
+    }
+
+    private static bool s_modulesRegistered;
+
+    /// <summary>voron_docs and voron_collection on every connection opened from now on (D1); they refuse databases not on a Voron VFS.</summary>
+    private static void RegisterModules()
+    {
+        if (s_modulesRegistered)
+        {
+            return;
+        }
+
+        Interop.VirtualTables.VirtualTableRegistry.RegisterOnEveryConnection(new Documents.DocsModule());
+        Interop.VirtualTables.VirtualTableRegistry.RegisterOnEveryConnection(new Documents.CollectionModule());
+        s_modulesRegistered = true;
     }
 
     /// <summary>

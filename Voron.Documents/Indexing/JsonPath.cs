@@ -5,7 +5,8 @@ namespace Voron.Documents.Indexing;
 /// separated by dots, <c>[]</c> after a name for "each element of this array" —
 /// <c>email</c>, <c>address.city</c>, <c>tags[]</c>, <c>lines[].sku</c>. Names are matched
 /// exactly (case-sensitive, after unescaping) and may not contain '.', '[' or ']'. A path with
-/// <c>[]</c> is multikey: a document gives one index entry per element.
+/// <c>[]</c> is multikey: a document gives one index entry per element. SQLite's form with a
+/// leading <c>$.</c> (<c>$.address.city</c>) is the same path: its canonical text drops the <c>$.</c>.
 /// </summary>
 internal sealed class JsonPath : IEquatable<JsonPath>
 {
@@ -29,6 +30,11 @@ internal sealed class JsonPath : IEquatable<JsonPath>
     public static JsonPath Parse(string text, string? paramName = null)
     {
         ArgumentNullException.ThrowIfNull(text, paramName);
+        if (text.StartsWith("$.", StringComparison.Ordinal))
+        {
+            text = text[2..]; // SQLite's JSON path form ('$.customer'), as voron_docs columns write it
+        }
+
         if (text.Length is 0 or > MaxLength)
         {
             throw new ArgumentException($"A JSON path is 1 to {MaxLength} characters; got {text.Length}.", paramName);

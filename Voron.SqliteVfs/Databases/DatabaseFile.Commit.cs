@@ -47,15 +47,17 @@ internal sealed unsafe partial class DatabaseFile
 
         var writes = _writes!;
         var snapshot = _snapshot!;
+        var documents = _documents is { IsEmpty: false } changed && Owner?.Documents is { } store ? new Documents.DocumentCommit(store, [.. changed.All]) : null;
         _writes = null;
+        _documents = null;
         _writer = false;
         DatabaseVersion? version = null;
         try
         {
             writes.DropUnchanged(snapshot);
-            if (!writes.IsEmpty)
+            if (!writes.IsEmpty || documents != null)
             {
-                version = _database.Submit(writes, snapshot);
+                version = _database.Submit(writes, snapshot, documents); // V13: pages and documents, one version
                 _snapshot = snapshot.With(version); // the connection reads its own commit from here on
             }
         }

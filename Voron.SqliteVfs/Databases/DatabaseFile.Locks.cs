@@ -193,6 +193,7 @@ internal sealed partial class DatabaseFile
         {
             // V10: a rollback — the write set is discarded, the lock goes to the next in line.
             _writes = null;
+            _documents = null;
             _writer = false;
             _database.WriteLock.Release(this);
         }

@@ -67,6 +67,7 @@ internal sealed partial class DatabaseFile : VfsFile
     {
         _closed = true;
         _writes = null;
+        _documents = null;
         _writer = false;
         _database.WriteLock.Release(this);
         _snapshot?.Dispose();

@@ -9,8 +9,8 @@ internal sealed partial class DatabaseState
     /// lock, the newest version and submits it to the store's merger. Returns at once; the
     /// version's <see cref="DatabaseVersion.Durable"/> completes when it is durable or failed.
     /// </summary>
-    /// <remarks>The caller has run <see cref="WriteSet.DropUnchanged"/> and found the set not empty.</remarks>
-    public DatabaseVersion Submit(WriteSet writes, Snapshot snapshot)
+    /// <remarks>The caller has run <see cref="WriteSet.DropUnchanged"/> and found the set or <paramref name="documents"/> not empty.</remarks>
+    public DatabaseVersion Submit(WriteSet writes, Snapshot snapshot, Documents.DocumentCommit? documents = null)
     {
         if (Environment.Failure is { } failure)
         {
@@ -36,7 +36,7 @@ internal sealed partial class DatabaseState
                 BinaryPrimitives.WriteUInt32BigEndian(page1.AsSpan(92), unchecked((uint)sequence));
             }
 
-            version = new DatabaseVersion(sequence, parent, writes, snapshot.Length, writes.Block0);
+            version = new DatabaseVersion(sequence, parent, writes, snapshot.Length, writes.Block0, documents);
             _inFlight.Add(version);
             _head = version;
             Publish();
@@ -62,7 +62,7 @@ internal sealed partial class DatabaseState
         return version;
     }
 
-    /// <summary>V8: the merged operation. May run more than once (merger M1); changes nothing outside the transaction.</summary>
+    /// <summary>V8, V13: the merged operation. May run more than once (merger M1); changes nothing outside the transaction.</summary>
     private void Apply(WriteTransaction transaction, DatabaseVersion version)
     {
         var file = transaction.CreatePageFile(Name);
@@ -83,6 +83,7 @@ internal sealed partial class DatabaseState
 
         file.SetLength(version.Length);
         file.SetSequence(version.Sequence);
+        version.Documents?.Apply(transaction); // V13, V14: the same store transaction as the pages
     }
 
     /// <summary>The version's store commit finished: publish it as durable, or drop it and every later version (V9).</summary>

@@ -11,8 +11,9 @@ internal sealed class DatabaseVersion
     private readonly long _cutFromBlock;
     private readonly bool _lengthChanged;
 
-    public DatabaseVersion(long sequence, long parentSequence, WriteSet writes, long parentLength, Block0Change block0)
+    public DatabaseVersion(long sequence, long parentSequence, WriteSet writes, long parentLength, Block0Change block0, Documents.DocumentCommit? documents = null)
     {
+        Documents = documents;
         Sequence = sequence;
         ParentSequence = parentSequence;
         Blocks = writes.Blocks;
@@ -24,6 +25,9 @@ internal sealed class DatabaseVersion
     }
 
     public long Sequence { get; }
+
+    /// <summary>V13: the documents the same SQL transaction changed through voron_docs, or null.</summary>
+    public Documents.DocumentCommit? Documents { get; }
 
     public long ParentSequence { get; }
 

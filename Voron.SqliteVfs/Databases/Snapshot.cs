@@ -20,6 +20,12 @@ internal sealed class Snapshot : IDisposable
         HeadSequence = headSequence;
     }
 
+    /// <summary>The store read transaction under the snapshot (D3: documents are read from it too).</summary>
+    public ReadTransaction Store => _store;
+
+    /// <summary>The in-flight versions this snapshot sees, oldest first.</summary>
+    public IReadOnlyList<DatabaseVersion> InFlight => _versions;
+
     /// <summary>The sequence of the newest version this snapshot sees.</summary>
     public long HeadSequence { get; }
 

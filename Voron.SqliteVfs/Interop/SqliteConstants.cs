@@ -17,6 +17,7 @@ internal static class SqliteConstants
     public const int Schema = 17;
     public const int Constraint = 19;
     public const int Misuse = 21;
+    public const int Done = 101;
     public const int IoErrRead = IoErr | (1 << 8);
     public const int IoErrShortRead = IoErr | (2 << 8);
     public const int IoErrWrite = IoErr | (3 << 8);
@@ -63,6 +64,7 @@ internal static class SqliteConstants
 
     // File-control opcodes.
     public const int FcntlLockState = 1;
+    public const int FcntlFilePointer = 7;
     public const int FcntlSizeHint = 5;
     public const int FcntlChunkSize = 6;
     public const int FcntlVfsName = 12;
@@ -71,4 +73,8 @@ internal static class SqliteConstants
     public const int FcntlHasMoved = 20;
     public const int FcntlSync = 21;
     public const int FcntlCommitPhaseTwo = 22;
+
+    // Virtual tables.
+    public const int VtabConstraintSupport = 1; // sqlite3_vtab_config op
+    public const int IndexScanUnique = 1; // sqlite3_index_info.idxFlags
 }

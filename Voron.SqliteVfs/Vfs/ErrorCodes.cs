@@ -34,6 +34,8 @@ internal static class ErrorCodes
                     return SqliteConstants.NoMem;
                 case StaleCommitException:
                     return ioError;
+                case Voron.Documents.ConcurrencyException or Voron.Documents.UniqueConstraintException:
+                    return SqliteConstants.Constraint; // V14: a document conflict found when the commit applied
             }
         }
 

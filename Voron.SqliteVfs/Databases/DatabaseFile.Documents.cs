@@ -1,0 +1,95 @@
+using Voron.Documents;
+using Voron.SqliteVfs.Documents;
+using Voron.SqliteVfs.Interop;
+using Voron.SqliteVfs.Interop.VirtualTables;
+
+namespace Voron.SqliteVfs.Databases;
+
+internal sealed partial class DatabaseFile
+{
+    private PendingDocuments? _documents;
+
+    /// <summary>The document changes of the current write transaction (D7), or null.</summary>
+    public PendingDocuments? PendingDocuments => _documents;
+
+    /// <summary>V13: where a voron_docs write goes: the write transaction this connection holds on the database.</summary>
+    public PendingDocuments DocumentsForWrite()
+    {
+        if (!_writer)
+        {
+            throw new VirtualTableException(SqliteConstants.Error,
+                $"Vfs={_vfsName}: database '{Name}' has no write transaction open for this voron_docs write (SQLite takes the database's write lock before it writes a virtual table of it; this should not happen). Run the statement again.");
+        }
+
+        return _documents ??= new PendingDocuments();
+    }
+
+    /// <summary>
+    /// D3: the documents a statement reads: the snapshot's store transaction, the database's
+    /// in-flight commits that changed documents (a connection that only reads waits until they are
+    /// durable, V3), and this transaction's own changes.
+    /// </summary>
+    public DocumentView OpenDocumentView(DocumentStore store)
+    {
+        var snapshot = _snapshot;
+        Snapshot? owned = null;
+        if (snapshot == null)
+        {
+            snapshot = owned = _database.TakeSnapshot();
+        }
+
+        try
+        {
+            var commits = snapshot.InFlight.Where(v => v.Documents != null).ToList();
+            if (!ReadsAsWriter)
+            {
+                foreach (var version in commits)
+                {
+                    if (!version.IsDurable)
+                    {
+                        _database.WaitDurableForRead(version); // V3 for documents
+                    }
+                }
+            }
+
+            return new DocumentView(store, snapshot.Store, [.. commits.Select(v => v.Documents!)], _writer ? _documents : null, owned);
+        }
+        catch
+        {
+            owned?.Dispose();
+            throw;
+        }
+    }
+
+    /// <summary>
+    /// D8: at xSync, with the write lock held, every document change's expected version against
+    /// the newest committed state, so a document a session changed since this transaction read it
+    /// fails the COMMIT before anything is submitted (SQLite ignores xCommit's errors).
+    /// </summary>
+    public void CheckDocumentsBeforeCommit(DocumentStore store)
+    {
+        if (_documents is not { IsEmpty: false } documents)
+        {
+            return;
+        }
+
+        using var newest = _database.Environment.BeginRead();
+        var view = new DocumentView(store, newest, [], null);
+        foreach (var change in documents.All)
+        {
+            if (change.Expected.Parent != null)
+            {
+                continue; // built on this database's own in-flight commit: V8 and the merged operation decide
+            }
+
+            var stored = view.FindStored(change.Id, change.IdBytes, readJson: false);
+            var actual = stored?.Version ?? 0;
+            if (actual != change.Expected.Version)
+            {
+                var conflict = new ConcurrencyException(change.Id, change.Expected.Version, actual);
+                throw new VirtualTableException(SqliteConstants.Constraint,
+                    $"COMMIT failed: document '{change.Id}' changed since this transaction read it (version {change.Expected.Version}, now {actual}); nothing was committed. Read it again and retry.", conflict);
+            }
+        }
+    }
+}

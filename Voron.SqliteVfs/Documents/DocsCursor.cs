@@ -1,0 +1,476 @@
+using System.Globalization;
+using System.Text;
+using System.Text.Json;
+using Voron.Documents.Indexing;
+using Voron.Documents.Storage;
+using Voron.SqliteVfs.Interop.VirtualTables;
+
+namespace Voron.SqliteVfs.Documents;
+
+/// <summary>A cursor of a <see cref="DocsTable"/>: runs the plan xBestIndex chose (D4) over the transaction's view (D3).</summary>
+internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
+{
+    private IEnumerator<DocumentState>? _rows;
+    private DocumentView? _view;
+    private DocumentState? _row;
+    private JsonDocument? _parsed;
+    private long _limit;
+
+    public override bool Eof => _row == null;
+
+    public override void Filter(int indexNumber, string? indexString, ReadOnlySpan<SqliteValue> arguments)
+    {
+        Reset();
+        var plan = table.Plan(indexNumber);
+        var values = new SqlValue[arguments.Length];
+        List<SqlValue>? list = null;
+        for (var i = 0; i < arguments.Length; i++)
+        {
+            if (plan.Arguments[i].Role == ArgumentRole.IdIn)
+            {
+                list = arguments[i].InValues(SqlValue.From);
+            }
+            else
+            {
+                values[i] = SqlValue.From(arguments[i]);
+            }
+        }
+
+        var collection = table.Spec.Collection;
+        long offset = 0;
+        _limit = long.MaxValue;
+        for (var i = 0; i < values.Length; i++)
+        {
+            switch (plan.Arguments[i].Role)
+            {
+                case ArgumentRole.Collection:
+                    collection = values[i].Kind == SqlKind.Text ? values[i].Text : null;
+                    break;
+                case ArgumentRole.Limit when values[i].Kind == SqlKind.Integer:
+                    _limit = values[i].Integer < 0 ? long.MaxValue : values[i].Integer;
+                    break;
+                case ArgumentRole.Offset when values[i].Kind == SqlKind.Integer:
+                    offset = Math.Max(0, values[i].Integer);
+                    break;
+            }
+        }
+
+        if (collection == null)
+        {
+            _rows = Enumerable.Empty<DocumentState>().GetEnumerator();
+            Next();
+            return;
+        }
+
+        var view = _view = table.OpenView();
+        var rows = Rows(view, collection, plan, values, list);
+        _rows = rows.Skip(offset > int.MaxValue ? int.MaxValue : (int)offset).GetEnumerator();
+        Next();
+    }
+
+    private IEnumerable<DocumentState> Rows(DocumentView view, string collection, DocsPlan plan, SqlValue[] values, List<SqlValue>? list)
+    {
+        switch (plan.Kind)
+        {
+            case PlanKind.IdEquals:
+                return IdList([DocsTable.IdOf(values[plan.Arguments.ToList().FindIndex(a => a.Role == ArgumentRole.IdEquals)])], view, collection, false);
+            case PlanKind.IdIn:
+                var ids = list!.Select(DocsTable.IdOf).Where(id => id != null).Distinct(StringComparer.Ordinal).Order(StringComparer.Ordinal).ToList();
+                return IdList(ids, view, collection, plan.OrderConsumed && plan.Descending);
+            case PlanKind.IdRange:
+                var (from, to, empty) = IdBounds(plan, values);
+                return empty ? [] : IdScan(view, collection, from, to, plan.OrderConsumed && plan.Descending);
+            case PlanKind.Index:
+                return IndexRows(view, collection, plan, values);
+            default:
+                return IdScan(view, collection, null, null, plan.OrderConsumed && plan.Descending);
+        }
+    }
+
+    private static IEnumerable<DocumentState> IdList(List<string?> ids, DocumentView view, string collection, bool descending)
+    {
+        for (var i = 0; i < ids.Count; i++)
+        {
+            var id = ids[descending ? ids.Count - 1 - i : i];
+            if (id == null || Encoding.UTF8.GetByteCount(id) is 0 or > Voron.Documents.DocumentLimits.MaxIdBytes)
+            {
+                continue;
+            }
+
+            if (view.Find(id, Encoding.UTF8.GetBytes(id)) is { } row && row.Collection == collection)
+            {
+                yield return row;
+            }
+        }
+    }
+
+    /// <summary>The ids of a range, as UTF-8 bounds [from, to); empty when a bound can match nothing (NULL, a blob lower bound).</summary>
+    private static (byte[]? From, byte[]? To, bool Empty) IdBounds(DocsPlan plan, SqlValue[] values)
+    {
+        byte[]? from = null, to = null;
+        for (var i = 0; i < values.Length; i++)
+        {
+            var argument = plan.Arguments[i];
+            if (argument.Role is not (ArgumentRole.IdLower or ArgumentRole.IdUpper))
+            {
+                continue;
+            }
+
+            var value = values[i];
+            if (value.Kind == SqlKind.Blob)
+            {
+                if (argument.Role == ArgumentRole.IdLower)
+                {
+                    return (null, null, true); // text < blob: no id is above a blob
+                }
+
+                continue; // every id is below a blob
+            }
+
+            var text = DocsTable.IdOf(value);
+            if (text == null)
+            {
+                return (null, null, true);
+            }
+
+            var bytes = Encoding.UTF8.GetBytes(text);
+            if (argument.Role == ArgumentRole.IdLower)
+            {
+                from = argument.Operator == IndexOperator.GreaterThan ? [.. bytes, 0] : bytes;
+            }
+            else
+            {
+                to = argument.Operator == IndexOperator.LessThanOrEqual ? [.. bytes, 0] : bytes;
+            }
+        }
+
+        return (from, to, false);
+    }
+
+    /// <summary>The collection's documents with ids in [from, to), in id order, through the view (D3).</summary>
+    private static IEnumerable<DocumentState> IdScan(DocumentView view, string collection, byte[]? from, byte[]? to, bool descending)
+    {
+        if (!view.HasOverlay(collection))
+        {
+            foreach (var id in view.StoredIds(collection, from, to, descending))
+            {
+                if (view.FindStored(DocumentView.IdText(id), id) is { } row && row.Collection == collection)
+                {
+                    yield return row;
+                }
+            }
+
+            yield break;
+        }
+
+        var ids = new SortedSet<string>(view.StoredIds(collection, from, to, false).Select(DocumentView.IdText), StringComparer.Ordinal);
+        foreach (var id in view.OverlayIds(collection))
+        {
+            var bytes = Encoding.UTF8.GetBytes(id);
+            if ((from == null || bytes.AsSpan().SequenceCompareTo(from) >= 0) && (to == null || bytes.AsSpan().SequenceCompareTo(to) < 0))
+            {
+                ids.Add(id);
+            }
+        }
+
+        foreach (var id in descending ? ids.Reverse() : ids)
+        {
+            if (view.Find(id, Encoding.UTF8.GetBytes(id)) is { } row && row.Collection == collection)
+            {
+                yield return row;
+            }
+        }
+    }
+
+    /// <summary>D4: an index plan — the index range when its order and matches are SQLite's, else the collection read and sorted here.</summary>
+    private IEnumerable<DocumentState> IndexRows(DocumentView view, string collection, DocsPlan plan, SqlValue[] values)
+    {
+        var index = view.Store.CatalogFor(view.Snapshot).IndexesOf(collection).FirstOrDefault(i => i.Name == plan.IndexName && i.Ready);
+        var range = index == null || view.HasOverlay(collection) ? null : KeyRange(view, index, plan, values);
+        if (range is { Empty: true })
+        {
+            return [];
+        }
+
+        if (range == null)
+        {
+            var all = IdScan(view, collection, null, null, false);
+            if (!plan.OrderConsumed)
+            {
+                return all;
+            }
+
+            var column = table.Spec.PathOf(plan.OrderColumn)!;
+            var sorted = all.Select(row => (Row: row, Key: JsonValues.Extract(Parse(row.Json).RootElement, column.Path)))
+                .OrderBy(x => x.Key, Comparer<SqlValue>.Create(SqlValue.Compare)).Select(x => x.Row);
+            return plan.Descending ? sorted.Reverse() : sorted;
+        }
+
+        return IndexScan(view, collection, index!, range.Value.Lower, range.Value.Upper, plan.OrderConsumed && plan.Descending);
+    }
+
+    private static JsonDocument Parse(byte[] json) => JsonDocument.Parse(json);
+
+    private readonly record struct KeyBounds(byte[] Lower, byte[]? Upper, bool Empty);
+
+    /// <summary>The index keys a plan reads, or null when the index cannot answer exactly as SQLite would (D4).</summary>
+    private KeyBounds? KeyRange(DocumentView view, IndexRuntime index, DocsPlan plan, SqlValue[] values)
+    {
+        var columns = index.Definition.JsonPaths.Select(table.Spec.ColumnOf).ToArray();
+        var equalities = new byte[plan.Equalities][];
+        byte[]? lower = null, upper = null;
+        IndexOperator lowerOp = default, upperOp = default;
+        for (var i = 0; i < values.Length; i++)
+        {
+            var argument = plan.Arguments[i];
+            if (argument.Role is not (ArgumentRole.KeyEquals or ArgumentRole.KeyLower or ArgumentRole.KeyUpper))
+            {
+                continue;
+            }
+
+            if (values[i].IsNull)
+            {
+                return new KeyBounds([], null, true); // a comparison with NULL matches nothing
+            }
+
+            var encoded = Encode(values[i], table.Spec.PathOf(columns[argument.Component])!.Affinity);
+            if (encoded == null)
+            {
+                return null;
+            }
+
+            switch (argument.Role)
+            {
+                case ArgumentRole.KeyEquals:
+                    equalities[argument.Component] = encoded;
+                    break;
+                case ArgumentRole.KeyLower:
+                    lower = encoded;
+                    lowerOp = argument.Operator;
+                    break;
+                default:
+                    upper = encoded;
+                    upperOp = argument.Operator;
+                    break;
+            }
+        }
+
+        // Booleans: JSON puts them before numbers, SQLite reads them as 0 and 1 among numbers.
+        var tree = view.Snapshot.OpenTree(index.TreeName);
+        if (tree == null)
+        {
+            return new KeyBounds([], null, true);
+        }
+
+        var prefix = new List<byte>();
+        for (var c = 0; c <= plan.Equalities && c < columns.Length; c++)
+        {
+            if (HasBoolean(tree, [.. prefix]))
+            {
+                return null;
+            }
+
+            if (c < plan.Equalities)
+            {
+                prefix.AddRange(equalities[c]);
+            }
+        }
+
+        byte[] p = [.. prefix];
+        var hasRange = lower != null || upper != null;
+        byte[] start = lower != null
+            ? lowerOp == IndexOperator.GreaterThan ? IndexKey.Successor([.. p, .. lower]) ?? [.. p, 0xFF] : [.. p, .. lower]
+            : hasRange ? [.. p, IndexKey.False] : p;
+        byte[]? end = upper != null
+            ? upperOp == IndexOperator.LessThanOrEqual ? IndexKey.Successor([.. p, .. upper]) : [.. p, .. upper]
+            : p.Length == 0 ? null : IndexKey.Successor(p);
+        return new KeyBounds(start, end, false);
+    }
+
+    private static bool HasBoolean(Tree tree, byte[] prefix)
+    {
+        var iterator = tree.Iterate();
+        return iterator.Seek([.. prefix, IndexKey.False]) && iterator.Key.StartsWith(prefix) && iterator.Key.Length > prefix.Length &&
+               iterator.Key[prefix.Length] is IndexKey.False or IndexKey.True;
+    }
+
+    /// <summary>A constant in the index's encoding, or null when SQLite's comparison of it is not the index's (D4): text against a numeric column when it looks numeric, numbers against TEXT, blobs.</summary>
+    private static byte[]? Encode(SqlValue value, ColumnAffinity affinity)
+    {
+        var key = new KeyBuilder();
+        switch (value.Kind)
+        {
+            case SqlKind.Integer when affinity != ColumnAffinity.Text:
+                IndexKey.EncodeInteger(value.Integer, key);
+                return key.ToArray();
+            case SqlKind.Real when affinity != ColumnAffinity.Text:
+                IndexKey.EncodeDouble(value.Real, key);
+                return key.ToArray();
+            case SqlKind.Text when affinity is ColumnAffinity.Text or ColumnAffinity.None || !LooksNumeric(value.Text):
+                IndexKey.EncodeString(value.Bytes, key);
+                return key.ToArray();
+            default:
+                return null;
+        }
+    }
+
+    private static bool LooksNumeric(string text) => double.TryParse(text.Trim(), NumberStyles.Float, CultureInfo.InvariantCulture, out _);
+
+    private static IEnumerable<DocumentState> IndexScan(DocumentView view, string collection, IndexRuntime index, byte[] lower, byte[]? upper, bool descending)
+    {
+        var tree = view.Snapshot.OpenTree(index.TreeName);
+        if (tree == null)
+        {
+            yield break;
+        }
+
+        var iterator = tree.Iterate();
+        if (!descending)
+        {
+            for (var more = iterator.Seek(lower); more; more = iterator.MoveNext())
+            {
+                if (upper != null && iterator.Key.SequenceCompareTo(upper) >= 0)
+                {
+                    yield break;
+                }
+
+                var id = iterator.Key[IndexKey.ValuesLength(iterator.Key, index.ComponentCount)..].ToArray();
+                if (view.FindStored(DocumentView.IdText(id), id) is { } row && row.Collection == collection)
+                {
+                    yield return row;
+                }
+            }
+
+            yield break;
+        }
+
+        var back = upper == null ? iterator.SeekLast() : iterator.SeekForPrevious(upper);
+        if (back && upper != null && iterator.Key.SequenceEqual(upper))
+        {
+            back = iterator.MovePrevious();
+        }
+
+        for (; back; back = iterator.MovePrevious())
+        {
+            if (iterator.Key.SequenceCompareTo(lower) < 0)
+            {
+                yield break;
+            }
+
+            var id = iterator.Key[IndexKey.ValuesLength(iterator.Key, index.ComponentCount)..].ToArray();
+            if (view.FindStored(DocumentView.IdText(id), id) is { } row && row.Collection == collection)
+            {
+                yield return row;
+            }
+        }
+    }
+
+    public override void Next()
+    {
+        _parsed?.Dispose();
+        _parsed = null;
+        if (_rows != null && _limit > 0 && _rows.MoveNext())
+        {
+            _row = _rows.Current;
+            _limit--;
+        }
+        else
+        {
+            _row = null;
+        }
+    }
+
+    public override void Column(ResultContext result, int column)
+    {
+        var row = _row!;
+        var spec = table.Spec;
+        if (column == TableSpec.IdColumn)
+        {
+            result.SetText(row.Id);
+            return;
+        }
+
+        if (result.NoChange)
+        {
+            return; // D5: an UPDATE that does not set this column gets "unchanged"
+        }
+
+        if (spec.Eponymous)
+        {
+            switch (column)
+            {
+                case TableSpec.BodyColumn:
+                    result.SetText(row.Json);
+                    return;
+                case 2:
+                    SetVersion(result, row);
+                    return;
+                case 3:
+                    SetTicks(result, row);
+                    return;
+                default:
+                    result.SetText(row.Collection);
+                    return;
+            }
+        }
+
+        if (column == TableSpec.BodyColumn)
+        {
+            result.SetText(row.Json);
+        }
+        else if (column == spec.VersionColumn)
+        {
+            SetVersion(result, row);
+        }
+        else if (column == spec.LastModifiedColumn)
+        {
+            SetTicks(result, row);
+        }
+        else
+        {
+            _parsed ??= JsonDocument.Parse(row.Json);
+            JsonValues.Extract(_parsed.RootElement, spec.PathOf(column)!.Path).SetResult(result);
+        }
+    }
+
+    private static void SetVersion(ResultContext result, DocumentState row)
+    {
+        if (row.Version is { } version)
+        {
+            result.SetInt64(version);
+        }
+        else
+        {
+            result.SetNull();
+        }
+    }
+
+    private static void SetTicks(ResultContext result, DocumentState row)
+    {
+        if (Timestamp(row.Ticks) is { } text)
+        {
+            result.SetText(text);
+        }
+        else
+        {
+            result.SetNull();
+        }
+    }
+
+    /// <summary>last_modified as text: ISO 8601 UTC with 7 fraction digits, so text order is time order.</summary>
+    internal static string? Timestamp(long? ticks) =>
+        ticks is { } t ? new DateTime(t, DateTimeKind.Utc).ToString("yyyy-MM-ddTHH:mm:ss.fffffffZ", CultureInfo.InvariantCulture) : null;
+
+    private void Reset()
+    {
+        _rows?.Dispose();
+        _rows = null;
+        _view?.Dispose();
+        _view = null;
+        _row = null;
+        _parsed?.Dispose();
+        _parsed = null;
+    }
+
+    public override void Close() => Reset();
+}

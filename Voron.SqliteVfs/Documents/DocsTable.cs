@@ -1,0 +1,490 @@
+using System.Text;
+using Voron.Documents;
+using Voron.Documents.Indexing;
+using Voron.Documents.Serialization;
+using Voron.Documents.Storage;
+using Voron.SqliteVfs.Databases;
+using Voron.SqliteVfs.Interop;
+using Voron.SqliteVfs.Interop.VirtualTables;
+
+namespace Voron.SqliteVfs.Documents;
+
+// Design notes — SQL over documents (the voron_docs module). Rules D1–D8 here; the commit rules
+// V13–V15 are in Databases/DatabaseState.cs with V1–V12.
+//
+// D1. A voron_docs table is a view of one collection: id (TEXT PRIMARY KEY, WITHOUT ROWID), body
+//     (the JSON), one column per declared JSON path, hidden version and last_modified
+//     (TableSpec.cs). Nothing is stored in SQLite but the table's definition; the documents are the
+//     document store's. voron_collection('X') is the same, read-only, for any collection.
+// D2. A path column reads what json_extract(body, path) reads (JsonValues.Extract): SQL over
+//     voron_docs and SQL over a table of JSON text answer alike. The declared type is SQLite's
+//     column affinity for comparisons and for values written (D5).
+// D3. A statement reads its database's snapshot (V2): the same store read transaction as its
+//     tables, plus the database's commits in flight after it, plus its own transaction's changes
+//     (DocumentView). A reader waits for in-flight commits that changed documents, as V3 waits
+//     for pages: a transaction that only reads never sees a commit that is not yet durable.
+// D4. Plans (BestIndex): id = and id IN (one xFilter for the list), id ranges, equality on an
+//     index's leading paths and a range on the next (indexes whose paths are declared columns),
+//     else a scan of the collection. Only id constraints are omitted (SQLite re-checks every path
+//     constraint: the index returns a superset of the rows SQLite keeps). ORDER BY is consumed for
+//     the id order and for an index's next path, whose JSON order agrees with SQLite's order but
+//     for booleans (JSON false < true < numbers, SQLite 0 and 1 among numbers): a filter that
+//     finds booleans there reads the collection and sorts in SQLite's order instead, as it does
+//     when the transaction has changes of its own or in flight for the collection, or when a
+//     constant cannot be compared in the index's encoding. LIMIT and OFFSET are pushed down only
+//     when every other constraint is omitted and the order, if any, is consumed.
+// D5. INSERT: a NULL id takes a generated id "<Collection>/<n>" (I5); a NULL body is {}; a body
+//     must be one JSON object (SQLITE_CONSTRAINT otherwise); each non-NULL path column sets its
+//     path (affinity first). UPDATE sets the columns whose value changed (SET col = NULL writes
+//     JSON null) and replaces the body when it changed; the id, version and last_modified cannot
+//     be written. A duplicate id is SQLITE_CONSTRAINT unless the statement says OR REPLACE (replace)
+//     or OR IGNORE (skip); a unique index is checked against what the transaction sees.
+// D6. Every change carries the version the transaction read (0: no document), so a change
+//     commits only over that version (I3): WHERE version = ? is an If-Match, and a session that
+//     wrote the document since fails the COMMIT. A document whose newest state is an in-flight
+//     commit of the same database expects what that commit wrote.
+// D7. Changes live in the connection's write transaction on the database (PendingDocuments), with
+//     SQLite's savepoints: a failed statement, ROLLBACK TO and ROLLBACK undo them.
+// D8. xSync, while the write lock is held, checks every change's expected version against the
+//     newest committed state: a conflict fails the COMMIT there (SQLite ignores xCommit's errors),
+//     before anything is submitted. The merged operation checks again (V14).
+
+/// <summary>A voron_docs table (or voron_collection) on one connection.</summary>
+internal sealed class DocsTable(DocumentStore store, DatabaseFile file, TableSpec spec, string tableName, nint db) : VirtualTable
+{
+    private readonly List<DocsPlan> _plans = [];
+    private readonly Dictionary<string, int> _planNumbers = new(StringComparer.Ordinal);
+
+    public DocumentStore Store { get; } = store;
+
+    public TableSpec Spec { get; } = spec;
+
+    public string TableName { get; } = tableName;
+
+    public override string Declaration => Spec.Declaration();
+
+    public override bool ConstraintSupport => !Spec.Eponymous;
+
+    internal DocsPlan Plan(int number) => _plans[number];
+
+    public override VirtualTableCursor OpenCursor() => new DocsCursor(this);
+
+    internal DocumentView OpenView() => file.OpenDocumentView(Store);
+
+    public override void BestIndex(IndexInfo info)
+    {
+        var arguments = new List<PlanArgument>();
+        var omitted = new HashSet<int>();
+        var used = new HashSet<int>();
+        int Use(int constraint, PlanArgument argument, bool omit)
+        {
+            arguments.Add(argument);
+            info.Use(constraint, arguments.Count, omit);
+            used.Add(constraint);
+            if (omit)
+            {
+                omitted.Add(constraint);
+            }
+
+            return arguments.Count;
+        }
+
+        var constraints = Enumerable.Range(0, info.ConstraintCount).Select(i => (Index: i, C: info.Constraint(i))).Where(x => x.C.Usable).ToList();
+        if (Spec.Eponymous)
+        {
+            var collection = constraints.FirstOrDefault(x => x.C.Column == Spec.CollectionColumn && x.C.Operator == IndexOperator.Equal);
+            if (collection.C.Column != Spec.CollectionColumn || collection.C.Operator != IndexOperator.Equal)
+            {
+                throw new VirtualTableException(SqliteConstants.Constraint, "voron_collection needs a collection: SELECT * FROM voron_collection('Order').");
+            }
+
+            Use(collection.Index, new PlanArgument(ArgumentRole.Collection, IndexOperator.Equal), omit: true);
+        }
+
+        bool Binary(int i) => string.Equals(info.Collation(i), "BINARY", StringComparison.OrdinalIgnoreCase);
+        (int Index, IndexConstraint C)? Find(int column, Func<IndexOperator, bool> op) =>
+            constraints.Where(x => x.C.Column == column && op(x.C.Operator) && Binary(x.Index)).Select(x => ((int, IndexConstraint)?)x).FirstOrDefault();
+        static bool IsLower(IndexOperator op) => op is IndexOperator.GreaterThan or IndexOperator.GreaterThanOrEqual;
+        static bool IsUpper(IndexOperator op) => op is IndexOperator.LessThan or IndexOperator.LessThanOrEqual;
+
+        var orderColumn = info.OrderByCount == 1 ? info.OrderBy(0).Column : -1;
+        var descending = info.OrderByCount == 1 && info.OrderBy(0).Descending;
+        PlanKind kind;
+        string? indexName = null;
+        var equalities = 0;
+        var orderConsumed = false;
+        string description;
+        double cost;
+        long rows;
+
+        var idEquals = Find(TableSpec.IdColumn, op => op == IndexOperator.Equal);
+        var bestIndex = Spec.Eponymous ? null : ChooseIndex(constraints, Binary, orderColumn);
+        if (idEquals is { } eq)
+        {
+            var isList = info.TryUseInList(eq.Index);
+            kind = isList ? PlanKind.IdIn : PlanKind.IdEquals;
+            Use(eq.Index, new PlanArgument(isList ? ArgumentRole.IdIn : ArgumentRole.IdEquals, IndexOperator.Equal), omit: true);
+            orderConsumed = !isList || orderColumn == TableSpec.IdColumn;
+            info.Unique = !isList;
+            description = isList ? "id IN list" : "id lookup";
+            cost = isList ? 10 : 1;
+            rows = isList ? 10 : 1;
+        }
+        else if (bestIndex is { Equalities: > 0 } || (bestIndex != null && Find(TableSpec.IdColumn, o => IsLower(o) || IsUpper(o)) == null && (bestIndex.Value.Range || bestIndex.Value.OrderServed)))
+        {
+            var chosen = bestIndex!.Value;
+            kind = PlanKind.Index;
+            indexName = chosen.Index.Name;
+            equalities = chosen.Equalities;
+            var parts = new List<string>();
+            for (var c = 0; c < chosen.Equalities; c++)
+            {
+                var column = chosen.Columns[c];
+                var constraint = Find(column, op => op == IndexOperator.Equal)!.Value;
+                Use(constraint.Index, new PlanArgument(ArgumentRole.KeyEquals, IndexOperator.Equal, c), omit: false);
+                parts.Add(Spec.PathOf(column)!.Name + "=?");
+            }
+
+            if (chosen.Range)
+            {
+                var column = chosen.Columns[chosen.Equalities];
+                if (Find(column, IsLower) is { } lower)
+                {
+                    Use(lower.Index, new PlanArgument(ArgumentRole.KeyLower, lower.C.Operator, chosen.Equalities), omit: false);
+                    parts.Add(Spec.PathOf(column)!.Name + (lower.C.Operator == IndexOperator.GreaterThan ? ">?" : ">=?"));
+                }
+
+                if (Find(column, IsUpper) is { } upper)
+                {
+                    Use(upper.Index, new PlanArgument(ArgumentRole.KeyUpper, upper.C.Operator, chosen.Equalities), omit: false);
+                    parts.Add(Spec.PathOf(column)!.Name + (upper.C.Operator == IndexOperator.LessThan ? "<?" : "<=?"));
+                }
+            }
+
+            orderConsumed = chosen.OrderServed;
+            description = $"index {chosen.Index.Name} ({(parts.Count == 0 ? "all" : string.Join(" AND ", parts))})" + (orderConsumed ? descending ? " order desc" : " order" : "");
+            cost = chosen.Equalities > 0 ? 20.0 / chosen.Equalities + (chosen.Range ? 0 : 5) : chosen.Range ? 2_000 : 50_000;
+            rows = chosen.Equalities > 0 ? 10 : chosen.Range ? 1_000 : 100_000;
+        }
+        else if (Find(TableSpec.IdColumn, o => IsLower(o) || IsUpper(o)) != null)
+        {
+            kind = PlanKind.IdRange;
+            var parts = new List<string>();
+            if (Find(TableSpec.IdColumn, IsLower) is { } lower)
+            {
+                Use(lower.Index, new PlanArgument(ArgumentRole.IdLower, lower.C.Operator), omit: true);
+                parts.Add(lower.C.Operator == IndexOperator.GreaterThan ? "id>?" : "id>=?");
+            }
+
+            if (Find(TableSpec.IdColumn, IsUpper) is { } upper)
+            {
+                Use(upper.Index, new PlanArgument(ArgumentRole.IdUpper, upper.C.Operator), omit: true);
+                parts.Add(upper.C.Operator == IndexOperator.LessThan ? "id<?" : "id<=?");
+            }
+
+            orderConsumed = orderColumn == TableSpec.IdColumn;
+            description = "id range (" + string.Join(" AND ", parts) + ")" + (orderConsumed ? descending ? " order desc" : " order" : "");
+            cost = 1_000;
+            rows = 1_000;
+        }
+        else
+        {
+            kind = PlanKind.Scan;
+            orderConsumed = orderColumn == TableSpec.IdColumn;
+            description = "scan" + (orderConsumed ? descending ? " order by id desc" : " order by id" : "");
+            cost = 100_000;
+            rows = 100_000;
+        }
+
+        // LIMIT/OFFSET: only when SQLite re-checks nothing and the order is the plan's.
+        var others = constraints.Where(x => x.C.Operator is not (IndexOperator.Limit or IndexOperator.Offset)).ToList();
+        if (others.All(x => omitted.Contains(x.Index)) && (info.OrderByCount == 0 || orderConsumed))
+        {
+            foreach (var (index, c) in constraints.Where(x => x.C.Operator is IndexOperator.Limit or IndexOperator.Offset))
+            {
+                Use(index, new PlanArgument(c.Operator == IndexOperator.Limit ? ArgumentRole.Limit : ArgumentRole.Offset, c.Operator), omit: true);
+                description += c.Operator == IndexOperator.Limit ? " limit" : " offset";
+            }
+        }
+
+        info.OrderByConsumed = orderConsumed && info.OrderByCount > 0;
+        var plan = new DocsPlan(kind, indexName, equalities, orderConsumed && info.OrderByCount > 0, descending, orderColumn, arguments, description);
+        var key = description + "|" + string.Join(",", arguments);
+        if (!_planNumbers.TryGetValue(key, out var number))
+        {
+            number = _plans.Count;
+            _plans.Add(plan);
+            _planNumbers[key] = number;
+        }
+
+        info.IndexNumber = number;
+        info.IndexString = description;
+        info.EstimatedCost = cost;
+        info.EstimatedRows = rows;
+    }
+
+    private readonly record struct IndexChoice(IndexRuntime Index, int[] Columns, int Equalities, bool Range, bool OrderServed);
+
+    /// <summary>D4: the ready, single-valued index of the collection whose declared-column paths serve the most equalities, then a range, then the order.</summary>
+    private IndexChoice? ChooseIndex(List<(int Index, IndexConstraint C)> constraints, Func<int, bool> binary, int orderColumn)
+    {
+        IndexChoice? best = null;
+        foreach (var index in Store.Catalog.IndexesOf(Spec.Collection!))
+        {
+            if (!index.Ready || index.Definition.IsMultikey)
+            {
+                continue;
+            }
+
+            var columns = index.Definition.JsonPaths.Select(Spec.ColumnOf).TakeWhile(c => c >= 0).ToArray();
+            if (columns.Length == 0)
+            {
+                continue;
+            }
+
+            var equalities = 0;
+            while (equalities < columns.Length && constraints.Any(x => x.C.Column == columns[equalities] && x.C.Operator == IndexOperator.Equal && binary(x.Index)))
+            {
+                equalities++;
+            }
+
+            var range = equalities < columns.Length && constraints.Any(x => x.C.Column == columns[equalities] &&
+                x.C.Operator is IndexOperator.GreaterThan or IndexOperator.GreaterThanOrEqual or IndexOperator.LessThan or IndexOperator.LessThanOrEqual && binary(x.Index));
+            var order = equalities < columns.Length && orderColumn == columns[equalities];
+            var choice = new IndexChoice(index, columns, equalities, range, order);
+            if (best == null || Score(choice) > Score(best.Value))
+            {
+                best = choice;
+            }
+        }
+
+        return best is { } b && (b.Equalities > 0 || b.Range || b.OrderServed) ? b : null;
+
+        static int Score(IndexChoice c) => c.Equalities * 4 + (c.Range ? 2 : 0) + (c.OrderServed ? 1 : 0);
+    }
+
+    public override void Update(ReadOnlySpan<SqliteValue> arguments)
+    {
+        if (Spec.Eponymous)
+        {
+            throw new VirtualTableException(SqliteConstants.ReadOnly, "voron_collection is read-only; write through a voron_docs table (CREATE VIRTUAL TABLE ... USING voron_docs(Collection, ...)).");
+        }
+
+        var pending = file.DocumentsForWrite();
+        using var view = OpenView();
+        if (arguments.Length == 1)
+        {
+            var id = IdOf(SqlValue.From(arguments[0]));
+            var current = id == null ? null : view.Find(id, DocumentNames.IdBytes(id), readJson: false);
+            if (current != null && current.Collection == Spec.Collection)
+            {
+                pending.Set(new PendingDocument(id!, DocumentNames.IdBytes(id!), Spec.Collection!, null, current.Expected));
+            }
+
+            return;
+        }
+
+        var values = new SqlValue[arguments.Length - 2];
+        var unchanged = new bool[arguments.Length - 2];
+        for (var i = 0; i < values.Length; i++)
+        {
+            unchanged[i] = arguments[i + 2].NoChange;
+            values[i] = unchanged[i] ? SqlValue.Null : SqlValue.From(arguments[i + 2]);
+        }
+
+        if (arguments[0].IsNull)
+        {
+            Insert(view, pending, values);
+        }
+        else
+        {
+            UpdateRow(view, pending, SqlValue.From(arguments[0]), values, unchanged);
+        }
+    }
+
+    private void Insert(DocumentView view, PendingDocuments pending, SqlValue[] values)
+    {
+        var idValue = values[TableSpec.IdColumn];
+        string id;
+        if (idValue.IsNull)
+        {
+            id = Store.Ids.Next(Spec.Collection!);
+        }
+        else
+        {
+            id = IdOf(idValue) ?? throw Constraint($"{TableName}.id must be text (a document id); got {idValue}.");
+            Store.Ids.ObserveId(id);
+        }
+
+        var idBytes = ValidId(id);
+        var existing = view.Find(id, idBytes, readJson: false);
+        var expected = new Expectation(0);
+        if (existing != null)
+        {
+            switch (VirtualTableRegistry.OnConflict(db))
+            {
+                case 5: // REPLACE
+                    expected = existing.Expected;
+                    break;
+                case 2: // IGNORE
+                    return;
+                default:
+                    throw Constraint($"UNIQUE constraint failed: {TableName}.id: a document '{id}' exists{(existing.Collection != Spec.Collection ? $" (in collection '{existing.Collection}')" : "")}. Use INSERT OR REPLACE to replace it, or UPDATE.");
+            }
+
+            if (existing.Collection != Spec.Collection)
+            {
+                throw Constraint($"Document '{id}' belongs to collection '{existing.Collection}'; it cannot be stored in '{Spec.Collection}'. Delete it first, or use another id.");
+            }
+        }
+
+        var body = values[TableSpec.BodyColumn];
+        var json = body.IsNull ? "{}"u8.ToArray() : ValidBody(body, id);
+        var sets = new List<(JsonPath, SqlValue)>();
+        for (var c = 0; c < Spec.Columns.Count; c++)
+        {
+            if (!values[c + 2].IsNull)
+            {
+                sets.Add((Spec.Columns[c].Path, JsonValues.ApplyAffinity(values[c + 2], Spec.Columns[c].Affinity)));
+            }
+        }
+
+        CheckReadOnly(values, null);
+        Write(view, pending, new PendingDocument(id, idBytes, Spec.Collection!, WithPaths(json, sets, id), expected));
+    }
+
+    private void UpdateRow(DocumentView view, PendingDocuments pending, SqlValue key, SqlValue[] values, bool[] unchanged)
+    {
+        var id = IdOf(key) ?? throw Constraint($"{TableName}: no document with id {key}.");
+        var newId = values[TableSpec.IdColumn];
+        if (!unchanged[TableSpec.IdColumn] && IdOf(newId) != id)
+        {
+            throw Constraint($"{TableName}.id cannot change ('{id}' to {newId}): a document's id is its key. INSERT a copy under the new id and DELETE '{id}'.");
+        }
+
+        var idBytes = DocumentNames.IdBytes(id);
+        var current = view.Find(id, idBytes) ?? throw Constraint($"{TableName}: document '{id}' is gone.");
+        var json = current.Json;
+        var before = JsonDocumentOf(current.Json);
+        if (!unchanged[TableSpec.BodyColumn] && !values[TableSpec.BodyColumn].Equals(SqlValue.FromUtf8(current.Json)))
+        {
+            json = values[TableSpec.BodyColumn].IsNull ? "{}"u8.ToArray() : ValidBody(values[TableSpec.BodyColumn], id);
+        }
+
+        var sets = new List<(JsonPath, SqlValue)>();
+        for (var c = 0; c < Spec.Columns.Count; c++)
+        {
+            if (unchanged[c + 2])
+            {
+                continue;
+            }
+
+            var value = JsonValues.ApplyAffinity(values[c + 2], Spec.Columns[c].Affinity);
+            var old = JsonValues.Extract(before.RootElement, Spec.Columns[c].Path);
+            if (SqlValue.Compare(value, old) != 0 || value.Kind != old.Kind)
+            {
+                sets.Add((Spec.Columns[c].Path, value));
+            }
+        }
+
+        CheckReadOnly(values, current, unchanged);
+        Write(view, pending, new PendingDocument(id, idBytes, Spec.Collection!, WithPaths(json, sets, id), current.Expected));
+    }
+
+    private void CheckReadOnly(SqlValue[] values, DocumentState? current, bool[]? unchanged = null)
+    {
+        var version = values[Spec.VersionColumn];
+        if (!(unchanged?[Spec.VersionColumn] ?? false) && !version.IsNull && (current == null || version.Kind != SqlKind.Integer || version.Integer != current.Version))
+        {
+            throw Constraint($"{TableName}.version is the store's (it changes on every write); read it, and use WHERE version = ? to update only the version you read.");
+        }
+
+        var modified = values[Spec.LastModifiedColumn];
+        if (!(unchanged?[Spec.LastModifiedColumn] ?? false) && !modified.IsNull && (current == null || modified.Text != DocsCursor.Timestamp(current.Ticks)))
+        {
+            throw Constraint($"{TableName}.last_modified is the store's (set on every write); it cannot be written.");
+        }
+    }
+
+    private void Write(DocumentView view, PendingDocuments pending, PendingDocument change)
+    {
+        if (change.Json!.Length > Store.Options.MaxDocumentBytes)
+        {
+            throw Constraint($"Document '{change.Id}' is {change.Json.Length:N0} bytes of JSON; the store takes at most {Store.Options.MaxDocumentBytes:N0} (DocumentStoreOptions.MaxDocumentBytes).");
+        }
+
+        UniqueIndexes.Check(view, change);
+        pending.Set(change);
+    }
+
+    private static System.Text.Json.JsonDocument JsonDocumentOf(byte[] json) => System.Text.Json.JsonDocument.Parse(json);
+
+    private byte[] WithPaths(byte[] json, List<(JsonPath, SqlValue)> sets, string id)
+    {
+        if (sets.Count == 0)
+        {
+            return json;
+        }
+
+        try
+        {
+            return JsonValues.SetPaths(json, sets);
+        }
+        catch (ArgumentException e)
+        {
+            throw Constraint($"{TableName}: document '{id}': {e.Message}");
+        }
+    }
+
+    private byte[] ValidBody(SqlValue body, string id)
+    {
+        if (body.Kind != SqlKind.Text)
+        {
+            throw Constraint($"{TableName}.body must be a JSON object as text; got {body.Kind.ToString().ToUpperInvariant()}.");
+        }
+
+        try
+        {
+            JsonValidation.ValidateObject(body.Bytes, id);
+        }
+        catch (Exception e) when (e is InvalidJsonException or ArgumentException or DocumentLimitException)
+        {
+            throw Constraint($"{TableName}.body of '{id}' is not one valid JSON object: {e.Message}");
+        }
+
+        return body.Bytes!;
+    }
+
+    private byte[] ValidId(string id)
+    {
+        try
+        {
+            return DocumentNames.IdBytes(id);
+        }
+        catch (ArgumentException e)
+        {
+            throw Constraint($"{TableName}.id '{id}' is not a valid document id: {e.Message}");
+        }
+    }
+
+    /// <summary>An id as SQLite compares a value with the TEXT id column: text as is, numbers as their text, NULL and blobs nothing.</summary>
+    internal static string? IdOf(SqlValue value) => value.Kind switch
+    {
+        SqlKind.Text => value.Text,
+        SqlKind.Integer => value.Integer.ToString(System.Globalization.CultureInfo.InvariantCulture),
+        SqlKind.Real => SqlValue.RealText(value.Real),
+        _ => null,
+    };
+
+    private static VirtualTableException Constraint(string message, Exception? inner = null) => new(SqliteConstants.Constraint, message, inner);
+
+    public override void Sync() => file.CheckDocumentsBeforeCommit(Store); // D8
+
+    public override void Savepoint(int level) => file.PendingDocuments?.Savepoint(level);
+
+    public override void Release(int level) => file.PendingDocuments?.Release(level);
+
+    public override void RollbackTo(int level) => file.PendingDocuments?.RollbackTo(level);
+
+    public override void Rollback() => file.PendingDocuments?.Clear();
+}

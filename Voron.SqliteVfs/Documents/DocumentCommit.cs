@@ -1,0 +1,96 @@
+using System.Text;
+using Voron.Documents;
+using Voron.Documents.Indexing;
+using Voron.Documents.Storage;
+
+namespace Voron.SqliteVfs.Documents;
+
+/// <summary>
+/// V13: the document half of a database version: the transaction's document changes, prepared at
+/// COMMIT (records built, index entries computed), applied by <see cref="Apply"/> inside the same
+/// merged operation as the version's pages, so both are one store transaction and one journal record.
+/// </summary>
+internal sealed class DocumentCommit
+{
+    private readonly DocumentStore _store;
+    private readonly Dictionary<string, int> _positions = new(StringComparer.Ordinal);
+    private readonly byte[]?[] _records;
+    private volatile WriteResult[]? _results;
+
+    public DocumentCommit(DocumentStore store, IReadOnlyList<PendingDocument> changes)
+    {
+        _store = store;
+        Changes = changes;
+        _records = new byte[]?[changes.Count];
+        for (var i = 0; i < changes.Count; i++)
+        {
+            _positions[changes[i].Id] = i;
+            if (changes[i].Json is { } json)
+            {
+                _records[i] = DocumentRecord.Build(Encoding.UTF8.GetBytes(changes[i].Collection), json, store.Options.CompressionThresholdBytes);
+            }
+        }
+    }
+
+    public IReadOnlyList<PendingDocument> Changes { get; }
+
+    /// <summary>The versions the last run of <see cref="Apply"/> gave (null before it ran).</summary>
+    public WriteResult[]? Results => _results;
+
+    public bool TryFind(string id, out PendingDocument change, out int position)
+    {
+        if (_positions.TryGetValue(id, out position))
+        {
+            change = Changes[position];
+            return true;
+        }
+
+        change = null!;
+        return false;
+    }
+
+    /// <summary>
+    /// Runs in the merged operation (may run more than once, M1): checks every expected version
+    /// (I3; a change built on an in-flight commit expects what that commit wrote), computes index
+    /// entries with the catalog the transaction sees (I2) and writes through the same
+    /// <see cref="WriteBatch"/> as sessions. Throws <see cref="ConcurrencyException"/> or
+    /// <see cref="UniqueConstraintException"/>: the version fails, nothing of it is written.
+    /// </summary>
+    public void Apply(WriteTransaction transaction)
+    {
+        var catalog = IndexCatalog.Load(transaction, _store.Path);
+        var writes = new PreparedWrite[Changes.Count];
+        var extractors = new Dictionary<string, JsonPathExtractor>(StringComparer.Ordinal);
+        for (var i = 0; i < Changes.Count; i++)
+        {
+            var change = Changes[i];
+            var shape = PreparedWrite.GeneratedShape(change.Id);
+            var write = new PreparedWrite
+            {
+                Id = change.Id,
+                IdBytes = change.IdBytes,
+                Collection = change.Collection,
+                CollectionBytes = Encoding.UTF8.GetBytes(change.Collection),
+                Record = _records[i] is { } record ? (byte[])record.Clone() : null,
+                Json = change.Json,
+                ExpectedVersion = change.Expected.Resolve(),
+                GeneratedNumber = shape.Number,
+                GeneratedPrefix = shape.Prefix,
+            };
+            if (change.Json != null && catalog.For(change.Collection) is { } indexes)
+            {
+                if (!extractors.TryGetValue(change.Collection, out var extractor))
+                {
+                    extractor = indexes.CreateExtractor();
+                    extractors[change.Collection] = extractor;
+                }
+
+                write.NewEntries = indexes.ComputeEntries(change.Json, change.IdBytes, extractor);
+            }
+
+            writes[i] = write;
+        }
+
+        _results = new WriteBatch(catalog, writes, _store.Path).Apply(transaction);
+    }
+}

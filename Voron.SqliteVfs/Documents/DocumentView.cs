@@ -1,0 +1,172 @@
+using System.Buffers;
+using System.Text;
+using Voron.Documents;
+using Voron.Documents.Storage;
+
+namespace Voron.SqliteVfs.Documents;
+
+/// <summary>One document as a transaction sees it.</summary>
+/// <param name="Id">The document's id.</param>
+/// <param name="Collection">Its collection.</param>
+/// <param name="Json">Its JSON (empty when read without it).</param>
+/// <param name="Ticks">When it was last written (UTC ticks), or null while not assigned.</param>
+/// <param name="Version">The stored version, or null while it is not assigned yet (the transaction's own change, a commit in flight).</param>
+/// <param name="Expected">What a change of this document must find stored at commit (D6).</param>
+internal sealed record DocumentState(string Id, string Collection, byte[] Json, long? Version, long? Ticks, Expectation Expected);
+
+/// <summary>
+/// D3: the documents a SQL transaction reads: the store snapshot of its database's read
+/// transaction (V2), the document changes of the database's commits in flight after it, then the
+/// transaction's own changes (read-your-writes). Used by one connection at a time.
+/// </summary>
+internal sealed class DocumentView(DocumentStore store, ReadTransaction snapshot, IReadOnlyList<DocumentCommit> inFlight, PendingDocuments? own, IDisposable? owned = null) : IDisposable
+{
+    /// <summary>Releases a snapshot taken for this view alone (a statement that reads documents without a lock on its database).</summary>
+    public void Dispose() => owned?.Dispose();
+
+    public DocumentStore Store { get; } = store;
+
+    public ReadTransaction Snapshot { get; } = snapshot;
+
+    public PendingDocuments? Own { get; } = own;
+
+    /// <summary>Whether changes not in the store snapshot touch <paramref name="collection"/> (or any, for null).</summary>
+    public bool HasOverlay(string? collection)
+    {
+        if (Own != null && Own.All.Any(c => collection == null || c.Collection == collection))
+        {
+            return true;
+        }
+
+        return inFlight.Any(commit => commit.Changes.Any(c => collection == null || c.Collection == collection));
+    }
+
+    /// <summary>The ids of <paramref name="collection"/> changed outside the snapshot (stored or deleted there).</summary>
+    public SortedSet<string> OverlayIds(string collection)
+    {
+        var ids = new SortedSet<string>(StringComparer.Ordinal);
+        foreach (var commit in inFlight)
+        {
+            foreach (var change in commit.Changes)
+            {
+                if (change.Collection == collection)
+                {
+                    ids.Add(change.Id);
+                }
+            }
+        }
+
+        if (Own != null)
+        {
+            foreach (var change in Own.All)
+            {
+                if (change.Collection == collection)
+                {
+                    ids.Add(change.Id);
+                }
+            }
+        }
+
+        return ids;
+    }
+
+    /// <summary>The document <paramref name="id"/> as this transaction sees it, or null (none, or deleted).</summary>
+    public DocumentState? Find(string id, byte[] idBytes, bool readJson = true)
+    {
+        if (Own != null && Own.TryGet(id, out var own))
+        {
+            return own.Json == null ? null : new DocumentState(id, own.Collection, own.Json, null, null, own.Expected);
+        }
+
+        for (var i = inFlight.Count - 1; i >= 0; i--)
+        {
+            if (inFlight[i].TryFind(id, out var change, out var position))
+            {
+                if (change.Json == null)
+                {
+                    return null;
+                }
+
+                var result = inFlight[i].Results?[position];
+                return new DocumentState(id, change.Collection, change.Json, result?.Version, result?.Ticks, new Expectation(0, inFlight[i], position));
+            }
+        }
+
+        return FindStored(id, idBytes, readJson);
+    }
+
+    /// <summary>The document as the store snapshot holds it.</summary>
+    public DocumentState? FindStored(string id, byte[] idBytes, bool readJson = true)
+    {
+        var docs = Snapshot.OpenTree(DocumentTrees.Documents);
+        if (docs == null || !docs.TryGet(idBytes, out var record))
+        {
+            return null;
+        }
+
+        var header = DocumentRecord.ReadHeader(record, id, Store.Path);
+        var collection = DocumentRecord.CollectionName(record, header);
+        byte[] json = [];
+        if (readJson)
+        {
+            byte[]? rented = null;
+            try
+            {
+                json = DocumentRecord.Json(record, header, ref rented, id, Store.Path).ToArray();
+            }
+            finally
+            {
+                if (rented != null)
+                {
+                    ArrayPool<byte>.Shared.Return(rented);
+                }
+            }
+        }
+
+        return new DocumentState(id, collection, json, header.Version, header.Ticks, new Expectation(header.Version));
+    }
+
+    /// <summary>The ids of <paramref name="collection"/> in the store snapshot, in id order, from <paramref name="from"/> (inclusive) to <paramref name="to"/> (exclusive), either end open when null.</summary>
+    public IEnumerable<byte[]> StoredIds(string collection, byte[]? from, byte[]? to, bool descending)
+    {
+        var tree = Snapshot.OpenTree(DocumentTrees.CollectionTree(collection));
+        if (tree == null)
+        {
+            yield break;
+        }
+
+        var iterator = tree.Iterate();
+        if (!descending)
+        {
+            for (var more = from == null ? iterator.SeekFirst() : iterator.Seek(from); more; more = iterator.MoveNext())
+            {
+                if (to != null && iterator.Key.SequenceCompareTo(to) >= 0)
+                {
+                    yield break;
+                }
+
+                yield return iterator.Key.ToArray();
+            }
+        }
+        else
+        {
+            var more = to == null ? iterator.SeekLast() : iterator.SeekForPrevious(to);
+            if (more && to != null && iterator.Key.SequenceEqual(to))
+            {
+                more = iterator.MovePrevious();
+            }
+
+            for (; more; more = iterator.MovePrevious())
+            {
+                if (from != null && iterator.Key.SequenceCompareTo(from) < 0)
+                {
+                    yield break;
+                }
+
+                yield return iterator.Key.ToArray();
+            }
+        }
+    }
+
+    public static string IdText(byte[] idBytes) => Encoding.UTF8.GetString(idBytes);
+}
