@@ -17,7 +17,7 @@ public sealed class DocsCrashTests(ITestOutputHelper output)
     {
         const string name = "cross-door, one connection";
         var seed = TestSeed.Next(output, name);
-        var scenario = new DocsCrashScenario(name, databases: 1, connections: 1, transactions: 24, concurrent: false);
+        var scenario = new DocsCrashScenario(name, databases: 1, connections: 1, transactions: 16, concurrent: false);
         var calls = CountCalls(scenario, seed);
         var rounds = CrashBudget.Count(2, share: 0.05 / Math.Max(1, calls));
         var (states, failures) = StateRunner.Run(Enumerable.Range(0, calls + 1).ToList(), (point, found) =>
@@ -38,7 +38,7 @@ public sealed class DocsCrashTests(ITestOutputHelper output)
         var seed = TestSeed.Next(output, name);
         var scenario = new DocsCrashScenario(name, databases: 2, connections: 3, transactions: 8, concurrent: true);
         var calls = CountCalls(scenario, seed);
-        var points = CrashBudget.Count(40, share: 0.05 / 2);
+        var points = CrashBudget.Count(24, share: 0.05 / 2);
         var random = new Random(seed);
         var (states, failures) = StateRunner.Run(Enumerable.Range(0, points).Select(_ => random.Next(calls + 1)).ToList(), (point, found) =>
         {

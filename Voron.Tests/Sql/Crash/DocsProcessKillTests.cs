@@ -29,7 +29,7 @@ public sealed partial class DocsProcessKillTests(ITestOutputHelper output)
     public void Kill_9_while_cross_door_transactions_commit_loses_no_acknowledged_commit_and_leaves_nothing_half()
     {
         var seed = TestSeed.Next(output, nameof(DocsProcessKillTests));
-        var kills = Math.Max(16, CrashBudget.Kills / 10);
+        var kills = Math.Max(10, CrashBudget.Kills / 20);
         using var directory = new TempDirectory();
         var store = directory.Combine("store");
         var acknowledged = new Dictionary<int, int>(); // writer -> acknowledged transactions
