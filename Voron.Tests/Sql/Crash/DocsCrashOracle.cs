@@ -92,6 +92,25 @@ internal static class DocsCrashOracle
         return null;
     }
 
+    /// <summary>The collection of the document session writer that runs beside the SQL writers.</summary>
+    public const string Notes = "Note";
+
+    /// <summary>The id of the session writer's i-th save (1-based).</summary>
+    public static string NoteId(int i) => $"{Notes}/{i}";
+
+    /// <summary>Null when the notes are exactly Note/1..Note/n for an n from <paramref name="acknowledged"/> to <paramref name="attempted"/>.</summary>
+    public static string? CheckNotes(DocumentStore documents, int acknowledged, int attempted)
+    {
+        using var session = documents.OpenSession();
+        var list = session.QueryRaw(Notes).AllowScan().ToListAsync().GetAwaiter().GetResult();
+        var ids = list.Select(d => d.Id).ToHashSet(StringComparer.Ordinal);
+        list.ForEach(d => d.Dispose());
+        var n = ids.Count;
+        return n >= acknowledged && n <= attempted && Enumerable.Range(1, n).All(i => ids.Contains(NoteId(i)))
+            ? null
+            : $"the session writer's notes are {{{string.Join(", ", ids.Order(StringComparer.Ordinal))}}}, but {acknowledged} saves were acknowledged and {attempted} attempted";
+    }
+
     /// <summary>PRAGMA integrity_check of each database, the document store's and the Voron store's integrity checks; null when all pass.</summary>
     public static string? CheckIntegrity(DocumentStore documents, IReadOnlyList<SqliteConnection> databases)
     {

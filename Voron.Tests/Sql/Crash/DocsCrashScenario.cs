@@ -19,6 +19,9 @@ namespace Voron.Tests.Sql.Crash;
 /// <item>SQL's <c>orders</c> reads what the document API reads;</item>
 /// <item>PRAGMA integrity_check is ok, DocumentStore.CheckIntegrity and the store's CheckIntegrity pass, and a new cross-door commit succeeds.</item>
 /// </list>
+/// Concurrent runs add a document session saving one <c>Note</c> document at a time beside the SQL
+/// writers (the module's commits and the sessions' share the store's transactions): its notes
+/// hold exactly a prefix of its saves that contains every acknowledged one.
 /// </summary>
 internal sealed class DocsCrashScenario(string name, int databases, int connections, int transactions, bool concurrent)
 {
@@ -32,6 +35,12 @@ internal sealed class DocsCrashScenario(string name, int databases, int connecti
         public int[] Attempted { get; } = new int[connections];
 
         public int[] Acknowledged { get; } = new int[connections];
+
+        /// <summary>The session writer's saves, attempted and acknowledged (concurrent runs).</summary>
+        public int NotesAttempted { get; set; }
+
+        /// <inheritdoc cref="NotesAttempted"/>
+        public int NotesAcknowledged { get; set; }
 
         /// <summary>The setup (index, both tables in every database) committed.</summary>
         public bool SetupDone { get; set; }
@@ -70,7 +79,9 @@ internal sealed class DocsCrashScenario(string name, int databases, int connecti
             outcome.SetupDone = true;
             if (concurrent)
             {
-                var threads = Enumerable.Range(0, connections).Select(c => new Thread(() => Work(registration, c, seed, outcome, machine))).ToList();
+                var threads = Enumerable.Range(0, connections).Select(c => new Thread(() => Work(registration, c, seed, outcome, machine)))
+                    .Append(new Thread(() => SaveNotes(documents, outcome, machine)))
+                    .ToList();
                 threads.ForEach(t => t.Start());
                 threads.ForEach(t => t.Join());
             }
@@ -107,6 +118,27 @@ internal sealed class DocsCrashScenario(string name, int databases, int connecti
         {
             if (!Transaction(connection, operation, outcome, machine) || machine.HasCrashed)
             {
+                return;
+            }
+        }
+    }
+
+    /// <summary>The session writer: saves Note/1, Note/2 ... one per session, as many as a SQL writer has transactions.</summary>
+    private void SaveNotes(DocumentStore documents, Outcome outcome, CrashFileSystem machine)
+    {
+        for (var i = 1; i <= transactions && !machine.HasCrashed; i++)
+        {
+            outcome.NotesAttempted = i;
+            try
+            {
+                using var session = documents.OpenSession();
+                session.StoreRaw(DocsCrashOracle.Notes, DocsCrashOracle.NoteId(i), System.Text.Encoding.UTF8.GetBytes($"{{\"note\":{i}}}"));
+                session.SaveChangesAsync().GetAwaiter().GetResult();
+                outcome.NotesAcknowledged = i;
+            }
+            catch (Exception e) when (machine.HasCrashed || Record(outcome, $"saving note {i}", e))
+            {
+                _ = e;
                 return;
             }
         }
@@ -212,6 +244,7 @@ internal sealed class DocsCrashScenario(string name, int databases, int connecti
 
             var found = new Dictionary<int, int>();
             var failure = DocsCrashOracle.Check(documents, open, seed, connections, w => (outcome.Acknowledged[w], outcome.Attempted[w]), found)
+                ?? DocsCrashOracle.CheckNotes(documents, outcome.NotesAcknowledged, outcome.NotesAttempted)
                 ?? DocsCrashOracle.CheckIntegrity(documents, open);
             if (failure != null)
             {

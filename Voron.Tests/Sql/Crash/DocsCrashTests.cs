@@ -57,6 +57,7 @@ public sealed class DocsCrashTests(ITestOutputHelper output)
         Assert.True(outcome.Errors.IsEmpty, $"seed {seed}: {string.Join("\n", outcome.Errors)}");
         Assert.True(outcome.SetupDone);
         Assert.Equal(outcome.Attempted, outcome.Acknowledged);
+        Assert.Equal(outcome.NotesAttempted, outcome.NotesAcknowledged);
         Assert.All(outcome.Acknowledged, n => Assert.True(n > 0));
         using var disk = machine.AfterPowerLoss(new PowerLossPolicy(DamageModel.DropAll, seed));
         var failure = scenario.Verify(disk, seed, outcome);
