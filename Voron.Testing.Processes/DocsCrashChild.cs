@@ -37,7 +37,7 @@ internal static class DocsCrashChild
         {
             using var setup = Open(registration, db);
             using var create = setup.CreateCommand();
-            create.CommandText = DocsCrashWorkload.Schema;
+            create.CommandText = DocsCrashWorkload.Schema + "; " + DocsCrashWorkload.CountSetup(db);
             create.ExecuteNonQuery();
         }
 
@@ -64,7 +64,7 @@ internal static class DocsCrashChild
                     return;
                 }
 
-                DocsCrashWorkload.Commit(connection, operation);
+                DocsCrashWorkload.Commit(connection, w % 2, operation);
                 Emit(string.Create(CultureInfo.InvariantCulture, $"ACK {writer} {operation.Sequence}"));
             }
         })).ToList();

@@ -15,7 +15,11 @@ namespace Voron.Testing.Processes;
 /// <item>every row has its document and every document its row, with the same total;</item>
 /// <item>each writer's ids hold exactly the state after its first n transactions, for an n
 ///   no smaller than its acknowledged COMMITs and no larger than its attempted ones (the totals
-///   are unique per transaction, so one n at most matches).</item>
+///   are unique per transaction, so one n at most matches);</item>
+/// <item>each database's count (a row and a document that every transaction of the database
+///   increments, read from the transaction's own snapshot) equals the sum of those n of its
+///   writers: the writers of one database contend on it, so their commits build on each other's
+///   in-flight ones.</item>
 /// </list>
 /// A writer's operations are a pure function of the seed and the writer's number, so the parent
 /// of a killed child replays them from the ACK lines alone.
@@ -32,6 +36,13 @@ internal static class DocsCrashWorkload
     internal const string Schema =
         "CREATE VIRTUAL TABLE IF NOT EXISTS orders USING voron_docs(Order, total='$.total' INTEGER); " +
         "CREATE TABLE IF NOT EXISTS order_rows(id TEXT PRIMARY KEY, total INTEGER)";
+
+    /// <summary>The setup of database <paramref name="db"/> (after <see cref="Schema"/>): its count row and document, 0; idempotent.</summary>
+    internal static string CountSetup(int db) => string.Create(CultureInfo.InvariantCulture,
+        $"INSERT OR IGNORE INTO order_rows VALUES ('{CountId(db)}', 0); INSERT OR IGNORE INTO orders(id, total) VALUES ('{CountId(db)}', 0)");
+
+    /// <summary>The id of database <paramref name="db"/>'s count row and document.</summary>
+    internal static string CountId(int db) => string.Create(CultureInfo.InvariantCulture, $"{Collection}/count-{db}");
 
     /// <summary>An index on the total, so that the store's integrity check compares index entries with documents too.</summary>
     internal static IndexDefinition Index => new(Collection, "ByTotal", "$.total");
@@ -94,12 +105,12 @@ internal static class DocsCrashWorkload
     }
 
     /// <summary>
-    /// Runs <paramref name="operation"/> as one SQL transaction (BEGIN IMMEDIATE ... COMMIT) that
-    /// changes both doors; it is acknowledged when this returns. The forms vary which door is
+    /// Runs <paramref name="operation"/> as one SQL transaction (BEGIN IMMEDIATE ... COMMIT) on
+    /// database <paramref name="db"/> that changes both doors, and increments the database's count; it is acknowledged when this returns. The forms vary which door is
     /// written first, path column against body writes, INSERT OR REPLACE, and reads of the
     /// transaction's own document write.
     /// </summary>
-    internal static void Commit(SqliteConnection connection, Operation operation)
+    internal static void Commit(SqliteConnection connection, int db, Operation operation)
     {
         using var transaction = connection.BeginTransaction();
         using var command = connection.CreateCommand();
@@ -116,6 +127,8 @@ internal static class DocsCrashWorkload
             (Kind.Delete, _) => "DELETE FROM orders WHERE id = $id; DELETE FROM order_rows WHERE id = $id",
             _ => throw new ArgumentOutOfRangeException(nameof(operation), operation, "no such kind"),
         };
+        command.CommandText += "; UPDATE order_rows SET total = total + 1 WHERE id = $count; UPDATE orders SET total = total + 1 WHERE id = $count";
+        command.Parameters.AddWithValue("$count", CountId(db));
         command.Parameters.AddWithValue("$id", operation.Id);
         command.Parameters.AddWithValue("$total", operation.Total);
         command.Parameters.AddWithValue("$body", Body(operation));

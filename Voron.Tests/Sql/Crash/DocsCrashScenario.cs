@@ -73,7 +73,7 @@ internal sealed class DocsCrashScenario(string name, int databases, int connecti
             for (var d = 0; d < databases; d++)
             {
                 using var connection = Open(registration, d);
-                connection.Execute("BEGIN IMMEDIATE; " + DocsCrashWorkload.Schema + "; COMMIT;");
+                connection.Execute("BEGIN IMMEDIATE; " + DocsCrashWorkload.Schema + "; " + DocsCrashWorkload.CountSetup(d) + "; COMMIT;");
             }
 
             outcome.SetupDone = true;
@@ -116,7 +116,7 @@ internal sealed class DocsCrashScenario(string name, int databases, int connecti
         using var connection = Open(registration, conn % databases);
         foreach (var operation in DocsCrashWorkload.Operations(seed, conn).Take(transactions))
         {
-            if (!Transaction(connection, operation, outcome, machine) || machine.HasCrashed)
+            if (!Transaction(connection, conn % databases, operation, outcome, machine) || machine.HasCrashed)
             {
                 return;
             }
@@ -159,7 +159,7 @@ internal sealed class DocsCrashScenario(string name, int databases, int connecti
                 for (var conn = 0; conn < connections; conn++)
                 {
                     writers[conn].MoveNext();
-                    if (!Transaction(open[conn], writers[conn].Current, outcome, machine) || machine.HasCrashed)
+                    if (!Transaction(open[conn], conn % databases, writers[conn].Current, outcome, machine) || machine.HasCrashed)
                     {
                         return;
                     }
@@ -179,12 +179,12 @@ internal sealed class DocsCrashScenario(string name, int databases, int connecti
     }
 
     /// <summary>One cross-door transaction; false once it failed (after a crash, every later call fails too).</summary>
-    private static bool Transaction(SqliteConnection connection, DocsCrashWorkload.Operation operation, Outcome outcome, CrashFileSystem machine)
+    private static bool Transaction(SqliteConnection connection, int db, DocsCrashWorkload.Operation operation, Outcome outcome, CrashFileSystem machine)
     {
         outcome.Attempted[operation.Writer] = operation.Sequence + 1;
         try
         {
-            DocsCrashWorkload.Commit(connection, operation);
+            DocsCrashWorkload.Commit(connection, db, operation);
             outcome.Acknowledged[operation.Writer] = operation.Sequence + 1;
             return true;
         }
@@ -253,7 +253,7 @@ internal sealed class DocsCrashScenario(string name, int databases, int connecti
 
             // The recovered store takes a new cross-door commit: writer 0's next transaction.
             var next = DocsCrashWorkload.Operations(seed, 0).ElementAt(found[0]);
-            DocsCrashWorkload.Commit(open[0], next);
+            DocsCrashWorkload.Commit(open[0], 0, next);
             var present = DocsCrashOracle.ReadDocuments(documents).TryGetValue(next.Id, out var total);
             var done = next.Kind == DocsCrashWorkload.Kind.Delete ? !present : present && total == next.Total;
             return done ? null : $"the commit after recovery ({next}) did not reach the documents";
