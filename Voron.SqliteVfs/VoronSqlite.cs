@@ -36,7 +36,7 @@ public static class VoronSqlite
 
     private static bool s_modulesRegistered;
 
-    /// <summary>voron_docs and voron_collection on every connection opened from now on (D1); they refuse databases not on a Voron VFS.</summary>
+    /// <summary>voron_docs and voron_collection on every connection opened from now on (SD1); they refuse databases not on a Voron VFS.</summary>
     private static void RegisterModules()
     {
         if (s_modulesRegistered)

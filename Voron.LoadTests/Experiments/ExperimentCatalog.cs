@@ -1,5 +1,6 @@
 using System.CommandLine;
 using Voron.LoadTests.Engines;
+using Voron.LoadTests.Engines.SqlDocs;
 
 namespace Voron.LoadTests.Experiments;
 
@@ -44,6 +45,22 @@ internal static class ExperimentCatalog
     internal static readonly Option<string[]?> MergeLoops = ExperimentOptions.Names(
         "--loops", "VORON_MERGE_LOOPS", "closed, open or both (closed,open); default both", [MergeExperiment.ClosedLoopName, MergeExperiment.OpenLoopName]);
 
+    /// <summary>sqldocs: profiles (and purchases) per engine.</summary>
+    internal static readonly Option<int?> SqlDocsDocuments = ExperimentOptions.PositiveNumber(
+        "--documents", "VORON_SQLDOCS_N", "profiles (and purchase rows) each engine holds; default 50,000, 5,000 with --quick");
+
+    /// <summary>sqldocs: seconds per engine per configuration.</summary>
+    internal static readonly Option<int?> SqlDocsSeconds = ExperimentOptions.PositiveNumber(
+        "--seconds", "VORON_SQLDOCS_SECONDS", "seconds each engine runs each workload, split over the rounds; default 3 (0.3 with --quick)");
+
+    /// <summary>sqldocs: interleaved rounds per configuration.</summary>
+    internal static readonly Option<int?> SqlDocsRounds = ExperimentOptions.PositiveNumber(
+        "--rounds", "VORON_SQLDOCS_ROUNDS", "interleaved rounds of each workload, the engines' order rotated each round; default 3, 1 with --quick");
+
+    /// <summary>sqldocs: which engines.</summary>
+    internal static readonly Option<string[]?> SqlDocsEngineNames = ExperimentOptions.Names(
+        "--engines", "VORON_SQLDOCS_ENGINES", "engines to run, separated by commas; default all", SqlDocsEngines.All);
+
     internal static IReadOnlyList<ExperimentDefinition> All { get; } =
     [
         Plain(new MachineExperiment()),
@@ -62,6 +79,12 @@ internal static class ExperimentCatalog
         Plain(new DocumentsExperiment()),
         Plain(new Http.HttpExperiment()),
         Plain(new SqlExperiment()),
+        new(new SqlDocsExperiment(), [SqlDocsDocuments, SqlDocsSeconds, SqlDocsRounds, SqlDocsEngineNames],
+            result => new SqlDocsExperiment(
+                documents: result.GetValue(SqlDocsDocuments),
+                duration: result.GetValue(SqlDocsSeconds) is { } seconds ? TimeSpan.FromSeconds(seconds) : null,
+                rounds: result.GetValue(SqlDocsRounds),
+                engines: result.GetValue(SqlDocsEngineNames))),
     ];
 
     /// <summary>The experiment named <paramref name="name"/> with its default settings, or null.</summary>

@@ -9,7 +9,7 @@ internal sealed partial class DatabaseFile
 {
     private PendingDocuments? _documents;
 
-    /// <summary>The document changes of the current write transaction (D7), or null.</summary>
+    /// <summary>The document changes of the current write transaction (SD7), or null.</summary>
     public PendingDocuments? PendingDocuments => _documents;
 
     /// <summary>V13: where a voron_docs write goes: the write transaction this connection holds on the database.</summary>
@@ -25,7 +25,7 @@ internal sealed partial class DatabaseFile
     }
 
     /// <summary>
-    /// D3: the documents a statement reads: the snapshot's store transaction, the database's
+    /// SD3: the documents a statement reads: the snapshot's store transaction, the database's
     /// in-flight commits that changed documents (a connection that only reads waits until they are
     /// durable, V3), and this transaction's own changes.
     /// </summary>
@@ -62,7 +62,7 @@ internal sealed partial class DatabaseFile
     }
 
     /// <summary>
-    /// D8: at xSync, with the write lock held, every document change's expected version against
+    /// SD8: at xSync, with the write lock held, every document change's expected version against
     /// the newest committed state, so a document a session changed since this transaction read it
     /// fails the COMMIT before anything is submitted (SQLite ignores xCommit's errors).
     /// </summary>

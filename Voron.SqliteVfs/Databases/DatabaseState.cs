@@ -110,6 +110,21 @@ namespace Voron.SqliteVfs.Databases;
 //     SQLite's default VFS (Vfs/OsFiles.cs): VACUUM INTO '/backups/orders.db' and ATTACH of a
 //     path. Every other name is a database in the store; a relative path is refused.
 //
+// V13. A version carries, beside its pages, the document changes its SQL transaction made through
+//     voron_docs tables of the database (Documents/DocumentCommit.cs). The merged operation writes
+//     both into one store transaction: one journal record, durable when COMMIT returns, and a
+//     crash or a reader sees all of it or none of it. A transaction that changed only documents
+//     is a version without blocks (its sequence moves; page 1 does not).
+// V14. The merged operation checks each document change's expected version (SD6) and the unique
+//     indexes as a session's save does (Voron.Documents' WriteBatch, I2–I4). A failure fails the
+//     version as a store failure would (V9: later in-flight versions of the database, built on it,
+//     fail too); COMMIT fails with SQLITE_CONSTRAINT and VoronSqlite.LastError holds the
+//     ConcurrencyException or UniqueConstraintException. SD8 checks the same at xSync, before
+//     anything is submitted, so this happens only when a session commits in between.
+// V15. Documents follow V3 and V4: a connection below RESERVED that reads documents first waits
+//     for the in-flight versions that changed documents to be durable; a writer reads them
+//     without waiting, and a change it makes to such a document expects what that version wrote.
+//
 // Fields below are guarded by _sync; DatabaseVersion objects are immutable once submitted.
 
 /// <summary>One SQLite database of a store, shared by every connection to it.</summary>

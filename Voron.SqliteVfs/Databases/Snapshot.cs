@@ -20,7 +20,7 @@ internal sealed class Snapshot : IDisposable
         HeadSequence = headSequence;
     }
 
-    /// <summary>The store read transaction under the snapshot (D3: documents are read from it too).</summary>
+    /// <summary>The store read transaction under the snapshot (SD3: documents are read from it too).</summary>
     public ReadTransaction Store => _store;
 
     /// <summary>The in-flight versions this snapshot sees, oldest first.</summary>

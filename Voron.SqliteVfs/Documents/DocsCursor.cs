@@ -1,19 +1,17 @@
 using System.Globalization;
 using System.Text;
-using System.Text.Json;
 using Voron.Documents.Indexing;
 using Voron.Documents.Storage;
 using Voron.SqliteVfs.Interop.VirtualTables;
 
 namespace Voron.SqliteVfs.Documents;
 
-/// <summary>A cursor of a <see cref="DocsTable"/>: runs the plan xBestIndex chose (D4) over the transaction's view (D3).</summary>
+/// <summary>A cursor of a <see cref="DocsTable"/>: runs the plan xBestIndex chose (SD4) over the transaction's view (SD3).</summary>
 internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
 {
     private IEnumerator<DocumentState>? _rows;
     private DocumentView? _view;
     private DocumentState? _row;
-    private JsonDocument? _parsed;
     private long _limit;
 
     public override bool Eof => _row == null;
@@ -64,7 +62,7 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
 
         var view = _view = table.OpenView();
         var rows = Rows(view, collection, plan, values, list);
-        _rows = rows.Skip(offset > int.MaxValue ? int.MaxValue : (int)offset).GetEnumerator();
+        _rows = (offset == 0 ? rows : rows.Skip(offset > int.MaxValue ? int.MaxValue : (int)offset)).GetEnumerator();
         Next();
     }
 
@@ -73,21 +71,27 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
         switch (plan.Kind)
         {
             case PlanKind.IdEquals:
-                return IdList([DocsTable.IdOf(values[plan.Arguments.ToList().FindIndex(a => a.Role == ArgumentRole.IdEquals)])], view, collection, false);
+                var position = 0;
+                while (plan.Arguments[position].Role != ArgumentRole.IdEquals)
+                {
+                    position++;
+                }
+
+                return IdList([DocsTable.IdOf(values[position])], view, collection, false, plan.ReadsJson);
             case PlanKind.IdIn:
                 var ids = list!.Select(DocsTable.IdOf).Where(id => id != null).Distinct(StringComparer.Ordinal).Order(StringComparer.Ordinal).ToList();
-                return IdList(ids, view, collection, plan.OrderConsumed && plan.Descending);
+                return IdList(ids, view, collection, plan.OrderConsumed && plan.Descending, plan.ReadsJson);
             case PlanKind.IdRange:
                 var (from, to, empty) = IdBounds(plan, values);
-                return empty ? [] : IdScan(view, collection, from, to, plan.OrderConsumed && plan.Descending);
+                return empty ? [] : IdScan(view, collection, from, to, plan.OrderConsumed && plan.Descending, plan.ReadsJson);
             case PlanKind.Index:
                 return IndexRows(view, collection, plan, values);
             default:
-                return IdScan(view, collection, null, null, plan.OrderConsumed && plan.Descending);
+                return IdScan(view, collection, null, null, plan.OrderConsumed && plan.Descending, plan.ReadsJson);
         }
     }
 
-    private static IEnumerable<DocumentState> IdList(List<string?> ids, DocumentView view, string collection, bool descending)
+    private static IEnumerable<DocumentState> IdList(List<string?> ids, DocumentView view, string collection, bool descending, bool readJson)
     {
         for (var i = 0; i < ids.Count; i++)
         {
@@ -97,7 +101,7 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
                 continue;
             }
 
-            if (view.Find(id, Encoding.UTF8.GetBytes(id)) is { } row && row.Collection == collection)
+            if (view.Find(id, Encoding.UTF8.GetBytes(id), readJson) is { } row && row.Collection == collection)
             {
                 yield return row;
             }
@@ -147,14 +151,14 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
         return (from, to, false);
     }
 
-    /// <summary>The collection's documents with ids in [from, to), in id order, through the view (D3).</summary>
-    private static IEnumerable<DocumentState> IdScan(DocumentView view, string collection, byte[]? from, byte[]? to, bool descending)
+    /// <summary>The collection's documents with ids in [from, to), in id order, through the view (SD3).</summary>
+    private static IEnumerable<DocumentState> IdScan(DocumentView view, string collection, byte[]? from, byte[]? to, bool descending, bool readJson)
     {
         if (!view.HasOverlay(collection))
         {
             foreach (var id in view.StoredIds(collection, from, to, descending))
             {
-                if (view.FindStored(DocumentView.IdText(id), id) is { } row && row.Collection == collection)
+                if (view.FindStored(DocumentView.IdText(id), id, readJson) is { } row && row.Collection == collection)
                 {
                     yield return row;
                 }
@@ -175,14 +179,14 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
 
         foreach (var id in descending ? ids.Reverse() : ids)
         {
-            if (view.Find(id, Encoding.UTF8.GetBytes(id)) is { } row && row.Collection == collection)
+            if (view.Find(id, Encoding.UTF8.GetBytes(id), readJson) is { } row && row.Collection == collection)
             {
                 yield return row;
             }
         }
     }
 
-    /// <summary>D4: an index plan — the index range when its order and matches are SQLite's, else the collection read and sorted here.</summary>
+    /// <summary>SD4: an index plan — the index range when its order and matches are SQLite's, else the collection read and sorted here.</summary>
     private IEnumerable<DocumentState> IndexRows(DocumentView view, string collection, DocsPlan plan, SqlValue[] values)
     {
         var index = view.Store.CatalogFor(view.Snapshot).IndexesOf(collection).FirstOrDefault(i => i.Name == plan.IndexName && i.Ready);
@@ -194,26 +198,24 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
 
         if (range == null)
         {
-            var all = IdScan(view, collection, null, null, false);
+            var all = IdScan(view, collection, null, null, false, readJson: true);
             if (!plan.OrderConsumed)
             {
                 return all;
             }
 
             var column = table.Spec.PathOf(plan.OrderColumn)!;
-            var sorted = all.Select(row => (Row: row, Key: JsonValues.Extract(Parse(row.Json).RootElement, column.Path)))
+            var sorted = all.Select(row => (Row: row, Key: JsonValues.Extract(row.Json, column.Path)))
                 .OrderBy(x => x.Key, Comparer<SqlValue>.Create(SqlValue.Compare)).Select(x => x.Row);
             return plan.Descending ? sorted.Reverse() : sorted;
         }
 
-        return IndexScan(view, collection, index!, range.Value.Lower, range.Value.Upper, plan.OrderConsumed && plan.Descending);
+        return IndexScan(view, collection, index!, range.Value.Lower, range.Value.Upper, plan.OrderConsumed && plan.Descending, plan.ReadsJson);
     }
-
-    private static JsonDocument Parse(byte[] json) => JsonDocument.Parse(json);
 
     private readonly record struct KeyBounds(byte[] Lower, byte[]? Upper, bool Empty);
 
-    /// <summary>The index keys a plan reads, or null when the index cannot answer exactly as SQLite would (D4).</summary>
+    /// <summary>The index keys a plan reads, or null when the index cannot answer exactly as SQLite would (SD4).</summary>
     private KeyBounds? KeyRange(DocumentView view, IndexRuntime index, DocsPlan plan, SqlValue[] values)
     {
         var columns = index.Definition.JsonPaths.Select(table.Spec.ColumnOf).ToArray();
@@ -294,7 +296,7 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
                iterator.Key[prefix.Length] is IndexKey.False or IndexKey.True;
     }
 
-    /// <summary>A constant in the index's encoding, or null when SQLite's comparison of it is not the index's (D4): text against a numeric column when it looks numeric, numbers against TEXT, blobs.</summary>
+    /// <summary>A constant in the index's encoding, or null when SQLite's comparison of it is not the index's (SD4): text against a numeric column when it looks numeric, numbers against TEXT, blobs.</summary>
     private static byte[]? Encode(SqlValue value, ColumnAffinity affinity)
     {
         var key = new KeyBuilder();
@@ -316,7 +318,7 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
 
     private static bool LooksNumeric(string text) => double.TryParse(text.Trim(), NumberStyles.Float, CultureInfo.InvariantCulture, out _);
 
-    private static IEnumerable<DocumentState> IndexScan(DocumentView view, string collection, IndexRuntime index, byte[] lower, byte[]? upper, bool descending)
+    private static IEnumerable<DocumentState> IndexScan(DocumentView view, string collection, IndexRuntime index, byte[] lower, byte[]? upper, bool descending, bool readJson)
     {
         var tree = view.Snapshot.OpenTree(index.TreeName);
         if (tree == null)
@@ -335,7 +337,7 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
                 }
 
                 var id = iterator.Key[IndexKey.ValuesLength(iterator.Key, index.ComponentCount)..].ToArray();
-                if (view.FindStored(DocumentView.IdText(id), id) is { } row && row.Collection == collection)
+                if (view.FindStored(DocumentView.IdText(id), id, readJson) is { } row && row.Collection == collection)
                 {
                     yield return row;
                 }
@@ -358,7 +360,7 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
             }
 
             var id = iterator.Key[IndexKey.ValuesLength(iterator.Key, index.ComponentCount)..].ToArray();
-            if (view.FindStored(DocumentView.IdText(id), id) is { } row && row.Collection == collection)
+            if (view.FindStored(DocumentView.IdText(id), id, readJson) is { } row && row.Collection == collection)
             {
                 yield return row;
             }
@@ -367,8 +369,6 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
 
     public override void Next()
     {
-        _parsed?.Dispose();
-        _parsed = null;
         if (_rows != null && _limit > 0 && _rows.MoveNext())
         {
             _row = _rows.Current;
@@ -392,7 +392,7 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
 
         if (result.NoChange)
         {
-            return; // D5: an UPDATE that does not set this column gets "unchanged"
+            return; // SD5: an UPDATE that does not set this column gets "unchanged"
         }
 
         if (spec.Eponymous)
@@ -428,8 +428,7 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
         }
         else
         {
-            _parsed ??= JsonDocument.Parse(row.Json);
-            JsonValues.Extract(_parsed.RootElement, spec.PathOf(column)!.Path).SetResult(result);
+            JsonValues.Extract(row.Json, spec.PathOf(column)!.Path).SetResult(result);
         }
     }
 
@@ -468,8 +467,6 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
         _view?.Dispose();
         _view = null;
         _row = null;
-        _parsed?.Dispose();
-        _parsed = null;
     }
 
     public override void Close() => Reset();

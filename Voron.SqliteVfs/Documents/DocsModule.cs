@@ -6,7 +6,7 @@ using Voron.SqliteVfs.Vfs;
 namespace Voron.SqliteVfs.Documents;
 
 /// <summary>
-/// The <c>voron_docs</c> module (D1): <c>CREATE VIRTUAL TABLE orders USING voron_docs(Order,
+/// The <c>voron_docs</c> module (SD1): <c>CREATE VIRTUAL TABLE orders USING voron_docs(Order,
 /// customer='$.customer' TEXT, ...)</c> on a database of a Voron VFS whose registration has a
 /// DocumentStore bound (<see cref="VoronSqliteRegistration.UseDocuments"/>).
 /// </summary>
@@ -54,7 +54,7 @@ internal sealed class DocsModule : VirtualTableModule
     }
 }
 
-/// <summary>The eponymous, read-only <c>voron_collection('Order')</c>: every document of a collection (D1).</summary>
+/// <summary>The eponymous, read-only <c>voron_collection('Order')</c>: every document of a collection (SD1).</summary>
 internal sealed class CollectionModule : VirtualTableModule
 {
     public const string ModuleName = "voron_collection";

@@ -9,21 +9,21 @@ using Voron.SqliteVfs.Interop.VirtualTables;
 
 namespace Voron.SqliteVfs.Documents;
 
-// Design notes — SQL over documents (the voron_docs module). Rules D1–D8 here; the commit rules
+// Design notes — SQL over documents (the voron_docs module). Rules SD1–SD8 here; the commit rules
 // V13–V15 are in Databases/DatabaseState.cs with V1–V12.
 //
-// D1. A voron_docs table is a view of one collection: id (TEXT PRIMARY KEY, WITHOUT ROWID), body
+// SD1. A voron_docs table is a view of one collection: id (TEXT PRIMARY KEY, WITHOUT ROWID), body
 //     (the JSON), one column per declared JSON path, hidden version and last_modified
 //     (TableSpec.cs). Nothing is stored in SQLite but the table's definition; the documents are the
 //     document store's. voron_collection('X') is the same, read-only, for any collection.
-// D2. A path column reads what json_extract(body, path) reads (JsonValues.Extract): SQL over
+// SD2. A path column reads what json_extract(body, path) reads (JsonValues.Extract): SQL over
 //     voron_docs and SQL over a table of JSON text answer alike. The declared type is SQLite's
-//     column affinity for comparisons and for values written (D5).
-// D3. A statement reads its database's snapshot (V2): the same store read transaction as its
+//     column affinity for comparisons and for values written (SD5).
+// SD3. A statement reads its database's snapshot (V2): the same store read transaction as its
 //     tables, plus the database's commits in flight after it, plus its own transaction's changes
 //     (DocumentView). A reader waits for in-flight commits that changed documents, as V3 waits
 //     for pages: a transaction that only reads never sees a commit that is not yet durable.
-// D4. Plans (BestIndex): id = and id IN (one xFilter for the list), id ranges, equality on an
+// SD4. Plans (BestIndex): id = and id IN (one xFilter for the list), id ranges, equality on an
 //     index's leading paths and a range on the next (indexes whose paths are declared columns),
 //     else a scan of the collection. Only id constraints are omitted (SQLite re-checks every path
 //     constraint: the index returns a superset of the rows SQLite keeps). ORDER BY is consumed for
@@ -33,19 +33,19 @@ namespace Voron.SqliteVfs.Documents;
 //     when the transaction has changes of its own or in flight for the collection, or when a
 //     constant cannot be compared in the index's encoding. LIMIT and OFFSET are pushed down only
 //     when every other constraint is omitted and the order, if any, is consumed.
-// D5. INSERT: a NULL id takes a generated id "<Collection>/<n>" (I5); a NULL body is {}; a body
+// SD5. INSERT: a NULL id takes a generated id "<Collection>/<n>" (I5); a NULL body is {}; a body
 //     must be one JSON object (SQLITE_CONSTRAINT otherwise); each non-NULL path column sets its
 //     path (affinity first). UPDATE sets the columns whose value changed (SET col = NULL writes
 //     JSON null) and replaces the body when it changed; the id, version and last_modified cannot
 //     be written. A duplicate id is SQLITE_CONSTRAINT unless the statement says OR REPLACE (replace)
 //     or OR IGNORE (skip); a unique index is checked against what the transaction sees.
-// D6. Every change carries the version the transaction read (0: no document), so a change
+// SD6. Every change carries the version the transaction read (0: no document), so a change
 //     commits only over that version (I3): WHERE version = ? is an If-Match, and a session that
 //     wrote the document since fails the COMMIT. A document whose newest state is an in-flight
 //     commit of the same database expects what that commit wrote.
-// D7. Changes live in the connection's write transaction on the database (PendingDocuments), with
+// SD7. Changes live in the connection's write transaction on the database (PendingDocuments), with
 //     SQLite's savepoints: a failed statement, ROLLBACK TO and ROLLBACK undo them.
-// D8. xSync, while the write lock is held, checks every change's expected version against the
+// SD8. xSync, while the write lock is held, checks every change's expected version against the
 //     newest committed state: a conflict fails the COMMIT there (SQLite ignores xCommit's errors),
 //     before anything is submitted. The merged operation checks again (V14).
 
@@ -208,8 +208,11 @@ internal sealed class DocsTable(DocumentStore store, DatabaseFile file, TableSpe
         }
 
         info.OrderByConsumed = orderConsumed && info.OrderByCount > 0;
-        var plan = new DocsPlan(kind, indexName, equalities, orderConsumed && info.OrderByCount > 0, descending, orderColumn, arguments, description);
-        var key = description + "|" + string.Join(",", arguments);
+        var columnsUsed = info.ColumnsUsed;
+        var jsonColumns = Spec.Eponymous ? 1UL << TableSpec.BodyColumn : ((1UL << Math.Min(63, 2 + Spec.Columns.Count)) - 1) & ~1UL | (Spec.Columns.Count >= 61 ? 1UL << 63 : 0);
+        var readsJson = (columnsUsed & jsonColumns) != 0;
+        var plan = new DocsPlan(kind, indexName, equalities, orderConsumed && info.OrderByCount > 0, descending, orderColumn, arguments, description, readsJson);
+        var key = description + "|" + readsJson + "|" + string.Join(",", arguments);
         if (!_planNumbers.TryGetValue(key, out var number))
         {
             number = _plans.Count;
@@ -225,7 +228,7 @@ internal sealed class DocsTable(DocumentStore store, DatabaseFile file, TableSpe
 
     private readonly record struct IndexChoice(IndexRuntime Index, int[] Columns, int Equalities, bool Range, bool OrderServed);
 
-    /// <summary>D4: the ready, single-valued index of the collection whose declared-column paths serve the most equalities, then a range, then the order.</summary>
+    /// <summary>SD4: the ready, single-valued index of the collection whose declared-column paths serve the most equalities, then a range, then the order.</summary>
     private IndexChoice? ChooseIndex(List<(int Index, IndexConstraint C)> constraints, Func<int, bool> binary, int orderColumn)
     {
         IndexChoice? best = null;
@@ -365,7 +368,6 @@ internal sealed class DocsTable(DocumentStore store, DatabaseFile file, TableSpe
         var idBytes = DocumentNames.IdBytes(id);
         var current = view.Find(id, idBytes) ?? throw Constraint($"{TableName}: document '{id}' is gone.");
         var json = current.Json;
-        var before = JsonDocumentOf(current.Json);
         if (!unchanged[TableSpec.BodyColumn] && !values[TableSpec.BodyColumn].Equals(SqlValue.FromUtf8(current.Json)))
         {
             json = values[TableSpec.BodyColumn].IsNull ? "{}"u8.ToArray() : ValidBody(values[TableSpec.BodyColumn], id);
@@ -380,7 +382,7 @@ internal sealed class DocsTable(DocumentStore store, DatabaseFile file, TableSpe
             }
 
             var value = JsonValues.ApplyAffinity(values[c + 2], Spec.Columns[c].Affinity);
-            var old = JsonValues.Extract(before.RootElement, Spec.Columns[c].Path);
+            var old = JsonValues.Extract(current.Json, Spec.Columns[c].Path);
             if (SqlValue.Compare(value, old) != 0 || value.Kind != old.Kind)
             {
                 sets.Add((Spec.Columns[c].Path, value));
@@ -416,8 +418,6 @@ internal sealed class DocsTable(DocumentStore store, DatabaseFile file, TableSpe
         UniqueIndexes.Check(view, change);
         pending.Set(change);
     }
-
-    private static System.Text.Json.JsonDocument JsonDocumentOf(byte[] json) => System.Text.Json.JsonDocument.Parse(json);
 
     private byte[] WithPaths(byte[] json, List<(JsonPath, SqlValue)> sets, string id)
     {
@@ -478,7 +478,7 @@ internal sealed class DocsTable(DocumentStore store, DatabaseFile file, TableSpe
 
     private static VirtualTableException Constraint(string message, Exception? inner = null) => new(SqliteConstants.Constraint, message, inner);
 
-    public override void Sync() => file.CheckDocumentsBeforeCommit(Store); // D8
+    public override void Sync() => file.CheckDocumentsBeforeCommit(Store); // SD8
 
     public override void Savepoint(int level) => file.PendingDocuments?.Savepoint(level);
 

@@ -11,11 +11,11 @@ namespace Voron.SqliteVfs.Documents;
 /// <param name="Json">Its JSON (empty when read without it).</param>
 /// <param name="Ticks">When it was last written (UTC ticks), or null while not assigned.</param>
 /// <param name="Version">The stored version, or null while it is not assigned yet (the transaction's own change, a commit in flight).</param>
-/// <param name="Expected">What a change of this document must find stored at commit (D6).</param>
+/// <param name="Expected">What a change of this document must find stored at commit (SD6).</param>
 internal sealed record DocumentState(string Id, string Collection, byte[] Json, long? Version, long? Ticks, Expectation Expected);
 
 /// <summary>
-/// D3: the documents a SQL transaction reads: the store snapshot of its database's read
+/// SD3: the documents a SQL transaction reads: the store snapshot of its database's read
 /// transaction (V2), the document changes of the database's commits in flight after it, then the
 /// transaction's own changes (read-your-writes). Used by one connection at a time.
 /// </summary>
@@ -23,6 +23,11 @@ internal sealed class DocumentView(DocumentStore store, ReadTransaction snapshot
 {
     /// <summary>Releases a snapshot taken for this view alone (a statement that reads documents without a lock on its database).</summary>
     public void Dispose() => owned?.Dispose();
+
+    private Tree? _docs;
+    private bool _docsOpened;
+    private byte[]? _lastCollectionBytes;
+    private string? _lastCollection;
 
     public DocumentStore Store { get; } = store;
 
@@ -98,14 +103,26 @@ internal sealed class DocumentView(DocumentStore store, ReadTransaction snapshot
     /// <summary>The document as the store snapshot holds it.</summary>
     public DocumentState? FindStored(string id, byte[] idBytes, bool readJson = true)
     {
-        var docs = Snapshot.OpenTree(DocumentTrees.Documents);
-        if (docs == null || !docs.TryGet(idBytes, out var record))
+        if (!_docsOpened)
+        {
+            _docs = Snapshot.OpenTree(DocumentTrees.Documents);
+            _docsOpened = true;
+        }
+
+        if (_docs == null || !_docs.TryGet(idBytes, out var record))
         {
             return null;
         }
 
         var header = DocumentRecord.ReadHeader(record, id, Store.Path);
-        var collection = DocumentRecord.CollectionName(record, header);
+        var collectionBytes = DocumentRecord.Collection(record, header);
+        if (_lastCollection == null || !collectionBytes.SequenceEqual(_lastCollectionBytes))
+        {
+            _lastCollectionBytes = collectionBytes.ToArray();
+            _lastCollection = Encoding.UTF8.GetString(collectionBytes);
+        }
+
+        var collection = _lastCollection;
         byte[] json = [];
         if (readJson)
         {

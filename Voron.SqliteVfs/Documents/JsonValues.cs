@@ -8,7 +8,7 @@ using Voron.Documents.Indexing;
 namespace Voron.SqliteVfs.Documents;
 
 /// <summary>
-/// JSON paths as SQL values (D2 in DocsTable.cs): a path column reads what SQLite's
+/// JSON paths as SQL values (SD2 in DocsTable.cs): a path column reads what SQLite's
 /// <c>json_extract(body, path)</c> returns, and writing one sets the path in the body.
 /// </summary>
 internal static class JsonValues
@@ -18,41 +18,74 @@ internal static class JsonValues
     /// as INTEGER, any other number as REAL, true/false as 1/0, null or missing as NULL, an object or
     /// array as its JSON text without insignificant whitespace.
     /// </summary>
-    public static SqlValue Extract(JsonElement root, JsonPath path)
+    public static SqlValue Extract(ReadOnlySpan<byte> json, JsonPath path)
     {
-        var element = root;
-        foreach (var segment in path.Segments)
+        var reader = new Utf8JsonReader(json, new JsonReaderOptions { MaxDepth = 256 });
+        if (!reader.Read() || reader.TokenType != JsonTokenType.StartObject)
         {
-            if (segment.IsEach || element.ValueKind != JsonValueKind.Object || !element.TryGetProperty(segment.NameText!, out element))
+            return SqlValue.Null;
+        }
+
+        for (var s = 0; s < path.Segments.Count; s++)
+        {
+            var segment = path.Segments[s];
+            if (segment.IsEach)
+            {
+                return SqlValue.Null;
+            }
+
+            var found = false;
+            while (reader.Read() && reader.TokenType == JsonTokenType.PropertyName)
+            {
+                var match = reader.ValueTextEquals(segment.Name);
+                reader.Read();
+                if (match)
+                {
+                    found = true;
+                    break;
+                }
+
+                reader.Skip();
+            }
+
+            if (!found)
+            {
+                return SqlValue.Null;
+            }
+
+            if (s < path.Segments.Count - 1 && reader.TokenType != JsonTokenType.StartObject)
             {
                 return SqlValue.Null;
             }
         }
 
-        return ToSql(element);
+        return Value(ref reader, json);
     }
 
-    public static SqlValue ToSql(JsonElement element)
+    /// <summary>The value the reader is on, as json_extract gives it.</summary>
+    private static SqlValue Value(ref Utf8JsonReader reader, ReadOnlySpan<byte> json)
     {
-        switch (element.ValueKind)
+        switch (reader.TokenType)
         {
-            case JsonValueKind.String:
-                return SqlValue.FromText(element.GetString()!);
-            case JsonValueKind.Number:
-                var raw = element.GetRawText();
-                if (raw.AsSpan().IndexOfAny('.', 'e', 'E') < 0 && long.TryParse(raw, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out var integer))
+            case JsonTokenType.String:
+                return reader.ValueIsEscaped ? SqlValue.FromText(reader.GetString()!) : SqlValue.FromUtf8(reader.ValueSpan);
+            case JsonTokenType.Number:
+                var raw = reader.ValueSpan;
+                if (raw.IndexOfAny((byte)'.', (byte)'e', (byte)'E') < 0 && reader.TryGetInt64(out var integer))
                 {
                     return SqlValue.FromInteger(integer);
                 }
 
-                return SqlValue.FromReal(double.Parse(raw, NumberStyles.Float, CultureInfo.InvariantCulture));
-            case JsonValueKind.True:
+                return SqlValue.FromReal(reader.GetDouble());
+            case JsonTokenType.True:
                 return SqlValue.FromInteger(1);
-            case JsonValueKind.False:
+            case JsonTokenType.False:
                 return SqlValue.FromInteger(0);
-            case JsonValueKind.Object:
-            case JsonValueKind.Array:
-                return SqlValue.FromUtf8(Minify(Encoding.UTF8.GetBytes(element.GetRawText())));
+            case JsonTokenType.StartObject:
+            case JsonTokenType.StartArray:
+                var start = (int)reader.TokenStartIndex;
+                reader.Skip();
+                return SqlValue.FromUtf8(Minify(json[start..(int)reader.BytesConsumed]));
             default:
                 return SqlValue.Null;
         }
@@ -99,7 +132,7 @@ internal static class JsonValues
     }
 
     /// <summary>
-    /// D5: sets each path of <paramref name="sets"/> in the JSON object <paramref name="json"/>,
+    /// SD5: sets each path of <paramref name="sets"/> in the JSON object <paramref name="json"/>,
     /// creating the objects on the way; NULL writes JSON null. Throws <see cref="ArgumentException"/>
     /// for a value JSON cannot hold (a blob) or a path that runs through a value that is not an object.
     /// </summary>

@@ -1,7 +1,7 @@
 namespace Voron.SqliteVfs.Documents;
 
 /// <summary>
-/// D6: what a write must find stored when it commits: <see cref="Version"/> (0: no document), or,
+/// SD6: what a write must find stored when it commits: <see cref="Version"/> (0: no document), or,
 /// for a document whose newest state is an in-flight commit of the same database, whatever version
 /// that commit gave it (<see cref="Parent"/>, <see cref="ParentIndex"/>; resolved when it applies).
 /// </summary>
@@ -26,7 +26,7 @@ internal sealed record PendingDocument(string Id, byte[] IdBytes, string Collect
 }
 
 /// <summary>
-/// D7: the document changes of one connection's write transaction on one database, with SQLite's
+/// SD7: the document changes of one connection's write transaction on one database, with SQLite's
 /// savepoints: <see cref="Savepoint"/> marks, <see cref="RollbackTo"/> undoes back to a mark (a
 /// statement that failed part-way, ROLLBACK TO), <see cref="Release"/> forgets marks. Shared by
 /// every voron_docs table of the database on that connection (SQLite calls each of them; the

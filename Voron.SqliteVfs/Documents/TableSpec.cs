@@ -18,7 +18,7 @@ internal enum ColumnAffinity
 internal sealed record PathColumn(string Name, JsonPath Path, string Type, ColumnAffinity Affinity);
 
 /// <summary>
-/// D1: what <c>USING voron_docs(Collection, name='$.path' [TYPE], ..., [id HIDDEN], [body HIDDEN])</c>
+/// SD1: what <c>USING voron_docs(Collection, name='$.path' [TYPE], ..., [id HIDDEN], [body HIDDEN])</c>
 /// declares, parsed and checked, and the table SQLite is told about. Column numbers: 0 id, 1 body,
 /// 2.. the path columns in order, then version and last_modified (hidden).
 /// </summary>

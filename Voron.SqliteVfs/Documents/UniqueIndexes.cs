@@ -5,7 +5,7 @@ using Voron.Documents.Indexing;
 namespace Voron.SqliteVfs.Documents;
 
 /// <summary>
-/// D5: a change's unique-index values checked when the statement runs, against what the
+/// SD5: a change's unique-index values checked when the statement runs, against what the
 /// transaction sees (the snapshot's index, minus documents changed since, plus those changes), so a
 /// violation fails the statement with SQLITE_CONSTRAINT; the commit checks again (WriteBatch).
 /// </summary>

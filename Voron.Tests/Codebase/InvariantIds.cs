@@ -86,9 +86,11 @@ internal sealed partial class InvariantIds
         ["R"] = "Core: journal record format",
         ["S"] = "Documents: sessions",
         ["SC"] = "Core: scratch file",
+        ["SD"] = "SqliteVfs: SQL over documents (voron_docs)",
         ["SP"] = "Core: section allocation policy",
         ["T"] = "Core: transactions",
         ["V"] = "SqliteVfs: database layer (locks, snapshots, commits)",
+        ["VT"] = "SqliteVfs: native bridge of virtual-table modules",
     };
 
     /// <summary>Tokens that look like ids of a defined prefix but are not: C23 is the C language standard.</summary>

@@ -13,13 +13,13 @@ namespace Voron.SqliteVfs.Interop.VirtualTables;
 /// ModuleCallbacks.Table.cs (xCreate .. xRename), ModuleCallbacks.Cursor.cs (xOpen .. xRowid),
 /// ModuleCallbacks.Transactions.cs (xBegin .. xRollbackTo).
 ///
-/// Error rules (VT1..VT3; ids unique to this folder):
-///   VT1 A <see cref="VirtualTableException"/> answers its Code and Message; any other exception
+/// Error rules:
+/// VT1. A <see cref="VirtualTableException"/> answers its Code and Message; any other exception
 ///       answers SQLITE_ERROR with its Message.
-///   VT2 The message goes into the vtab's zErrMsg (sqlite3_malloc'd; SQLite copies it into the
+/// VT2. The message goes into the vtab's zErrMsg (sqlite3_malloc'd; SQLite copies it into the
 ///       statement's error and frees it; a previous one is freed first), or for xCreate /
 ///       xConnect into *pzErr.
-///   VT3 The exception is recorded for VoronSqlite.LastError (ErrorCodes.Note): the INNER
+/// VT3. The exception is recorded for VoronSqlite.LastError (ErrorCodes.Note): the INNER
 ///       exception of a VirtualTableException that has one (the ConcurrencyException behind a
 ///       failed commit), else the exception itself.
 /// </summary>

@@ -20,6 +20,12 @@ internal abstract class VirtualTable
     /// arguments[0]; more, with arguments[0] NULL = INSERT (arguments[2..] are the columns);
     /// else UPDATE of the row whose key is arguments[0] (arguments[1] the new key, arguments[2..]
     /// the columns). For a WITHOUT ROWID table the "key" is the PRIMARY KEY column's value.
+    /// Observed with SQLite 3.50.4 on a <c>(k TEXT PRIMARY KEY, v) WITHOUT ROWID</c> table
+    /// (VirtualTableUpdateTests): INSERT gives arguments[0] NULL and arguments[1] NULL ALWAYS —
+    /// the new key is only in the PRIMARY KEY column's argument (arguments[2] there), which is
+    /// NULL for <c>INSERT INTO t(v) VALUES (...)</c>: the module picks the key. UPDATE gives
+    /// arguments[0] the old key and arguments[1] the new key (equal to the key column's
+    /// argument). DELETE gives one argument, the key.
     /// </summary>
     public virtual void Update(ReadOnlySpan<SqliteValue> arguments) =>
         throw new VirtualTableException(SqliteConstants.ReadOnly, "This virtual table is read-only.");

@@ -1,10 +1,11 @@
 using Microsoft.Data.Sqlite;
 using Voron.Documents;
 using Voron.SqliteVfs;
+using Voron.SqliteVfs.Documents;
 
 namespace Voron.Tests.Sql.Documents;
 
-/// <summary>V13–V14 and D5–D8 (Voron.SqliteVfs/Documents/DocsTable.cs, Databases/DatabaseState.cs): one store transaction under both front doors.</summary>
+/// <summary>V13–V14 and SD5–SD8 (Voron.SqliteVfs/Documents/DocsTable.cs, Databases/DatabaseState.cs): one store transaction under both front doors.</summary>
 public sealed class CrossDoorCommitTests
 {
     private sealed class Store : IDisposable
@@ -61,7 +62,7 @@ public sealed class CrossDoorCommitTests
         {
             connection.Execute("INSERT INTO orders(id, customer, total) VALUES ('orders/1', 'ada', 12.5)");
             connection.Execute("INSERT INTO order_rows VALUES ('orders/1', 12.5)");
-            Assert.Equal(12.5, connection.Scalar<double>("SELECT total FROM orders WHERE id = 'orders/1'")); // read-your-writes (D3)
+            Assert.Equal(12.5, connection.Scalar<double>("SELECT total FROM orders WHERE id = 'orders/1'")); // read-your-writes (SD3)
             transaction.Commit();
         }
 
@@ -158,5 +159,26 @@ public sealed class CrossDoorCommitTests
 
         Assert.Equal("orders/1,orders/9", connection.Scalar<string>("SELECT group_concat(id) FROM (SELECT id FROM orders ORDER BY id)"));
         Assert.Equal(9.0, connection.Scalar<double>("SELECT total FROM orders WHERE id = 'orders/9'"));
+    }
+
+    [Fact]
+    public async Task V14_the_merged_operation_refuses_a_change_whose_expected_version_is_not_the_stored_one()
+    {
+        using var store = new Store();
+        await using (var session = store.Documents.OpenSession())
+        {
+            session.StoreRaw("Order", "orders/1", """{"total":1}"""u8);
+            await session.SaveChangesAsync();
+        }
+
+        var stale = new DocumentCommit(store.Documents, [new PendingDocument("orders/1", "orders/1"u8.ToArray(), "Order", """{"total":2}"""u8.ToArray(), new Expectation(999))]);
+        var error = await Assert.ThrowsAsync<ConcurrencyException>(() => store.Sql.Environment.ExecuteAsync(stale.Apply));
+        Assert.Equal(999, error.ExpectedVersion);
+
+        await using (var session = store.Documents.OpenSession())
+        {
+            using var stored = await session.LoadRawAsync("orders/1");
+            Assert.Equal("""{"total":1}""", System.Text.Encoding.UTF8.GetString(stored!.Json.Span));
+        }
     }
 }
