@@ -60,7 +60,7 @@ internal static class DocsCrashWorkload
         public override string ToString() => string.Create(CultureInfo.InvariantCulture, $"writer {Writer} #{Sequence}: {Kind} {Id} total {Total} (form {Form}, pad {Pad})");
     }
 
-    /// <summary>The id of a writer's key <paramref name="key"/>: the document store's generated shape, <c>Order/&lt;n&gt;</c>, so its id counter is checked too (I5, L3).</summary>
+    /// <summary>The id of a writer's key <paramref name="key"/>: the document store's generated shape, <c>Order/&lt;n&gt;</c>, so the store's id counters are exercised and checked too.</summary>
     internal static string Id(int writer, int key) => string.Create(CultureInfo.InvariantCulture, $"{Collection}/{(writer * KeysPerWriter) + key + 1}");
 
     /// <summary>The writer an id of this workload belongs to, or -1 for any other id.</summary>
