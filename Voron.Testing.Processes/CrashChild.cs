@@ -5,7 +5,7 @@ using System.Text;
 namespace Voron.Testing.Processes;
 
 /// <summary>
-/// <c>crash-child &lt;dir&gt; &lt;seed&gt; &lt;run&gt; [lazy|portable|portable-lazy]</c>: the process that Voron.Tests' ProcessKillTests (and RealFileSystemTests' lock test)
+/// <c>crash-child &lt;dir&gt; &lt;seed&gt; &lt;run&gt; [lazy|sql|sql-docs|portable|portable-lazy]</c>: the process that Voron.Tests' ProcessKillTests (and RealFileSystemTests' lock test)
 /// kills with SIGKILL. Hidden: not an experiment, not listed. It opens (and so recovers) the
 /// durable store in <c>dir</c>, prints <c>READY &lt;last committed tx&gt;</c>, then writes until
 /// killed (or for 10 seconds) — explicit transactions from one task and merged operations
@@ -16,7 +16,7 @@ namespace Voron.Testing.Processes;
 /// journal recycling, not only in appends. With <c>lazy</c> the store runs in lazy durability
 /// mode, whose acknowledgements must survive a process kill too (the OS keeps the writes).
 /// With <c>portable</c> (or <c>portable-lazy</c>) the store runs on the portable file system
-/// (<see cref="StorageEnvironmentOptions.UsePortableFileSystem"/>). With <c>sql</c> it writes SQL through the SQLite VFS instead (<see cref="SqlCrashChild"/>).
+/// (<see cref="StorageEnvironmentOptions.UsePortableFileSystem"/>). With <c>sql</c> it writes SQL through the SQLite VFS instead (<see cref="SqlCrashChild"/>); with <c>sql-docs</c>, cross-door transactions of a SQL table and documents (<see cref="DocsCrashChild"/>).
 /// </summary>
 internal static class CrashChild
 {
@@ -35,6 +35,9 @@ internal static class CrashChild
 
     /// <summary>The mode argument that writes SQL through the SQLite VFS instead (<see cref="SqlCrashChild"/>).</summary>
     internal const string Sql = "sql";
+
+    /// <summary>The mode argument that commits cross-door SQL transactions (a table and documents) instead (<see cref="DocsCrashChild"/>).</summary>
+    internal const string SqlDocs = "sql-docs";
 
     /// <summary>Runs the child until killed or its lifetime ends; Program.cs parses the arguments.</summary>
     internal static async Task<int> RunAsync(string directory, int seed, int run, bool lazy, TextWriter output, bool portable = false)

@@ -4,9 +4,9 @@ using Voron.Testing.Processes;
 // The child processes that Voron.Tests starts and kills (ProcessKillTests, SqlProcessKillTests,
 // RealFileSystemTests), kept out of Voron.LoadTests so that the tests build without the load
 // tests' peers:
-//   crash-child <dir> <seed> <run> [lazy|sql|portable|portable-lazy]   (CrashChild.cs, SqlCrashChild.cs)
+//   crash-child <dir> <seed> <run> [lazy|sql|sql-docs|portable|portable-lazy]   (CrashChild.cs, SqlCrashChild.cs, DocsCrashChild.cs)
 // The tests run it as `dotnet Voron.Testing.Processes.dll ...` from their own output directory.
-string[] modes = [CrashChild.Lazy, CrashChild.Sql, CrashChild.Portable, CrashChild.PortableLazy];
+string[] modes = [CrashChild.Lazy, CrashChild.Sql, CrashChild.SqlDocs, CrashChild.Portable, CrashChild.PortableLazy];
 if (args.Length is < 4 or > 5 || args[0] != CrashChild.Command ||
     !int.TryParse(args[2], NumberStyles.Integer, CultureInfo.InvariantCulture, out var seed) ||
     !int.TryParse(args[3], NumberStyles.Integer, CultureInfo.InvariantCulture, out var run) ||
@@ -18,8 +18,8 @@ if (args.Length is < 4 or > 5 || args[0] != CrashChild.Command ||
 
 var directory = args[1];
 var mode = args.Length == 5 ? args[4] : null;
-return mode == CrashChild.Sql
-    ? SqlCrashChild.Run(directory, seed, run, Console.Out)
+return mode == CrashChild.Sql ? SqlCrashChild.Run(directory, seed, run, Console.Out)
+    : mode == CrashChild.SqlDocs ? DocsCrashChild.Run(directory, seed, run, Console.Out)
     : await CrashChild.RunAsync(
         directory, seed, run,
         lazy: mode is CrashChild.Lazy or CrashChild.PortableLazy,
