@@ -38,7 +38,8 @@ namespace Voron.SqliteVfs.Documents;
 //     path (affinity first). UPDATE sets the columns whose value changed (SET col = NULL writes
 //     JSON null) and replaces the body when it changed; the id, version and last_modified cannot
 //     be written. A duplicate id is SQLITE_CONSTRAINT unless the statement says OR REPLACE (replace)
-//     or OR IGNORE (skip); a unique index is checked against what the transaction sees.
+//     or OR IGNORE (skip); a unique index is checked against what the transaction sees, and OR
+//     REPLACE deletes the documents that hold the values, as SQLite's REPLACE deletes rows.
 // SD6. Every change carries the version the transaction read (0: no document), so a change
 //     commits only over that version (I3): WHERE version = ? is an If-Match, and a session that
 //     wrote the document since fails the COMMIT. A document whose newest state is an in-flight
@@ -415,7 +416,19 @@ internal sealed class DocsTable(DocumentStore store, DatabaseFile file, TableSpe
             throw Constraint($"Document '{change.Id}' is {change.Json.Length:N0} bytes of JSON; the store takes at most {Store.Options.MaxDocumentBytes:N0} (DocumentStoreOptions.MaxDocumentBytes).");
         }
 
-        UniqueIndexes.Check(view, change);
+        if (UniqueIndexes.Check(view, change, replace: VirtualTableRegistry.OnConflict(db) == 5) is { } inTheWay)
+        {
+            foreach (var other in inTheWay)
+            {
+                // SD5: OR REPLACE deletes the documents that hold the new document's unique values, as SQLite's REPLACE does.
+                var otherBytes = DocumentNames.IdBytes(other);
+                if (view.Find(other, otherBytes, readJson: false) is { } found)
+                {
+                    pending.Set(new PendingDocument(other, otherBytes, found.Collection, null, found.Expected));
+                }
+            }
+        }
+
         pending.Set(change);
     }
 

@@ -11,12 +11,32 @@ namespace Voron.SqliteVfs.Documents;
 /// </summary>
 internal static class UniqueIndexes
 {
-    public static void Check(DocumentView view, PendingDocument change)
+    /// <summary>
+    /// Throws SQLITE_CONSTRAINT for a unique value another document holds; with
+    /// <paramref name="replace"/> (INSERT OR REPLACE, REPLACE) returns those documents' ids
+    /// instead, for the caller to delete, as SQLite's REPLACE deletes the rows in the way.
+    /// </summary>
+    public static List<string>? Check(DocumentView view, PendingDocument change, bool replace = false)
     {
+        List<string>? conflicting = null;
+        void Conflict(IndexRuntime index, ReadOnlySpan<byte> values, string other)
+        {
+            if (!replace)
+            {
+                throw Violation(index, values, change.Id, other);
+            }
+
+            conflicting ??= [];
+            if (!conflicting.Contains(other))
+            {
+                conflicting.Add(other);
+            }
+        }
+
         var indexes = view.Store.Catalog.For(change.Collection);
         if (indexes == null || change.Json == null || !indexes.Indexes.Any(i => i.Definition.IsUnique))
         {
-            return;
+            return null;
         }
 
         var extractor = indexes.CreateExtractor();
@@ -47,7 +67,7 @@ internal static class UniqueIndexes
                         var other = Encoding.UTF8.GetString(iterator.Key[values.Length..]);
                         if (other != change.Id && !changed.Contains(other))
                         {
-                            throw Violation(index, values, change.Id, other);
+                            Conflict(index, values, other);
                         }
                     }
                 }
@@ -64,12 +84,13 @@ internal static class UniqueIndexes
                     {
                         if (otherKey.AsSpan().StartsWith(values) && IndexKey.ValuesLength(otherKey, index.ComponentCount) == values.Length)
                         {
-                            throw Violation(index, values, change.Id, otherId);
+                            Conflict(index, values, otherId);
                         }
                     }
                 }
             }
         }
+        return conflicting;
     }
 
     private static bool HasNull(ReadOnlySpan<byte> values)

@@ -21,13 +21,6 @@ public sealed class SqlLogicVoronDocsTests(ITestOutputHelper output)
     /// </summary>
     internal static readonly Dictionary<(string Script, int Line), string> KnownModuleDefects = new()
     {
-        [("evidence/slt_lang_replace.test", 38)] = "INSERT OR REPLACE INTO t1 VALUES(2, 'insert or replace') fails with SQLITE_CONSTRAINT " +
-            "'UNIQUE constraint failed: index t1_x_pk on t1: value 2 ...' instead of replacing the row that holds x=2 " +
-            "(SQLite's REPLACE resolves a conflict on any UNIQUE index, not only the primary key; x INTEGER PRIMARY KEY is the unique IndexDefinition t1_x_pk; " +
-            "docs/sql.md describes REPLACE on the id only)",
-        [("evidence/slt_lang_replace.test", 42)] = "reads the row line 38 should have replaced: got [2, insert], expected [2, insert or replace]",
-        [("evidence/slt_lang_replace.test", 48)] = "REPLACE INTO t1 VALUES(2, 'replace'): the same SQLITE_CONSTRAINT as line 38",
-        [("evidence/slt_lang_replace.test", 51)] = "reads the row line 48 should have replaced: got [2, insert], expected [2, replace]",
     };
 
     public static TheoryData<string> Scripts() => SqlLogicTests.Scripts();
