@@ -9,6 +9,9 @@ internal sealed partial class DatabaseFile
 {
     private PendingDocuments? _documents;
 
+    /// <summary>V16: whether this snapshot served a document read before the write lock (a deferred transaction that read first).</summary>
+    private bool _readDocuments;
+
     /// <summary>The document changes of the current write transaction (SD7), or null.</summary>
     public PendingDocuments? PendingDocuments => _documents;
 
@@ -32,6 +35,11 @@ internal sealed partial class DatabaseFile
     public DocumentView OpenDocumentView(DocumentStore store)
     {
         var snapshot = _snapshot;
+        if (snapshot != null && !_writer)
+        {
+            _readDocuments = true;
+        }
+
         Snapshot? owned = null;
         if (snapshot == null)
         {
@@ -62,6 +70,23 @@ internal sealed partial class DatabaseFile
         {
             owned?.Dispose();
             throw;
+        }
+    }
+
+    /// <summary>V16: whether documents changed between two snapshots of the database: the store's document version counter (I4), or an in-flight commit with documents.</summary>
+    private static bool DocumentsChanged(Snapshot before, Snapshot after)
+    {
+        if (after.InFlight.Any(v => v.Documents != null && v.Sequence > before.HeadSequence))
+        {
+            return true;
+        }
+
+        return DocumentCounter(before.Store) != DocumentCounter(after.Store);
+
+        static long DocumentCounter(ReadTransaction store)
+        {
+            var meta = store.OpenTree(Voron.Documents.Storage.DocumentTrees.Meta);
+            return meta == null ? 0 : Voron.Documents.Storage.DocumentTrees.ReadInt64(meta, Voron.Documents.Storage.DocumentTrees.VersionKey, store.Environment.Path);
         }
     }
 

@@ -152,14 +152,29 @@ internal sealed partial class DatabaseFile
         }
 
         _arrival = 0;
-        switch (_database.CheckFreshness(_snapshot!, _cachedBlocks))
+        var freshness = _database.CheckFreshness(_snapshot!, _cachedBlocks);
+        Snapshot? newest = null;
+        if (freshness == Freshness.Advance)
+        {
+            newest = _database.TakeSnapshot();
+            if (_readDocuments && DocumentsChanged(_snapshot!, newest))
+            {
+                // V16: the transaction read documents that changed since; moving it forward would
+                // let it write over a version it never saw.
+                newest.Dispose();
+                newest = null;
+                freshness = Freshness.Conflict;
+            }
+        }
+
+        switch (freshness)
         {
             case Freshness.Fresh:
                 break;
             case Freshness.Advance:
                 // V5: nothing SQLite holds changed; move the snapshot to the newest state.
                 _snapshot!.Dispose();
-                _snapshot = _database.TakeSnapshot();
+                _snapshot = newest;
                 _database.CountAdvance();
                 break;
             default:
@@ -202,6 +217,7 @@ internal sealed partial class DatabaseFile
         {
             _snapshot?.Dispose();
             _snapshot = null;
+            _readDocuments = false;
             if (_ticket == TicketState.Used)
             {
                 // V6: the re-run ended without asking for RESERVED; the ticket lapses.

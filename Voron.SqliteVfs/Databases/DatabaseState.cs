@@ -124,6 +124,10 @@ namespace Voron.SqliteVfs.Databases;
 // V15. Documents follow V3 and V4: a connection below RESERVED that reads documents first waits
 //     for the in-flight versions that changed documents to be durable; a writer reads them
 //     without waiting, and a change it makes to such a document expects what that version wrote.
+// V16. V5 does not move a snapshot that served a document read before the write lock (a deferred
+//     transaction that read first) past a commit that changed documents (the store's document
+//     version counter moved, or an in-flight version carries documents): the transaction would
+//     write over versions it never read. It is a conflict, as V5's: V6's SQLITE_BUSY.
 //
 // Fields below are guarded by _sync; DatabaseVersion objects are immutable once submitted.
 

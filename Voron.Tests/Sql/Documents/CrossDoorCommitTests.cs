@@ -181,4 +181,30 @@ public sealed class CrossDoorCommitTests
             Assert.Equal("""{"total":1}""", System.Text.Encoding.UTF8.GetString(stored!.Json.Span));
         }
     }
+
+    [Fact]
+    public async Task V16_a_deferred_transaction_that_read_a_document_a_session_then_changed_cannot_write_over_it()
+    {
+        using var store = new Store();
+        using var reader = store.Open();
+        using var other = store.Open();
+        CreateTables(reader);
+        reader.Execute("INSERT INTO orders(id, total) VALUES ('orders/1', 1)");
+        other.Execute("CREATE TABLE elsewhere(a)");
+
+        reader.DefaultTimeout = 1; // Microsoft.Data.Sqlite retries SQLITE_BUSY until the command timeout
+        reader.Execute("BEGIN"); // deferred: reads at SHARED, takes the write lock at its first write
+        Assert.Equal(1.0, reader.Scalar<double>("SELECT total FROM orders WHERE id = 'orders/1'"));
+        other.Execute("INSERT INTO elsewhere VALUES (1)"); // a commit of pages the reader never read: V5 would move its snapshot forward
+        await using (var session = store.Documents.OpenSession())
+        {
+            session.StoreRaw("Order", "orders/1", """{"total":50}"""u8);
+            await session.SaveChangesAsync();
+        }
+
+        var error = Assert.Throws<SqliteException>(() => reader.Execute("UPDATE orders SET total = 2 WHERE id = 'orders/1'"));
+        Assert.Equal(5, error.SqliteErrorCode); // SQLITE_BUSY, as a stale snapshot in WAL mode
+        reader.Execute("ROLLBACK");
+        Assert.Equal(50.0, reader.Scalar<double>("SELECT total FROM orders WHERE id = 'orders/1'"));
+    }
 }
