@@ -207,4 +207,19 @@ public sealed class CrossDoorCommitTests
         reader.Execute("ROLLBACK");
         Assert.Equal(50.0, reader.Scalar<double>("SELECT total FROM orders WHERE id = 'orders/1'"));
     }
+
+    [Fact]
+    public void Insert_or_ignore_skips_an_existing_id_and_insert_or_replace_replaces_it()
+    {
+        using var store = new Store();
+        using var connection = store.Open();
+        CreateTables(connection);
+        connection.Execute("INSERT INTO orders(id, customer, total) VALUES ('orders/1', 'ada', 1)");
+
+        connection.Execute("INSERT OR IGNORE INTO orders(id, customer, total) VALUES ('orders/1', 'bob', 2), ('orders/2', 'cy', 3)");
+        Assert.Equal("ada:1.0,cy:3.0", connection.Scalar<string>("SELECT group_concat(customer || ':' || total) FROM (SELECT customer, total FROM orders ORDER BY id)"));
+
+        connection.Execute("INSERT OR REPLACE INTO orders(id, customer) VALUES ('orders/1', 'dee')");
+        Assert.Equal("""{"customer":"dee"}""", connection.Scalar<string>("SELECT body FROM orders WHERE id = 'orders/1'"));
+    }
 }
