@@ -76,12 +76,10 @@ internal sealed class DocsTable(DocumentStore store, DatabaseFile file, TableSpe
     {
         var arguments = new List<PlanArgument>();
         var omitted = new HashSet<int>();
-        var used = new HashSet<int>();
         int Use(int constraint, PlanArgument argument, bool omit)
         {
             arguments.Add(argument);
             info.Use(constraint, arguments.Count, omit);
-            used.Add(constraint);
             if (omit)
             {
                 omitted.Add(constraint);

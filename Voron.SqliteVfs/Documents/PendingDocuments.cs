@@ -40,8 +40,6 @@ internal sealed class PendingDocuments
 
     public bool IsEmpty => _byId.Count == 0;
 
-    public int Count => _byId.Count;
-
     public IEnumerable<PendingDocument> All => _byId.Values;
 
     public bool TryGet(string id, out PendingDocument document) => _byId.TryGetValue(id, out document!);

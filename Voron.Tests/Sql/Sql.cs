@@ -7,13 +7,7 @@ internal static class Sql
 {
     public static int Execute(this SqliteConnection connection, string sql, params (string Name, object? Value)[] parameters)
     {
-        using var command = connection.CreateCommand();
-        command.CommandText = sql;
-        foreach (var (name, value) in parameters)
-        {
-            command.Parameters.AddWithValue(name, value ?? DBNull.Value);
-        }
-
+        using var command = Command(connection, sql, parameters);
         return command.ExecuteNonQuery();
     }
 
@@ -24,10 +18,10 @@ internal static class Sql
         return (T)Convert.ChangeType(command.ExecuteScalar()!, typeof(T), System.Globalization.CultureInfo.InvariantCulture);
     }
 
-    public static List<object?[]> Rows(this SqliteConnection connection, string sql)
+    /// <summary>The rows of <paramref name="sql"/> run with <paramref name="parameters"/>, each value as Microsoft.Data.Sqlite reads it (null for NULL).</summary>
+    public static List<object?[]> Rows(this SqliteConnection connection, string sql, params (string Name, object? Value)[] parameters)
     {
-        using var command = connection.CreateCommand();
-        command.CommandText = sql;
+        using var command = Command(connection, sql, parameters);
         using var reader = command.ExecuteReader();
         var rows = new List<object?[]>();
         while (reader.Read())
@@ -42,6 +36,18 @@ internal static class Sql
         }
 
         return rows;
+    }
+
+    private static SqliteCommand Command(SqliteConnection connection, string sql, (string Name, object? Value)[] parameters)
+    {
+        var command = connection.CreateCommand();
+        command.CommandText = sql;
+        foreach (var (name, value) in parameters)
+        {
+            command.Parameters.AddWithValue(name, value ?? DBNull.Value);
+        }
+
+        return command;
     }
 
     public static string IntegrityCheck(this SqliteConnection connection) => string.Join("\n", connection.Rows("PRAGMA integrity_check").Select(r => r[0]));

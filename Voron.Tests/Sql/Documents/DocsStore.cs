@@ -68,30 +68,8 @@ internal sealed class DocsStore : IDisposable
 internal static class DocsSql
 {
     /// <summary>The rows of <paramref name="sql"/> run with <paramref name="parameters"/>, each value as Microsoft.Data.Sqlite reads it (null for NULL).</summary>
-    public static List<object?[]> Query(this SqliteConnection connection, string sql, params (string Name, object? Value)[] parameters)
-    {
-        using var command = connection.CreateCommand();
-        command.CommandText = sql;
-        foreach (var (name, value) in parameters)
-        {
-            command.Parameters.AddWithValue(name, value ?? DBNull.Value);
-        }
-
-        using var reader = command.ExecuteReader();
-        var rows = new List<object?[]>();
-        while (reader.Read())
-        {
-            var row = new object?[reader.FieldCount];
-            for (var i = 0; i < row.Length; i++)
-            {
-                row[i] = reader.IsDBNull(i) ? null : reader.GetValue(i);
-            }
-
-            rows.Add(row);
-        }
-
-        return rows;
-    }
+    public static List<object?[]> Query(this SqliteConnection connection, string sql, params (string Name, object? Value)[] parameters) =>
+        connection.Rows(sql, parameters);
 
     /// <summary>The first column of the first row, or null.</summary>
     public static object? Value(this SqliteConnection connection, string sql, params (string Name, object? Value)[] parameters) =>
