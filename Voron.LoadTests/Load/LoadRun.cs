@@ -1,0 +1,456 @@
+using System.Collections.Concurrent;
+using System.Diagnostics;
+using System.Globalization;
+using Voron.LoadTests.Measurement.Interop;
+
+namespace Voron.LoadTests.Load;
+
+/// <summary>
+/// One scenario's run in progress (<see cref="LoadRunner"/>): its copies, meters, timeline and the
+/// phases. Closed phases run each copy in a loop (a task, or a thread with
+/// <see cref="ScenarioProps.ThreadPerCopy"/>). Open phases run a dispatcher thread that sleeps
+/// until the next invocation is due and starts every due one, never waiting for one to finish;
+/// each invocation's latency runs from when it was due.
+/// </summary>
+internal sealed class LoadRun
+{
+    /// <summary>The dispatcher's shortest sleep: at most 20,000 wake-ups a second, each starting every invocation then due.</summary>
+    private static readonly long MinimumSleep = Stopwatch.Frequency / 20_000;
+
+    private readonly LoadRunOptions _options;
+    private readonly CancellationToken _cancellation;
+    private readonly Meter _scenario;
+    private readonly ConcurrentDictionary<string, Meter> _steps = new(StringComparer.Ordinal);
+    private readonly List<string> _stepOrder = [];
+    private readonly List<ScenarioContext> _copies = [];
+    private readonly ConcurrentStack<ScenarioContext> _free = new();
+    private readonly List<TimelinePoint> _timeline = [];
+    private long _invocations;
+    private long _scheduled;
+    private int _running;
+    private LoadSimulation? _phase;
+    private long _phaseStart;
+    private long _phaseEnd;
+
+    public LoadRun(ScenarioProps scenario, LoadRunOptions options, CancellationToken cancellation)
+    {
+        Scenario = scenario;
+        _options = options;
+        _cancellation = cancellation;
+        _scenario = new Meter(scenario.Name);
+    }
+
+    public ScenarioProps Scenario { get; }
+
+    /// <summary>The meter of the step named <paramref name="name"/>, made on first use.</summary>
+    public Meter Step(string name)
+    {
+        if (_steps.TryGetValue(name, out var meter))
+        {
+            return meter;
+        }
+
+        lock (_stepOrder)
+        {
+            meter = _steps.GetOrAdd(name, n => new Meter(n));
+            if (!_stepOrder.Contains(name))
+            {
+                _stepOrder.Add(name);
+            }
+
+            return meter;
+        }
+    }
+
+    /// <summary>Forgets the warm-up's results.</summary>
+    public void Reset()
+    {
+        _scenario.Reset();
+        foreach (var meter in _steps.Values)
+        {
+            meter.Reset();
+        }
+
+        Interlocked.Exchange(ref _scheduled, 0);
+    }
+
+    /// <summary>The measured phases, the settle, and the results.</summary>
+    public async Task<ScenarioStats> MeasureAsync()
+    {
+        var start = Stopwatch.GetTimestamp();
+        using var stop = new CancellationTokenSource();
+        var reporting = ReportAsync(start, stop.Token);
+        var previousRate = 0.0;
+        foreach (var phase in Scenario.LoadSimulations)
+        {
+            if (_cancellation.IsCancellationRequested)
+            {
+                break;
+            }
+
+            await RunPhaseAsync(phase, previousRate).ConfigureAwait(false);
+            previousRate = phase.RateAt(phase.During.TotalSeconds, previousRate) ?? 0;
+        }
+
+        var settleStart = Stopwatch.GetTimestamp();
+        if (Scenario.Settle != null)
+        {
+            await Scenario.Settle().ConfigureAwait(false);
+        }
+
+        var end = Stopwatch.GetTimestamp();
+        await stop.CancelAsync().ConfigureAwait(false);
+        await reporting.ConfigureAwait(false);
+        Sample(start, end, lastSample: ref _lastSample); // the last, partial interval
+        var seconds = Seconds(end - start);
+        lock (_stepOrder)
+        {
+            return new ScenarioStats(
+                Scenario.Name,
+                Scenario.LoadSimulations,
+                seconds,
+                Seconds(end - settleStart),
+                Interlocked.Read(ref _scheduled),
+                _scenario.OkStats(seconds),
+                _scenario.FailStats(seconds),
+                [.. _stepOrder.Select(name => _steps[name].ToStepStats(seconds))],
+                _scenario.StatusCodes(),
+                [.. _timeline]);
+        }
+    }
+
+    public Task RunPhaseAsync(LoadSimulation phase, double previousRate)
+    {
+        _phase = phase;
+        _phaseStart = Stopwatch.GetTimestamp();
+        _phaseEnd = _phaseStart + (long)(phase.During.TotalSeconds * Stopwatch.Frequency);
+        return phase switch
+        {
+            KeepConstant keep => RunClosedAsync(keep.Copies),
+            Pause pause => Task.Delay(pause.During, _cancellation).ContinueWith(_ => { }, TaskScheduler.Default),
+            _ => RunOpenAsync(phase, previousRate),
+        };
+    }
+
+    public void DisposeStates()
+    {
+        foreach (var copy in _copies)
+        {
+            (copy.State as IDisposable)?.Dispose();
+            copy.State = null;
+        }
+    }
+
+    private ScenarioContext Copy(int number)
+    {
+        lock (_copies)
+        {
+            while (_copies.Count <= number)
+            {
+                _copies.Add(new ScenarioContext(this, _copies.Count, _cancellation));
+            }
+
+            return _copies[number];
+        }
+    }
+
+    private async Task RunClosedAsync(int copies)
+    {
+        Volatile.Write(ref _running, copies);
+        if (Scenario.ThreadPerCopy)
+        {
+            await OnThreadsAsync(copies, "closed-loop copy", copy =>
+            {
+                var context = Copy(copy);
+                do // at least one invocation per copy, however late a busy machine starts it
+                {
+                    InvokeAsync(context, Stopwatch.GetTimestamp()).AsTask().GetAwaiter().GetResult();
+                }
+                while (Stopwatch.GetTimestamp() < _phaseEnd && !_cancellation.IsCancellationRequested);
+            }).ConfigureAwait(false);
+        }
+        else
+        {
+            await Task.WhenAll(Enumerable.Range(0, copies).Select(copy => Task.Run(async () =>
+            {
+                var context = Copy(copy);
+                do
+                {
+                    await InvokeAsync(context, Stopwatch.GetTimestamp()).ConfigureAwait(false);
+                }
+                while (Stopwatch.GetTimestamp() < _phaseEnd && !_cancellation.IsCancellationRequested);
+            }))).ConfigureAwait(false);
+        }
+
+        Volatile.Write(ref _running, 0);
+    }
+
+    /// <summary>
+    /// An open phase: a dispatcher thread starts invocation k when it is due (when the phase's
+    /// rate, integrated from its start, reaches k + 1). Async scenarios start each on the thread
+    /// pool in a free copy (a new copy when all are busy); thread-per-copy scenarios hand it to
+    /// <see cref="ScenarioProps.OpenThreads"/> threads in schedule order.
+    /// </summary>
+    private async Task RunOpenAsync(LoadSimulation phase, double previousRate)
+    {
+        var schedule = new Schedule(phase, previousRate);
+        var queue = Scenario.ThreadPerCopy ? new BlockingCollection<long>() : null;
+        var pending = new List<Task>();
+        Task? workers = null;
+        if (queue != null)
+        {
+            workers = OnThreadsAsync(Scenario.OpenThreads, "open-loop worker", copy =>
+            {
+                var context = Copy(copy);
+                foreach (var due in queue.GetConsumingEnumerable())
+                {
+                    InvokeAsync(context, due).AsTask().GetAwaiter().GetResult();
+                    Interlocked.Decrement(ref _running);
+                }
+            });
+        }
+
+        var dispatched = await OnThreadsAsync(1, "open-loop dispatcher", _ =>
+        {
+            var start = _phaseStart;
+            for (long k = 0; k < schedule.Count && !_cancellation.IsCancellationRequested;)
+            {
+                var now = Stopwatch.GetTimestamp();
+                for (; k < schedule.Count && start + schedule.TicksOf(k) <= now; k++)
+                {
+                    var due = start + schedule.TicksOf(k);
+                    Interlocked.Increment(ref _scheduled);
+                    Interlocked.Increment(ref _running);
+                    if (queue != null)
+                    {
+                        queue.Add(due);
+                    }
+                    else
+                    {
+                        var context = _free.TryPop(out var free) ? free : NewCopy();
+                        var task = Task.Run(async () =>
+                        {
+                            await InvokeAsync(context, due).ConfigureAwait(false);
+                            Interlocked.Decrement(ref _running);
+                            _free.Push(context);
+                        });
+                        if (!task.IsCompleted)
+                        {
+                            pending.Add(task);
+                        }
+                    }
+                }
+
+                if (k < schedule.Count)
+                {
+                    PreciseSleep.Until(Math.Max(start + schedule.TicksOf(k), Stopwatch.GetTimestamp() + MinimumSleep));
+                }
+            }
+
+            queue?.CompleteAdding();
+        }, priority: ThreadPriority.AboveNormal).ContinueWith(t => t, TaskScheduler.Default).ConfigureAwait(false);
+
+        await Task.WhenAll(pending).ConfigureAwait(false);
+        if (workers != null)
+        {
+            await workers.ConfigureAwait(false);
+        }
+
+        await dispatched.ConfigureAwait(false); // rethrows a dispatcher failure
+        queue?.Dispose();
+    }
+
+    private ScenarioContext NewCopy()
+    {
+        lock (_copies)
+        {
+            return Copy(_copies.Count);
+        }
+    }
+
+    /// <summary>One invocation, timed from <paramref name="start"/>; never throws.</summary>
+    private async ValueTask InvokeAsync(ScenarioContext context, long start)
+    {
+        context.InvocationNumber = Interlocked.Increment(ref _invocations) - 1;
+        context.InvocationStart = start;
+        context.FirstStepPending = true;
+        Response response;
+        try
+        {
+            response = await Scenario.Run(context).ConfigureAwait(false);
+        }
+#pragma warning disable CA1031 // A failed invocation is a result to count.
+        catch (Exception e)
+#pragma warning restore CA1031
+        {
+            response = Response.Fail(Response.ExceptionStatus, $"{e.GetType().Name}: {e.Message}");
+        }
+
+        _scenario.Record(response, Stopwatch.GetTimestamp() - start);
+    }
+
+    /// <summary>Runs <paramref name="body"/>(i) on <paramref name="count"/> new threads; the task ends when all have (awaited, not joined: a pool thread blocked in Join would starve the invocations).</summary>
+    private static Task OnThreadsAsync(int count, string name, Action<int> body, ThreadPriority priority = ThreadPriority.Normal)
+    {
+        var done = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var remaining = count;
+        Exception? failure = null;
+        for (var i = 0; i < count; i++)
+        {
+            var index = i;
+            new Thread(() =>
+            {
+                try
+                {
+                    body(index);
+                }
+#pragma warning disable CA1031 // Carried to the awaiting caller.
+                catch (Exception e)
+#pragma warning restore CA1031
+                {
+                    Interlocked.CompareExchange(ref failure, e, null);
+                }
+
+                if (Interlocked.Decrement(ref remaining) == 0)
+                {
+                    if (failure != null)
+                    {
+                        done.SetException(failure);
+                    }
+                    else
+                    {
+                        done.SetResult();
+                    }
+                }
+            })
+            {
+                IsBackground = true,
+                Name = name,
+                Priority = priority,
+            }.Start();
+        }
+
+        return done.Task;
+    }
+
+    private long _lastSample;
+    private long _lastScheduled;
+    private long _lastProgress;
+
+    /// <summary>Samples the meters every reporting interval until stopped; prints progress lines.</summary>
+    private async Task ReportAsync(long start, CancellationToken stop)
+    {
+        _lastSample = start;
+        _lastProgress = start;
+        var interval = (long)(_options.ReportingInterval.TotalSeconds * Stopwatch.Frequency);
+        try
+        {
+            while (true)
+            {
+                var wait = _lastSample + interval - Stopwatch.GetTimestamp();
+                if (wait > 0)
+                {
+                    await Task.Delay(TimeSpan.FromSeconds(Seconds(wait)), stop).ConfigureAwait(false);
+                }
+
+                Sample(start, Stopwatch.GetTimestamp(), ref _lastSample);
+            }
+        }
+        catch (OperationCanceledException) when (stop.IsCancellationRequested)
+        {
+        }
+    }
+
+    private void Sample(long start, long now, ref long lastSample)
+    {
+        lock (_timeline)
+        {
+            var seconds = Seconds(now - lastSample);
+            if (seconds <= 0)
+            {
+                return;
+            }
+
+            var (ok, fail) = _scenario.Drain();
+            foreach (var meter in _steps.Values)
+            {
+                meter.Drain();
+            }
+
+            var scheduled = Interlocked.Read(ref _scheduled);
+            var latency = Meter.Latency(ok);
+            var point = new TimelinePoint(
+                Seconds(now - start),
+                ok.TotalCount,
+                fail.TotalCount,
+                ok.TotalCount / seconds,
+                latency.P50Ms,
+                latency.P99Ms,
+                Volatile.Read(ref _running),
+                (scheduled - _lastScheduled) / seconds);
+            _timeline.Add(point);
+            _lastScheduled = scheduled;
+            lastSample = now;
+            if (_options.Progress != null && now - _lastProgress >= _options.ProgressInterval.TotalSeconds * Stopwatch.Frequency)
+            {
+                _lastProgress = now;
+                var left = Math.Max(0, Seconds(_phaseEnd - now)) + RemainingAfter(_phase);
+                _options.Progress.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                    $"  {_options.ProgressPrefix}{Scenario.Name} [{_phase?.Describe()}] {point.EndSeconds,5:F0} s: {point.Rps,9:N0}/s, p99 {point.P99Ms,7:F2} ms, {_scenario.FailStats(1).Count,5:N0} failed, {left:F0} s left"));
+            }
+        }
+    }
+
+    /// <summary>The length of the phases after <paramref name="phase"/>.</summary>
+    private double RemainingAfter(LoadSimulation? phase)
+    {
+        var index = phase == null ? -1 : IndexOf(phase);
+        return index < 0 ? 0 : Scenario.LoadSimulations.Skip(index + 1).Sum(p => p.During.TotalSeconds);
+    }
+
+    private int IndexOf(LoadSimulation phase)
+    {
+        for (var i = 0; i < Scenario.LoadSimulations.Count; i++)
+        {
+            if (ReferenceEquals(Scenario.LoadSimulations[i], phase))
+            {
+                return i;
+            }
+        }
+
+        return -1;
+    }
+
+    private static double Seconds(long stopwatchTicks) => stopwatchTicks / (double)Stopwatch.Frequency;
+
+    /// <summary>
+    /// When each invocation of an open phase is due: invocation k when the rate integrated from the
+    /// phase's start reaches k + 1 (evenly spaced at a constant rate; closer and closer on a rising ramp).
+    /// </summary>
+    private readonly struct Schedule
+    {
+        private readonly double _from;
+        private readonly double _slope;
+
+        public Schedule(LoadSimulation phase, double previousRate)
+        {
+            var seconds = phase.During.TotalSeconds;
+            _from = phase.RateAt(0, previousRate) ?? 0;
+            var to = phase.RateAt(seconds, previousRate) ?? 0;
+            _slope = (to - _from) / seconds;
+            Count = (long)Math.Floor((_from * seconds) + (_slope * seconds * seconds / 2) + 1e-9);
+        }
+
+        public long Count { get; }
+
+        /// <summary>Stopwatch ticks from the phase's start to invocation <paramref name="k"/>'s due time.</summary>
+        public long TicksOf(long k)
+        {
+            // Solve from*t + slope*t^2/2 = k + 1 for t; the first invocation is due at the first
+            // arrival (one interval in), as an evenly spaced stream's would be.
+            var n = k + 1.0;
+            var t = Math.Abs(_slope) < 1e-12 ? n / _from : (-_from + Math.Sqrt((_from * _from) + (2 * _slope * n))) / _slope;
+            return (long)(t * Stopwatch.Frequency);
+        }
+    }
+}
