@@ -1,3 +1,4 @@
+using Voron.LoadTests.Load;
 using Voron.LoadTests.Measurement;
 using Voron.LoadTests.Reporting;
 
@@ -81,6 +82,10 @@ internal sealed class ExperimentContext : IDisposable
         Directory.CreateDirectory(path);
         return path;
     }
+
+    /// <summary>Runs one scenario of the load model (<see cref="LoadRunner"/>) with progress lines on <see cref="Output"/>.</summary>
+    public Task<ScenarioStats> RunScenarioAsync(ScenarioProps scenario, string progressPrefix = "") =>
+        LoadRunner.RunAsync(scenario, new LoadRunOptions { Progress = Output, ProgressPrefix = progressPrefix });
 
     /// <summary>Prints a progress line, prefixed with the time since the program started.</summary>
     public void Progress(string message) =>

@@ -16,6 +16,7 @@ internal sealed class Report
     private readonly List<Dictionary<string, object?>> _rows = [];
     private readonly List<KeyValuePair<string, object?>> _facts = [];
     private readonly List<string> _notes = [];
+    private readonly List<ScenarioRun> _scenarios = [];
     private string? _groupColumn;
 
     public Report(string experiment, string title)
@@ -40,6 +41,12 @@ internal sealed class Report
     }
 
     public void AddNote(string note) => _notes.Add(note);
+
+    /// <summary>The scenario runs kept whole (<see cref="AddScenario"/>), in the order they ran.</summary>
+    public IReadOnlyList<ScenarioRun> Scenarios => _scenarios;
+
+    /// <summary>Keeps a scenario run's whole results (steps, status codes, timeline) beside the rows, for charts and CSV files.</summary>
+    public void AddScenario(string engine, string load, int round, Load.ScenarioStats stats) => _scenarios.Add(new(engine, load, round, stats));
 
     /// <summary>
     /// Prints the Markdown as one table per value of <paramref name="column"/> (in order of first
