@@ -1,5 +1,6 @@
 using System.Text.Json;
 using Voron.LoadTests.Engines.Orders;
+using Xunit.Abstractions;
 
 namespace Voron.LoadTests.Tests;
 
@@ -8,7 +9,7 @@ namespace Voron.LoadTests.Tests;
 /// query and the report equal a LINQ-to-objects computation over the generated data, and the
 /// optimistic status update never loses a write. Behaviour only, on a tiny store; no timing.
 /// </summary>
-public sealed class OrderPathTests : IDisposable
+public sealed class OrderPathTests(ITestOutputHelper output) : IDisposable
 {
     private static readonly OrdersSize Tiny = new(200, 20, 1_000);
     private static readonly OrdersJson Json = OrdersJson.Default;
@@ -189,6 +190,48 @@ public sealed class OrderPathTests : IDisposable
             $"the final status '{final}' is neither caller's last winning write ({written[0].LastOrDefault()}, {written[1].LastOrDefault()})");
     }
 
+    /// <summary>
+    /// The interleaving forced where the path reads outside its write (documents, LiteDB): caller A
+    /// reads, caller B updates the order, then A writes. A's stale write loses (false) and B's
+    /// status stays. The SQL paths read inside their BEGIN IMMEDIATE, so no writer can come between.
+    /// </summary>
+    [Theory]
+    [InlineData(OrderPaths.Documents)]
+    [InlineData(OrderPaths.LiteDb)]
+    public async Task A_stale_update_returns_false_and_keeps_the_winner_status(string name)
+    {
+        using var path = await OpenAsync(name);
+        using var stale = path.CreateCaller();
+        using var winner = path.CreateCaller();
+        var id = OrdersData.OrderId(11);
+        var won = false;
+        var once = 0;
+        async Task Win()
+        {
+            if (Interlocked.Exchange(ref once, 1) == 0)
+            {
+                won = await winner.UpdateStatusAsync(id, "paid-by-winner");
+            }
+        }
+
+        switch (path)
+        {
+            case DocumentsOrderPath documents:
+                documents.BetweenReadAndWrite = Win;
+                break;
+            case LiteDbOrderPath liteDb:
+                liteDb.BetweenReadAndWrite = () => Win().GetAwaiter().GetResult();
+                break;
+        }
+
+        var staleWon = await stale.UpdateStatusAsync(id, "paid-by-stale");
+
+        Assert.True(won);
+        Assert.False(staleWon);
+        Assert.Equal("paid-by-winner", (await stale.LoadOrderAsync(id))!.Status);
+        Assert.True(await stale.UpdateStatusAsync(id, "shipped")); // a fresh read wins
+    }
+
     [Theory]
     [MemberData(nameof(Paths))]
     public async Task Plans_show_the_query_and_the_report_use_the_customer_index(string name)
@@ -199,6 +242,7 @@ public sealed class OrderPathTests : IDisposable
 
         foreach (var key in new[] { OrderPaths.QueryPlan, OrderPaths.ReportPlan })
         {
+            output.WriteLine($"{name} {key}: {plans.GetValueOrDefault(key)}");
             Assert.True(plans.ContainsKey(key), $"{name} has no {key} plan");
             Assert.Contains(name == OrderPaths.LiteDb ? "Customer" : "orders_by_customer_created", plans[key], StringComparison.Ordinal);
         }

@@ -55,7 +55,10 @@ internal sealed class DocumentsOrderPath : IOrderPath
 
     public bool UsesThreads => false;
 
-    public IOrderCaller CreateCaller() => new Caller(_store);
+    /// <summary>Test hook: runs in <see cref="IOrderCaller.UpdateStatusAsync"/> between the load and the save, so a test can make another writer win.</summary>
+    internal Func<Task>? BetweenReadAndWrite { get; set; }
+
+    public IOrderCaller CreateCaller() => new Caller(this);
 
     public void Settle() => _store.Environment.FlushToDataFile();
 
@@ -81,32 +84,38 @@ internal sealed class DocumentsOrderPath : IOrderPath
             .OrderBy(o => o.CreatedAt)
             .Take(take);
 
-    private sealed class Caller(DocumentStore store) : IOrderCaller
+    private sealed class Caller(DocumentsOrderPath path) : IOrderCaller
     {
+
         public async ValueTask CreateOrderAsync(Order order)
         {
-            await using var session = store.OpenSession();
+            await using var session = path._store.OpenSession();
             session.Store(order, Json.Order);
             await session.SaveChangesAsync().ConfigureAwait(false);
         }
 
         public async ValueTask<Order?> LoadOrderAsync(string id)
         {
-            await using var session = store.OpenSession();
+            await using var session = path._store.OpenSession();
             return await session.LoadAsync(id, Json.Order).ConfigureAwait(false);
         }
 
         public async ValueTask<IReadOnlyList<Order>> QueryOrdersAsync(string customer, string from, string to, int take)
         {
-            await using var session = store.OpenSession();
+            await using var session = path._store.OpenSession();
             return await Query(session, customer, from, to, take).ToListAsync().ConfigureAwait(false);
         }
 
         public async ValueTask<bool> UpdateStatusAsync(string id, string status)
         {
-            await using var session = store.OpenSession();
+            await using var session = path._store.OpenSession();
             var order = await session.LoadAsync(id, Json.Order).ConfigureAwait(false) ?? throw new InvalidOperationException($"order '{id}' is missing");
             order.Status = status;
+            if (path.BetweenReadAndWrite is { } hook)
+            {
+                await hook().ConfigureAwait(false);
+            }
+
             try
             {
                 await session.SaveChangesAsync().ConfigureAwait(false); // expected version: the one loaded
@@ -120,7 +129,7 @@ internal sealed class DocumentsOrderPath : IOrderPath
 
         public async ValueTask<IReadOnlyList<StatusTotal>> ReportAsync(string customer, string from)
         {
-            await using var session = store.OpenSession();
+            await using var session = path._store.OpenSession();
             return StatusTotal.Of(await Since(session, customer, from).ToListAsync().ConfigureAwait(false));
         }
 

@@ -58,6 +58,9 @@ internal sealed class LiteDbOrderPath : IOrderPath
 
     public bool UsesThreads => true;
 
+    /// <summary>Test hook: runs in <see cref="IOrderCaller.UpdateStatusAsync"/> between the read and the checked write, so a test can make another writer win.</summary>
+    internal Action? BetweenReadAndWrite { get; set; }
+
     public IOrderCaller CreateCaller() => new Caller(this);
 
     public void Settle() => _database.Checkpoint();
@@ -99,6 +102,7 @@ internal sealed class LiteDbOrderPath : IOrderPath
             var order = path._orders.FindById(id) ?? throw new InvalidOperationException($"order '{id}' is missing");
             var loaded = order.Version;
             order.Status = status;
+            path.BetweenReadAndWrite?.Invoke();
             lock (path._writes)
             {
                 return ValueTask.FromResult(CheckAndUpdate(order, loaded));
