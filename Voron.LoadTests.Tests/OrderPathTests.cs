@@ -232,6 +232,48 @@ public sealed class OrderPathTests(ITestOutputHelper output) : IDisposable
         Assert.True(await stale.UpdateStatusAsync(id, "shipped")); // a fresh read wins
     }
 
+    /// <summary>
+    /// The whole mix from 16 concurrent callers (threads for blocking APIs, tasks otherwise), as a
+    /// run drives it: every call answers (no lock timeout, no busy error, no LiteDB transaction
+    /// limit), every created order can be loaded afterwards, and the store still reports.
+    /// </summary>
+    [Theory]
+    [MemberData(nameof(Paths))]
+    public async Task The_mix_from_16_concurrent_callers_never_throws_and_keeps_every_created_order(string name)
+    {
+        const int Callers = 16;
+        const int Rounds = 6;
+        using var path = await OpenAsync(name);
+        var callers = Enumerable.Range(0, Callers).Select(_ => path.CreateCaller()).ToArray();
+        try
+        {
+            await Task.WhenAll(Enumerable.Range(0, Callers).Select(c => OnCaller(path, async () =>
+            {
+                var caller = callers[c];
+                for (var r = 0; r < Rounds; r++)
+                {
+                    var n = Tiny.Orders + (c * Rounds) + r;
+                    await caller.CreateOrderAsync(OrdersData.Order(n, Tiny.Customers, Tiny.Products));
+                    Assert.NotNull(await caller.LoadOrderAsync(OrdersData.OrderId((c * 37) + r)));
+                    await caller.QueryByCustomerAsync(OrdersData.CustomerId(c), DaysBefore(200), DaysBefore(0), 20);
+                    await caller.UpdateStatusAsync(OrdersData.OrderId(r), OrdersData.Statuses[c % OrdersData.Statuses.Length]);
+                    await caller.ReportAsync(OrdersData.CustomerId(c), DaysBefore(90));
+                }
+            })));
+        }
+        finally
+        {
+            Array.ForEach(callers, c => c.Dispose());
+        }
+
+        path.Settle();
+        using var reader = path.CreateCaller();
+        for (var n = Tiny.Orders; n < Tiny.Orders + (Callers * Rounds); n++)
+        {
+            Assert.Equal(Text(OrdersData.Order(n, Tiny.Customers, Tiny.Products)), Text(await reader.LoadOrderAsync(OrdersData.OrderId(n))));
+        }
+    }
+
     [Theory]
     [MemberData(nameof(Paths))]
     public async Task Plans_show_the_query_and_the_report_use_the_customer_index(string name)
