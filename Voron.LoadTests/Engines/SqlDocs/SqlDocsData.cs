@@ -65,22 +65,6 @@ internal static class SqlDocsData
         SqliteCommands.Prepare(connection, sql, parameters);
 
     /// <summary>EXPLAIN QUERY PLAN of <paramref name="sql"/> with <paramref name="values"/> bound, its detail lines joined by "; ".</summary>
-    public static string Plan(SqliteConnection connection, string sql, params (string Name, object Value)[] values)
-    {
-        using var command = connection.CreateCommand();
-        command.CommandText = "EXPLAIN QUERY PLAN " + sql;
-        foreach (var (name, value) in values)
-        {
-            command.Parameters.AddWithValue(name, value);
-        }
-
-        using var reader = command.ExecuteReader();
-        var lines = new List<string>();
-        while (reader.Read())
-        {
-            lines.Add(reader.GetString(reader.FieldCount - 1));
-        }
-
-        return string.Join("; ", lines);
-    }
+    public static string Plan(SqliteConnection connection, string sql, params (string Name, object Value)[] values) =>
+        SqliteCommands.Plan(connection, sql, values);
 }

@@ -2,7 +2,7 @@ using Microsoft.Data.Sqlite;
 
 namespace Voron.LoadTests.Engines.Sqlite;
 
-/// <summary>The two command helpers the SQLite-backed engines share: run a statement, prepare one with typed parameters.</summary>
+/// <summary>The command helpers the SQLite-backed engines share: run a statement, prepare one with typed parameters, show a plan.</summary>
 internal static class SqliteCommands
 {
     public static void Execute(SqliteConnection connection, string sql)
@@ -23,5 +23,25 @@ internal static class SqliteCommands
 
         command.Prepare();
         return command;
+    }
+
+    /// <summary>EXPLAIN QUERY PLAN of <paramref name="sql"/> with <paramref name="values"/> bound, its detail lines joined by "; ".</summary>
+    public static string Plan(SqliteConnection connection, string sql, params (string Name, object Value)[] values)
+    {
+        using var command = connection.CreateCommand();
+        command.CommandText = "EXPLAIN QUERY PLAN " + sql;
+        foreach (var (name, value) in values)
+        {
+            command.Parameters.AddWithValue(name, value);
+        }
+
+        using var reader = command.ExecuteReader();
+        var lines = new List<string>();
+        while (reader.Read())
+        {
+            lines.Add(reader.GetString(reader.FieldCount - 1));
+        }
+
+        return string.Join("; ", lines);
     }
 }

@@ -1,0 +1,103 @@
+using Microsoft.Data.Sqlite;
+using Voron.SqliteVfs;
+
+namespace Voron.LoadTests.Engines.Orders;
+
+/// <summary>
+/// (b) SQL on Voron: the relational schema (<see cref="RelationalOrders"/>) in database
+/// <c>orders</c> of a Voron store registered as a SQLite VFS (<c>Vfs=</c> its name), through
+/// Microsoft.Data.Sqlite. The same statements as <see cref="SqliteOrderPath"/>; only the
+/// connection differs (<see cref="VoronSqliteRegistration.OpenConnection"/>: journal_mode=MEMORY,
+/// pooled), with the same page cache and busy_timeout.
+/// </summary>
+internal sealed class SqlVoronOrderPath : IOrderPath
+{
+    public const string Database = "orders";
+
+    private readonly StorageEnvironment _environment;
+    private readonly VoronSqliteRegistration _registration;
+
+    private SqlVoronOrderPath(StorageEnvironment environment, VoronSqliteRegistration registration)
+    {
+        _environment = environment;
+        _registration = registration;
+    }
+
+    public static SqlVoronOrderPath Open(string directory, OrdersSize size)
+    {
+        var environment = OpenEnvironment(directory);
+        VoronSqliteRegistration? registration = null;
+        try
+        {
+            registration = Register(environment);
+            var path = new SqlVoronOrderPath(environment, registration);
+            using (var connection = path.Connect())
+            {
+                RelationalOrders.Create(connection, size);
+            }
+
+            environment.FlushToDataFile();
+            return path;
+        }
+        catch
+        {
+            registration?.Dispose();
+            environment.Dispose();
+            throw;
+        }
+    }
+
+    /// <summary>A Durable store in <paramref name="directory"/> (the sql-docs path opens its store the same way).</summary>
+    internal static StorageEnvironment OpenEnvironment(string directory)
+    {
+        var options = StorageEnvironmentOptions.ForDirectory(directory);
+        options.Durability = DurabilityMode.Durable;
+        return StorageEnvironment.Open(options);
+    }
+
+    /// <summary>Registers <paramref name="environment"/> under a VFS name of its own (paths may be open side by side).</summary>
+    internal static VoronSqliteRegistration Register(StorageEnvironment environment) =>
+        VoronSqlite.Register(environment, "voron-orders-" + Guid.NewGuid().ToString("N")[..8]);
+
+    /// <summary>The durability text of both SQL paths on Voron.</summary>
+    internal const string VoronDurability = "Durable store: COMMIT returns after the journal fdatasync covering it; concurrent commits share it";
+
+    public string Name => OrderPaths.SqlVoron;
+
+    public string Description => "SQLite on Vfs=voron through Microsoft.Data.Sqlite: relational tables customers, products, orders, order_lines";
+
+    public string Durability => $"{VoronDurability}; busy_timeout={OrderSql.BusyTimeoutMs} for concurrent writers";
+
+    public bool UsesThreads => true;
+
+    private SqliteConnection Connect()
+    {
+        var connection = _registration.OpenConnection(Database);
+        try
+        {
+            RelationalOrders.Configure(connection);
+            return connection;
+        }
+        catch
+        {
+            connection.Dispose();
+            throw;
+        }
+    }
+
+    public IOrderCaller CreateCaller() => new RelationalOrderCaller(Connect());
+
+    public void Settle() => _environment.FlushToDataFile();
+
+    public IReadOnlyDictionary<string, string> Plans()
+    {
+        using var connection = Connect();
+        return RelationalOrders.Plans(connection);
+    }
+
+    public void Dispose()
+    {
+        _registration.Dispose();
+        _environment.Dispose();
+    }
+}
