@@ -226,6 +226,99 @@ public sealed class LoadModelTests
         Assert.Equal(9, tried.Count);
     }
 
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task IterationsForConstant_runs_exactly_its_iterations(bool threadPerCopy)
+    {
+        long calls = 0;
+        var scenario = Scenario.Create("fixed", _ =>
+            {
+                Interlocked.Increment(ref calls);
+                return ValueTask.FromResult(Response.Ok());
+            })
+            .WithLoadSimulations(Simulation.IterationsForConstant(copies: 4, iterations: 1_001));
+        if (threadPerCopy)
+        {
+            scenario = scenario.WithThreadPerCopy();
+        }
+
+        var stats = await LoadRunner.RunAsync(scenario);
+
+        Assert.Equal(1_001, calls);
+        Assert.Equal(1_001, stats.AllOkCount);
+    }
+
+    [Fact]
+    public async Task Copy_states_are_made_before_the_clock_and_the_measurement_start_hook_runs_once_after_the_warm_up()
+    {
+        var made = new ConcurrentBag<int>();
+        var order = new ConcurrentQueue<string>();
+        var scenario = Scenario.Create("states", context =>
+            {
+                Assert.Equal(context.CopyNumber, (int)context.State!);
+                return ValueTask.FromResult(Response.Ok());
+            })
+            .WithCopyState(copy =>
+            {
+                made.Add(copy);
+                order.Enqueue("state");
+                return copy;
+            })
+            .WithMeasurementStart(() => order.Enqueue("start"))
+            .WithSettle(() => order.Enqueue("settle"))
+            .WithWarmUpDuration(TimeSpan.FromMilliseconds(50))
+            .WithLoadSimulations(Simulation.KeepConstant(3, TimeSpan.FromMilliseconds(100)));
+
+        var stats = await LoadRunner.RunAsync(scenario);
+
+        Assert.Equal([0, 1, 2], made.Order());
+        Assert.Equal(["state", "state", "state", "settle", "start", "settle"], order);
+        Assert.Equal(0, stats.AllFailCount);
+    }
+
+    [Fact]
+    public async Task Copies_draw_the_same_random_values_whatever_the_scenario_is_called()
+    {
+        async Task<long[]> DrawsAsync(string name)
+        {
+            var draws = new long[3];
+            await LoadRunner.RunAsync(Scenario.Create(name, context =>
+                {
+                    Interlocked.CompareExchange(ref draws[context.CopyNumber], context.Random.NextInt64(1, long.MaxValue), 0);
+                    return ValueTask.FromResult(Response.Ok());
+                })
+                .WithLoadSimulations(Simulation.KeepConstant(3, TimeSpan.FromMilliseconds(30)))); // every copy invokes at least once
+            return draws;
+        }
+
+        var first = await DrawsAsync("engine-a");
+        Assert.Equal(first, await DrawsAsync("another engine"));
+        Assert.Equal(3, first.Distinct().Count());
+        Assert.Equal(new Random((0 * 40_503) + 0x5eed).NextInt64(1, long.MaxValue), first[0]); // no per-process hashing in the seed
+    }
+
+    [Fact]
+    public async Task Rounds_pool_their_histograms_as_one_run_would()
+    {
+        async Task<ScenarioStats> RunAsync(int sleepMs) => await LoadRunner.RunAsync(Scenario.Create("round", _ =>
+            {
+                Thread.Sleep(sleepMs);
+                return ValueTask.FromResult(Response.Ok());
+            })
+            .WithLoadSimulations(Simulation.IterationsForConstant(1, 20)));
+
+        var fast = await RunAsync(0);
+        var slow = await RunAsync(5);
+        var pooled = LatencyStats.Pooled([fast.Ok, slow.Ok]);
+
+        Assert.Equal(Math.Max(fast.Ok.Latency.MaxMs, slow.Ok.Latency.MaxMs), pooled.MaxMs);
+        Assert.Equal(Math.Min(fast.Ok.Latency.MinMs, slow.Ok.Latency.MinMs), pooled.MinMs);
+        Assert.True(pooled.P75Ms >= 5, $"three quarters of the pooled 40 include the 20 slow ones: p75 {pooled.P75Ms} ms");
+        Assert.True(pooled.P999Ms >= pooled.P99Ms);
+        Assert.Throws<ArgumentException>(() => LatencyStats.Pooled([new MeasurementStats(1, 1, LatencyStats.Empty, 0)]));
+    }
+
     private static void AssertClose(double expected, double actual) =>
         Assert.True(Math.Abs(expected - actual) <= (expected * 0.002) + 0.0002, $"expected {expected}, histogram says {actual}");
 

@@ -57,7 +57,7 @@ internal static class CommandLine
         root.Options.Add(Directory);
         root.Options.Add(Reports);
         var defaultExperiment = ExperimentCatalog.All.Single(e => e.Name == ExperimentCatalog.Default);
-        root.SetAction((result, _) => RunAsync(defaultExperiment, result));
+        root.SetAction((result, _) => RunAsync(defaultExperiment, result, quick: true)); // the first command a newcomer runs: short
 
         foreach (var experiment in ExperimentCatalog.All)
         {
@@ -84,10 +84,10 @@ internal static class CommandLine
         return root;
     }
 
-    private static async Task<int> RunAsync(ExperimentDefinition definition, ParseResult result)
+    private static async Task<int> RunAsync(ExperimentDefinition definition, ParseResult result, bool quick = false)
     {
         var output = result.InvocationConfiguration.Output;
-        var quick = result.GetValue(Quick);
+        quick |= result.GetValue(Quick);
         var experiment = definition.Create(result);
         var delay = definition.Writes ? result.GetValue(ExperimentCatalog.FlushDelay) : null;
         var disk = delay is > 0 ? new SimulatedDisk(TimeSpan.FromMilliseconds(delay.Value)) : SimulatedDisk.None;

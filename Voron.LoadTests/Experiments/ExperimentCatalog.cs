@@ -1,5 +1,6 @@
 using System.CommandLine;
 using Voron.LoadTests.Engines;
+using Voron.LoadTests.Engines.Orders;
 using Voron.LoadTests.Engines.SqlDocs;
 
 namespace Voron.LoadTests.Experiments;
@@ -12,7 +13,8 @@ namespace Voron.LoadTests.Experiments;
 /// </summary>
 internal static class ExperimentCatalog
 {
-    internal const string Default = "machine";
+    /// <summary>What a run with no experiment named does: <c>compare</c>, in quick mode (CommandLine).</summary>
+    internal const string Default = "compare";
 
     /// <summary>The largest simulated flush delay: a second is already far slower than any disk.</summary>
     private const double MaxFlushDelayMs = 1000;
@@ -61,8 +63,33 @@ internal static class ExperimentCatalog
     internal static readonly Option<string[]?> SqlDocsEngineNames = ExperimentOptions.Names(
         "--engines", "VORON_SQLDOCS_ENGINES", "engines to run, separated by commas; default all", SqlDocsEngines.All);
 
+    /// <summary>compare: which paths.</summary>
+    internal static readonly Option<string[]?> ComparePaths = ExperimentOptions.Names(
+        "--paths", "VORON_COMPARE_PATHS", "paths to run, separated by commas; default all", OrderPaths.All);
+
+    /// <summary>compare: the closed loads' copy counts.</summary>
+    internal static readonly Option<int[]?> CompareCopies = ExperimentOptions.List(
+        "--copies", "VORON_COMPARE_COPIES", "copy counts of the closed loads, separated by commas; default 1,16,64",
+        (text, source) => MergeExperiment.ParseCallerCounts(text, source));
+
+    /// <summary>compare: seconds per run.</summary>
+    internal static readonly Option<double?> CompareDuration = ExperimentOptions.Seconds(
+        "--duration", "VORON_COMPARE_SECONDS", "seconds of each closed run and of each open sweep point; default 5 (1 with --quick)", 600);
+
+    /// <summary>compare: which loads.</summary>
+    internal static readonly Option<string[]?> CompareLoops = ExperimentOptions.Names(
+        "--loops", "VORON_COMPARE_LOOPS", "closed, open or both (closed,open); default both", [CompareExperiment.ClosedLoop, CompareExperiment.OpenLoop]);
+
     internal static IReadOnlyList<ExperimentDefinition> All { get; } =
     [
+        new(new CompareExperiment(), [ComparePaths, CompareCopies, Runs, CompareDuration, CompareLoops],
+            result => new CompareExperiment(
+                paths: result.GetValue(ComparePaths),
+                copies: result.GetValue(CompareCopies),
+                rounds: result.GetValue(Runs),
+                duration: result.GetValue(CompareDuration) is { } seconds ? TimeSpan.FromSeconds(seconds) : null,
+                loops: result.GetValue(CompareLoops)),
+            Writes: true),
         Plain(new MachineExperiment()),
         new(new KvExperiment(), [KvEntries, Runs, Engines],
             result => new KvExperiment(result.GetValue(KvEntries), result.GetValue(Runs), result.GetValue(Engines)), Writes: true),

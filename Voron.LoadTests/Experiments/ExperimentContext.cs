@@ -83,9 +83,9 @@ internal sealed class ExperimentContext : IDisposable
         return path;
     }
 
-    /// <summary>Runs one scenario of the load model (<see cref="LoadRunner"/>) with progress lines on <see cref="Output"/>.</summary>
-    public Task<ScenarioStats> RunScenarioAsync(ScenarioProps scenario, string progressPrefix = "") =>
-        LoadRunner.RunAsync(scenario, new LoadRunOptions { Progress = Output, ProgressPrefix = progressPrefix });
+    /// <summary>Runs one scenario of the load model (<see cref="LoadRunner"/>) with progress lines on <see cref="Output"/> (none when <paramref name="quiet"/>).</summary>
+    public Task<ScenarioStats> RunScenarioAsync(ScenarioProps scenario, string progressPrefix = "", bool quiet = false, CancellationToken cancellationToken = default) =>
+        LoadRunner.RunAsync(scenario, new LoadRunOptions { Progress = quiet ? null : Output, ProgressPrefix = progressPrefix }, cancellationToken);
 
     /// <summary>Prints a progress line, prefixed with the time since the program started.</summary>
     public void Progress(string message) =>

@@ -65,6 +65,29 @@ internal static class ExperimentOptions
         },
     };
 
+    /// <summary>
+    /// Seconds, fractions allowed, more than 0 and at most <paramref name="max"/>: <c>--name S</c>,
+    /// else the variable <paramref name="variable"/>, else null (the experiment's default).
+    /// </summary>
+    public static Option<double?> Seconds(string name, string variable, string description, double max) => new(name)
+    {
+        Description = $"{description} (or the environment variable {variable})",
+        HelpName = "SECONDS",
+        CustomParser = result => ParseSeconds(result, result.Tokens[0].Value, name, max),
+        DefaultValueFactory = result => Environment.GetEnvironmentVariable(variable) is { Length: > 0 } text ? ParseSeconds(result, text, variable, max) : null,
+    };
+
+    private static double? ParseSeconds(ArgumentResult result, string text, string source, double max)
+    {
+        if (double.TryParse(text, NumberStyles.AllowDecimalPoint, CultureInfo.InvariantCulture, out var value) && value > 0 && value <= max)
+        {
+            return value;
+        }
+
+        result.AddError($"{source} must be a number of seconds more than 0 and at most {max.ToString(CultureInfo.InvariantCulture)}, not '{text}'.");
+        return null;
+    }
+
     private static string[]? ParseNames(ArgumentResult result, string text, string source, string[] allowed)
     {
         var names = text.Split(',', StringSplitOptions.TrimEntries | StringSplitOptions.RemoveEmptyEntries);

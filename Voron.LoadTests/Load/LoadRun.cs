@@ -31,6 +31,7 @@ internal sealed class LoadRun
     private LoadSimulation? _phase;
     private long _phaseStart;
     private long _phaseEnd;
+    private TaskCompletionSource<long>? _firstGo;
 
     public LoadRun(ScenarioProps scenario, LoadRunOptions options, CancellationToken cancellation)
     {
@@ -77,20 +78,20 @@ internal sealed class LoadRun
     /// <summary>The measured phases, the settle, and the results.</summary>
     public async Task<ScenarioStats> MeasureAsync()
     {
-        var start = Stopwatch.GetTimestamp();
+        // The clock starts when the first phase goes (after its threads, if any, are up and waiting).
+        var firstGo = new TaskCompletionSource<long>(TaskCreationOptions.RunContinuationsAsynchronously);
+        _firstGo = firstGo;
+        var phases = RunPhasesAsync();
+        var started = await Task.WhenAny(firstGo.Task, phases).ConfigureAwait(false);
+        if (started != firstGo.Task)
+        {
+            await phases.ConfigureAwait(false); // a phase failed before going: rethrow
+        }
+
+        var start = await firstGo.Task.ConfigureAwait(false);
         using var stop = new CancellationTokenSource();
         var reporting = ReportAsync(start, stop.Token);
-        var previousRate = 0.0;
-        foreach (var phase in Scenario.LoadSimulations)
-        {
-            if (_cancellation.IsCancellationRequested)
-            {
-                break;
-            }
-
-            await RunPhaseAsync(phase, previousRate).ConfigureAwait(false);
-            previousRate = phase.RateAt(phase.During.TotalSeconds, previousRate) ?? 0;
-        }
+        await phases.ConfigureAwait(false);
 
         var settleStart = Stopwatch.GetTimestamp();
         if (Scenario.Settle != null)
@@ -119,17 +120,71 @@ internal sealed class LoadRun
         }
     }
 
-    public Task RunPhaseAsync(LoadSimulation phase, double previousRate)
+    private async Task RunPhasesAsync()
     {
-        _phase = phase;
-        _phaseStart = Stopwatch.GetTimestamp();
-        _phaseEnd = _phaseStart + (long)(phase.During.TotalSeconds * Stopwatch.Frequency);
-        return phase switch
+        var previousRate = 0.0;
+        foreach (var phase in Scenario.LoadSimulations)
         {
-            KeepConstant keep => RunClosedAsync(keep.Copies),
-            Pause pause => Task.Delay(pause.During, _cancellation).ContinueWith(_ => { }, TaskScheduler.Default),
-            _ => RunOpenAsync(phase, previousRate),
-        };
+            if (_cancellation.IsCancellationRequested)
+            {
+                break;
+            }
+
+            await RunPhaseAsync(phase, previousRate).ConfigureAwait(false);
+            previousRate = phase.RateAt(phase.During.TotalSeconds, previousRate) ?? 0;
+        }
+
+        Go(null); // no phase ran (cancelled): the clock starts and stops here
+    }
+
+    public Task RunPhaseAsync(LoadSimulation phase, double previousRate) => phase switch
+    {
+        KeepConstant keep => RunClosedAsync(keep, keep.Copies, iterations: null),
+        IterationsForConstant fixedWork => RunClosedAsync(fixedWork, fixedWork.Copies, fixedWork.Iterations),
+        Pause pause => PauseAsync(pause),
+        _ => RunOpenAsync(phase, previousRate),
+    };
+
+    /// <summary>Starts <paramref name="phase"/>'s clock; the first phase of the measurement starts the measured span's (after <see cref="ScenarioProps.MeasurementStart"/>).</summary>
+    private void Go(LoadSimulation? phase)
+    {
+        var first = Interlocked.Exchange(ref _firstGo, null);
+        if (first != null)
+        {
+            Scenario.MeasurementStart?.Invoke();
+        }
+
+        var now = Stopwatch.GetTimestamp();
+        if (phase != null)
+        {
+            _phase = phase;
+            _phaseStart = now;
+            _phaseEnd = now + (long)(phase.During.TotalSeconds * Stopwatch.Frequency);
+        }
+
+        first?.TrySetResult(now);
+    }
+
+    private async Task PauseAsync(Pause pause)
+    {
+        Go(pause);
+        await Task.Delay(pause.During, _cancellation).ContinueWith(_ => { }, TaskScheduler.Default).ConfigureAwait(false);
+    }
+
+    /// <summary>Makes, before any clock starts, the copies (and their states) the phases will surely use.</summary>
+    public void CreateCopies()
+    {
+        var copies = Scenario.LoadSimulations.Select(s => s switch { KeepConstant k => k.Copies, IterationsForConstant i => i.Copies, _ => 0 }).DefaultIfEmpty(0).Max();
+        if (Scenario.ThreadPerCopy && Scenario.LoadSimulations.Any(s => s is Inject or RampingInject))
+        {
+            copies = Math.Max(copies, Scenario.OpenThreads);
+        }
+
+        for (var i = 0; i < copies; i++)
+        {
+            var context = Copy(i);
+            context.State ??= Scenario.CopyState?.Invoke(i);
+        }
     }
 
     public void DisposeStates()
@@ -154,31 +209,51 @@ internal sealed class LoadRun
         }
     }
 
-    private async Task RunClosedAsync(int copies)
+    /// <summary>A closed phase: each copy invokes in a loop until the phase's time is up, or until <paramref name="iterations"/> invocations in all have started.</summary>
+    private async Task RunClosedAsync(LoadSimulation phase, int copies, long? iterations)
     {
-        Volatile.Write(ref _running, copies);
+        var issued = 0L;
+        bool More() => iterations is { } total
+            ? Interlocked.Increment(ref issued) <= total
+            : Stopwatch.GetTimestamp() < _phaseEnd && !_cancellation.IsCancellationRequested;
+        bool First() => iterations is not { } total || Interlocked.Increment(ref issued) <= total;
         if (Scenario.ThreadPerCopy)
         {
-            await OnThreadsAsync(copies, "closed-loop copy", copy =>
+            // The threads start and wait at a gate; the phase's clock starts when all are waiting.
+            using var gate = new ManualResetEventSlim(false);
+            var ready = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+            var waiting = 0;
+            var threads = OnThreadsAsync(copies, "closed-loop copy", copy =>
             {
                 var context = Copy(copy);
-                do // at least one invocation per copy, however late a busy machine starts it
+                if (Interlocked.Increment(ref waiting) == copies)
+                {
+                    ready.SetResult();
+                }
+
+                gate.Wait();
+                for (var more = First(); more; more = More()) // timed: at least one invocation per copy, however late a busy machine starts it
                 {
                     InvokeAsync(context, Stopwatch.GetTimestamp()).AsTask().GetAwaiter().GetResult();
                 }
-                while (Stopwatch.GetTimestamp() < _phaseEnd && !_cancellation.IsCancellationRequested);
-            }).ConfigureAwait(false);
+            });
+            await Task.WhenAny(ready.Task, threads).ConfigureAwait(false);
+            Volatile.Write(ref _running, copies);
+            Go(phase);
+            gate.Set();
+            await threads.ConfigureAwait(false);
         }
         else
         {
+            Volatile.Write(ref _running, copies);
+            Go(phase);
             await Task.WhenAll(Enumerable.Range(0, copies).Select(copy => Task.Run(async () =>
             {
                 var context = Copy(copy);
-                do
+                for (var more = First(); more; more = More())
                 {
                     await InvokeAsync(context, Stopwatch.GetTimestamp()).ConfigureAwait(false);
                 }
-                while (Stopwatch.GetTimestamp() < _phaseEnd && !_cancellation.IsCancellationRequested);
             }))).ConfigureAwait(false);
         }
 
@@ -210,6 +285,7 @@ internal sealed class LoadRun
             });
         }
 
+        Go(phase);
         var dispatched = await OnThreadsAsync(1, "open-loop dispatcher", _ =>
         {
             var start = _phaseStart;
@@ -271,6 +347,11 @@ internal sealed class LoadRun
     /// <summary>One invocation, timed from <paramref name="start"/>; never throws.</summary>
     private async ValueTask InvokeAsync(ScenarioContext context, long start)
     {
+        if (context.State == null && Scenario.CopyState != null)
+        {
+            context.State = Scenario.CopyState(context.CopyNumber); // a copy an async open phase added: timed, as a pool growing under load is
+        }
+
         context.InvocationNumber = Interlocked.Increment(ref _invocations) - 1;
         context.InvocationStart = start;
         context.FirstStepPending = true;

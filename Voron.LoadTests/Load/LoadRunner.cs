@@ -5,8 +5,8 @@ namespace Voron.LoadTests.Load;
 /// <summary>
 /// Runs one scenario (NBomber's <c>NBomberRunner.RegisterScenarios(s).Run()</c> for a single
 /// scenario; our experiments run scenarios one after another, engines interleaved, so that no two
-/// compete for the machine): init, warm-up (measured and then forgotten), the phases in order,
-/// the settle inside the measured span, then the copies' state disposed and clean-up. Every
+/// compete for the machine): init, the copies' states, warm-up (measured and then forgotten) and
+/// its settle, the phases in order, the settle inside the measured span, then the copies' state disposed and clean-up. Every
 /// invocation and step is counted; failures are results, not exceptions.
 /// </summary>
 internal static class LoadRunner
@@ -28,9 +28,15 @@ internal static class LoadRunner
                 await scenario.Init(cancellationToken).ConfigureAwait(false);
             }
 
+            run.CreateCopies();
             if (scenario.WarmUp > TimeSpan.Zero)
             {
                 await run.RunPhaseAsync(WarmUpOf(scenario.LoadSimulations[0], scenario.WarmUp), previousRate: 0).ConfigureAwait(false);
+                if (scenario.Settle != null)
+                {
+                    await scenario.Settle().ConfigureAwait(false); // what the warm-up's writes left is not the measured run's to pay
+                }
+
                 run.Reset();
             }
 

@@ -90,17 +90,21 @@ internal sealed class Meter
             Ms(histogram.GetValueAtPercentile(50)),
             Ms(histogram.GetValueAtPercentile(75)),
             Ms(histogram.GetValueAtPercentile(95)),
-            Ms(histogram.GetValueAtPercentile(99)));
+            Ms(histogram.GetValueAtPercentile(99)))
+        {
+            P999Ms = Ms(histogram.GetValueAtPercentile(99.9)),
+        };
     }
 
     private static MeasurementStats Stats(HistogramBase histogram, long bytes, double seconds) =>
-        new(histogram.TotalCount, seconds > 0 ? histogram.TotalCount / seconds : 0, Latency(histogram), bytes);
+        new(histogram.TotalCount, seconds > 0 ? histogram.TotalCount / seconds : 0, Latency(histogram), bytes) { Histogram = histogram.Copy() };
 
     private static double Ms(double units) => units / TimeSpan.TicksPerMillisecond;
 
-    private static LongHistogram NewHistogram() => new(1, HighestUnits, 3);
+    internal static LongHistogram NewHistogram() => new(1, HighestUnits, 3);
 
-    private static Recorder NewRecorder() => new(1, HighestUnits, 3, (id, low, high, digits) => new LongHistogram(id, low, high, digits));
+    /// <summary>A recorder for many writers: its histograms must take concurrent increments (a plain LongHistogram loses counts; LoadModelTests caught it).</summary>
+    private static Recorder NewRecorder() => new(1, HighestUnits, 3, (id, low, high, digits) => new LongConcurrentHistogram(id, low, high, digits));
 
     private sealed class StatusCount
     {

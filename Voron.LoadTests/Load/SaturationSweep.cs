@@ -70,7 +70,11 @@ internal static class SaturationSweep
         return (ok, bad == null);
     }
 
-    /// <summary>Whether an open run at <paramref name="offeredPerSecond"/> kept up: no failures, p99 within the limit, at least <see cref="KeepUpShare"/> of the offered rate completed.</summary>
+    /// <summary>
+    /// Whether an open run at <paramref name="offeredPerSecond"/> kept up: no failures, p99 within
+    /// the limit, and at least <see cref="KeepUpShare"/> of the offered rate completed over the load's
+    /// span (<see cref="ScenarioStats.LoadRps"/>: the settle after it is not arrival time).
+    /// </summary>
     public static bool IsOk(ScenarioStats stats, double offeredPerSecond) =>
-        stats.AllFailCount == 0 && stats.Ok.Latency.P99Ms <= P99LimitMs && stats.Ok.Rps >= KeepUpShare * offeredPerSecond;
+        stats.AllFailCount == 0 && stats.Ok.Latency.P99Ms <= P99LimitMs && stats.LoadRps >= KeepUpShare * offeredPerSecond;
 }

@@ -43,7 +43,17 @@ internal sealed record ScenarioProps(string Name, Func<ScenarioContext, ValueTas
     /// </summary>
     public Func<Task>? Settle { get; init; }
 
-    /// <summary>How long the first phase's load runs unmeasured before the measured phases (default none).</summary>
+    /// <summary>
+    /// Makes a copy's <see cref="ScenarioContext.State"/> (its connection, its prepared statements)
+    /// before the clock starts: for every copy a closed phase or the thread-per-copy open threads
+    /// will use; copies an async open phase adds later make theirs on their first invocation (timed).
+    /// </summary>
+    public Func<int, object>? CopyState { get; init; }
+
+    /// <summary>Runs right before the measured span's clock starts (after the warm-up and its settle): where counters (bytes written, flushes) take their starting values.</summary>
+    public Action? MeasurementStart { get; init; }
+
+    /// <summary>How long the first phase's load runs unmeasured before the measured phases (default none); the settle runs after it, unmeasured too.</summary>
     public TimeSpan WarmUp { get; init; }
 
     /// <summary>The phases, run in order.</summary>
@@ -63,6 +73,10 @@ internal sealed record ScenarioProps(string Name, Func<ScenarioContext, ValueTas
     public ScenarioProps WithInit(Func<CancellationToken, Task> init) => this with { Init = init };
 
     public ScenarioProps WithClean(Func<Task> clean) => this with { Clean = clean };
+
+    public ScenarioProps WithCopyState(Func<int, object> create) => this with { CopyState = create };
+
+    public ScenarioProps WithMeasurementStart(Action start) => this with { MeasurementStart = start };
 
     public ScenarioProps WithSettle(Func<Task> settle) => this with { Settle = settle };
 

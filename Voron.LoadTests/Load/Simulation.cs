@@ -7,7 +7,8 @@ namespace Voron.LoadTests.Load;
 /// schedule whatever the system does, and <see cref="RampingInject"/> moves that rate linearly
 /// from the previous phase's; each invocation's latency runs from its scheduled start, so a system
 /// that falls behind shows it as latency (no coordinated omission). <see cref="Pause"/> starts
-/// nothing. The phases of a scenario run one after the other.
+/// nothing. <see cref="IterationsForConstant"/> is a closed phase that ends after a number of
+/// invocations instead of a time. The phases of a scenario run one after the other.
 /// </summary>
 internal abstract record LoadSimulation(TimeSpan During)
 {
@@ -24,6 +25,14 @@ internal sealed record KeepConstant(int Copies, TimeSpan During) : LoadSimulatio
     internal override double? RateAt(double secondsIn, double previousRate) => null;
 
     public override string Describe() => $"keep {Copies}";
+}
+
+/// <summary><see cref="Copies"/> copies, each invoking the scenario in a loop, until <see cref="Iterations"/> invocations in all have started (a fixed amount of work: a bulk load, a replayed trace).</summary>
+internal sealed record IterationsForConstant(int Copies, long Iterations) : LoadSimulation(TimeSpan.Zero)
+{
+    internal override double? RateAt(double secondsIn, double previousRate) => null;
+
+    public override string Describe() => $"keep {Copies} for {Iterations:N0}";
 }
 
 /// <summary><see cref="Rate"/> invocations per <see cref="Interval"/>, evenly spaced, for <see cref="LoadSimulation.During"/>.</summary>
@@ -62,6 +71,13 @@ internal static class Simulation
     {
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(copies);
         return new KeepConstant(copies, Positive(during));
+    }
+
+    public static LoadSimulation IterationsForConstant(int copies, long iterations)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(copies);
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(iterations);
+        return new IterationsForConstant(copies, iterations);
     }
 
     public static LoadSimulation Inject(int rate, TimeSpan interval, TimeSpan during)

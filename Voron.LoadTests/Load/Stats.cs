@@ -3,7 +3,25 @@ namespace Voron.LoadTests.Load;
 /// <summary>Latency of a set of invocations or steps, in milliseconds (HdrHistogram, 3 significant digits: each figure within 0.1%).</summary>
 internal sealed record LatencyStats(double MinMs, double MeanMs, double MaxMs, double StdDevMs, double P50Ms, double P75Ms, double P95Ms, double P99Ms)
 {
-    public static LatencyStats Empty { get; } = new(double.NaN, double.NaN, double.NaN, double.NaN, double.NaN, double.NaN, double.NaN, double.NaN);
+    public static LatencyStats Empty { get; } = new(double.NaN, double.NaN, double.NaN, double.NaN, double.NaN, double.NaN, double.NaN, double.NaN) { P999Ms = double.NaN };
+
+    /// <summary>The 99.9th percentile (not in NBomber's set; the merge experiment reports it).</summary>
+    public double P999Ms { get; init; }
+
+    /// <summary>
+    /// The latency of several runs' measurements together, as if one run had made them all (the
+    /// histograms added, not the percentiles averaged): for interleaved rounds of one engine.
+    /// </summary>
+    public static LatencyStats Pooled(IEnumerable<MeasurementStats> runs)
+    {
+        var pooled = Meter.NewHistogram();
+        foreach (var run in runs)
+        {
+            pooled.Add(run.Histogram ?? throw new ArgumentException("Only measurements made by the load runner keep their histograms.", nameof(runs)));
+        }
+
+        return Meter.Latency(pooled);
+    }
 }
 
 /// <summary>The ok or the failed part of a scenario's or step's results (NBomber's MeasurementStats).</summary>
@@ -11,7 +29,11 @@ internal sealed record LatencyStats(double MinMs, double MeanMs, double MaxMs, d
 /// <param name="Rps">Count over the scenario's measured seconds (settle included).</param>
 /// <param name="Latency">Their latency.</param>
 /// <param name="Bytes">What their responses said they moved (<see cref="Response.SizeBytes"/>).</param>
-internal sealed record MeasurementStats(long Count, double Rps, LatencyStats Latency, long Bytes);
+internal sealed record MeasurementStats(long Count, double Rps, LatencyStats Latency, long Bytes)
+{
+    /// <summary>The latencies themselves (units of 100 ns), for pooling runs (<see cref="LatencyStats.Pooled"/>); null for figures made up elsewhere.</summary>
+    internal HdrHistogram.HistogramBase? Histogram { get; init; }
+}
 
 /// <summary>How many responses had one status code (and whether that code was a failure), with one message seen with it.</summary>
 internal sealed record StatusCodeStats(string StatusCode, bool IsError, long Count, string? Message);
@@ -43,7 +65,7 @@ internal sealed record TimelinePoint(double EndSeconds, long Ok, long Fail, doub
 /// </summary>
 /// <param name="ScenarioName">The scenario.</param>
 /// <param name="Simulations">The measured phases it ran.</param>
-/// <param name="Seconds">The measured span: from the first phase's start to the last invocation's end, then the settle.</param>
+/// <param name="Seconds">The measured span: from the first phase's start to the last invocation's end, then the settle (RPS figures are over this span).</param>
 /// <param name="SettleSeconds">The part of <paramref name="Seconds"/> the settle took.</param>
 /// <param name="Scheduled">Invocations the open phases scheduled (0 for closed-only runs); every scheduled one is started and counted.</param>
 /// <param name="Ok">Invocations that returned ok.</param>
@@ -70,6 +92,12 @@ internal sealed record ScenarioStats(
     public long AllFailCount => Fail.Count;
 
     public long AllBytes => Ok.Bytes + Fail.Bytes;
+
+    /// <summary>Ok invocations per second of load, the settle left out: what an open phase's offered rate is compared with.</summary>
+    public double LoadRps => Seconds - SettleSeconds > 0 ? Ok.Count / (Seconds - SettleSeconds) : 0;
+
+    /// <summary>How many responses (ok or not) had <paramref name="statusCode"/>, at the scenario level.</summary>
+    public long CountOf(string statusCode) => StatusCodes.Where(s => s.StatusCode == statusCode).Sum(s => s.Count);
 
     /// <summary>The step named <paramref name="name"/>; throws naming the steps there are when there is none.</summary>
     public StepStats Step(string name) =>
