@@ -1,4 +1,10 @@
 using System.Text.Json;
+using ConnectionString = LiteDB.ConnectionString;
+using ConnectionType = LiteDB.ConnectionType;
+using LiteDatabase = LiteDB.LiteDatabase;
+using Microsoft.Data.Sqlite;
+using Voron.Documents;
+using Voron.SqliteVfs;
 using Voron.LoadTests.Engines.Orders;
 using Xunit.Abstractions;
 
@@ -288,6 +294,64 @@ public sealed class OrderPathTests(ITestOutputHelper output) : IDisposable
             Assert.True(plans.ContainsKey(key), $"{name} has no {key} plan");
             Assert.Contains(name == OrderPaths.LiteDb ? "Customer" : "orders_by_customer_created", plans[key], StringComparison.Ordinal);
         }
+    }
+
+    /// <summary>
+    /// An order created through a caller is in the files after the path is disposed: reopened with
+    /// the engine's own API (the paths have no reopen of their own; a run always starts afresh).
+    /// </summary>
+    [Theory]
+    [MemberData(nameof(Paths))]
+    public async Task A_created_order_survives_dispose_and_reopens_with_the_engine_api(string name)
+    {
+        var created = OrdersData.Order(Tiny.Orders, Tiny.Customers, Tiny.Products);
+        using (var path = await OpenAsync(name))
+        {
+            using var caller = path.CreateCaller();
+            await caller.CreateOrderAsync(created);
+        }
+
+        var directory = _directory.Combine(name);
+        Assert.Equal(Text(created), name switch
+        {
+            OrderPaths.Documents or OrderPaths.SqlDocs => await LoadDocumentAsync(directory, created.Id!),
+            OrderPaths.Sqlite => LoadRelational(new SqliteConnection($"Data Source={Path.Combine(directory, "orders.db")}"), created),
+            OrderPaths.SqlVoron => ReopenVoronSql(directory, created),
+            OrderPaths.LiteDb => LoadLiteDb(directory, created.Id!),
+            _ => throw new ArgumentException(name),
+        });
+    }
+
+    private static async Task<string> LoadDocumentAsync(string directory, string id)
+    {
+        using var store = DocumentStore.Open(new DocumentStoreOptions { Path = directory });
+        await using var session = store.OpenSession();
+        return Text(await session.LoadAsync(id, Json.Order));
+    }
+
+    private static string LoadLiteDb(string directory, string id)
+    {
+        using var database = new LiteDatabase(new ConnectionString { Filename = Path.Combine(directory, "orders.litedb"), Connection = ConnectionType.Direct });
+        return Text(database.GetCollection<Order>("orders").FindById(id));
+    }
+
+    private static string ReopenVoronSql(string directory, Order created)
+    {
+        using var environment = StorageEnvironment.Open(StorageEnvironmentOptions.ForDirectory(directory));
+        using var registration = VoronSqlite.Register(environment, "voron-reopen-" + Guid.NewGuid().ToString("N")[..8]);
+        return LoadRelational(registration.OpenConnection(SqlVoronOrderPath.Database), created);
+    }
+
+    /// <summary>The stored order as the relational caller reads it, through a new caller on <paramref name="connection"/> (which it owns).</summary>
+    private static string LoadRelational(SqliteConnection connection, Order created)
+    {
+        if (connection.State != System.Data.ConnectionState.Open)
+        {
+            connection.Open();
+        }
+
+        using var caller = new RelationalOrderCaller(connection);
+        return Text(caller.LoadOrderAsync(created.Id!).AsTask().GetAwaiter().GetResult());
     }
 
     public void Dispose() => _directory.Dispose();

@@ -86,7 +86,6 @@ internal sealed class DocumentsOrderPath : IOrderPath
 
     private sealed class Caller(DocumentsOrderPath path) : IOrderCaller
     {
-
         public async ValueTask CreateOrderAsync(Order order)
         {
             await using var session = path._store.OpenSession();

@@ -36,7 +36,7 @@ internal static class RelationalOrders
     /// <summary>The columns <see cref="RelationalOrderCaller"/> materializes an order from: the order's, then one line's (one row per line, in line order).</summary>
     private const string OrderColumns = "o.id, o.customer, o.created_at, o.status, o.total, o.ship_street, o.ship_city, o.ship_zip, l.product, l.quantity, l.price";
 
-    /// <summary>One order with its lines: one statement, so one snapshot.</summary>
+    /// <summary>One order with its lines: one statement, so one snapshot (an inner join: every order has at least one line).</summary>
     public const string Load = $"SELECT {OrderColumns} FROM orders o JOIN order_lines l ON l.order_id = o.id WHERE o.id = $id ORDER BY l.line_no";
 
     /// <summary>The customer's first orders in the range (the index gives them in order, LIMIT stops it), then their lines.</summary>
