@@ -116,15 +116,15 @@ internal static partial class HtmlReport
             open.Where(x => x.Run.Engine == engine).GroupBy(x => x.Rate).OrderBy(g => g.Key).Select(g => (g.Key, Median(g.Select(x => value(x.Run.Stats))))).ToList();
         var rates = open.Select(x => x.Rate).Distinct().Order().ToList();
         var logX = Spread(rates) >= 20;
-        var throughput = engines.ConvertAll(e => new SvgChart.Line(e, colors[e], Points(e, s => s.Ok.Rps)));
-        throughput.Add(new SvgChart.Line("offered", "#AAAAAA", rates.ConvertAll(r => (r, r))));
+        List<SvgChart.Line> throughput = [new SvgChart.Line("offered", "#999999", rates.ConvertAll(r => (r, r)), Dashed: true)]; // first: drawn under the engines
+        throughput.AddRange(engines.Select(e => new SvgChart.Line(e, colors[e], Points(e, s => s.Ok.Rps))));
         var p99 = engines.ConvertAll(e => new SvgChart.Line(e, colors[e], Points(e, s => s.Ok.Latency.P99Ms)));
         var logY = Spread(p99.SelectMany(l => l.Points).Select(p => p.Y).Append(SaturationSweep.P99LimitMs)) >= 100;
         var rpsId = ids.Next("offered-throughput");
         yield return Figure(rpsId,
             SvgChart.LineChart(rpsId, "Throughput against offered load", "offered requests per second", "ok requests per second", throughput,
                 new SvgChart.LineOptions { LogX = logX, LogY = logX, Dots = true }),
-            "Ok requests per second each engine completed at each offered (scheduled) rate of its open-load runs, the median over runs at a rate; the grey line is the offered rate: an engine that keeps up is on it.");
+            "Ok requests per second each engine completed at each offered (scheduled) rate of its open-load runs, the median over runs at a rate; the dashed grey line is the offered rate: an engine that keeps up is on it.");
         var p99Id = ids.Next("offered-p99");
         var limit = SaturationSweep.P99LimitMs.ToString(CultureInfo.InvariantCulture);
         yield return Figure(p99Id,

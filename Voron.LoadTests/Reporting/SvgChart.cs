@@ -14,7 +14,8 @@ namespace Voron.LoadTests.Reporting;
 /// labelled vertical markers) and grouped horizontal bar charts (categories × series). Drawn by
 /// OxyPlot.Core's <see cref="SvgExporter"/>, which is managed code only: text is measured by its
 /// <see cref="PdfRenderContext"/> with the PDF standard fonts' metrics (Helvetica, which Arial and
-/// Liberation Sans match), so no native library and no installed font is needed to draw.
+/// Liberation Sans match; <see cref="PixelTextMeasurer"/>), so no native library and no installed
+/// font is needed to draw.
 /// </summary>
 internal static class SvgChart
 {
@@ -24,8 +25,8 @@ internal static class SvgChart
 
     internal static readonly XNamespace Svg = "http://www.w3.org/2000/svg";
 
-    /// <summary>One line: a name for the legend, a colour ("#RRGGBB") and its points (NaN y: a gap).</summary>
-    internal sealed record Line(string Name, string Color, IReadOnlyList<(double X, double Y)> Points);
+    /// <summary>One line: a name for the legend, a colour ("#RRGGBB") and its points (NaN y: a gap); dashed for a reference (the offered rate).</summary>
+    internal sealed record Line(string Name, string Color, IReadOnlyList<(double X, double Y)> Points, bool Dashed = false);
 
     /// <summary>One series of bars: a name for the legend, a colour, a value per category (NaN: no bar).</summary>
     internal sealed record Bars(string Name, string Color, IReadOnlyList<double> Values);
@@ -72,8 +73,9 @@ internal static class SvgChart
             {
                 Title = line.Name,
                 Color = OxyColor.Parse(line.Color),
-                StrokeThickness = 2,
-                MarkerType = options.Dots ? MarkerType.Circle : MarkerType.None,
+                StrokeThickness = line.Dashed ? 1.5 : 2,
+                LineStyle = line.Dashed ? LineStyle.Dash : LineStyle.Solid,
+                MarkerType = options.Dots && !line.Dashed ? MarkerType.Circle : MarkerType.None,
                 MarkerSize = 3,
                 MarkerFill = OxyColor.Parse(line.Color),
             };
@@ -187,7 +189,7 @@ internal static class SvgChart
     /// </summary>
     private static string Export(PlotModel model, string id, int width, int height)
     {
-        var text = SvgExporter.ExportToString(model, width, height, isDocument: false, new PdfRenderContext(width, height, OxyColors.White));
+        var text = SvgExporter.ExportToString(model, width, height, isDocument: false, new PixelTextMeasurer(width, height));
         var root = XElement.Parse(text);
         var xlink = root.Attributes().Where(a => a.IsNamespaceDeclaration && a.Value == "http://www.w3.org/1999/xlink").ToList();
         if (xlink.Count > 0 && !root.DescendantsAndSelf().Attributes().Any(a => !a.IsNamespaceDeclaration && a.Name.NamespaceName == xlink[0].Value))
@@ -218,6 +220,17 @@ internal static class SvgChart
         root.SetAttributeValue("viewBox", string.Create(CultureInfo.InvariantCulture, $"0 0 {width} {height}"));
         root.SetAttributeValue("role", "img");
         return root.ToString(SaveOptions.DisableFormatting);
+    }
+
+    /// <summary>
+    /// The PDF context's text metrics in SVG's unit: it measures in points (1/72 in), the SVG draws
+    /// in CSS pixels (1/96 in), so unscaled every label came out a quarter too narrow and the
+    /// legend's entries and the axis titles overlapped their neighbours.
+    /// </summary>
+    private sealed class PixelTextMeasurer(int width, int height) : PdfRenderContext(width, height, OxyColors.White)
+    {
+        public override OxySize MeasureText(string text, string fontFamily, double fontSize, double fontWeight) =>
+            base.MeasureText(text, fontFamily, fontSize * 96 / 72, fontWeight);
     }
 
     /// <summary>Letters, digits and '-' only: for ids and file names made from engine and load names.</summary>
