@@ -37,6 +37,8 @@ public sealed class LoadTestProgramTests : IDisposable
         var markdown = await File.ReadAllTextAsync(Path.Combine(reports, "machine.md"));
         Assert.Contains("| write+fdatasync | written (zero-filled) | 4 KiB |", markdown, StringComparison.Ordinal);
         Assert.Contains("| write+fsync | appended | 4 KiB |", markdown, StringComparison.Ordinal);
+        Assert.True(File.Exists(Path.Combine(reports, "machine.html")));
+        Assert.Equal($"Saved {Path.Combine(reports, "machine.html")}", output.ToString().TrimEnd().Split('\n')[^1].TrimEnd()); // the page to open, last
     }
 
     [Fact]

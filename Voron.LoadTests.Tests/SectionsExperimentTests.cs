@@ -1,4 +1,5 @@
 using System.Text.Json;
+using System.Xml.Linq;
 using Voron.LoadTests.Experiments;
 using Voron.LoadTests.Reporting;
 
@@ -43,9 +44,7 @@ public sealed class SectionsExperimentTests : IDisposable
         var root = json.RootElement;
         Assert.True(root.GetProperty("seeksReduction").GetDouble() > 0);
         Assert.True(root.GetProperty("randomInsertWrittenMiB").GetDouble() > root.GetProperty("sequentialInsertWrittenMiB").GetDouble());
-        var png = await File.ReadAllBytesAsync(Path.Combine(charts, SectionsChart.Name + ".png"));
-        Assert.Equal([0x89, (byte)'P', (byte)'N', (byte)'G'], png[..4]);
-        Assert.StartsWith("<?xml", await File.ReadAllTextAsync(Path.Combine(charts, SectionsChart.Name + ".svg")), StringComparison.Ordinal);
+        Assert.Equal("svg", XDocument.Load(Path.Combine(charts, SectionsChart.Name + ".svg")).Root!.Name.LocalName);
         Assert.Contains("random-100b", output.ToString());
     }
 

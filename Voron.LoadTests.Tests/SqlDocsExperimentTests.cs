@@ -49,7 +49,8 @@ public sealed class SqlDocsExperimentTests : IDisposable
         using var context = ExperimentContext.Create(output, quick: true, _directory.Combine("data"), reports);
 
         var report = await new SqlDocsExperiment(documents: 300, duration: TimeSpan.FromMilliseconds(20), rounds: 1, warmUp: false).RunAsync(context);
-        var (jsonPath, markdownPath) = report.Save(reports);
+        var saved = report.Save(reports);
+        var (jsonPath, markdownPath) = (saved.Json, saved.Markdown);
 
         using var json = JsonDocument.Parse(File.ReadAllText(jsonPath));
         var rows = json.RootElement.GetProperty("rows").EnumerateArray().ToList();

@@ -52,7 +52,7 @@ internal static class CommandLine
 
     private static RootCommand Build()
     {
-        var root = new RootCommand("Voron load tests: each experiment measures one thing, prints progress and a summary, and saves reports/<experiment>.json and .md.");
+        var root = new RootCommand("Voron load tests: each experiment measures one thing, prints progress and a summary, and saves reports/<experiment>.json, .md and .html (charts).");
         root.Options.Add(Quick);
         root.Options.Add(Directory);
         root.Options.Add(Reports);
@@ -95,10 +95,13 @@ internal static class CommandLine
         var simulated = disk.IsSimulated ? $", SIMULATED disk: +{disk.FlushDelayMs} ms per flush" : "";
         output.WriteLine($"Experiment '{experiment.Name}'{(quick ? " (quick)" : "")}, data in {context.DataDirectory}{simulated}");
         var report = await experiment.RunAsync(context).ConfigureAwait(false);
-        var (json, markdown) = report.Save(context.ReportsDirectory);
+        var saved = report.Save(context.ReportsDirectory);
         output.WriteLine();
         output.WriteLine(report.ToMarkdown());
-        output.WriteLine($"Saved {json} and {markdown}.");
+        var csv = saved.Csv.Count == 0 ? "" : $", and {saved.Csv.Count} CSV file(s) in {Path.GetDirectoryName(saved.Csv[0])}";
+        output.WriteLine($"Saved {saved.Json}, {saved.Markdown}{csv}.");
+        output.WriteLine($"Saved {saved.Html}"); // last: the page to open
+
         return 0;
     }
 

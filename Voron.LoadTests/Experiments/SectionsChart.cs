@@ -9,13 +9,13 @@ namespace Voron.LoadTests.Experiments;
 /// </summary>
 internal static class SectionsChart
 {
-    /// <summary>The chart's file name without extension: <c>sections-seeks.png</c> and <c>sections-seeks.svg</c>.</summary>
+    /// <summary>The chart's file name without extension: <c>sections-seeks.svg</c>.</summary>
     public const string Name = "sections-seeks";
     public const int Window = 25;
     private const int PanelHeight = 460;
 
-    /// <summary>Writes the chart into <paramref name="directory"/> and returns the two paths.</summary>
-    public static (string Png, string Svg) Write(string directory, IReadOnlyList<SectionsWorkload.Result> results)
+    /// <summary>Writes the chart into <paramref name="directory"/> and returns its path.</summary>
+    public static string Write(string directory, IReadOnlyList<SectionsWorkload.Result> results)
     {
         var panels = results.Select(r => r.Workload).Distinct().Select(workload =>
         {

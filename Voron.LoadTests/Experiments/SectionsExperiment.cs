@@ -21,7 +21,7 @@ namespace Voron.LoadTests.Experiments;
 ///   written to the journal and to the data file, measured by wrapping the file system.</item>
 /// </list>
 /// Writes <c>reports/sections.json</c> (rows: workload, policy, medianSeeksPerFlush,
-/// p90SeeksPerFlush, medianPagesPerFlush, ...) and the chart <c>reports/sections-seeks.png</c> (and <c>.svg</c>)
+/// p90SeeksPerFlush, medianPagesPerFlush, ...) and the chart <c>reports/sections-seeks.svg</c>
 /// (seeks per flush over time, both policies).
 /// </summary>
 internal sealed class SectionsExperiment : IExperiment
@@ -37,7 +37,7 @@ internal sealed class SectionsExperiment : IExperiment
     private readonly string? _chartDirectory;
 
     /// <param name="scale">Multiplies every transaction count (tests pass a tiny one); default 1, and 0.1 with --quick.</param>
-    /// <param name="chartDirectory">Where sections-seeks.png and .svg go; default the run's reports directory (--reports).</param>
+    /// <param name="chartDirectory">Where sections-seeks.svg goes; default the run's reports directory (--reports).</param>
     public SectionsExperiment(double? scale = null, string? chartDirectory = null)
     {
         _scale = scale;
@@ -88,10 +88,9 @@ internal sealed class SectionsExperiment : IExperiment
         }
 
         AddTargets(report, results);
-        var (png, svg) = SectionsChart.Write(_chartDirectory ?? context.ReportsDirectory, results.Where(r => r.Workload is RandomSmall or RandomOverflow).ToList());
-        context.Progress($"chart: {png}, {svg}");
-        report.AddFact("chart", png);
-        report.AddFact("chartSvg", svg);
+        var chart = SectionsChart.Write(_chartDirectory ?? context.ReportsDirectory, results.Where(r => r.Workload is RandomSmall or RandomOverflow).ToList());
+        context.Progress($"chart: {chart}");
+        report.AddFact("chart", chart);
         return Task.FromResult(report);
     }
 

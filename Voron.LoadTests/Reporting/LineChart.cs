@@ -1,13 +1,13 @@
-using ScottPlot;
-using SkiaSharp;
+using System.Globalization;
+using System.Xml.Linq;
 
 namespace Voron.LoadTests.Reporting;
 
 /// <summary>
-/// Line charts for the reports, drawn by ScottPlot: one or more panels stacked in rows, each with a
+/// A figure of line charts saved as one SVG file: one or more panels stacked in rows, each with a
 /// title, axis labels, a line per series (y against the sample's index), optional labelled
-/// vertical markers (a phase change) and a legend; saved as PNG (for people) and SVG (for pages
-/// and print) side by side.
+/// vertical markers (a phase change) and a legend. Each panel is drawn by <see cref="SvgChart"/>;
+/// browsers show the file, and so does any SVG viewer or printer.
 /// </summary>
 internal static class LineChart
 {
@@ -20,71 +20,32 @@ internal static class LineChart
     /// <summary>One chart of the figure.</summary>
     internal sealed record Panel(string Title, string XLabel, string YLabel, IReadOnlyList<Series> Series, IReadOnlyList<Marker> Markers);
 
-    /// <summary>Writes <c>name.png</c> and <c>name.svg</c> into <paramref name="directory"/>; returns their paths.</summary>
-    public static (string Png, string Svg) Save(string directory, string name, int width, int panelHeight, IReadOnlyList<Panel> panels)
+    /// <summary>Writes <c>name.svg</c> into <paramref name="directory"/>; returns its path.</summary>
+    public static string Save(string directory, string name, int width, int panelHeight, IReadOnlyList<Panel> panels)
     {
         ArgumentOutOfRangeException.ThrowIfZero(panels.Count);
         Directory.CreateDirectory(directory);
-        var figure = new Multiplot();
-        while (figure.Subplots.Count > 0)
+        var figure = new XElement(SvgChart.Svg + "svg",
+            new XAttribute("width", width),
+            new XAttribute("height", panelHeight * panels.Count),
+            new XAttribute("viewBox", string.Create(CultureInfo.InvariantCulture, $"0 0 {width} {panelHeight * panels.Count}")));
+        for (var i = 0; i < panels.Count; i++)
         {
-            figure.Subplots.RemoveAt(0);
+            var panel = panels[i];
+            var lines = panel.Series.Select(s => new SvgChart.Line(s.Name, s.Color, s.Values.Select((v, x) => ((double)x, v)).ToList())).ToList();
+            var options = new SvgChart.LineOptions
+            {
+                Width = width,
+                Height = panelHeight,
+                XMarkers = [.. panel.Markers.Select(m => new SvgChart.Marker(m.Index, m.Label))],
+            };
+            var chart = XElement.Parse(SvgChart.LineChart($"{name}-{i + 1}", panel.Title, panel.XLabel, panel.YLabel, lines, options));
+            chart.SetAttributeValue("y", panelHeight * i); // a nested <svg> is a viewport placed at (x, y)
+            figure.Add(chart);
         }
 
-        foreach (var panel in panels)
-        {
-            figure.Subplots.Add(Draw(panel));
-        }
-
-        figure.Layout = new ScottPlot.MultiplotLayouts.Rows();
-        var height = panelHeight * panels.Count;
-        var area = new PixelRect(0, width, height, 0);
-
-        var png = Path.Combine(directory, name + ".png");
-        using (var surface = SKSurface.Create(new SKImageInfo(width, height)))
-        {
-            surface.Canvas.Clear(SKColors.White);
-            figure.Render(surface.Canvas, area);
-            using var image = surface.Snapshot();
-            using var data = image.Encode(SKEncodedImageFormat.Png, 100);
-            File.WriteAllBytes(png, data.ToArray());
-        }
-
-        var svg = Path.Combine(directory, name + ".svg");
-        using (var stream = File.Create(svg))
-        {
-            using var canvas = SKSvgCanvas.Create(SKRect.Create(width, height), stream);
-            figure.Render(canvas, area);
-        }
-
-        return (png, svg);
-    }
-
-    private static Plot Draw(Panel panel)
-    {
-        var plot = new Plot();
-        foreach (var series in panel.Series)
-        {
-            var line = plot.Add.Signal(series.Values.ToArray());
-            line.LegendText = series.Name;
-            line.Color = Color.FromHex(series.Color);
-            line.LineWidth = 2;
-        }
-
-        foreach (var marker in panel.Markers)
-        {
-            var line = plot.Add.VerticalLine(marker.Index);
-            line.Text = marker.Label;
-            line.Color = Colors.Gray;
-            line.LinePattern = LinePattern.Dashed;
-        }
-
-        plot.Title(panel.Title);
-        plot.XLabel(panel.XLabel);
-        plot.YLabel(panel.YLabel);
-        plot.ShowLegend(Alignment.UpperRight);
-        plot.Axes.SetLimitsX(0, Math.Max(1, panel.Series.Max(s => s.Values.Count) - 1));
-        plot.Axes.SetLimitsY(0, Math.Max(1, panel.Series.SelectMany(s => s.Values).DefaultIfEmpty(1).Max() * 1.1));
-        return plot;
+        var path = Path.Combine(directory, name + ".svg");
+        new XDocument(new XDeclaration("1.0", "utf-8", null), figure).Save(path);
+        return path;
     }
 }

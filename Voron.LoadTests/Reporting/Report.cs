@@ -7,8 +7,10 @@ namespace Voron.LoadTests.Reporting;
 
 /// <summary>
 /// An experiment's result: a title, facts about the run (machine, durability mode, flush
-/// latency), and a table of rows. Saved as <c>reports/&lt;name&gt;.json</c> (rows as objects keyed
-/// by column name, for tools) and <c>reports/&lt;name&gt;.md</c> (for people).
+/// latency), a table of rows, and the scenario runs kept whole. Saved as
+/// <c>reports/&lt;name&gt;.json</c> (rows as objects keyed by column name, for tools),
+/// <c>reports/&lt;name&gt;.md</c> (for people), <c>reports/&lt;name&gt;.html</c> (the same with
+/// charts, <see cref="HtmlReport"/>) and a CSV per scenario (<see cref="ScenarioCsv"/>).
 /// </summary>
 internal sealed class Report
 {
@@ -33,6 +35,14 @@ internal sealed class Report
     public string Title { get; }
 
     public IReadOnlyList<Dictionary<string, object?>> Rows => _rows;
+
+    /// <summary>The columns, in the order they were first seen.</summary>
+    public IReadOnlyList<string> Columns => _columns;
+
+    /// <summary>The facts, in the order they were added (a fact added again keeps its new place).</summary>
+    public IReadOnlyList<KeyValuePair<string, object?>> Facts => _facts;
+
+    public IReadOnlyList<string> Notes => _notes;
 
     public void AddFact(string name, object? value)
     {
@@ -72,15 +82,42 @@ internal sealed class Report
         _rows.Add(row);
     }
 
-    public (string JsonPath, string MarkdownPath) Save(string directory)
+    /// <summary>
+    /// Writes <c>&lt;experiment&gt;.json</c>, <c>.md</c> and <c>.html</c> into <paramref name="directory"/>,
+    /// and, when there are scenario runs, a CSV per engine and load into <c>&lt;experiment&gt;/</c> beside them.
+    /// </summary>
+    public SavedReport Save(string directory)
     {
         Directory.CreateDirectory(directory);
         var json = Path.Combine(directory, Experiment + ".json");
         var markdown = Path.Combine(directory, Experiment + ".md");
+        var html = Path.Combine(directory, Experiment + ".html");
         File.WriteAllText(json, ToJson());
         File.WriteAllText(markdown, ToMarkdown());
-        return (json, markdown);
+        File.WriteAllText(html, HtmlReport.Render(this));
+        var csv = _scenarios.Count == 0 ? [] : ScenarioCsv.WriteAll(Path.Combine(directory, Experiment), _scenarios);
+        return new SavedReport(json, markdown, html, csv);
     }
+
+    /// <summary>
+    /// The tables the Markdown and the HTML show: one (title null) with every column, or with
+    /// <see cref="GroupMarkdownBy"/> one per value of that column (in order of first appearance),
+    /// each with only the columns its rows use.
+    /// </summary>
+    internal IReadOnlyList<(string? Group, IReadOnlyList<string> Columns, IReadOnlyList<Dictionary<string, object?>> Rows)> Tables()
+    {
+        if (_groupColumn == null)
+        {
+            return [(null, _columns, _rows)];
+        }
+
+        return _rows.GroupBy(r => Format(r.GetValueOrDefault(_groupColumn)))
+            .Select(g => ((string?)g.Key, (IReadOnlyList<string>)_columns.Where(c => g.Any(r => r.GetValueOrDefault(c) != null)).ToList(), (IReadOnlyList<Dictionary<string, object?>>)g.ToList()))
+            .ToList();
+    }
+
+    /// <summary>The column the tables are grouped by (<see cref="GroupMarkdownBy"/>), or null.</summary>
+    public string? GroupColumn => _groupColumn;
 
     public string ToJson()
     {
@@ -104,6 +141,21 @@ internal sealed class Report
 
         root["rows"] = rows;
         root["notes"] = new JsonArray([.. _notes.Select(n => (JsonNode?)n)]);
+        if (_scenarios.Count > 0)
+        {
+            // Compact: the figures a tool compares; steps and timelines are in the CSV files and the HTML.
+            root["scenarios"] = new JsonArray([.. _scenarios.Select(s => (JsonNode?)new JsonObject
+            {
+                ["engine"] = s.Engine,
+                ["load"] = s.Load,
+                ["round"] = s.Round,
+                ["ok"] = s.Stats.AllOkCount,
+                ["fail"] = s.Stats.AllFailCount,
+                ["rps"] = JsonValue(s.Stats.Ok.Rps),
+                ["p50Ms"] = JsonValue(s.Stats.Ok.Latency.P50Ms),
+                ["p99Ms"] = JsonValue(s.Stats.Ok.Latency.P99Ms),
+            })]);
+        }
         return root.ToJsonString(new JsonSerializerOptions { WriteIndented = true });
     }
 
@@ -116,17 +168,13 @@ internal sealed class Report
             text.Append(CultureInfo.InvariantCulture, $"- {name}: {Format(value)}\n");
         }
 
-        var groups = _groupColumn == null
-            ? [(Title: (string?)null, Rows: _rows)]
-            : _rows.GroupBy(r => Format(r.GetValueOrDefault(_groupColumn))).Select(g => (Title: (string?)g.Key, Rows: g.ToList())).ToList();
-        foreach (var (group, rows) in groups)
+        foreach (var (group, columns, rows) in Tables())
         {
             if (group != null)
             {
                 text.Append(CultureInfo.InvariantCulture, $"\n## {_groupColumn}: {group}\n");
             }
 
-            var columns = group == null ? _columns : _columns.Where(c => rows.Any(r => r.GetValueOrDefault(c) != null)).ToList();
             text.Append('\n');
             text.Append("| ").AppendJoin(" | ", columns).Append(" |\n");
             text.Append('|').AppendJoin("|", columns.Select(_ => "---")).Append("|\n");
@@ -155,7 +203,8 @@ internal sealed class Report
         _ => System.Text.Json.Nodes.JsonValue.Create(Convert.ToString(value, CultureInfo.InvariantCulture)),
     };
 
-    private static string Format(object? value) => value switch
+    /// <summary>A cell or fact as the Markdown and the HTML show it (invariant culture, thousands separated).</summary>
+    internal static string Format(object? value) => value switch
     {
         null => "",
         double d when Math.Abs(d) >= 1000 => d.ToString("N0", CultureInfo.InvariantCulture),
