@@ -1,6 +1,7 @@
 using System.Text.Json;
 using Voron.LoadTests.Experiments;
 using Voron.LoadTests.Experiments.Http;
+using Voron.LoadTests.Load;
 
 namespace Voron.LoadTests.Tests;
 
@@ -45,6 +46,24 @@ public sealed class HttpExperimentTests : IDisposable
         }
 
         Assert.Contains("sharing the machine's", json.RootElement.GetProperty("loadGenerator").GetString(), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task A_get_of_a_product_that_does_not_exist_counts_as_a_wrong_answer_under_its_status_code()
+    {
+        await using var server = await HttpServer.StartVoronAsync(Directory.CreateDirectory(_directory.Combine("voron")).FullName);
+        var created = new CreatedProducts();
+        created.Add("999999"); // never created: the server answers 404
+
+        var stats = await LoadRunner.RunAsync(HttpScenarios.Create(server, HttpExperiment.Get, connections: 2, TimeSpan.FromMilliseconds(200), TimeSpan.FromSeconds(30), created));
+
+        Assert.True(stats.AllRequestCount > 0);
+        Assert.Equal(0, stats.AllOkCount);
+        var status = Assert.Single(stats.StatusCodes);
+        Assert.Equal("404", status.StatusCode);
+        Assert.True(status.IsError);
+        Assert.Equal(stats.AllRequestCount, stats.FailuresExcept(HttpScenarios.TimedOut));
+        Assert.Equal((stats.AllRequestCount, 0L, 0L, 0L), HttpScenarios.Failures(stats));
     }
 
     public void Dispose() => _directory.Dispose();

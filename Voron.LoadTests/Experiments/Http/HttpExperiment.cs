@@ -88,7 +88,8 @@ internal sealed class HttpExperiment : IExperiment
             }
         }
 
-        foreach (var (backend, endpoint, connections, stats) in results)
+        // Rows in a fixed order (endpoint, connections, Voron then SQLite) whichever backend ran first.
+        foreach (var (backend, endpoint, connections, stats) in results.OrderBy(r => Array.IndexOf(Endpoints, r.Endpoint)).ThenBy(r => r.Connections).ThenBy(r => r.Backend == Voron ? 0 : 1))
         {
             var peer = results.FirstOrDefault(r => r.Backend == Sqlite && r.Endpoint == endpoint && r.Connections == connections).Stats;
             var (nonSuccess, wrongBodies, timeouts, socketErrors) = HttpScenarios.Failures(stats);
