@@ -94,7 +94,8 @@ internal sealed class DocumentsExperiment : IExperiment
         report.AddNote("Every timed span includes the work its writes cause: Voron's rows end with the store's data-file flush (timed); SQLite and " +
                        "LiteDB checkpoint their logs inside commits. Callers are closed loops: each starts its next operation when the last completed.");
         report.AddNote("Each row is one scenario of the load model (Voron.LoadTests/Load: KeepConstant copies = callers, one step named after the workload); " +
-                       "latencies from HdrHistogram (3 significant digits); the engines' order rotates from one workload and caller count to the next.");
+                       "latencies from HdrHistogram (3 significant digits); the engines' order rotates from one workload and caller count to the next. " +
+                       "A query that found nothing (possible on a small data set) is not in ops.");
         report.AddNote("Each operation is one unit of work as an app writes it: a Voron session per operation (Store + SaveChangesAsync, LoadAsync, " +
                        "Query(...).Take(20).ToListAsync); for SQLite a transaction per write under one writer lock, a connection per reader; " +
                        "for LiteDB its thread-safe LiteDatabase. Every read returns deserialized objects.");
@@ -137,7 +138,7 @@ internal sealed class DocumentsExperiment : IExperiment
             foreach (var engine in Rotation.For(engines, round))
             {
                 var scenario = scenarioOf(engine);
-                var stats = report == null
+                var stats = report == null || workload == DocumentWorkloads.Bulk // the bulk insert is one invocation: its rate is 0/s until it ends
                     ? await LoadRunner.RunAsync(scenario).ConfigureAwait(false)
                     : await context.RunScenarioAsync(scenario).ConfigureAwait(false);
                 ThrowOnErrors(engine, workload, callers, stats);
@@ -240,7 +241,8 @@ internal sealed class DocumentsExperiment : IExperiment
 
     private static void AddRows(Report report, List<DocumentRunResult> results)
     {
-        foreach (var result in results)
+        // Rows in the workloads' order, each workload's engines in a fixed order whichever ran first.
+        foreach (var result in results.GroupBy(r => (r.Workload, r.Callers)).SelectMany(g => g.OrderBy(r => Array.IndexOf(Engines, r.Engine))))
         {
             double? Ratio(string engine) => result.Engine == engine ? null :
                 results.FirstOrDefault(r => r.Engine == engine && r.Workload == result.Workload && r.Callers == result.Callers) is { } other
