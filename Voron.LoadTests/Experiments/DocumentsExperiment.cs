@@ -1,8 +1,8 @@
-using System.Diagnostics;
 using System.Globalization;
 using System.Text.Json;
 using Voron.LoadTests.Engines.Documents;
 using Voron.LoadTests.Experiments.Documents;
+using Voron.LoadTests.Load;
 using Voron.LoadTests.Measurement;
 using Voron.LoadTests.Reporting;
 
@@ -75,7 +75,7 @@ internal sealed class DocumentsExperiment : IExperiment
         {
             context.Progress("warming up every engine on small stores (not reported)");
             var warmUp = TimeSpan.FromTicks(Math.Min(duration.Ticks, TimeSpan.FromMilliseconds(100).Ticks));
-            await RunEnginesAsync(context, "warm-up-", engines => RunWorkloadsAsync(context, engines, Math.Min(2000, documents), warmUp, quiet: true)).ConfigureAwait(false);
+            await RunEnginesAsync(context, "warm-up-", engines => RunWorkloadsAsync(context, report: null, engines, Math.Min(2000, documents), warmUp)).ConfigureAwait(false);
         }
 
         var results = await RunEnginesAsync(context, "", engines =>
@@ -85,7 +85,7 @@ internal sealed class DocumentsExperiment : IExperiment
                 report.AddFact($"durability.{engine.Name}", engine.Durability);
             }
 
-            return RunWorkloadsAsync(context, engines, documents, duration, quiet: false);
+            return RunWorkloadsAsync(context, report, engines, documents, duration);
         }).ConfigureAwait(false);
         AddRows(report, results);
 
@@ -93,6 +93,9 @@ internal sealed class DocumentsExperiment : IExperiment
                        "query-eq >= 1.5x SQLite; bulk >= 1x SQLite's batched insert and >= 100,000 documents per second.");
         report.AddNote("Every timed span includes the work its writes cause: Voron's rows end with the store's data-file flush (timed); SQLite and " +
                        "LiteDB checkpoint their logs inside commits. Callers are closed loops: each starts its next operation when the last completed.");
+        report.AddNote("Each row is one scenario of the load model (Voron.LoadTests/Load: KeepConstant copies = callers, one step named after the workload); " +
+                       "latencies from HdrHistogram (3 significant digits); the engines' order rotates from one workload and caller count to the next. " +
+                       "A query that found nothing (possible on a small data set) is not in ops.");
         report.AddNote("Each operation is one unit of work as an app writes it: a Voron session per operation (Store + SaveChangesAsync, LoadAsync, " +
                        "Query(...).Take(20).ToListAsync); for SQLite a transaction per write under one writer lock, a connection per reader; " +
                        "for LiteDB its thread-safe LiteDatabase. Every read returns deserialized objects.");
@@ -123,85 +126,102 @@ internal sealed class DocumentsExperiment : IExperiment
         }
     }
 
-    private static async Task<List<DocumentRunResult>> RunWorkloadsAsync(ExperimentContext context, List<IDocumentEngine> engines, long documents, TimeSpan duration, bool quiet)
+    private static async Task<List<DocumentRunResult>> RunWorkloadsAsync(ExperimentContext context, Report? report, List<IDocumentEngine> engines, long documents, TimeSpan duration)
     {
         var results = new List<DocumentRunResult>();
-        void Done(DocumentRunResult result)
+        var round = 0;
+
+        // Runs one scenario per engine, the engines' order rotated from one workload to the next
+        // (Rotation), and keeps each run whole in the report.
+        async Task RunAsync(string workload, int callers, Func<IDocumentEngine, ScenarioProps> scenarioOf, Func<IDocumentEngine, ScenarioStats, DocumentRunResult> resultOf)
         {
-            results.Add(result);
-            if (quiet)
+            foreach (var engine in Rotation.For(engines, round))
             {
-                return;
+                var scenario = scenarioOf(engine);
+                var stats = report == null || workload == DocumentWorkloads.Bulk // the bulk insert is one invocation: its rate is 0/s until it ends
+                    ? await LoadRunner.RunAsync(scenario).ConfigureAwait(false)
+                    : await context.RunScenarioAsync(scenario).ConfigureAwait(false);
+                ThrowOnErrors(engine, workload, callers, stats);
+                var result = resultOf(engine, stats);
+                results.Add(result);
+                if (report != null)
+                {
+                    report.AddScenario(engine.Name, workload == DocumentWorkloads.Bulk ? workload : $"{workload}, closed {callers}", round, stats);
+                    context.Progress($"{result.Engine,-7} {result.Workload,-11} {result.Callers,3} callers: {result.OperationsPerSecond,11:N0} ops/s, p50 {result.P50Ms:F3} ms, p99 {result.P99Ms:F3} ms" +
+                                     (result.Conflicts > 0 ? $", {result.Conflicts} conflicts" : ""));
+                }
             }
 
-            context.Progress($"{result.Engine,-7} {result.Workload,-11} {result.Callers,3} callers: {result.OperationsPerSecond,11:N0} ops/s, p50 {result.Latency.Median:F3} ms, p99 {result.Latency.Percentile(99):F3} ms" +
-                             (result.Conflicts > 0 ? $", {result.Conflicts} conflicts" : ""));
+            round++;
         }
 
-        foreach (var engine in engines)
-        {
-            if (!quiet)
+        Task RunClosedAsync(string workload, int callers, bool settle, DocumentScenarios.Operation operation) =>
+            RunAsync(workload, callers,
+                engine => DocumentScenarios.Closed(engine, workload, callers, duration, settle, operation),
+                (engine, stats) => DocumentRunResult.From(engine.Name, workload, callers, stats));
+
+        var written = 0L;
+        await RunAsync(DocumentWorkloads.Bulk, 1,
+            engine =>
             {
-                context.Progress($"{engine.Name,-7} bulk insert of {documents:N0} documents ...");
-            }
+                if (report != null)
+                {
+                    context.Progress($"{engine.Name,-7} bulk insert of {documents:N0} documents ...");
+                }
 
-            var watch = Stopwatch.StartNew();
-            var written = await engine.BulkInsertAsync(LongRange(documents).Select(ProfileDataSet.Create)).ConfigureAwait(false);
-            engine.EndRound();
-            var seconds = watch.Elapsed.TotalSeconds;
-            var latency = new LatencySample();
-            latency.Add(seconds * 1000);
-            Done(new DocumentRunResult(engine.Name, DocumentWorkloads.Bulk, 1, written, seconds, latency, 0));
-        }
+                return DocumentScenarios.Bulk(engine, LongRange(documents).Select(ProfileDataSet.Create), n => written = n);
+            },
+            (engine, stats) => new DocumentRunResult(engine.Name, DocumentWorkloads.Bulk, 1, written, stats.Seconds, stats.Seconds * 1000, stats.Seconds * 1000, 0)).ConfigureAwait(false);
 
         foreach (var threads in LoadThreads)
         {
-            foreach (var engine in engines)
-            {
-                Done(await Documents.ClosedLoop.RunAsync(engine, DocumentWorkloads.Load, threads, duration, async (handle, caller, sequence) =>
-                    await handle.LoadAsync(ProfileDataSet.Id(Pick(documents, caller, sequence))).ConfigureAwait(false) != null
-                        ? true
-                        : throw new InvalidOperationException($"{engine.Name}: a bulk-inserted document is missing"), endRound: false).ConfigureAwait(false));
-            }
+            await RunClosedAsync(DocumentWorkloads.Load, threads, settle: false, async (handle, caller, sequence) =>
+                await handle.LoadAsync(ProfileDataSet.Id(Pick(documents, caller, sequence))).ConfigureAwait(false) != null
+                    ? Response.Ok()
+                    : Response.Fail("missing", "a bulk-inserted document is missing")).ConfigureAwait(false);
         }
 
-        foreach (var engine in engines)
-        {
-            Done(await Documents.ClosedLoop.RunAsync(engine, DocumentWorkloads.QueryEqual, 1, duration, async (handle, caller, sequence) =>
-                await handle.QueryEqualAsync(ProfileDataSet.City((int)(Pick(documents, caller, sequence) % ProfileDataSet.CityCount)), Take).ConfigureAwait(false) > 0,
-                endRound: false).ConfigureAwait(false));
-        }
+        await RunClosedAsync(DocumentWorkloads.QueryEqual, 1, settle: false, async (handle, caller, sequence) =>
+            await handle.QueryEqualAsync(ProfileDataSet.City((int)(Pick(documents, caller, sequence) % ProfileDataSet.CityCount)), Take).ConfigureAwait(false) > 0
+                ? Response.Ok()
+                : Response.Fail(DocumentScenarios.Empty)).ConfigureAwait(false);
 
-        foreach (var engine in engines)
+        await RunClosedAsync(DocumentWorkloads.QueryRange, 1, settle: false, async (handle, caller, sequence) =>
         {
-            Done(await Documents.ClosedLoop.RunAsync(engine, DocumentWorkloads.QueryRange, 1, duration, async (handle, caller, sequence) =>
-            {
-                var age = 18 + (int)(Pick(documents, caller, sequence) % 68);
-                return await handle.QueryRangeAsync(age, age + 3, Take).ConfigureAwait(false) > 0;
-            }, endRound: false).ConfigureAwait(false));
-        }
+            var age = 18 + (int)(Pick(documents, caller, sequence) % 68);
+            return await handle.QueryRangeAsync(age, age + 3, Take).ConfigureAwait(false) > 0 ? Response.Ok() : Response.Fail(DocumentScenarios.Empty);
+        }).ConfigureAwait(false);
 
-        foreach (var engine in engines)
-        {
-            Done(await Documents.ClosedLoop.RunAsync(engine, DocumentWorkloads.Update, UpdateCallers, duration, (handle, caller, sequence) =>
-                handle.UpdateAsync(ProfileDataSet.Id(Pick(documents, caller, sequence)), (caller * 1_000_003) + sequence), endRound: true).ConfigureAwait(false));
-        }
+        await RunClosedAsync(DocumentWorkloads.Update, UpdateCallers, settle: true, async (handle, caller, sequence) =>
+            await handle.UpdateAsync(ProfileDataSet.Id(Pick(documents, caller, sequence)), (caller * 1_000_003) + sequence).ConfigureAwait(false)
+                ? Response.Ok()
+                : Response.Fail(DocumentScenarios.Conflict)).ConfigureAwait(false);
 
         foreach (var callers in InsertCallers)
         {
-            foreach (var engine in engines)
+            await RunClosedAsync(DocumentWorkloads.Insert, callers, settle: true, async (handle, caller, sequence) =>
             {
-                Done(await Documents.ClosedLoop.RunAsync(engine, DocumentWorkloads.Insert, callers, duration, async (handle, caller, sequence) =>
-                {
-                    var profile = ProfileDataSet.Create(documents + (callers * 10_000_000L) + (caller * 100_000L) + sequence);
-                    profile.Id = $"inserted/{callers}/{caller}/{sequence}";
-                    await handle.InsertAsync(profile).ConfigureAwait(false);
-                    return true;
-                }, endRound: true).ConfigureAwait(false));
-            }
+                var profile = ProfileDataSet.Create(documents + (callers * 10_000_000L) + (caller * 100_000L) + sequence);
+                profile.Id = $"inserted/{callers}/{caller}/{sequence}";
+                await handle.InsertAsync(profile).ConfigureAwait(false);
+                return Response.Ok();
+            }).ConfigureAwait(false);
         }
 
         return results;
+    }
+
+    /// <summary>
+    /// A failure other than a conflict or an empty query (an exception, a missing document) is a
+    /// broken engine, not a figure: the experiment stops, naming it, as it did before the load model.
+    /// </summary>
+    private static void ThrowOnErrors(IDocumentEngine engine, string workload, int callers, ScenarioStats stats)
+    {
+        if (stats.FailuresExcept(DocumentScenarios.Conflict, DocumentScenarios.Empty) > 0)
+        {
+            var first = stats.StatusCodes.First(s => s.IsError && s.StatusCode is not DocumentScenarios.Conflict and not DocumentScenarios.Empty);
+            throw new InvalidOperationException($"{engine.Name} {workload} at {callers} callers failed: {first.Count} x {first.StatusCode}: {first.Message}");
+        }
     }
 
     /// <summary>A pseudo-random document number for a caller's operation (the same sequence for every engine).</summary>
@@ -221,7 +241,8 @@ internal sealed class DocumentsExperiment : IExperiment
 
     private static void AddRows(Report report, List<DocumentRunResult> results)
     {
-        foreach (var result in results)
+        // Rows in the workloads' order, each workload's engines in a fixed order whichever ran first.
+        foreach (var result in results.GroupBy(r => (r.Workload, r.Callers)).SelectMany(g => g.OrderBy(r => Array.IndexOf(Engines, r.Engine))))
         {
             double? Ratio(string engine) => result.Engine == engine ? null :
                 results.FirstOrDefault(r => r.Engine == engine && r.Workload == result.Workload && r.Callers == result.Callers) is { } other
@@ -233,8 +254,8 @@ internal sealed class DocumentsExperiment : IExperiment
                 ("callers", result.Callers),
                 ("ops", result.Operations),
                 ("opsPerSec", result.OperationsPerSecond),
-                ("p50Ms", result.Latency.Median),
-                ("p99Ms", result.Latency.Percentile(99)),
+                ("p50Ms", result.P50Ms),
+                ("p99Ms", result.P99Ms),
                 ("vsSqlite", Ratio(DocumentEngineCatalog.Sqlite)),
                 ("vsLitedb", Ratio(DocumentEngineCatalog.LiteDb)),
                 ("conflicts", result.Workload == DocumentWorkloads.Update ? result.Conflicts : null));
