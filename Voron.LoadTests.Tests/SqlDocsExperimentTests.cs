@@ -64,6 +64,9 @@ public sealed class SqlDocsExperimentTests : IDisposable
                                                    r.GetProperty("connections").GetInt32() == connections);
                 Assert.True(row.GetProperty("ops").GetInt64() >= connections, what); // every caller completes at least one operation
                 Assert.True(row.GetProperty("opsPerSec").GetDouble() > 0, what);
+                Assert.Equal(0, row.GetProperty("failed").GetInt64()); // a wrong answer (a missing profile) or an exception would count here
+                var run = Assert.Single(report.Scenarios, s => s.Engine == engine && s.Load == $"{workload}, closed {connections}");
+                Assert.Equal(row.GetProperty("ops").GetInt64(), run.Stats.Step(workload).Ok.Count);
                 Assert.True(row.GetProperty("p99Ms").GetDouble() >= row.GetProperty("p50Ms").GetDouble(), what);
                 var voronSqlDocs = engine == SqlDocsEngines.VoronSqlDocs;
                 Assert.Equal(voronSqlDocs, row.GetProperty("vsSqlite").ValueKind == JsonValueKind.Number);

@@ -35,6 +35,7 @@ public sealed class SqlExperimentTests : IDisposable
                 Assert.True(row.GetProperty("txPerSec").GetDouble() > 0, $"{engine} {workload}");
                 Assert.True(row.GetProperty("p99Ms").GetDouble() > 0, $"{engine} {workload}");
                 Assert.True(row.GetProperty("bytesWrittenPerTx").GetDouble() >= 0, $"{engine} {workload}");
+                Assert.Equal(0, row.GetProperty("failed").GetInt64());
                 Assert.Equal(engine == SqlEngine.Voron, row.GetProperty("dataBytesPerTx").ValueKind == JsonValueKind.Number);
                 var flushes = row.GetProperty("journalFlushesPerCommit");
                 Assert.Equal(engine == SqlEngine.Voron && workload is not (SqlExperiment.PointSelect or SqlExperiment.RangeSelect), flushes.ValueKind == JsonValueKind.Number);
@@ -42,6 +43,15 @@ public sealed class SqlExperimentTests : IDisposable
         }
 
         Assert.True(json.RootElement.GetProperty("fdatasyncMedianMs").GetDouble() > 0);
+
+        // every round is kept whole for the HTML report, under a load name the engines share
+        Assert.Equal(configurations.Length * SqlEngine.All.Length, report.Scenarios.Count);
+        foreach (var (workload, connections) in configurations)
+        {
+            Assert.All(SqlEngine.All, engine => Assert.Single(report.Scenarios, s => s.Engine == engine && s.Load == SqlExperiment.LoadName(workload, connections)));
+        }
+
+        Assert.All(report.Scenarios, s => Assert.True(s.Stats.Step(s.Load.Split(',')[0]).Ok.Count > 0, s.Load));
     }
 
     public void Dispose() => _directory.Dispose();

@@ -2,6 +2,7 @@ using System.Globalization;
 using Microsoft.Data.Sqlite;
 using Voron.LoadTests.Engines.SqlDocs;
 using Voron.LoadTests.Experiments.SqlDocs;
+using Voron.LoadTests.Load;
 using Voron.LoadTests.Measurement;
 using Voron.LoadTests.Reporting;
 
@@ -18,7 +19,8 @@ namespace Voron.LoadTests.Experiments;
 /// ORDER BY LIMIT 20, a join of the purchases with their profiles, single-document inserts from 1
 /// and 64 connections, and a cross-door transaction (a purchase row and its profile) from 64.
 /// Each configuration runs in interleaved rounds (round 1 of every engine, then round 2 ...), the
-/// engines' order rotated each round; writing rounds end with the engine's deferred work (Voron's
+/// engines' order rotated each round, each round a scenario of the load model
+/// (<see cref="SqlDocsScenario"/>); writing rounds end with the engine's deferred work (Voron's
 /// data-file flush, WAL's checkpoint), timed with them.
 /// </summary>
 internal sealed class SqlDocsExperiment : IExperiment
@@ -90,7 +92,8 @@ internal sealed class SqlDocsExperiment : IExperiment
                 {
                     foreach (var engine in engines)
                     {
-                        await SqlDocsRound.RunAsync(engine, workload, connections, warmUp, documents, "warm").ConfigureAwait(false);
+                        // a run of its own, settled, so the work its writes leave is not paid by the first measured round
+                        await LoadRunner.RunAsync(SqlDocsScenario.Create(engine, workload, connections, warmUp, documents, "warm", new SqlDocsScenario.RowCount())).ConfigureAwait(false);
                     }
                 }
             }
@@ -101,19 +104,21 @@ internal sealed class SqlDocsExperiment : IExperiment
                 var totals = engines.ToDictionary(e => e.Name, _ => new Totals());
                 for (var round = 1; round <= rounds; round++)
                 {
-                    for (var e = 0; e < engines.Count; e++)
+                    foreach (var engine in Rotation.For(engines, round - 1)) // rotated: no engine always goes first
                     {
-                        var engine = engines[(e + round - 1) % engines.Count]; // rotated: no engine always goes first
                         context.Progress($"{engine.Name,-16} {workload,-11} {connections,2} connections, round {round} of {rounds} ...");
-                        var result = await SqlDocsRound.RunAsync(engine, workload, connections, duration / rounds, documents, $"r{round}").ConfigureAwait(false);
-                        totals[engine.Name].Add(result);
+                        var rows = new SqlDocsScenario.RowCount();
+                        var stats = await context.RunScenarioAsync(SqlDocsScenario.Create(engine, workload, connections, duration / rounds, documents, $"r{round}", rows)).ConfigureAwait(false);
+                        report.AddScenario(engine.Name, $"{workload}, closed {connections}", round, stats);
+                        totals[engine.Name].Add(stats, rows.Value);
                     }
                 }
 
                 foreach (var engine in engines)
                 {
                     var row = totals[engine.Name].Row(engine.Name, workload, connections);
-                    context.Progress($"{engine.Name,-16} {workload,-11} {connections,2} connections: {row.OpsPerSecond,10:N0} ops/s, p50 {row.Latency.Median:F3} ms, p99 {row.Latency.Percentile(99):F3} ms");
+                    context.Progress($"{engine.Name,-16} {workload,-11} {connections,2} connections: {row.OpsPerSecond,10:N0} ops/s, p50 {row.Rounds.P50Ms:F3} ms, " +
+                                     $"p99 {row.Rounds.P99Ms:F3} ms{row.Rounds.DescribeFailures()}");
                     results.Add(row);
                 }
             }
@@ -145,15 +150,16 @@ internal sealed class SqlDocsExperiment : IExperiment
                 ("engine", result.Engine),
                 ("workload", result.Workload),
                 ("connections", result.Connections),
-                ("ops", (long)result.Latency.Count),
+                ("ops", result.Rounds.Ok),
                 ("opsPerSec", result.OpsPerSecond),
-                ("p50Ms", result.Latency.Median),
-                ("p99Ms", result.Latency.Percentile(99)),
-                ("rowsPerOp", SqlDocsWorkloads.Writes(result.Workload) ? null : result.Rows / (double)Math.Max(1, result.Latency.Count)),
+                ("p50Ms", result.Rounds.P50Ms),
+                ("p99Ms", result.Rounds.P99Ms),
+                ("rowsPerOp", SqlDocsWorkloads.Writes(result.Workload) ? null : result.Rows / (double)Math.Max(1, result.Rounds.Ok)),
                 ("vsSqlite", vsSqlite),
                 ("vsDocuments", vsDocuments),
                 ("target", result.Engine == SqlDocsEngines.VoronSqlDocs ? Target(sqliteTarget, documentsTarget) : null),
-                ("met", result.Engine == SqlDocsEngines.VoronSqlDocs ? Met(vsSqlite, sqliteTarget, vsDocuments, documentsTarget) : null));
+                ("met", result.Engine == SqlDocsEngines.VoronSqlDocs ? Met(vsSqlite, sqliteTarget, vsDocuments, documentsTarget) : null),
+                ("failed", result.Rounds.Failed));
         }
     }
 
@@ -187,11 +193,15 @@ internal sealed class SqlDocsExperiment : IExperiment
                        "(the same query through the document API); inserts and cross-door transactions from 64 connections >= 10x sqlite (WAL). " +
                        "vsSqlite and vsDocuments are voron-sql-docs' opsPerSec over the other engine's, on voron-sql-docs' rows; met says whether each target of the row holds.");
         report.AddNote("Every write is durable (durability.* facts) and every writing round ends with the work its writes cause, timed: Voron's data-file flush, " +
-                       "SQLite's PASSIVE WAL checkpoint (SQLite also checkpoints inside commits every 1,000 WAL pages). Callers are closed loops: each starts its " +
-                       "next operation when the last completed; SQL callers are threads with a pooled connection each and statements prepared once; " +
-                       "document-API callers are async tasks with a session per operation. A round lasts until every caller has completed at least one " +
-                       "operation: sqlite's 64-writer rounds run past their time while writers wait in SQLite's busy handler (it sleeps up to 100 ms " +
-                       "between retries), and every rate is over the round's actual time.");
+                       "SQLite's PASSIVE WAL checkpoint (SQLite also checkpoints inside commits every 1,000 WAL pages). Callers are closed loops (the load model's " +
+                       "KeepConstant): each starts its next operation when the last completed; SQL callers are threads (a thread per copy) with a pooled " +
+                       "connection each and statements prepared once, before the clock starts; document-API callers are async tasks with a session per " +
+                       "operation. A round lasts until every caller has completed at least one operation: sqlite's 64-writer rounds run past their time " +
+                       "while writers wait in SQLite's busy handler (it sleeps up to 100 ms between retries), and every rate is over the round's actual time.");
+        report.AddNote("Rounds: opsPerSec is the operations of all rounds over their time; p50Ms and p99Ms are the rounds' percentiles (HdrHistogram, " +
+                       "3 significant digits) weighted by their operations (exact with one round). The warm-up (not reported) runs every engine on " +
+                       "every configuration first, each warm-up run settled on its own. failed: operations that threw or returned a wrong answer " +
+                       "(counted by the load model, not thrown; 0 in a sound run), not in ops.");
         report.AddNote("Workloads: lookup = one profile by id; query-eq = profiles of one of 200 cities, LIMIT 20 (index on $.city); query-range = profiles with " +
                        "age in [a, a+3) ORDER BY age LIMIT 20 (index on $.age); join = 20 consecutive purchase rows (a SQL table) with their profiles' names; " +
                        "insert = one new profile per transaction; cross-door = one purchase row plus its new profile in one transaction. Every read returns " +
@@ -212,25 +222,23 @@ internal sealed class SqlDocsExperiment : IExperiment
         return connection.ServerVersion;
     }
 
-    private sealed record Row(string Engine, string Workload, int Connections, LatencySample Latency, double Seconds, long Rows)
+    private sealed record Row(string Engine, string Workload, int Connections, RoundTotals Rounds, long Rows)
     {
-        public double OpsPerSecond => Latency.Count / Seconds;
+        public double OpsPerSecond => Rounds.OkPerSecond;
     }
 
     /// <summary>One engine's totals over the rounds of one configuration.</summary>
     private sealed class Totals
     {
-        private readonly LatencySample _latency = new();
-        private double _seconds;
+        private readonly RoundTotals _rounds = new();
         private long _rows;
 
-        public void Add(SqlDocsRound.Result result)
+        public void Add(ScenarioStats round, long rows)
         {
-            _latency.AddAll(result.Latency);
-            _seconds += result.Seconds;
-            _rows += result.Rows;
+            _rounds.Add(round);
+            _rows += rows;
         }
 
-        public Row Row(string engine, string workload, int connections) => new(engine, workload, connections, _latency, _seconds, _rows);
+        public Row Row(string engine, string workload, int connections) => new(engine, workload, connections, _rounds, _rows);
     }
 }

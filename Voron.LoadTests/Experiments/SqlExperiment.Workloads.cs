@@ -1,6 +1,7 @@
-using System.Diagnostics;
+using System.Collections.Concurrent;
 using Microsoft.Data.Sqlite;
 using Voron.LoadTests.Engines.Sql;
+using Voron.LoadTests.Load;
 using Voron.LoadTests.Measurement;
 
 namespace Voron.LoadTests.Experiments;
@@ -33,61 +34,51 @@ internal sealed partial class SqlExperiment
     }
 
     /// <summary>
-    /// One round: <paramref name="connections"/> threads, each with its own connection and prepared
-    /// command, run transactions back to back for <paramref name="duration"/>; then the engine
-    /// settles. Time, bytes and journal flushes are counted from the start to the end of settling.
+    /// One round as a scenario: <paramref name="connections"/> copies, each a thread with its own
+    /// connection and prepared command (opened in the init, before the clock starts), run
+    /// transactions back to back for <paramref name="duration"/> (a closed loop: every connection
+    /// completes at least one, however late a busy machine starts it); then the engine settles
+    /// inside the measured span. <paramref name="writes"/> counts bytes and journal flushes from
+    /// the end of the init to the end of the settle.
     /// </summary>
-    private static void RunRound(SqlEngine engine, string workload, int connections, TimeSpan duration, int rows, SqlTotals totals)
+    private static ScenarioProps RoundScenario(SqlEngine engine, string workload, int connections, TimeSpan duration, int rows, WriteTally writes)
     {
-        var samples = new LatencySample[connections];
-        using var start = new Barrier(connections + 1);
-        var watch = new Stopwatch();
-        var threads = Enumerable.Range(0, connections).Select(c => new Thread(() =>
-        {
-            var sample = samples[c] = new LatencySample();
-            var database = workload == MultiDbInsert ? 1 + (c % Databases) : 0;
-            using var connection = engine.Connect(database);
-            if (workload == MultiDbInsert)
+        var ready = new ConcurrentQueue<SqlCopy>();
+        return Scenario.Create($"{engine.Name} {workload}", context =>
             {
-                SqlEngine.Execute(connection, CreateTable);
-            }
-
-            using var command = Prepare(connection, workload);
-            var random = new Random(c * 7919 + workload.Length);
-            start.SignalAndWait();
-            var sequence = 0;
-            do // at least one transaction per connection, however late a busy machine starts it
+                var copy = (SqlCopy)(context.State ??= ready.TryDequeue(out var next) ? next : throw new InvalidOperationException("more copies than connections"));
+                return Step.Run(workload, context, () =>
+                {
+                    copy.RunTransaction(workload, rows);
+                    return ValueTask.FromResult(Response.Ok());
+                });
+            })
+            .WithInit(_ =>
             {
-                var begin = Stopwatch.GetTimestamp();
-                RunTransaction(command, workload, random, rows, c, sequence++);
-                sample.AddTicks(Stopwatch.GetTimestamp() - begin);
-            }
-            while (watch.Elapsed < duration);
-        })).ToList();
-        threads.ForEach(t => t.Start());
+                for (var c = 0; c < connections; c++)
+                {
+                    ready.Enqueue(SqlCopy.Open(engine, workload, c));
+                }
 
-        var bytesBefore = ProcessIo.BytesWritten();
-        var journalBytesBefore = engine.Environment?.JournalBytesWritten ?? 0;
-        var flushesBefore = engine.Environment?.JournalWrites ?? 0;
-        watch.Start();
-        start.SignalAndWait();
-        threads.ForEach(t => t.Join());
-        engine.Settle();
-        watch.Stop();
+                writes.Start(); // the measured span starts right after the init: this scenario has no warm-up
+                return Task.CompletedTask;
+            })
+            .WithSettle(() =>
+            {
+                engine.Settle();
+                writes.Stop();
+            })
+            .WithClean(() =>
+            {
+                while (ready.TryDequeue(out var unused))
+                {
+                    unused.Dispose();
+                }
 
-        foreach (var sample in samples)
-        {
-            totals.Latency.AddAll(sample);
-        }
-
-        totals.Seconds += watch.Elapsed.TotalSeconds;
-        totals.Bytes += ProcessIo.BytesWritten() - bytesBefore;
-        if (engine.Environment is { } environment)
-        {
-            totals.HasJournal = true;
-            totals.JournalBytes += environment.JournalBytesWritten - journalBytesBefore;
-            totals.JournalFlushes += environment.JournalWrites - flushesBefore;
-        }
+                return Task.CompletedTask;
+            })
+            .WithLoadSimulations(Simulation.KeepConstant(connections, duration))
+            .WithThreadPerCopy();
     }
 
     private static SqliteCommand Prepare(SqliteConnection connection, string workload)
@@ -111,30 +102,109 @@ internal sealed partial class SqlExperiment
         return command;
     }
 
-    private static void RunTransaction(SqliteCommand command, string workload, Random random, int rows, int connection, int sequence)
+    /// <summary>One connection of a round: its connection, its prepared command, its random source, and its inserts' sequence.</summary>
+    private sealed class SqlCopy : IDisposable
     {
-        switch (workload)
+        private readonly SqliteConnection _connection;
+        private readonly SqliteCommand _command;
+        private readonly Random _random;
+        private readonly int _number;
+        private int _sequence;
+
+        private SqlCopy(SqliteConnection connection, SqliteCommand command, int number, string workload)
         {
-            case Insert or MultiDbInsert:
-                command.Parameters[0].Value = connection;
-                command.Parameters[1].Value = Payload(sequence);
-                command.ExecuteNonQuery();
-                break;
-            case Update:
-                command.Parameters[0].Value = random.Next(1, rows + 1);
-                command.ExecuteNonQuery();
-                break;
-            default:
-                command.Parameters[0].Value = random.Next(1, rows + 1);
-                using (var reader = command.ExecuteReader())
+            _connection = connection;
+            _command = command;
+            _number = number;
+            _random = new Random(number * 7919 + workload.Length); // the same picks on every engine
+        }
+
+        /// <summary>Connection <paramref name="number"/> of a round: database 0, or one of <see cref="Databases"/> for multi-db inserts (its table created here, not timed).</summary>
+        public static SqlCopy Open(SqlEngine engine, string workload, int number)
+        {
+            var database = workload == MultiDbInsert ? 1 + (number % Databases) : 0;
+            var connection = engine.Connect(database);
+            try
+            {
+                if (workload == MultiDbInsert)
                 {
-                    while (reader.Read())
-                    {
-                        _ = reader.GetString(reader.FieldCount - 1);
-                    }
+                    SqlEngine.Execute(connection, CreateTable);
                 }
 
-                break;
+                return new SqlCopy(connection, Prepare(connection, workload), number, workload);
+            }
+            catch
+            {
+                connection.Dispose();
+                throw;
+            }
+        }
+
+        public void RunTransaction(string workload, int rows)
+        {
+            switch (workload)
+            {
+                case Insert or MultiDbInsert:
+                    _command.Parameters[0].Value = _number;
+                    _command.Parameters[1].Value = Payload(_sequence++);
+                    _command.ExecuteNonQuery();
+                    break;
+                case Update:
+                    _command.Parameters[0].Value = _random.Next(1, rows + 1);
+                    _command.ExecuteNonQuery();
+                    break;
+                default:
+                    _command.Parameters[0].Value = _random.Next(1, rows + 1);
+                    using (var reader = _command.ExecuteReader())
+                    {
+                        while (reader.Read())
+                        {
+                            _ = reader.GetString(reader.FieldCount - 1);
+                        }
+                    }
+
+                    break;
+            }
+        }
+
+        public void Dispose()
+        {
+            _command.Dispose();
+            _connection.Dispose();
+        }
+    }
+
+    /// <summary>
+    /// What a round wrote: bytes the process passed to write calls (/proc/self/io wchar) and, on
+    /// Voron, the journal's bytes and write+fdatasync pairs, from <see cref="Start"/> (the end of
+    /// the init) to <see cref="Stop"/> (the end of the settle).
+    /// </summary>
+    private sealed class WriteTally(SqlEngine engine)
+    {
+        private long _bytesBefore;
+        private long _journalBytesBefore;
+        private long _flushesBefore;
+
+        public long Bytes { get; private set; }
+
+        public long JournalBytes { get; private set; }
+
+        public long JournalFlushes { get; private set; }
+
+        public bool HasJournal => engine.Environment != null;
+
+        public void Start()
+        {
+            _bytesBefore = ProcessIo.BytesWritten();
+            _journalBytesBefore = engine.Environment?.JournalBytesWritten ?? 0;
+            _flushesBefore = engine.Environment?.JournalWrites ?? 0;
+        }
+
+        public void Stop()
+        {
+            Bytes = ProcessIo.BytesWritten() - _bytesBefore;
+            JournalBytes = (engine.Environment?.JournalBytesWritten ?? 0) - _journalBytesBefore;
+            JournalFlushes = (engine.Environment?.JournalWrites ?? 0) - _flushesBefore;
         }
     }
 }

@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using Microsoft.Data.Sqlite;
 using Voron.LoadTests.Engines.Sql;
 using Voron.LoadTests.Measurement;
@@ -13,8 +12,9 @@ namespace Voron.LoadTests.Experiments;
 /// workloads: single-row insert transactions from 1, 16, 64 and 256 connections; point selects by
 /// primary key and range selects on one and two threads; single-row updates of existing rows;
 /// inserts into 16 databases of one store (or 16 files) at once. Every workload runs each engine
-/// in interleaved rounds (round 1 of each engine, then round 2 ...), so a slow moment of a shared
-/// machine hits them alike; each round ends with the work the engine deferred (Voron's data-file
+/// in interleaved rounds (round 1 of each engine, then round 2 ..., the order rotated each round),
+/// each round a scenario of the load model (Load/), so a slow moment of a shared machine hits them
+/// alike; each round ends with the work the engine deferred (Voron's data-file
 /// flush, WAL's checkpoint), timed and counted with it. Bytes written are what the process passed
 /// to write calls (/proc/self/io wchar) during the round.
 /// </summary>
@@ -50,7 +50,7 @@ internal sealed partial class SqlExperiment : IExperiment
 
     public string Description => "SQLite on Voron (Vfs=voron) vs stock SQLite WAL and rollback, synchronous=FULL: inserts from 1-256 connections, selects, updates, 16 databases";
 
-    public Task<Report> RunAsync(ExperimentContext context)
+    public async Task<Report> RunAsync(ExperimentContext context)
     {
         var duration = _duration ?? (context.Quick ? TimeSpan.FromMilliseconds(300) : TimeSpan.FromSeconds(3));
         var rounds = context.Quick || duration < TimeSpan.FromSeconds(1) ? 1 : 3;
@@ -80,18 +80,21 @@ internal sealed partial class SqlExperiment : IExperiment
                 var totals = engines.ToDictionary(e => e.Name, _ => new SqlTotals());
                 for (var round = 1; round <= rounds; round++)
                 {
-                    foreach (var engine in engines)
+                    foreach (var engine in Rotation.For(engines, round - 1)) // rotated: no engine always goes first
                     {
                         context.Progress($"{engine.Name,-16} {workload,-15} {connections,3} connections, round {round} of {rounds} ...");
-                        RunRound(engine, workload, connections, duration / rounds, rows, totals[engine.Name]);
+                        var writes = new WriteTally(engine);
+                        var stats = await context.RunScenarioAsync(RoundScenario(engine, workload, connections, duration / rounds, rows, writes)).ConfigureAwait(false);
+                        report.AddScenario(engine.Name, LoadName(workload, connections), round, stats);
+                        totals[engine.Name].Add(stats, writes);
                     }
                 }
 
                 foreach (var engine in engines)
                 {
                     var result = totals[engine.Name].Result(engine.Name, workload, connections);
-                    context.Progress($"{engine.Name,-16} {workload,-15} {connections,3} connections: {result.TxPerSecond,10:N0} tx/s, p99 {result.Latency.Percentile(99):F2} ms, " +
-                                     $"{result.BytesPerTx:N0} bytes/tx{(result.FlushesPerCommit is { } f ? $", {f:F3} journal flushes per commit" : "")}");
+                    context.Progress($"{engine.Name,-16} {workload,-15} {connections,3} connections: {result.TxPerSecond,10:N0} tx/s, p99 {result.Rounds.P99Ms:F2} ms, " +
+                                     $"{result.BytesPerTx:N0} bytes/tx{(result.FlushesPerCommit is { } f ? $", {f:F3} journal flushes per commit" : "")}{result.Rounds.DescribeFailures()}");
                     results.Add(result);
                 }
             }
@@ -104,7 +107,7 @@ internal sealed partial class SqlExperiment : IExperiment
         }
 
         AddNotes(report);
-        return Task.FromResult(report);
+        return report;
     }
 
     private static void AddRows(Report report, List<SqlResult> results)
@@ -118,14 +121,15 @@ internal sealed partial class SqlExperiment : IExperiment
                 ("connections", result.Connections),
                 ("transactions", result.Transactions),
                 ("txPerSec", result.TxPerSecond),
-                ("p50Ms", result.Latency.Median),
-                ("p99Ms", result.Latency.Percentile(99)),
+                ("p50Ms", result.Rounds.P50Ms),
+                ("p99Ms", result.Rounds.P99Ms),
                 ("bytesWrittenPerTx", result.BytesPerTx),
                 ("journalBytesPerTx", result.JournalBytesPerTx),
                 ("dataBytesPerTx", result.JournalBytesPerTx is { } journal ? result.BytesPerTx - journal : null),
                 ("journalFlushesPerCommit", result.FlushesPerCommit),
                 ("vsSqliteWal", wal == null ? null : result.TxPerSecond / wal.TxPerSecond),
-                ("bytesVsSqliteWal", wal == null || wal.BytesPerTx == 0 ? null : result.BytesPerTx / wal.BytesPerTx));
+                ("bytesVsSqliteWal", wal == null || wal.BytesPerTx == 0 ? null : result.BytesPerTx / wal.BytesPerTx),
+                ("failed", result.Rounds.Failed));
         }
     }
 
@@ -145,7 +149,12 @@ internal sealed partial class SqlExperiment : IExperiment
         report.AddNote("Workloads: insert = INSERT of one ~100-byte row per transaction into one table; update = UPDATE of one random existing " +
                        "row's integer column; point-select = SELECT by random primary key; range-select = 100 consecutive rows from a random key; " +
                        "multi-db-insert = inserts spread over 16 databases (16 files for stock SQLite, 16 databases in one store for Voron). " +
-                       "Each connection runs on its own thread and waits for its transaction before the next (a closed loop).");
+                       "Each connection runs on its own thread and waits for its transaction before the next (a closed loop: the load model's " +
+                       "KeepConstant with a thread per copy); connections are opened and statements prepared before the clock starts.");
+        report.AddNote("Rounds: each configuration runs every engine in interleaved rounds, the engines' order rotated each round. txPerSec is the " +
+                       "transactions of all rounds over their time; p50Ms and p99Ms are the rounds' percentiles (HdrHistogram, 3 significant digits) " +
+                       "weighted by their transactions (exact with one round). failed: transactions that threw (counted by the load model, not thrown; " +
+                       "0 in a sound run), not in txPerSec.");
     }
 
     private static string SqliteVersion()
@@ -162,30 +171,42 @@ internal sealed partial class SqlExperiment : IExperiment
         return command.ExecuteScalar();
     }
 
-    private sealed record SqlResult(string Engine, string Workload, int Connections, long Transactions, double TxPerSecond, LatencySample Latency,
-        double BytesPerTx, double? JournalBytesPerTx, double? FlushesPerCommit);
+    /// <summary>The report's name for a configuration's load, shared by the engines (the HTML report's charts group by it).</summary>
+    internal static string LoadName(string workload, int connections) => $"{workload}, closed {connections}";
+
+    private sealed record SqlResult(string Engine, string Workload, int Connections, RoundTotals Rounds, double TxPerSecond,
+        double BytesPerTx, double? JournalBytesPerTx, double? FlushesPerCommit)
+    {
+        public long Transactions => Rounds.Ok;
+    }
 
     /// <summary>One engine's totals over the rounds of one configuration.</summary>
     private sealed class SqlTotals
     {
-        public LatencySample Latency { get; } = new();
+        private readonly RoundTotals _rounds = new();
+        private long _bytes;
+        private long _journalBytes;
+        private long _journalFlushes;
+        private bool _hasJournal;
 
-        public double Seconds { get; set; }
-
-        public long Bytes { get; set; }
-
-        public long JournalBytes { get; set; }
-
-        public long JournalFlushes { get; set; }
-
-        public bool HasJournal { get; set; }
+        public void Add(Load.ScenarioStats stats, WriteTally writes)
+        {
+            _rounds.Add(stats);
+            _bytes += writes.Bytes;
+            if (writes.HasJournal)
+            {
+                _hasJournal = true;
+                _journalBytes += writes.JournalBytes;
+                _journalFlushes += writes.JournalFlushes;
+            }
+        }
 
         public SqlResult Result(string engine, string workload, int connections)
         {
-            var transactions = Latency.Count;
+            var transactions = _rounds.Ok;
             double PerTx(long total) => transactions == 0 ? 0 : total / (double)transactions;
-            return new SqlResult(engine, workload, connections, transactions, transactions / Seconds, Latency, PerTx(Bytes),
-                HasJournal ? PerTx(JournalBytes) : null, HasJournal && workload is not (PointSelect or RangeSelect) ? PerTx(JournalFlushes) : null);
+            return new SqlResult(engine, workload, connections, _rounds, _rounds.OkPerSecond, PerTx(_bytes),
+                _hasJournal ? PerTx(_journalBytes) : null, _hasJournal && workload is not (PointSelect or RangeSelect) ? PerTx(_journalFlushes) : null);
         }
     }
 }

@@ -13,8 +13,9 @@ internal interface ISqlDocsEngine : IDisposable
     string Durability { get; }
 
     /// <summary>
-    /// Whether callers run on dedicated threads with synchronous calls (Microsoft.Data.Sqlite, whose
-    /// async methods run synchronously) rather than as async tasks (the document API).
+    /// Whether callers block (Microsoft.Data.Sqlite, whose async methods run synchronously), so
+    /// each runs on a thread of its own (the scenario's <c>WithThreadPerCopy</c>), rather than as an
+    /// async task (the document API).
     /// </summary>
     bool UsesThreads { get; }
 
@@ -22,8 +23,8 @@ internal interface ISqlDocsEngine : IDisposable
     ISqlDocsCaller CreateCaller();
 
     /// <summary>
-    /// The work the round's writes leave for later, done inside the timed round: Voron's data-file
-    /// flush, SQLite's WAL checkpoint.
+    /// The work a round's writes leave for later, done inside the round's measured span (the
+    /// scenario's settle): Voron's data-file flush, SQLite's WAL checkpoint.
     /// </summary>
     void Settle();
 
