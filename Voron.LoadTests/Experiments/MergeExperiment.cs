@@ -2,6 +2,7 @@ using System.Globalization;
 using Voron.LoadTests.Data;
 using Voron.LoadTests.Engines;
 using Voron.LoadTests.Engines.Voron;
+using Voron.LoadTests.Load;
 using Voron.LoadTests.Measurement;
 using Voron.LoadTests.Reporting;
 
@@ -24,13 +25,13 @@ namespace Voron.LoadTests.Experiments;
 /// </list>
 /// Two loops (<c>--loops</c>):
 /// <list type="bullet">
-/// <item>closed: 1–256 callers (<c>--callers</c>), each writing its next value once the previous one
-///   is durable. For each caller count and key pattern every mode runs on a fresh store, warms up
+/// <item>closed: 1–256 callers (<c>--callers</c>, the copies of a <see cref="Simulation.KeepConstant"/>
+///   scenario), each writing its next value once the previous one is durable. For each caller count and key pattern every mode runs on a fresh store, warms up
 ///   (unreported), then runs in interleaved rounds whose order rotates; each round ends with its
 ///   store's settle (Voron's data-file flush, SQLite's checkpoint) inside the round's time.</item>
-/// <item>open: writes arrive at a fixed rate whatever the engine does (<see cref="OpenLoop"/>), for
+/// <item>open: writes arrive at a fixed rate whatever the engine does (<see cref="Simulation.Inject"/>), for
 ///   Voron merged, merged+async and the batched peers: a sweep of rising rates finds each mode's
-///   saturation rate (the highest rate whose p99 stays within 10 ms and that it keeps up with);
+///   saturation rate (<see cref="SaturationSweep"/>: the highest rate whose p99 stays within 10 ms and that it keeps up with);
 ///   then merged and merged+async (and the peers) run interleaved at 50% and 80% of merged's.</item>
 /// </list>
 /// Both key patterns run (<see cref="KeyPattern"/>): sequential keys append at the right edge of
@@ -165,8 +166,10 @@ internal sealed partial class MergeExperiment : IExperiment
             {
                 var values = Enumerable.Range(0, 64).Select(Value).ToArray();
                 var sequences = new long[64];
-                await ClosedLoop.RunAsync(64, duration, caller => writer.PutAsync(KeyPattern.Random.Key(caller, sequences[caller]++), values[caller]), writer.Settle)
-                    .ConfigureAwait(false);
+                var scenario = PutScenario(writer, c => KeyPattern.Random.Key(c.CopyNumber, sequences[c.CopyNumber]++), c => values[c.CopyNumber])
+                    .WithLoadSimulations(Simulation.KeepConstant(64, duration))
+                    .WithSettle(writer.Settle);
+                ThrowOnFailures(await context.RunScenarioAsync(scenario, "process warm-up ").ConfigureAwait(false));
             }
             finally
             {
