@@ -1,6 +1,7 @@
 using Voron.LoadTests.Data;
 using Voron.LoadTests.Engines;
 using Voron.LoadTests.Engines.Voron;
+using Voron.LoadTests.Load;
 using Voron.LoadTests.Measurement;
 using Voron.LoadTests.Reporting;
 
@@ -24,7 +25,7 @@ internal sealed partial class MergeExperiment
             var results = new List<ClosedResult>();
             foreach (var callers in callerCounts)
             {
-                results.AddRange(await RunCallerCountAsync(context, modes, pattern, callers, duration, rounds, warmUp, journal).ConfigureAwait(false));
+                results.AddRange(await RunCallerCountAsync(context, report, modes, pattern, callers, duration, rounds, warmUp, journal).ConfigureAwait(false));
             }
 
             foreach (var result in results)
@@ -38,14 +39,14 @@ internal sealed partial class MergeExperiment
                     ("keys", pattern.Name),
                     ("flushDelayMs", context.Disk.FlushDelayMs),
                     ("callers", result.Callers),
-                    ("ops", result.Latency.Count),
+                    ("ops", result.Operations),
                     ("writesPerSec", result.PerSecond),
-                    ("p50Ms", result.Latency.Median),
-                    ("p99Ms", result.Latency.Percentile(99)),
-                    ("p999Ms", result.Latency.Percentile(99.9)),
-                    ("opsPerFlush", result.Flushes == 0 ? null : result.Latency.Count / (double)result.Flushes),
+                    ("p50Ms", result.Latency.P50Ms),
+                    ("p99Ms", result.Latency.P99Ms),
+                    ("maxMs", result.Latency.MaxMs),
+                    ("opsPerFlush", result.Flushes == 0 ? null : result.Operations / (double)result.Flushes),
                     ("journalMedianMs", result.Journal is { Count: > 0 } j ? j.Median : null),
-                    ("bytesWrittenPerOp", result.Written.HandedToWrite / (double?)result.Latency.Count),
+                    ("bytesWrittenPerOp", result.Written.HandedToWrite / (double?)result.Operations),
                     ("writeAmplification", result.Written.HandedToWrite / (double?)result.UserBytes),
                     ("storageWriteAmplification", result.Written.ToStorage / (double?)result.UserBytes),
                     ("onDiskMiB", StoreSize.MiB(result.OnDiskBytes)),
@@ -60,7 +61,7 @@ internal sealed partial class MergeExperiment
     }
 
     /// <summary>Every mode at one caller count: fresh stores, a warm-up each, then interleaved rounds in rotating order.</summary>
-    private static async Task<List<ClosedResult>> RunCallerCountAsync(ExperimentContext context, List<string> modes, KeyPattern pattern, int callers,
+    private static async Task<List<ClosedResult>> RunCallerCountAsync(ExperimentContext context, Report report, List<string> modes, KeyPattern pattern, int callers,
         TimeSpan duration, int rounds, TimeSpan warmUp, JournalWriteListener journal)
     {
         var runs = new List<ClosedRun>();
@@ -71,17 +72,20 @@ internal sealed partial class MergeExperiment
                 runs.Add(new ClosedRun(Open(context, mode, $"closed-{pattern.Name}-{mode}-{callers}"), pattern, callers, context.Device));
             }
 
+            // The warm-up is a run of its own, settled, before any mode's first round (not the
+            // scenario's WithWarmUpDuration, which would warm each mode just before its first round).
             foreach (var run in runs)
             {
-                await run.RoundAsync(warmUp, record: false).ConfigureAwait(false);
+                await run.RoundAsync(context, warmUp, record: false).ConfigureAwait(false);
             }
 
+            var load = $"{ClosedLoopName} {pattern.Name} {callers}";
             for (var round = 0; round < rounds; round++)
             {
                 foreach (var run in Rotation.For(runs, round))
                 {
                     context.Progress($"closed {pattern.Name,-10} {run.Writer.Mode,-18} {callers,5} callers, round {round + 1} of {rounds} ...");
-                    await run.RoundAsync(duration / rounds, record: true).ConfigureAwait(false);
+                    report.AddScenario(run.Writer.Mode, load, round + 1, await run.RoundAsync(context, duration / rounds, record: true).ConfigureAwait(false));
                 }
             }
 
@@ -89,11 +93,11 @@ internal sealed partial class MergeExperiment
             foreach (var run in runs)
             {
                 var journalTimes = run.Writer is VoronMergedWriter voron ? journal.For(voron.Environment.Path) : null;
-                var result = new ClosedResult(run.Writer.Mode, callers, run.Latency, run.Seconds, run.Flushes, journalTimes, run.Written, StoreSize.Of(run.Writer.Directory));
+                var result = new ClosedResult(run.Writer.Mode, callers, Pooled.Of(run.Rounds), run.Flushes, journalTimes, run.Written, StoreSize.Of(run.Writer.Directory));
                 results.Add(result);
                 var journalText = journalTimes is { Count: > 0 } ? $", journal record {journalTimes.Median:F2} ms (median)" : "";
                 context.Progress($"closed {pattern.Name,-10} {result.Mode,-18} {callers,5} callers: {result.PerSecond,10:N0} writes/s, " +
-                                 $"p99 {result.Latency.Percentile(99):F2} ms, {result.Latency.Count / (double)Math.Max(1, result.Flushes):F1} ops/flush{journalText}");
+                                 $"p99 {result.Latency.P99Ms:F2} ms, {result.Operations / (double)Math.Max(1, result.Flushes):F1} ops/flush{journalText}");
             }
 
             return results;
@@ -107,7 +111,7 @@ internal sealed partial class MergeExperiment
         }
     }
 
-    /// <summary>One mode's store and its totals over the rounds; each caller's keys continue from round to round.</summary>
+    /// <summary>One mode's store and its recorded rounds; each caller (a copy of the scenario) continues its keys from round to round.</summary>
     private sealed class ClosedRun(IConcurrentWriter writer, KeyPattern pattern, int callers, DeviceIo? device)
     {
         private readonly long[] _sequences = new long[callers];
@@ -115,40 +119,44 @@ internal sealed partial class MergeExperiment
 
         public IConcurrentWriter Writer => writer;
 
-        public LatencySample Latency { get; } = new();
-
-        public double Seconds { get; private set; }
+        /// <summary>The recorded rounds.</summary>
+        public List<ScenarioStats> Rounds { get; } = [];
 
         public long Flushes { get; private set; }
 
         /// <summary>Bytes written during the recorded rounds, their settles included.</summary>
-        private readonly DeviceIo? _device = device;
-
         public WriteCounters Written { get; private set; } = WriteCounters.Zero(device);
 
-        public async Task RoundAsync(TimeSpan duration, bool record)
+        /// <summary>One round: <c>callers</c> copies writing for <paramref name="duration"/>, then the store's settle inside the measured span.</summary>
+        public async Task<ScenarioStats> RoundAsync(ExperimentContext context, TimeSpan duration, bool record)
         {
             var flushesBefore = writer.Flushes;
-            var writtenBefore = WriteCounters.Read(_device);
-            var result = await ClosedLoop.RunAsync(callers, duration,
-                caller => writer.PutAsync(pattern.Key(caller, _sequences[caller]++), _values[caller]),
-                writer.Settle).ConfigureAwait(false);
+            var writtenBefore = WriteCounters.Read(device);
+            var scenario = PutScenario(writer,
+                    c => pattern.Key(c.CopyNumber, _sequences[c.CopyNumber]++),
+                    c => _values[c.CopyNumber])
+                .WithLoadSimulations(Simulation.KeepConstant(callers, duration))
+                .WithSettle(writer.Settle);
+            var stats = await context.RunScenarioAsync(scenario, $"closed {pattern.Name} ").ConfigureAwait(false);
+            ThrowOnFailures(stats);
             if (record)
             {
-                Written += WriteCounters.Read(_device) - writtenBefore;
-                Latency.AddAll(result.Latency);
-                Seconds += result.Seconds;
+                Written += WriteCounters.Read(device) - writtenBefore;
+                Rounds.Add(stats);
                 Flushes += writer.Flushes - flushesBefore;
             }
+
+            return stats;
         }
     }
 
-    private sealed record ClosedResult(string Mode, int Callers, LatencySample Latency, double Seconds, long Flushes, LatencySample? Journal,
-        WriteCounters Written, long OnDiskBytes)
+    private sealed record ClosedResult(string Mode, int Callers, Pooled Latency, long Flushes, LatencySample? Journal, WriteCounters Written, long OnDiskBytes)
     {
-        public double PerSecond => Latency.Count / Seconds;
+        public long Operations => Latency.Operations;
+
+        public double PerSecond => Latency.PerSecond;
 
         /// <summary>Keys and values written: 8 + 1,024 bytes a write.</summary>
-        public long UserBytes => Latency.Count * (8L + ValueSize);
+        public long UserBytes => Operations * (8L + ValueSize);
     }
 }

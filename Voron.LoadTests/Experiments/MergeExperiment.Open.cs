@@ -1,5 +1,6 @@
 using Voron.LoadTests.Data;
 using Voron.LoadTests.Engines;
+using Voron.LoadTests.Load;
 using Voron.LoadTests.Measurement;
 using Voron.LoadTests.Reporting;
 
@@ -37,78 +38,30 @@ internal sealed partial class MergeExperiment
         }
     }
 
-    /// <summary>Rising rates until a point is not ok, then bisection: returns the highest ok rate (0 if none).</summary>
+    /// <summary>One mode's saturation rate (<see cref="SaturationSweep.FindAsync"/>), each point a row; 0 if no rate was ok.</summary>
     private static async Task<double> SweepAsync(ExperimentContext context, Report report, OpenLoopSettings settings, string mode, KeyPattern pattern)
     {
         var source = new OpenSource(Open(context, mode, $"open-{pattern.Name}-{mode}"), pattern);
         try
         {
-            await source.RunAsync(settings.StartRate, settings.WarmUp).ConfigureAwait(false);
-
-            // Rising rates until two points in a row are not ok (one bad point alone may be a hiccup
-            // of the machine: it is reported, and the sweep goes on); the saturation rate is the last
-            // ok rate before that pair, refined by bisection towards the first of the pair.
-            double ok = 0;
-            double? bad = null;
-            double? firstBadInARow = null;
-            double lastOkBeforeBad = 0;
-            for (var rate = settings.StartRate; rate <= settings.MaxRate; rate *= settings.Growth)
+            await source.RunAsync(context, settings.StartRate, settings.WarmUp).ConfigureAwait(false);
+            var points = 0;
+            var (saturation, reachedMax) = await SaturationSweep.FindAsync(settings.StartRate, settings.Growth, settings.MaxRate, settings.BisectSteps, async rate =>
             {
-                if (await PointAsync(rate).ConfigureAwait(false))
-                {
-                    ok = rate;
-                    firstBadInARow = null;
-                    continue;
-                }
+                var point = await source.RunAsync(context, rate, settings.StepDuration).ConfigureAwait(false);
+                report.AddScenario(mode, $"sweep {pattern.Name}", ++points, point.Stats);
+                var ok = SaturationSweep.IsOk(point.Stats, point.Offered);
+                AddOpenRow(context, report, "sweep", mode, pattern, point.Offered, Pooled.Of([point.Stats]), point.Flushes, ok, share: null, vsMerged: null);
+                return ok;
+            }).ConfigureAwait(false);
 
-                if (firstBadInARow != null)
-                {
-                    bad = firstBadInARow;
-                    break;
-                }
-
-                firstBadInARow = rate;
-                lastOkBeforeBad = ok;
-            }
-
-            if (bad != null)
-            {
-                ok = lastOkBeforeBad;
-            }
-            else if (firstBadInARow != null)
-            {
-                bad = firstBadInARow; // the last point was bad: the sweep ended on it
-                ok = lastOkBeforeBad;
-            }
-
-            for (var step = 0; bad != null && ok > 0 && step < settings.BisectSteps; step++)
-            {
-                var middle = Math.Sqrt(ok * bad.Value);
-                if (await PointAsync(middle).ConfigureAwait(false))
-                {
-                    ok = middle;
-                }
-                else
-                {
-                    bad = middle;
-                }
-            }
-
-            var limit = bad == null ? $" (every rate up to {settings.MaxRate:N0}/s was ok)" : "";
-            context.Progress($"open   {pattern.Name,-10} {mode,-18} saturation rate {ok:N0} writes/s{limit}");
-            return ok;
+            var limit = reachedMax ? $" (every rate up to {settings.MaxRate:N0}/s was ok)" : "";
+            context.Progress($"open   {pattern.Name,-10} {mode,-18} saturation rate {saturation:N0} writes/s{limit}");
+            return saturation;
         }
         finally
         {
             Discard(source.Writer);
-        }
-
-        async Task<bool> PointAsync(double rate)
-        {
-            var point = await source.RunAsync(rate, settings.StepDuration).ConfigureAwait(false);
-            var ok = IsOk(point.Result);
-            AddOpenRow(context, report, "sweep", mode, pattern, point, ok, share: null, vsMerged: null);
-            return ok;
         }
     }
 
@@ -126,26 +79,31 @@ internal sealed partial class MergeExperiment
 
             foreach (var source in sources)
             {
-                await source.RunAsync(rate, settings.WarmUp).ConfigureAwait(false);
+                await source.RunAsync(context, rate, settings.WarmUp).ConfigureAwait(false);
             }
 
+            var load = $"target {pattern.Name} {share:P0}";
             var pooled = sources.ToDictionary(s => s.Writer.Mode, _ => new List<OpenPoint>());
             for (var round = 0; round < settings.TargetRounds; round++)
             {
                 foreach (var source in Rotation.For(sources, round))
                 {
                     context.Progress($"open   {pattern.Name,-10} {source.Writer.Mode,-18} at {share:P0} of merged's saturation ({rate:N0}/s), round {round + 1} of {settings.TargetRounds} ...");
-                    pooled[source.Writer.Mode].Add(await source.RunAsync(rate, settings.TargetDuration).ConfigureAwait(false));
+                    var point = await source.RunAsync(context, rate, settings.TargetDuration).ConfigureAwait(false);
+                    report.AddScenario(source.Writer.Mode, load, round + 1, point.Stats);
+                    pooled[source.Writer.Mode].Add(point);
                 }
             }
 
-            var merged = Pool(pooled[Merged]);
+            var merged = Pooled.Of([.. pooled[Merged].Select(p => p.Stats)]);
             foreach (var source in sources)
             {
-                var point = Pool(pooled[source.Writer.Mode]);
-                var vsMerged = point.Result.Latency.Percentile(99) / merged.Result.Latency.Percentile(99);
-                AddOpenRow(context, report, "target", source.Writer.Mode, pattern, point, IsOk(point.Result), share, vsMerged,
-                    pooled[source.Writer.Mode].Select(p => p.Result.Latency.Percentile(99)).ToList());
+                var points = pooled[source.Writer.Mode];
+                var latency = Pooled.Of([.. points.Select(p => p.Stats)]);
+                var vsMerged = latency.P99Ms / merged.P99Ms;
+                var offered = points[0].Offered;
+                var ok = latency.Failures == 0 && latency.P99Ms <= OpenLoopSettings.P99LimitMs && latency.PerSecond >= OpenLoopSettings.KeepUpShare * offered;
+                AddOpenRow(context, report, "target", source.Writer.Mode, pattern, offered, latency, points.Sum(p => p.Flushes), ok, share, vsMerged);
                 if (source.Writer.Mode == MergedAsync)
                 {
                     report.AddFact($"asyncP99OverMerged.{pattern.Name}.{share:0.##}", vsMerged);
@@ -162,46 +120,37 @@ internal sealed partial class MergeExperiment
         }
     }
 
-    private static bool IsOk(OpenLoopResult result) =>
-        result.Failures == 0 && result.Latency.Percentile(99) <= OpenLoopSettings.P99LimitMs &&
-        result.AchievedPerSecond >= OpenLoopSettings.KeepUpShare * result.OfferedPerSecond;
-
-    private static OpenPoint Pool(List<OpenPoint> points)
+    private static void AddOpenRow(ExperimentContext context, Report report, string phase, string mode, KeyPattern pattern, double offered, Pooled latency,
+        long flushes, bool ok, double? share, double? vsMerged)
     {
-        var latency = new LatencySample();
-        points.ForEach(p => latency.AddAll(p.Result.Latency));
-        var result = new OpenLoopResult(points[0].Result.OfferedPerSecond, points.Sum(p => p.Result.Operations), points.Sum(p => p.Result.Failures),
-            latency, points.Sum(p => p.Result.Seconds));
-        return new OpenPoint(result, points.Sum(p => p.Flushes));
-    }
-
-    private static void AddOpenRow(ExperimentContext context, Report report, string phase, string mode, KeyPattern pattern, OpenPoint point, bool ok,
-        double? share, double? vsMerged, List<double>? roundP99s = null)
-    {
-        var result = point.Result;
+        var rounds = phase == "target";
         report.AddRow(
             ("loop", OpenLoopName),
             ("phase", phase),
             ("mode", mode),
             ("keys", pattern.Name),
             ("flushDelayMs", context.Disk.FlushDelayMs),
-            ("offeredPerSec", result.OfferedPerSecond),
-            ("writesPerSec", result.AchievedPerSecond),
-            ("ops", result.Operations),
-            ("p50Ms", result.Latency.Median),
-            ("p99Ms", result.Latency.Percentile(99)),
-            ("p999Ms", result.Latency.Percentile(99.9)),
-            ("minRoundP99Ms", roundP99s?.Min()),
-            ("maxRoundP99Ms", roundP99s?.Max()),
-            ("opsPerFlush", point.Flushes == 0 ? null : result.Operations / (double)point.Flushes),
+            ("offeredPerSec", offered),
+            ("writesPerSec", latency.PerSecond),
+            ("ops", latency.Operations),
+            ("p50Ms", latency.P50Ms),
+            ("p99Ms", latency.P99Ms),
+            ("maxMs", latency.MaxMs),
+            ("minRoundP99Ms", rounds ? latency.MinRoundP99Ms : null),
+            ("maxRoundP99Ms", rounds ? latency.MaxRoundP99Ms : null),
+            ("opsPerFlush", flushes == 0 ? null : latency.Operations / (double)flushes),
             ("ok", ok),
             ("shareOfMergedSaturation", share),
             ("p99VsMerged", vsMerged));
-        context.Progress($"open   {pattern.Name,-10} {mode,-18} offered {result.OfferedPerSecond,9:N0}/s: {result.AchievedPerSecond,9:N0} writes/s, " +
-                         $"p50 {result.Latency.Median:F2} ms, p99 {result.Latency.Percentile(99):F2} ms, p99.9 {result.Latency.Percentile(99.9):F2} ms{(ok ? "" : " (not ok)")}");
+        context.Progress($"open   {pattern.Name,-10} {mode,-18} offered {offered,9:N0}/s: {latency.PerSecond,9:N0} writes/s, " +
+                         $"p50 {latency.P50Ms:F2} ms, p99 {latency.P99Ms:F2} ms, max {latency.MaxMs:F2} ms{(ok ? "" : " (not ok)")}");
     }
 
-    /// <summary>One mode's store under open-loop load; keys continue from point to point, and each point ends settled (untimed).</summary>
+    /// <summary>
+    /// One mode's store under open load (<see cref="Simulation.Inject"/>: each write's latency runs
+    /// from its scheduled start); keys continue from point to point, and each point ends settled,
+    /// outside its measured span (as the sweep always did: a point's rate is the rate it kept up with).
+    /// </summary>
     private sealed class OpenSource(IConcurrentWriter writer, KeyPattern pattern)
     {
         private static readonly byte[][] Values = [.. Enumerable.Range(0, 64).Select(Value)];
@@ -209,18 +158,22 @@ internal sealed partial class MergeExperiment
 
         public IConcurrentWriter Writer => writer;
 
-        public async Task<OpenPoint> RunAsync(double rate, TimeSpan duration)
+        /// <summary>Offers <paramref name="rate"/> writes a second (rounded to a whole number) for <paramref name="duration"/>.</summary>
+        public async Task<OpenPoint> RunAsync(ExperimentContext context, double rate, TimeSpan duration)
         {
             var first = _next;
             var flushes = writer.Flushes;
-            var result = await OpenLoop.RunAsync(rate, duration,
-                i => writer.PutAsync(pattern.Key(0, first + i), Values[i % Values.Length])).ConfigureAwait(false);
-            _next = first + result.Operations;
-            var point = new OpenPoint(result, writer.Flushes - flushes);
+            var offered = Math.Max(1, (int)Math.Round(rate));
+            var scenario = PutScenario(writer, c => pattern.Key(0, first + c.InvocationNumber), c => Values[c.InvocationNumber % Values.Length])
+                .WithLoadSimulations(Simulation.Inject(offered, TimeSpan.FromSeconds(1), duration));
+            var stats = await context.RunScenarioAsync(scenario, $"open {pattern.Name} ").ConfigureAwait(false);
+            _next = first + stats.AllRequestCount;
+            var point = new OpenPoint(offered, stats, writer.Flushes - flushes);
             writer.Settle();
             return point;
         }
     }
 
-    private sealed record OpenPoint(OpenLoopResult Result, long Flushes);
+    /// <summary>One open run: the rate offered, its results, and the durable flushes it took.</summary>
+    private sealed record OpenPoint(double Offered, ScenarioStats Stats, long Flushes);
 }

@@ -2,6 +2,7 @@ using System.Globalization;
 using Voron.LoadTests.Data;
 using Voron.LoadTests.Engines;
 using Voron.LoadTests.Engines.Voron;
+using Voron.LoadTests.Load;
 using Voron.LoadTests.Measurement;
 using Voron.LoadTests.Reporting;
 
@@ -24,13 +25,13 @@ namespace Voron.LoadTests.Experiments;
 /// </list>
 /// Two loops (<c>--loops</c>):
 /// <list type="bullet">
-/// <item>closed: 1–256 callers (<c>--callers</c>), each writing its next value once the previous one
-///   is durable. For each caller count and key pattern every mode runs on a fresh store, warms up
+/// <item>closed: 1–256 callers (<c>--callers</c>, the copies of a <see cref="Simulation.KeepConstant"/>
+///   scenario), each writing its next value once the previous one is durable. For each caller count and key pattern every mode runs on a fresh store, warms up
 ///   (unreported), then runs in interleaved rounds whose order rotates; each round ends with its
 ///   store's settle (Voron's data-file flush, SQLite's checkpoint) inside the round's time.</item>
-/// <item>open: writes arrive at a fixed rate whatever the engine does (<see cref="OpenLoop"/>), for
+/// <item>open: writes arrive at a fixed rate whatever the engine does (<see cref="Simulation.Inject"/>), for
 ///   Voron merged, merged+async and the batched peers: a sweep of rising rates finds each mode's
-///   saturation rate (the highest rate whose p99 stays within 10 ms and that it keeps up with);
+///   saturation rate (<see cref="SaturationSweep"/>: the highest rate whose p99 stays within 10 ms and that it keeps up with);
 ///   then merged and merged+async (and the peers) run interleaved at 50% and 80% of merged's.</item>
 /// </list>
 /// Both key patterns run (<see cref="KeyPattern"/>): sequential keys append at the right edge of
@@ -165,8 +166,10 @@ internal sealed partial class MergeExperiment : IExperiment
             {
                 var values = Enumerable.Range(0, 64).Select(Value).ToArray();
                 var sequences = new long[64];
-                await ClosedLoop.RunAsync(64, duration, caller => writer.PutAsync(KeyPattern.Random.Key(caller, sequences[caller]++), values[caller]), writer.Settle)
-                    .ConfigureAwait(false);
+                var scenario = PutScenario(writer, c => KeyPattern.Random.Key(c.CopyNumber, sequences[c.CopyNumber]++), c => values[c.CopyNumber])
+                    .WithLoadSimulations(Simulation.KeepConstant(64, duration))
+                    .WithSettle(writer.Settle);
+                ThrowOnFailures(await context.RunScenarioAsync(scenario, "process warm-up ").ConfigureAwait(false));
             }
             finally
             {
@@ -233,6 +236,8 @@ internal sealed partial class MergeExperiment : IExperiment
                        "to its acknowledgement, so queueing shows (no coordinated omission). writesPerSec counts completed writes over the time to the last one. " +
                        "A sweep point is ok when p99 <= 10 ms and writesPerSec >= 90% of offeredPerSec; the saturation rate is the highest ok rate " +
                        "(a rising sweep, then bisection). The target points run merged and merged+async (and the batched peers) interleaved at 50% and 80% of merged's saturation rate.");
+        report.AddNote("Latency (HdrHistogram, 3 significant digits): a row over several interleaved rounds (closed loop, target points) gives the median of the rounds' " +
+                       "p50Ms and p99Ms (minRoundP99Ms and maxRoundP99Ms beside it at the target points) and the highest latency of any round (maxMs).");
         report.AddNote("Closed loop, bytes: bytesWrittenPerOp and writeAmplification count the bytes handed to write calls over the recorded rounds and their settles " +
                        "(over 8 + 1,024 bytes of key and value a write); onDiskMiB: the store's files after the last round (Voron's 64 MiB preallocated journal file included).");
         report.AddNote("Targets: closed loop, merged >= 20x unmerged at 256 callers, merged+async >= 10x SQLite at 64 callers; " +

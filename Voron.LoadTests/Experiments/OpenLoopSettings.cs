@@ -22,11 +22,11 @@ internal sealed record OpenLoopSettings(
     TimeSpan TargetDuration,
     TimeSpan WarmUp)
 {
-    /// <summary>A point is ok when its p99 latency is at most this.</summary>
-    public const double P99LimitMs = 10;
+    /// <summary>A point is ok when its p99 latency is at most this (<see cref="Load.SaturationSweep"/>'s rule) ...</summary>
+    public const double P99LimitMs = Load.SaturationSweep.P99LimitMs;
 
-    /// <summary>... and it completed at least this share of the offered rate.</summary>
-    public const double KeepUpShare = 0.9;
+    /// <summary>... and it completed at least this share of the offered rate, with no failures.</summary>
+    public const double KeepUpShare = Load.SaturationSweep.KeepUpShare;
 
     /// <summary>The target points, as shares of merged's saturation rate.</summary>
     public static readonly double[] TargetShares = [0.5, 0.8];

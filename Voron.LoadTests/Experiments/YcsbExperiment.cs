@@ -1,6 +1,6 @@
-using System.Diagnostics;
 using Voron.LoadTests.Data;
 using Voron.LoadTests.Engines;
+using Voron.LoadTests.Load;
 using Voron.LoadTests.Measurement;
 using Voron.LoadTests.Reporting;
 
@@ -15,8 +15,9 @@ namespace Voron.LoadTests.Experiments;
 /// sees, SQLite cannot checkpoint past its snapshot, so each run also reports how much the store
 /// grew. The records are realistic JSON documents of 0.5–2 KiB (YCSB's are 1 KB), loaded once
 /// per engine (untimed). One client thread runs the operations; each update or insert is a
-/// durable transaction of its own, as a YCSB client issues them. Every workload runs
-/// <c>--runs</c> times, the engines' order rotated; its time runs until the engine settled.
+/// durable transaction of its own, as a YCSB client issues them: a scenario of one copy, each
+/// operation an invocation and a step named after its kind. Every workload runs <c>--runs</c>
+/// times, the engines' order rotated; its time runs until the engine settled.
 /// </summary>
 internal sealed class YcsbExperiment : IExperiment
 {
@@ -24,6 +25,14 @@ internal sealed class YcsbExperiment : IExperiment
     private const int MinBytes = 512;
     private const int MaxBytes = 2048;
     private static readonly TimeSpan ReaderInterval = TimeSpan.FromMilliseconds(10);
+
+    /// <summary>A run ends when its workload's operations are done; this only bounds it (the load model's phases are timed).</summary>
+    private static readonly TimeSpan MaxRunTime = TimeSpan.FromMinutes(30);
+
+    internal const string ReadStep = "read";
+    internal const string WriteStep = "write";
+    internal const string ScanStep = "scan";
+    internal const string OpenStep = "open reader";
 
     private readonly int? _records;
     private readonly int? _runs;
@@ -43,7 +52,7 @@ internal sealed class YcsbExperiment : IExperiment
 
     public string Description => "YCSB A (50/50), B (95/5) and E (short scans) on every key-value engine with a long-lived reader present; store growth";
 
-    public Task<Report> RunAsync(ExperimentContext context)
+    public async Task<Report> RunAsync(ExperimentContext context)
     {
         var records = _records ?? (context.Quick ? 5_000 : 100_000);
         var runs = _runs ?? (context.Quick ? 2 : 5);
@@ -97,7 +106,7 @@ internal sealed class YcsbExperiment : IExperiment
                     nextRecord += workload.Operations.Count(o => o.Kind == YcsbKind.Insert);
                     foreach (var kind in order)
                     {
-                        results.Add(Measure(context, stores[kind.Name], workload, run, records, newValues));
+                        results.Add(await MeasureAsync(context, report, stores[kind.Name], workload, run, records, newValues).ConfigureAwait(false));
                     }
                 }
             }
@@ -116,19 +125,29 @@ internal sealed class YcsbExperiment : IExperiment
         report.AddNote("bytesWrittenPerWrite: bytes handed to write calls during a run (its settle included) per update or insert; writeAmplification: " +
                        "those bytes over the keys and values the run wrote (see the note on bytes written).");
         report.AddNote(WriteCounters.Note(context.Device));
-        report.AddNote("readP99Ms, writeP99Ms (updates, inserts) and scanP99Ms: latency of each kind of operation, pooled over the runs. " +
+        report.AddNote("readP99Ms, writeP99Ms (updates, inserts) and scanP99Ms: latency of each kind of operation (a step of the run's scenario), the median over the runs of each run's p99. " +
                        "growthMiB: how much the store's files grew during a run (median), with the long-lived reader holding its snapshot.");
-        return Task.FromResult(report);
+        return report;
     }
 
-    private static YcsbRun Measure(ExperimentContext context, IKvEngine engine, YcsbWorkload workload, int run, long records, byte[][] newValues)
+    /// <summary>
+    /// One engine's run of one workload, as a scenario: one copy on a thread of its own (the engines'
+    /// APIs block) invokes it once per operation, in the workload's order, each operation a step
+    /// named after its kind (<see cref="ReadStep"/>, <see cref="WriteStep"/>, <see cref="ScanStep"/>);
+    /// the last one ends the run. The settle (inside the measured span) ends the long-lived reader
+    /// and settles the engine.
+    /// </summary>
+    private static async Task<YcsbRun> MeasureAsync(ExperimentContext context, Report report, IKvEngine engine, YcsbWorkload workload, int run, long records,
+        byte[][] newValues)
     {
         context.Progress($"{engine.Name,-11} {workload.Name} ({workload.Operations.Length:N0} operations) ...");
         GC.Collect();
         GC.WaitForPendingFinalizers();
         var sizeBefore = StoreSize.Of(engine.Directory);
+        var sizeDuring = 0L;
         using var stop = new ManualResetEventSlim();
         using var readerOpen = new ManualResetEventSlim();
+        using var done = new CancellationTokenSource();
         Exception? readerError = null;
         var longReader = new Thread(() =>
         {
@@ -154,62 +173,96 @@ internal sealed class YcsbExperiment : IExperiment
             IsBackground = true,
             Name = "ycsb long-lived reader",
         };
-        longReader.Start();
-        readerOpen.Wait();
 
-        var reads = new LatencySample();
-        var writes = new LatencySample();
-        var scans = new LatencySample();
         long userBytes = 0;
-        var written = WriteCounters.Read(context.Device);
-        var start = Stopwatch.GetTimestamp();
-        using (var client = engine.OpenReader())
-        {
-            // Every operation is a request of its own: the client's reader starts a new snapshot
-            // before each (IKvReader.Refresh), so it sees every earlier write and pins nothing, while
-            // keeping its connection (SQLite) and its page cache, as a pooled connection would.
-            var valueIndex = run * 7919;
-            foreach (var operation in workload.Operations)
+        var valueIndex = run * 7919;
+        var operations = workload.Operations;
+        var scenario = Scenario.Create(engine.Name, async copy =>
             {
-                var at = Stopwatch.GetTimestamp();
-                switch (operation.Kind)
+                // Every operation is a request of its own: the client's reader starts a new snapshot
+                // before each (IKvReader.Refresh), so it sees every earlier write and pins nothing, while
+                // keeping its connection (SQLite) and its page cache, as a pooled connection would. It is
+                // opened and disposed on the copy's thread (IKvReader's rule), in a step of its own so
+                // that no operation's latency holds it.
+                if (copy.State == null)
                 {
-                    case YcsbKind.Read:
+                    await Step.Run(OpenStep, copy, () =>
+                    {
+                        copy.State = engine.OpenReader();
+                        return ValueTask.FromResult(Response.Ok());
+                    }).ConfigureAwait(false);
+                }
+
+                var client = (IKvReader)copy.State!;
+                var operation = operations[copy.InvocationNumber];
+                var response = operation.Kind switch
+                {
+                    YcsbKind.Read => await Step.Run(ReadStep, copy, () =>
+                    {
                         client.Refresh();
-                        client.TryGet(YcsbWorkload.Key(operation.Record), out _);
-                        reads.AddTicks(Stopwatch.GetTimestamp() - at);
-                        break;
-                    case YcsbKind.Scan:
+                        client.TryGet(YcsbWorkload.Key(operation.Record), out var length);
+                        return ValueTask.FromResult(Response.Ok(sizeBytes: length));
+                    }).ConfigureAwait(false),
+                    YcsbKind.Scan => await Step.Run(ScanStep, copy, () =>
+                    {
                         client.Refresh();
-                        client.Scan(YcsbWorkload.Key(operation.Record), operation.ScanLength);
-                        scans.AddTicks(Stopwatch.GetTimestamp() - at);
-                        break;
-                    default:
+                        return ValueTask.FromResult(Response.Ok(sizeBytes: client.Scan(YcsbWorkload.Key(operation.Record), operation.ScanLength)));
+                    }).ConfigureAwait(false),
+                    _ => await Step.Run(WriteStep, copy, () =>
+                    {
                         var write = KvWrite.Put(YcsbWorkload.Key(operation.Record), newValues[valueIndex++ % newValues.Length]);
                         engine.WriteBatch([write]);
                         userBytes += write.UserBytes;
-                        writes.AddTicks(Stopwatch.GetTimestamp() - at);
-                        break;
+                        return ValueTask.FromResult(Response.Ok(sizeBytes: write.UserBytes));
+                    }).ConfigureAwait(false),
+                };
+
+                if (copy.InvocationNumber == operations.Length - 1)
+                {
+                    client.Dispose();
+                    copy.State = null;
+                    await done.CancelAsync().ConfigureAwait(false); // the workload is done: the run ends after this invocation
                 }
-            }
-        }
 
-        var acknowledged = Stopwatch.GetElapsedTime(start).TotalSeconds;
-        var sizeDuring = StoreSize.Of(engine.Directory);
-        stop.Set();
-        longReader.Join();
-        if (readerError != null)
-        {
-            System.Runtime.ExceptionServices.ExceptionDispatchInfo.Throw(readerError);
-        }
+                return response;
+            })
+            .WithInit(cancellation =>
+            {
+                longReader.Start();
+                readerOpen.Wait(cancellation);
+                return Task.CompletedTask;
+            })
+            .WithSettle(() =>
+            {
+                sizeDuring = StoreSize.Of(engine.Directory);
+                stop.Set();
+                longReader.Join();
+                if (readerError != null)
+                {
+                    System.Runtime.ExceptionServices.ExceptionDispatchInfo.Throw(readerError);
+                }
 
-        engine.Settle();
-        var settled = Stopwatch.GetElapsedTime(start).TotalSeconds;
+                engine.Settle();
+            })
+            .WithLoadSimulations(Simulation.KeepConstant(1, MaxRunTime))
+            .WithThreadPerCopy();
+
+        var written = WriteCounters.Read(context.Device);
+        var stats = await LoadRunner.RunAsync(scenario, new LoadRunOptions { Progress = context.Output, ProgressPrefix = $"{workload.Name} " }, done.Token)
+            .ConfigureAwait(false);
         written = WriteCounters.Read(context.Device) - written;
-        var result = new YcsbRun(engine.Name, workload.Name, run, workload.Operations.Length, settled, acknowledged, reads, writes, scans, sizeDuring - sizeBefore,
-            written, userBytes);
-        context.Progress($"{engine.Name,-11} {workload.Name}: {result.Operations / settled:N0} ops/s settled ({result.Operations / acknowledged:N0} acknowledged), " +
-                         $"read p99 {reads.Percentile(99):F3} ms, write p99 {writes.Percentile(99):F3} ms, grew {StoreSize.MiB(result.GrowthBytes):F1} MiB");
+        if (stats.AllFailCount > 0 || stats.AllRequestCount != operations.Length)
+        {
+            var failures = string.Join("; ", stats.StatusCodes.Where(s => s.IsError).Select(s => $"{s.Count:N0} x {s.StatusCode}: {s.Message}"));
+            throw new InvalidOperationException($"{engine.Name} {workload.Name}: {stats.AllOkCount:N0} of {operations.Length:N0} operations ok " +
+                                                $"({(failures.Length > 0 ? failures : $"not done within {MaxRunTime.TotalMinutes} minutes")}).");
+        }
+
+        report.AddScenario(engine.Name, workload.Name, run + 1, stats);
+        var result = new YcsbRun(engine.Name, workload.Name, run, operations.Length, stats.Seconds, stats.Seconds - stats.SettleSeconds, stats,
+            sizeDuring - sizeBefore, written, userBytes);
+        context.Progress($"{engine.Name,-11} {workload.Name}: {result.Operations / result.Seconds:N0} ops/s settled ({result.Operations / result.AcknowledgedSeconds:N0} acknowledged), " +
+                         $"read p99 {result.P99Ms(ReadStep):F3} ms, write p99 {result.P99Ms(WriteStep):F3} ms, grew {StoreSize.MiB(result.GrowthBytes):F1} MiB");
         return result;
     }
 
@@ -237,12 +290,12 @@ internal sealed class YcsbExperiment : IExperiment
                     ("minOpsPerSec", rate.Min),
                     ("maxOpsPerSec", rate.Max),
                     ("ackOpsPerSec", Summary(runs, r => r.Operations / r.AcknowledgedSeconds).Median),
-                    ("readP99Ms", Pooled(runs, r => r.Reads)),
-                    ("writeP99Ms", Pooled(runs, r => r.Writes)),
-                    ("scanP99Ms", Pooled(runs, r => r.Scans)),
+                    ("readP99Ms", MedianP99(runs, ReadStep)),
+                    ("writeP99Ms", MedianP99(runs, WriteStep)),
+                    ("scanP99Ms", MedianP99(runs, ScanStep)),
                     ("growthMiB", Summary(runs, r => StoreSize.MiB(r.GrowthBytes)).Median),
                     ("bytesWrittenPerWrite", runs.All(r => r.Written.HandedToWrite != null && r.UserBytes > 0)
-                        ? Summary(runs, r => r.Written.HandedToWrite!.Value / (double)r.Writes.Count).Median
+                        ? Summary(runs, r => r.Written.HandedToWrite!.Value / (double)r.Stats.Step(WriteStep).Ok.Count).Median
                         : null),
                     ("writeAmplification", runs.All(r => r.Written.HandedToWrite != null && r.UserBytes > 0)
                         ? Summary(runs, r => r.Written.HandedToWrite!.Value / (double)r.UserBytes).Median
@@ -257,11 +310,16 @@ internal sealed class YcsbExperiment : IExperiment
             medians.TryGetValue((peer, workload), out var other) && medians.TryGetValue((engine, workload), out var mine) ? mine / other : null;
     }
 
-    private static double? Pooled(List<YcsbRun> runs, Func<YcsbRun, LatencySample> of)
+    /// <summary>The median over the runs of each run's p99 of step <paramref name="step"/>; null when no run had one.</summary>
+    private static double? MedianP99(List<YcsbRun> runs, string step)
     {
-        var all = new LatencySample();
-        runs.ForEach(r => all.AddAll(of(r)));
-        return all.Count == 0 ? null : all.Percentile(99);
+        var summary = new RunSummary();
+        foreach (var p99 in runs.Select(r => r.P99Ms(step)).OfType<double>())
+        {
+            summary.Add(p99);
+        }
+
+        return summary.Runs == 0 ? null : summary.Median;
     }
 
     private static RunSummary Summary(IEnumerable<YcsbRun> runs, Func<YcsbRun, double> of)
@@ -275,6 +333,12 @@ internal sealed class YcsbExperiment : IExperiment
         return summary;
     }
 
+    /// <summary>One engine's run of one workload: <see cref="Seconds"/> until it settled, <see cref="AcknowledgedSeconds"/> until its last operation.</summary>
     private sealed record YcsbRun(string Engine, string Workload, int Run, int Operations, double Seconds, double AcknowledgedSeconds,
-        LatencySample Reads, LatencySample Writes, LatencySample Scans, long GrowthBytes, WriteCounters Written, long UserBytes);
+        ScenarioStats Stats, long GrowthBytes, WriteCounters Written, long UserBytes)
+    {
+        /// <summary>The p99 of step <paramref name="step"/>'s operations; null when the workload has none.</summary>
+        public double? P99Ms(string step) =>
+            Stats.Steps.FirstOrDefault(s => s.StepName == step) is { Ok.Count: > 0 } stats ? stats.Ok.Latency.P99Ms : null;
+    }
 }
