@@ -319,6 +319,29 @@ public sealed class LoadModelTests
         Assert.Throws<ArgumentException>(() => LatencyStats.Pooled([new MeasurementStats(1, 1, LatencyStats.Empty, 0)]));
     }
 
+    [Fact]
+    public async Task An_open_phase_refuses_invocations_beyond_its_bound_in_flight_as_overloaded()
+    {
+        var scenario = Scenario.Create("stuck", async context =>
+            {
+                while (context.Run.Scheduled < 40)
+                {
+                    await Task.Delay(5); // nothing finishes before the last invocation is due
+                }
+
+                return Response.Ok();
+            })
+            .WithMaxInFlight(10)
+            .WithLoadSimulations(Simulation.Inject(rate: 200, interval: TimeSpan.FromSeconds(1), during: TimeSpan.FromMilliseconds(200)));
+
+        var stats = await LoadRunner.RunAsync(scenario);
+
+        Assert.Equal(40, stats.Scheduled);
+        Assert.Equal(10, stats.AllOkCount);
+        Assert.Equal(30, stats.CountOf(LoadRun.OverloadedStatus));
+        Assert.False(SaturationSweep.IsOk(stats, 200));
+    }
+
     private static void AssertClose(double expected, double actual) =>
         Assert.True(Math.Abs(expected - actual) <= (expected * 0.002) + 0.0002, $"expected {expected}, histogram says {actual}");
 

@@ -162,6 +162,7 @@ internal sealed class CompareExperiment : IExperiment
                 var perSecond = (int)Math.Round(offered);
                 var load = $"open {perSecond:N0}/s";
                 var scenario = workload.ScenarioOver(path, $"{path.Name} {load}")
+                    .WithMaxInFlight(Math.Max(100, perSecond / 4)) // a quarter second of arrivals: far past the 10 ms limit, and the backlog stays bounded
                     .WithWarmUpDuration(first ? warmUp : TimeSpan.Zero)
                     .WithLoadSimulations(Simulation.Inject(perSecond, TimeSpan.FromSeconds(1), duration));
                 first = false;

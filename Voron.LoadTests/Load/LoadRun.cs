@@ -33,6 +33,9 @@ internal sealed class LoadRun
     private long _phaseEnd;
     private TaskCompletionSource<long>? _firstGo;
 
+    /// <summary>The status of an open-phase invocation refused because <see cref="ScenarioProps.MaxInFlight"/> were in flight.</summary>
+    public const string OverloadedStatus = "overloaded";
+
     public LoadRun(ScenarioProps scenario, LoadRunOptions options, CancellationToken cancellation)
     {
         Scenario = scenario;
@@ -42,6 +45,9 @@ internal sealed class LoadRun
     }
 
     public ScenarioProps Scenario { get; }
+
+    /// <summary>Invocations the open phases have scheduled so far (refused ones included).</summary>
+    internal long Scheduled => Interlocked.Read(ref _scheduled);
 
     /// <summary>The meter of the step named <paramref name="name"/>, made on first use.</summary>
     public Meter Step(string name)
@@ -296,6 +302,14 @@ internal sealed class LoadRun
                 {
                     var due = start + schedule.TicksOf(k);
                     Interlocked.Increment(ref _scheduled);
+                    if (Volatile.Read(ref _running) >= Scenario.MaxInFlight)
+                    {
+                        // Too far behind: refused at once, as a server with a bounded queue answers 503,
+                        // so a saturated engine's backlog (and the run) stays bounded.
+                        _scenario.Record(Response.Fail(OverloadedStatus, $"more than {Scenario.MaxInFlight:N0} invocations were in flight"), 0);
+                        continue;
+                    }
+
                     Interlocked.Increment(ref _running);
                     if (queue != null)
                     {

@@ -70,6 +70,19 @@ internal sealed record ScenarioProps(string Name, Func<ScenarioContext, ValueTas
     /// <summary>The threads that serve open phases when <see cref="ThreadPerCopy"/> (default 64): an application's request threads.</summary>
     public int OpenThreads { get; init; } = 64;
 
+    /// <summary>
+    /// The most invocations an open phase keeps in flight (default 10,000): one due beyond that is
+    /// not started but counted as a failure with status <see cref="LoadRun.OverloadedStatus"/>, so a
+    /// rate far beyond an engine's capacity ends with the phase instead of queueing without bound.
+    /// </summary>
+    public int MaxInFlight { get; init; } = 10_000;
+
+    public ScenarioProps WithMaxInFlight(int invocations)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(invocations);
+        return this with { MaxInFlight = invocations };
+    }
+
     public ScenarioProps WithInit(Func<CancellationToken, Task> init) => this with { Init = init };
 
     public ScenarioProps WithClean(Func<Task> clean) => this with { Clean = clean };
