@@ -291,53 +291,26 @@ internal sealed class LoadRun
             });
         }
 
+        else
+        {
+            _free.Clear();
+            lock (_copies)
+            {
+                _free.PushRange([.. _copies.AsEnumerable().Reverse()]); // the copies made before the clock are used first, copy 0 on top
+            }
+        }
+
         Go(phase);
         var dispatched = await OnThreadsAsync(1, "open-loop dispatcher", _ =>
         {
-            var start = _phaseStart;
-            for (long k = 0; k < schedule.Count && !_cancellation.IsCancellationRequested;)
+            try
             {
-                var now = Stopwatch.GetTimestamp();
-                for (; k < schedule.Count && start + schedule.TicksOf(k) <= now; k++)
-                {
-                    var due = start + schedule.TicksOf(k);
-                    Interlocked.Increment(ref _scheduled);
-                    if (Volatile.Read(ref _running) >= Scenario.MaxInFlight)
-                    {
-                        // Too far behind: refused at once, as a server with a bounded queue answers 503,
-                        // so a saturated engine's backlog (and the run) stays bounded.
-                        _scenario.Record(Response.Fail(OverloadedStatus, $"more than {Scenario.MaxInFlight:N0} invocations were in flight"), 0);
-                        continue;
-                    }
-
-                    Interlocked.Increment(ref _running);
-                    if (queue != null)
-                    {
-                        queue.Add(due);
-                    }
-                    else
-                    {
-                        var context = _free.TryPop(out var free) ? free : NewCopy();
-                        var task = Task.Run(async () =>
-                        {
-                            await InvokeAsync(context, due).ConfigureAwait(false);
-                            Interlocked.Decrement(ref _running);
-                            _free.Push(context);
-                        });
-                        if (!task.IsCompleted)
-                        {
-                            pending.Add(task);
-                        }
-                    }
-                }
-
-                if (k < schedule.Count)
-                {
-                    PreciseSleep.Until(Math.Max(start + schedule.TicksOf(k), Stopwatch.GetTimestamp() + MinimumSleep));
-                }
+                Dispatch(schedule, queue, pending);
             }
-
-            queue?.CompleteAdding();
+            finally
+            {
+                queue?.CompleteAdding(); // the workers end even when the dispatcher failed
+            }
         }, priority: ThreadPriority.AboveNormal).ContinueWith(t => t, TaskScheduler.Default).ConfigureAwait(false);
 
         await Task.WhenAll(pending).ConfigureAwait(false);
@@ -348,6 +321,53 @@ internal sealed class LoadRun
 
         await dispatched.ConfigureAwait(false); // rethrows a dispatcher failure
         queue?.Dispose();
+    }
+
+    /// <summary>The dispatcher's loop: sleeps until the next invocation is due, then starts every one that is.</summary>
+    private void Dispatch(Schedule schedule, BlockingCollection<long>? queue, List<Task> pending)
+    {
+        var start = _phaseStart;
+        for (long k = 0; k < schedule.Count && !_cancellation.IsCancellationRequested;)
+        {
+            var now = Stopwatch.GetTimestamp();
+            for (; k < schedule.Count && start + schedule.TicksOf(k) <= now; k++)
+            {
+                var due = start + schedule.TicksOf(k);
+                Interlocked.Increment(ref _scheduled);
+                if (Volatile.Read(ref _running) >= Scenario.MaxInFlight)
+                {
+                    // Too far behind: refused at once, as a server with a bounded queue answers 503,
+                    // so a saturated engine's backlog (and the run) stays bounded.
+                    _scenario.Record(Response.Fail(OverloadedStatus, $"more than {Scenario.MaxInFlight:N0} invocations were in flight"), 0);
+                    continue;
+                }
+
+                Interlocked.Increment(ref _running);
+                if (queue != null)
+                {
+                    queue.Add(due);
+                }
+                else
+                {
+                    var context = _free.TryPop(out var free) ? free : NewCopy();
+                    var task = Task.Run(async () =>
+                    {
+                        await InvokeAsync(context, due).ConfigureAwait(false);
+                        Interlocked.Decrement(ref _running);
+                        _free.Push(context);
+                    });
+                    if (!task.IsCompleted)
+                    {
+                        pending.Add(task);
+                    }
+                }
+            }
+
+            if (k < schedule.Count)
+            {
+                PreciseSleep.Until(Math.Max(start + schedule.TicksOf(k), Stopwatch.GetTimestamp() + MinimumSleep));
+            }
+        }
     }
 
     private ScenarioContext NewCopy()
