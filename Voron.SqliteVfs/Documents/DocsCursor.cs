@@ -195,32 +195,79 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
         }
     }
 
-    /// <summary>SD4: an index plan — the index range when its order and matches are SQLite's, else the collection read and sorted here.</summary>
+    /// <summary>
+    /// SD4: an index plan — the index range when its order and matches are SQLite's, else the
+    /// collection read and sorted here. Documents changed outside the snapshot (in flight, or the
+    /// transaction's own) are left out of the snapshot's range and merged in as the transaction
+    /// sees them: a superset SQLite re-checks, so concurrent writers do not turn an index query
+    /// into a scan of the collection.
+    /// </summary>
     private IEnumerable<DocumentState> IndexRows(DocumentView view, string collection, DocsPlan plan, SqlValue[] values)
     {
         var index = view.Store.CatalogFor(view.Snapshot).IndexesOf(collection).FirstOrDefault(i => i.Name == plan.IndexName && i.Ready);
-        var range = index == null || view.HasOverlay(collection) ? null : KeyRange(view, index, plan, values);
-        if (range is { Empty: true })
-        {
-            return [];
-        }
-
+        var overlay = view.HasOverlay(collection);
+        var pushedLimit = plan.Arguments.Any(a => a.Role is ArgumentRole.Limit or ArgumentRole.Offset); // a superset must not be cut short
+        var range = index == null || (overlay && pushedLimit) ? null : KeyRange(view, index, plan, values);
         if (range == null)
         {
             var all = IdScan(view, collection, null, null, false, readJson: true);
-            if (!plan.OrderConsumed)
-            {
-                return all;
-            }
-
-            var column = table.Spec.PathOf(plan.OrderColumn)!;
-            var sorted = all.Select(row => (Row: row, Key: JsonValues.Extract(row.Json, column.Path)))
-                .OrderBy(x => x.Key, Comparer<SqlValue>.Create(SqlValue.Compare)).Select(x => x.Row);
-            return plan.Descending ? sorted.Reverse() : sorted;
+            return plan.OrderConsumed ? SortedAsSqlite(all, plan) : all;
         }
 
-        return IndexScan(view, collection, index!, range.Value.Lower, range.Value.Upper, plan.OrderConsumed && plan.Descending, plan.ReadsJson);
+        if (!overlay)
+        {
+            return range.Value.Empty ? [] : IndexScan(view, collection, index!, range.Value.Lower, range.Value.Upper, plan.OrderConsumed && plan.Descending, plan.ReadsJson);
+        }
+
+        var changed = view.OverlayIds(collection);
+        var stored = range.Value.Empty
+            ? []
+            : IndexScan(view, collection, index!, range.Value.Lower, range.Value.Upper, plan.OrderConsumed && plan.Descending, plan.ReadsJson || plan.OrderConsumed)
+                .Where(row => !changed.Contains(row.Id));
+        var current = changed.Select(id => view.Find(id, Encoding.UTF8.GetBytes(id), readJson: true)).OfType<DocumentState>().Where(row => row.Collection == collection);
+        return plan.OrderConsumed ? Merge(stored, SortedAsSqlite(current, plan), plan) : stored.Concat(current);
     }
+
+    /// <summary>Rows in SQLite's order of the plan's ORDER BY column (booleans as 0 and 1 among the numbers).</summary>
+    private IEnumerable<DocumentState> SortedAsSqlite(IEnumerable<DocumentState> rows, DocsPlan plan)
+    {
+        var sorted = rows.Select(row => (Row: row, Key: OrderKey(row, plan))).OrderBy(x => x.Key, Comparer<SqlValue>.Create(SqlValue.Compare)).Select(x => x.Row);
+        return plan.Descending ? sorted.Reverse() : sorted;
+    }
+
+    /// <summary>Two sequences each in the plan's order (the index range, whose order is SQLite's when <see cref="KeyRange"/> allowed it, and the changed rows) as one.</summary>
+    private IEnumerable<DocumentState> Merge(IEnumerable<DocumentState> first, IEnumerable<DocumentState> second, DocsPlan plan)
+    {
+        using var a = first.GetEnumerator();
+        using var b = second.GetEnumerator();
+        bool moreA = a.MoveNext(), moreB = b.MoveNext();
+        while (moreA && moreB)
+        {
+            var order = SqlValue.Compare(OrderKey(a.Current, plan), OrderKey(b.Current, plan));
+            if ((plan.Descending ? -order : order) <= 0)
+            {
+                yield return a.Current;
+                moreA = a.MoveNext();
+            }
+            else
+            {
+                yield return b.Current;
+                moreB = b.MoveNext();
+            }
+        }
+
+        for (; moreA; moreA = a.MoveNext())
+        {
+            yield return a.Current;
+        }
+
+        for (; moreB; moreB = b.MoveNext())
+        {
+            yield return b.Current;
+        }
+    }
+
+    private SqlValue OrderKey(DocumentState row, DocsPlan plan) => JsonValues.Extract(row.Json, table.Spec.PathOf(plan.OrderColumn)!.Path);
 
     private readonly record struct KeyBounds(byte[] Lower, byte[]? Upper, bool Empty);
 

@@ -30,8 +30,10 @@ namespace Voron.SqliteVfs.Documents;
 //     the id order and for an index's next path, whose JSON order agrees with SQLite's order but
 //     for booleans (JSON false < true < numbers, SQLite 0 and 1 among numbers): a filter that
 //     finds booleans there reads the collection and sorts in SQLite's order instead, as it does
-//     when the transaction has changes of its own or in flight for the collection, or when a
-//     constant cannot be compared in the index's encoding. LIMIT and OFFSET are pushed down only
+//     when a constant cannot be compared in the index's encoding. Documents changed outside the
+//     snapshot (the transaction's own changes, commits in flight) are left out of the index range
+//     and merged in as the transaction sees them (a superset, in the order's sequence); with LIMIT
+//     or OFFSET pushed down the collection is read instead. LIMIT and OFFSET are pushed down only
 //     when every other constraint is omitted and the order, if any, is consumed.
 // SD5. INSERT: a NULL id takes a generated id "<Collection>/<n>" (I5); a NULL body is {}; a body
 //     must be one JSON object (SQLITE_CONSTRAINT otherwise); each non-NULL path column sets its
