@@ -129,8 +129,8 @@ internal sealed class CompareExperiment : IExperiment
                     ("created/s", entry.Created.Median),
                     ("ops ×sqlite", Ratio(entry.Operations.Median, sqlite?.Operations.Median)),
                     ("created ×sqlite", Ratio(entry.Created.Median, sqlite?.Created.Median)),
-                    ("p50 ms", entry.P50.Median),
-                    ("p99 ms", entry.P99.Median),
+                    ("p50 ms", entry.P50s.Median),
+                    ("p99 ms", entry.P99s.Median),
                     ("create p99 ms", entry.StepP99(OrderWorkload.Create)),
                     ("load p99 ms", entry.StepP99(OrderWorkload.Load)),
                     ("query p99 ms", entry.StepP99(OrderWorkload.Query)),
@@ -241,9 +241,9 @@ internal sealed class CompareExperiment : IExperiment
 
         public RunSummary Created { get; } = new();
 
-        public RunSummary P50 { get; } = new();
+        public RunSummary P50s { get; } = new();
 
-        public RunSummary P99 { get; } = new();
+        public RunSummary P99s { get; } = new();
 
         public long Conflicts { get; private set; }
 
@@ -253,8 +253,8 @@ internal sealed class CompareExperiment : IExperiment
         {
             Operations.Add(stats.Ok.Rps);
             Created.Add(stats.Steps.FirstOrDefault(s => s.StepName == OrderWorkload.Create)?.Ok.Rps ?? 0);
-            P50.Add(stats.Ok.Latency.P50Ms);
-            P99.Add(stats.Ok.Latency.P99Ms);
+            P50s.Add(stats.Ok.Latency.P50Ms);
+            P99s.Add(stats.Ok.Latency.P99Ms);
             Conflicts += stats.Steps.SelectMany(s => s.StatusCodes).Where(c => c.StatusCode == "conflict").Sum(c => c.Count);
             Failed += stats.AllFailCount;
             foreach (var step in stats.Steps)
