@@ -53,6 +53,26 @@ internal static class RelationalOrders
     public static void Configure(SqliteConnection connection) =>
         SqliteCommands.Execute(connection, $"PRAGMA busy_timeout={OrderSql.BusyTimeoutMs}; PRAGMA cache_size={SqliteKvEngine.CacheSizePragma};");
 
+    /// <summary>An open connection <see cref="Configure"/>d, or disposed when that fails.</summary>
+    public static SqliteConnection Configured(SqliteConnection connection, string? pragmas = null)
+    {
+        try
+        {
+            if (pragmas != null)
+            {
+                SqliteCommands.Execute(connection, pragmas);
+            }
+
+            Configure(connection);
+            return connection;
+        }
+        catch
+        {
+            connection.Dispose();
+            throw;
+        }
+    }
+
     /// <summary>
     /// Creates the tables on an empty database and loads <paramref name="size"/>'s data in
     /// transactions of prepared inserts (customers and products in one, orders with their lines

@@ -64,20 +64,7 @@ internal sealed class SqlDocsOrderPath : IOrderPath
 
     public bool UsesThreads => true;
 
-    private SqliteConnection Connect()
-    {
-        var connection = _registration.OpenConnection(SqlVoronOrderPath.Database);
-        try
-        {
-            RelationalOrders.Configure(connection);
-            return connection;
-        }
-        catch
-        {
-            connection.Dispose();
-            throw;
-        }
-    }
+    private SqliteConnection Connect() => RelationalOrders.Configured(_registration.OpenConnection(SqlVoronOrderPath.Database));
 
     public IOrderCaller CreateCaller() => new SqlDocsOrderCaller(Connect());
 

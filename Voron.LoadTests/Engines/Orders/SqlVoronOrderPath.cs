@@ -70,20 +70,7 @@ internal sealed class SqlVoronOrderPath : IOrderPath
 
     public bool UsesThreads => true;
 
-    private SqliteConnection Connect()
-    {
-        var connection = _registration.OpenConnection(Database);
-        try
-        {
-            RelationalOrders.Configure(connection);
-            return connection;
-        }
-        catch
-        {
-            connection.Dispose();
-            throw;
-        }
-    }
+    private SqliteConnection Connect() => RelationalOrders.Configured(_registration.OpenConnection(Database));
 
     public IOrderCaller CreateCaller() => new RelationalOrderCaller(Connect());
 

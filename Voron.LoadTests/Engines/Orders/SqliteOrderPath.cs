@@ -48,15 +48,14 @@ internal sealed class SqliteOrderPath : IOrderPath
         try
         {
             connection.Open();
-            SqliteCommands.Execute(connection, "PRAGMA synchronous=FULL");
-            RelationalOrders.Configure(connection);
-            return connection;
         }
         catch
         {
             connection.Dispose();
             throw;
         }
+
+        return RelationalOrders.Configured(connection, "PRAGMA synchronous=FULL");
     }
 
     public IOrderCaller CreateCaller() => new RelationalOrderCaller(Connect());
