@@ -23,6 +23,7 @@ internal sealed class CompareExperiment : IExperiment
     internal const string ClosedLoop = "closed";
     internal const string OpenLoop = "open";
     internal static readonly int[] DefaultCopies = [1, 16, 64];
+    internal const string SummaryTable = "summary";
 
     private readonly string[] _paths;
     private readonly int[] _copies;
@@ -56,6 +57,7 @@ internal sealed class CompareExperiment : IExperiment
         var warmUp = TimeSpan.FromTicks(Math.Min(duration.Ticks / 2, TimeSpan.FromSeconds(1).Ticks));
         var report = context.NewReport(Name, "Compare: the document API and SQL on one Voron store, beside SQLite and LiteDB, on one shop workload");
         report.GroupMarkdownBy("table");
+        report.ShowGroupsFirst(SummaryTable);
         DiskBaseline.AddTo(report, context);
         report.AddFact("data", $"{size.Customers:N0} customers, {size.Products:N0} products, {size.Orders:N0} orders preloaded per path");
         report.AddFact("mix", OrderWorkload.Describe() + $"; query: a customer's orders in a {OrderWorkload.QueryDays}-day window, at most {OrderWorkload.QueryTake}; report: count and total per status over {OrderWorkload.ReportDays} days");
@@ -199,7 +201,7 @@ internal sealed class CompareExperiment : IExperiment
         {
             var cells = new List<(string, object?)>
             {
-                ("table", "summary"),
+                ("table", SummaryTable),
                 ("path", path),
                 ($"created/s @{most}", Created(path)),
                 ($"created ×sqlite @{most}", Ratio(Created(path), Created(OrderPaths.Sqlite))),

@@ -39,18 +39,21 @@ internal static partial class HtmlReport
     public static string Render(Report report)
     {
         var ids = new Ids();
+        // What a reader came for first (the tables, the summary first where the experiment asks,
+        // and what the notes conclude), then the charts, then the facts behind them.
         var body = E("body", E("h1", report.Title));
-        body.Add(Facts(report, ids));
+        body.Add(Results(report, ids));
         if (report.Notes.Count > 0)
         {
             body.Add(E("section", new XAttribute("id", ids.Next("notes")), E("h2", "Notes"), report.Notes.Select(n => E("p", new XAttribute("class", "note"), n))));
         }
 
-        body.Add(Results(report, ids));
         if (report.Scenarios.Count > 0)
         {
             body.Add(ScenarioSection(report.Scenarios, ids));
         }
+
+        body.Add(Facts(report, ids));
 
         var html = E("html", new XAttribute("lang", "en"),
             E("head", new XElement("meta", new XAttribute("charset", "utf-8")),
@@ -86,7 +89,7 @@ internal static partial class HtmlReport
     private static XElement Results(Report report, Ids ids)
     {
         var section = E("section", new XAttribute("id", ids.Next("results")), E("h2", "Results"));
-        foreach (var (group, columns, rows) in report.Tables())
+        foreach (var (group, columns, rows) in report.Tables(leadingFirst: true))
         {
             var caption = group == null ? report.Title : $"{report.GroupColumn}: {group}";
             var id = ids.Next("table-" + (group ?? "results"));

@@ -19,6 +19,7 @@ internal sealed class Report
     private readonly List<KeyValuePair<string, object?>> _facts = [];
     private readonly List<string> _notes = [];
     private readonly List<ScenarioRun> _scenarios = [];
+    private readonly List<string> _firstGroups = [];
     private string? _groupColumn;
 
     public Report(string experiment, string title)
@@ -104,7 +105,7 @@ internal sealed class Report
     /// <see cref="GroupMarkdownBy"/> one per value of that column (in order of first appearance),
     /// each with only the columns its rows use.
     /// </summary>
-    internal IReadOnlyList<(string? Group, IReadOnlyList<string> Columns, IReadOnlyList<Dictionary<string, object?>> Rows)> Tables()
+    internal IReadOnlyList<(string? Group, IReadOnlyList<string> Columns, IReadOnlyList<Dictionary<string, object?>> Rows)> Tables(bool leadingFirst = false)
     {
         if (_groupColumn == null)
         {
@@ -112,9 +113,13 @@ internal sealed class Report
         }
 
         return _rows.GroupBy(r => Format(r.GetValueOrDefault(_groupColumn)))
+            .OrderBy(g => leadingFirst && _firstGroups.IndexOf(g.Key) is var at && at >= 0 ? at : _firstGroups.Count) // stable: the others keep their order
             .Select(g => ((string?)g.Key, (IReadOnlyList<string>)_columns.Where(c => g.Any(r => r.GetValueOrDefault(c) != null)).ToList(), (IReadOnlyList<Dictionary<string, object?>>)g.ToList()))
             .ToList();
     }
+
+    /// <summary>Puts the tables of these values of the group column first on the HTML page, in this order (a summary added last, shown first there; the Markdown, printed to the terminal, keeps it last, beside the prompt).</summary>
+    public void ShowGroupsFirst(params string[] groups) => _firstGroups.AddRange(groups);
 
     /// <summary>The column the tables are grouped by (<see cref="GroupMarkdownBy"/>), or null.</summary>
     public string? GroupColumn => _groupColumn;
