@@ -27,16 +27,16 @@ public sealed class HtmlReportTests : IDisposable
             Assert.False(string.IsNullOrWhiteSpace(f.Element("figcaption")?.Value));
         });
         var tables = page.Descendants("table").ToList();
-        // The results first, then the charts and the step table, then the facts behind them.
-        Assert.Equal(["table-closed-1", "table-closed-16", "steps-table", "facts-run", "facts-durability", "facts-flush"], tables.Select(t => t.Attribute("id")?.Value));
+        // The charts and the step table, then the results, then the facts behind them (no summary named here).
+        Assert.Equal(["steps-table", "table-closed-1", "table-closed-16", "facts-run", "facts-durability", "facts-flush"], tables.Select(t => t.Attribute("id")?.Value));
         Assert.All(tables, t => Assert.False(string.IsNullOrWhiteSpace(t.Element("caption")?.Value)));
-        Assert.Contains("vsSqlite", tables[0].Element("thead")!.Value, StringComparison.Ordinal); // the summary's ratio column
+        Assert.Contains("vsSqlite", tables[1].Element("thead")!.Value, StringComparison.Ordinal); // the summary's ratio column
         Assert.Contains("0.42", tables[5].Value, StringComparison.Ordinal);
         Assert.Contains("round 1's run", figures[0].Element("figcaption")!.Value, StringComparison.Ordinal);
         Assert.Contains("p99 limit 10 ms", figures[^1].Value, StringComparison.Ordinal);
 
         // 2 engines x 2 closed loads x 2 rounds + 6 open runs, each an "all" row and 2 steps.
-        Assert.Equal((8 + 6) * 3, tables[2].Element("tbody")!.Elements("tr").Count());
+        Assert.Equal((8 + 6) * 3, tables[0].Element("tbody")!.Elements("tr").Count());
     }
 
     [Fact]
@@ -47,11 +47,13 @@ public sealed class HtmlReportTests : IDisposable
         report.ShowGroupsFirst("summary");
         report.AddRow(("table", "details"), ("engine", "a"), ("ops/s", 1.0));
         report.AddRow(("table", "summary"), ("engine", "a"), ("ratio", 2.0));
+        report.AddNote("A note.");
 
         var page = Parse(HtmlReport.Render(report));
         var markdown = report.ToMarkdown();
 
         Assert.Equal(["table-summary", "table-details"], page.Descendants("table").Select(t => t.Attribute("id")?.Value).Where(id => id!.StartsWith("table-", StringComparison.Ordinal)));
+        Assert.Equal(["summary", "notes", "results", "facts"], page.Descendants("section").Select(t => t.Attribute("id")?.Value).Where(id => !id!.StartsWith("facts-", StringComparison.Ordinal)).Take(4));
         Assert.True(markdown.IndexOf("## table: details", StringComparison.Ordinal) < markdown.IndexOf("## table: summary", StringComparison.Ordinal));
     }
 

@@ -42,7 +42,12 @@ internal static partial class HtmlReport
         // What a reader came for first (the tables, the summary first where the experiment asks,
         // and what the notes conclude), then the charts, then the facts behind them.
         var body = E("body", E("h1", report.Title));
-        body.Add(Results(report, ids));
+        var leading = report.Tables(leadingFirst: true).Where(t => report.LeadsPage(t.Group)).ToList();
+        if (leading.Count > 0)
+        {
+            body.Add(Results(report, leading, "Summary", ids));
+        }
+
         if (report.Notes.Count > 0)
         {
             body.Add(E("section", new XAttribute("id", ids.Next("notes")), E("h2", "Notes"), report.Notes.Select(n => E("p", new XAttribute("class", "note"), n))));
@@ -53,6 +58,7 @@ internal static partial class HtmlReport
             body.Add(ScenarioSection(report.Scenarios, ids));
         }
 
+        body.Add(Results(report, [.. report.Tables().Where(t => !report.LeadsPage(t.Group))], "Results", ids));
         body.Add(Facts(report, ids));
 
         var html = E("html", new XAttribute("lang", "en"),
@@ -86,10 +92,10 @@ internal static partial class HtmlReport
         return section;
     }
 
-    private static XElement Results(Report report, Ids ids)
+    private static XElement Results(Report report, IReadOnlyList<(string? Group, IReadOnlyList<string> Columns, IReadOnlyList<Dictionary<string, object?>> Rows)> tables, string title, Ids ids)
     {
-        var section = E("section", new XAttribute("id", ids.Next("results")), E("h2", "Results"));
-        foreach (var (group, columns, rows) in report.Tables(leadingFirst: true))
+        var section = E("section", new XAttribute("id", ids.Next(title.ToLowerInvariant())), E("h2", title));
+        foreach (var (group, columns, rows) in tables)
         {
             var caption = group == null ? report.Title : $"{report.GroupColumn}: {group}";
             var id = ids.Next("table-" + (group ?? "results"));

@@ -118,8 +118,11 @@ internal sealed class Report
             .ToList();
     }
 
-    /// <summary>Puts the tables of these values of the group column first on the HTML page, in this order (a summary added last, shown first there; the Markdown, printed to the terminal, keeps it last, beside the prompt).</summary>
+    /// <summary>Puts the tables of these values of the group column at the top of the HTML page, before the charts, in this order (a summary added last, shown first there; the Markdown, printed to the terminal, keeps it last, beside the prompt).</summary>
     public void ShowGroupsFirst(params string[] groups) => _firstGroups.AddRange(groups);
+
+    /// <summary>Whether <paramref name="group"/> is one <see cref="ShowGroupsFirst"/> named.</summary>
+    internal bool LeadsPage(string? group) => group != null && _firstGroups.Contains(group);
 
     /// <summary>The column the tables are grouped by (<see cref="GroupMarkdownBy"/>), or null.</summary>
     public string? GroupColumn => _groupColumn;
