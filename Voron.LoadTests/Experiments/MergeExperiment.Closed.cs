@@ -43,6 +43,7 @@ internal sealed partial class MergeExperiment
                     ("writesPerSec", result.PerSecond),
                     ("p50Ms", result.Latency.P50Ms),
                     ("p99Ms", result.Latency.P99Ms),
+                    ("p999Ms", result.Latency.P999Ms),
                     ("maxMs", result.Latency.MaxMs),
                     ("opsPerFlush", result.Flushes == 0 ? null : result.Operations / (double)result.Flushes),
                     ("journalMedianMs", result.Journal is { Count: > 0 } j ? j.Median : null),

@@ -135,6 +135,7 @@ internal sealed partial class MergeExperiment
             ("ops", latency.Operations),
             ("p50Ms", latency.P50Ms),
             ("p99Ms", latency.P99Ms),
+            ("p999Ms", latency.P999Ms),
             ("maxMs", latency.MaxMs),
             ("minRoundP99Ms", rounds ? latency.MinRoundP99Ms : null),
             ("maxRoundP99Ms", rounds ? latency.MaxRoundP99Ms : null),

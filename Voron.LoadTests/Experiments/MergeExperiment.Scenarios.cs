@@ -31,33 +31,28 @@ internal sealed partial class MergeExperiment
 
     /// <summary>
     /// One mode's interleaved rounds taken together. Operations, failures and seconds are summed, so
-    /// <see cref="PerSecond"/> is over the rounds' whole time; the latency percentiles are the median
-    /// over the rounds of each round's (a <see cref="ScenarioStats"/> keeps no histogram to merge),
-    /// with the rounds' lowest and highest p99 beside it. One round: that round's figures.
+    /// <see cref="PerSecond"/> is over the rounds' whole time; the latency percentiles are those of
+    /// all the rounds' writes together (their histograms added: <see cref="LatencyStats.Pooled"/>),
+    /// with the rounds' lowest and highest p99 beside them. One round: that round's figures.
     /// </summary>
-    private sealed record Pooled(long Operations, long Failures, double Seconds, double P50Ms, double P99Ms, double MaxMs, double MinRoundP99Ms, double MaxRoundP99Ms)
+    private sealed record Pooled(long Operations, long Failures, double Seconds, LatencyStats Latency, double MinRoundP99Ms, double MaxRoundP99Ms)
     {
         public double PerSecond => Seconds > 0 ? Operations / Seconds : 0;
+
+        public double P50Ms => Latency.P50Ms;
+
+        public double P99Ms => Latency.P99Ms;
+
+        public double P999Ms => Latency.P999Ms;
+
+        public double MaxMs => Latency.MaxMs;
 
         public static Pooled Of(IReadOnlyList<ScenarioStats> rounds) => new(
             rounds.Sum(r => r.Ok.Count),
             rounds.Sum(r => r.AllFailCount),
             rounds.Sum(r => r.Seconds),
-            Median(rounds.Select(r => r.Ok.Latency.P50Ms)),
-            Median(rounds.Select(r => r.Ok.Latency.P99Ms)),
-            rounds.Max(r => r.Ok.Latency.MaxMs),
+            LatencyStats.Pooled(rounds.Select(r => r.Ok)),
             rounds.Min(r => r.Ok.Latency.P99Ms),
             rounds.Max(r => r.Ok.Latency.P99Ms));
-
-        private static double Median(IEnumerable<double> values)
-        {
-            var summary = new Measurement.RunSummary();
-            foreach (var value in values)
-            {
-                summary.Add(value);
-            }
-
-            return summary.Median;
-        }
     }
 }

@@ -236,8 +236,9 @@ internal sealed partial class MergeExperiment : IExperiment
                        "to its acknowledgement, so queueing shows (no coordinated omission). writesPerSec counts completed writes over the time to the last one. " +
                        "A sweep point is ok when p99 <= 10 ms and writesPerSec >= 90% of offeredPerSec; the saturation rate is the highest ok rate " +
                        "(a rising sweep, then bisection). The target points run merged and merged+async (and the batched peers) interleaved at 50% and 80% of merged's saturation rate.");
-        report.AddNote("Latency (HdrHistogram, 3 significant digits): a row over several interleaved rounds (closed loop, target points) gives the median of the rounds' " +
-                       "p50Ms and p99Ms (minRoundP99Ms and maxRoundP99Ms beside it at the target points) and the highest latency of any round (maxMs).");
+        report.AddNote("Latency (HdrHistogram, 3 significant digits): a row over several interleaved rounds (closed loop, target points) gives the percentiles " +
+                       "of all the rounds' writes together (their histograms added: p50Ms, p99Ms, p999Ms, maxMs), with the rounds' lowest and highest p99 " +
+                       "beside them at the target points (minRoundP99Ms, maxRoundP99Ms).");
         report.AddNote("Closed loop, bytes: bytesWrittenPerOp and writeAmplification count the bytes handed to write calls over the recorded rounds and their settles " +
                        "(over 8 + 1,024 bytes of key and value a write); onDiskMiB: the store's files after the last round (Voron's 64 MiB preallocated journal file included).");
         report.AddNote("Targets: closed loop, merged >= 20x unmerged at 256 callers, merged+async >= 10x SQLite at 64 callers; " +

@@ -198,8 +198,8 @@ internal sealed class SqlDocsExperiment : IExperiment
                        "connection each and statements prepared once, before the clock starts; document-API callers are async tasks with a session per " +
                        "operation. A round lasts until every caller has completed at least one operation: sqlite's 64-writer rounds run past their time " +
                        "while writers wait in SQLite's busy handler (it sleeps up to 100 ms between retries), and every rate is over the round's actual time.");
-        report.AddNote("Rounds: opsPerSec is the operations of all rounds over their time; p50Ms and p99Ms are the rounds' percentiles (HdrHistogram, " +
-                       "3 significant digits) weighted by their operations (exact with one round). The warm-up (not reported) runs every engine on " +
+        report.AddNote("Rounds: opsPerSec is the operations of all rounds over their time; p50Ms and p99Ms are the percentiles of all the rounds' " +
+                       "operations together (their HdrHistogram histograms added; 3 significant digits). The warm-up (not reported) runs every engine on " +
                        "every configuration first, each warm-up run settled on its own. failed: operations that threw or returned a wrong answer " +
                        "(counted by the load model, not thrown; 0 in a sound run), not in ops.");
         report.AddNote("Workloads: lookup = one profile by id; query-eq = profiles of one of 200 cities, LIMIT 20 (index on $.city); query-range = profiles with " +

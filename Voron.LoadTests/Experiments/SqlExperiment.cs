@@ -152,8 +152,8 @@ internal sealed partial class SqlExperiment : IExperiment
                        "Each connection runs on its own thread and waits for its transaction before the next (a closed loop: the load model's " +
                        "KeepConstant with a thread per copy); connections are opened and statements prepared before the clock starts.");
         report.AddNote("Rounds: each configuration runs every engine in interleaved rounds, the engines' order rotated each round. txPerSec is the " +
-                       "transactions of all rounds over their time; p50Ms and p99Ms are the rounds' percentiles (HdrHistogram, 3 significant digits) " +
-                       "weighted by their transactions (exact with one round). failed: transactions that threw (counted by the load model, not thrown; " +
+                       "transactions of all rounds over their time; p50Ms and p99Ms are the percentiles of all the rounds' transactions " +
+                       "together (their HdrHistogram histograms added; 3 significant digits). failed: transactions that threw (counted by the load model, not thrown; " +
                        "0 in a sound run), not in txPerSec.");
     }
 

@@ -5,14 +5,13 @@ namespace Voron.LoadTests.Measurement;
 /// <summary>
 /// One engine's interleaved rounds of one configuration, as one report row: ok and failed
 /// invocations and seconds summed (the rate is the ok count over the rounds' time, settles
-/// included), and the latency percentiles as the rounds' figures weighted by their ok counts.
-/// <see cref="ScenarioStats"/> keeps each round's percentiles, not its histogram, so the rounds
-/// cannot be pooled exactly; with one round (quick runs) the figures are the round's own.
+/// included), and the latency percentiles of all the rounds' ok invocations together (their
+/// histograms added: <see cref="LatencyStats.Pooled"/>), as one run of them all would give.
 /// </summary>
 internal sealed class RoundTotals
 {
-    private double _p50Weighted;
-    private double _p99Weighted;
+    private readonly List<MeasurementStats> _ok = [];
+    private LatencyStats? _latency;
 
     /// <summary>Ok invocations over the rounds.</summary>
     public long Ok { get; private set; }
@@ -28,20 +27,19 @@ internal sealed class RoundTotals
 
     public double OkPerSecond => Seconds > 0 ? Ok / Seconds : 0;
 
-    public double P50Ms => Ok == 0 ? double.NaN : _p50Weighted / Ok;
+    public double P50Ms => Latency.P50Ms;
 
-    public double P99Ms => Ok == 0 ? double.NaN : _p99Weighted / Ok;
+    public double P99Ms => Latency.P99Ms;
+
+    private LatencyStats Latency => _latency ??= LatencyStats.Pooled(_ok);
 
     public void Add(ScenarioStats round)
     {
         Ok += round.Ok.Count;
         Failed += round.Fail.Count;
         Seconds += round.Seconds;
-        if (round.Ok.Count > 0)
-        {
-            _p50Weighted += round.Ok.Latency.P50Ms * round.Ok.Count;
-            _p99Weighted += round.Ok.Latency.P99Ms * round.Ok.Count;
-        }
+        _ok.Add(round.Ok);
+        _latency = null;
 
         foreach (var code in round.StatusCodes.Where(c => c.IsError))
         {
