@@ -7,8 +7,8 @@ namespace Voron.LoadTests.Experiments.Documents;
 /// The documents experiment's runs as scenarios of the load model, one per engine, workload and
 /// caller count, with one step named after the workload. Callers are closed loops
 /// (<see cref="Simulation.KeepConstant"/>): async tasks for Voron, a thread each for the engines
-/// whose APIs block (<see cref="IDocumentEngine.UsesThreads"/>). Each caller's engine handle is made
-/// in the scenario's init, before the measured span. When a workload writes, the engine's
+/// whose APIs block (<see cref="IDocumentEngine.UsesThreads"/>). Each caller's engine handle is its
+/// copy's state, made before the measured span. When a workload writes, the engine's
 /// end-of-round work (Voron's data-file flush) is the scenario's settle, inside the measured span.
 /// </summary>
 internal static class DocumentScenarios
@@ -25,27 +25,13 @@ internal static class DocumentScenarios
     /// <summary><paramref name="callers"/> callers running <paramref name="operation"/> in a closed loop for <paramref name="duration"/>.</summary>
     public static ScenarioProps Closed(IDocumentEngine engine, string workload, int callers, TimeSpan duration, bool settle, Operation operation)
     {
-        DocumentCopy[] copies = [];
         var scenario = Scenario.Create($"{engine.Name} {workload} {callers}", async context =>
             {
-                var copy = (DocumentCopy)(context.State ??= copies[context.CopyNumber]);
+                var copy = (DocumentCopy)context.State!;
                 var sequence = copy.Sequence++;
                 return await Step.Run(workload, context, () => operation(copy.Handle, context.CopyNumber, sequence)).ConfigureAwait(false);
             })
-            .WithInit(_ =>
-            {
-                copies = [.. Enumerable.Range(0, callers).Select(_ => new DocumentCopy(engine.CreateCaller()))];
-                return Task.CompletedTask;
-            })
-            .WithClean(() =>
-            {
-                foreach (var copy in copies)
-                {
-                    copy.Dispose();
-                }
-
-                return Task.CompletedTask;
-            })
+            .WithCopyState(_ => new DocumentCopy(engine.CreateCaller())) // made before the clock, disposed after the run
             .WithoutWarmUp() // the experiment warms up on stores of its own
             .WithLoadSimulations(Simulation.KeepConstant(callers, duration));
         scenario = engine.UsesThreads ? scenario.WithThreadPerCopy() : scenario;
@@ -53,8 +39,7 @@ internal static class DocumentScenarios
     }
 
     /// <summary>
-    /// The bulk insert as one invocation of one copy (a closed phase runs each copy at least once),
-    /// its end-of-round work the settle; <paramref name="written"/> is told how many documents it wrote.
+    /// The bulk insert as one invocation of one copy, its end-of-round work the settle; <paramref name="written"/> is told how many documents it wrote.
     /// </summary>
     public static ScenarioProps Bulk(IDocumentEngine engine, IEnumerable<Profile> profiles, Action<long> written)
     {
@@ -64,7 +49,7 @@ internal static class DocumentScenarios
                 return Response.Ok();
             }))
             .WithoutWarmUp()
-            .WithLoadSimulations(Simulation.KeepConstant(copies: 1, during: TimeSpan.FromTicks(1)))
+            .WithLoadSimulations(Simulation.IterationsForConstant(copies: 1, iterations: 1))
             .WithSettle(engine.EndRound);
         return engine.UsesThreads ? scenario.WithThreadPerCopy() : scenario;
     }
