@@ -5,11 +5,11 @@ namespace Voron.LoadTests.Reporting;
 /// <summary>
 /// A report as one self-contained HTML5 page (<c>reports/&lt;experiment&gt;.html</c>): inline CSS,
 /// every chart an inline <c>&lt;svg&gt;</c>, no script, no external URL, no fetched font, so it
-/// opens offline and can be mailed as one file. Sections, in order: the title; the facts (the run
-/// and machine, each engine's durability, flush latency); the notes; the report's tables (grouped
-/// as the Markdown is, so an experiment's summary table with ratios appears); and, when the
-/// experiment kept scenario runs (<see cref="Report.Scenarios"/>), the charts and the per-step
-/// table of <see cref="ScenarioSection"/>. Every chart is a <c>&lt;figure id&gt;</c> with a
+/// opens offline and can be mailed as one file. Sections, in order: the title; the tables the
+/// experiment named to lead (<see cref="Report.ShowGroupsFirst"/>: its summary with ratios); the
+/// notes; when the experiment kept scenario runs (<see cref="Report.Scenarios"/>), the charts and
+/// the per-step table of <see cref="ScenarioSection"/>; the report's other tables (grouped as the
+/// Markdown is); the facts (the run and machine, each engine's durability, flush latency). Every chart is a <c>&lt;figure id&gt;</c> with a
 /// <c>&lt;figcaption&gt;</c>, every table has a <c>&lt;caption&gt;</c> and an id.
 /// <para>
 /// The page is built as an <see cref="XElement"/> tree, so it is well-formed XML after its doctype
