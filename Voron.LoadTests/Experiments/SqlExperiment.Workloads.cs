@@ -1,4 +1,3 @@
-using System.Collections.Concurrent;
 using Microsoft.Data.Sqlite;
 using Voron.LoadTests.Engines.Sql;
 using Voron.LoadTests.Load;
@@ -35,47 +34,29 @@ internal sealed partial class SqlExperiment
 
     /// <summary>
     /// One round as a scenario: <paramref name="connections"/> copies, each a thread with its own
-    /// connection and prepared command (opened in the init, before the clock starts), run
+    /// connection and prepared command (its copy state, made before the clock starts), run
     /// transactions back to back for <paramref name="duration"/> (a closed loop: every connection
     /// completes at least one, however late a busy machine starts it); then the engine settles
-    /// inside the measured span. <paramref name="writes"/> counts bytes and journal flushes from
-    /// the end of the init to the end of the settle.
+    /// inside the measured span. <paramref name="writes"/> counts bytes and journal flushes over the
+    /// measured span (from its start to the end of the settle).
     /// </summary>
     private static ScenarioProps RoundScenario(SqlEngine engine, string workload, int connections, TimeSpan duration, int rows, WriteTally writes)
     {
-        var ready = new ConcurrentQueue<SqlCopy>();
         return Scenario.Create($"{engine.Name} {workload}", context =>
             {
-                var copy = (SqlCopy)(context.State ??= ready.TryDequeue(out var next) ? next : throw new InvalidOperationException("more copies than connections"));
+                var copy = (SqlCopy)context.State!;
                 return Step.Run(workload, context, () =>
                 {
                     copy.RunTransaction(workload, rows);
                     return ValueTask.FromResult(Response.Ok());
                 });
             })
-            .WithInit(_ =>
-            {
-                for (var c = 0; c < connections; c++)
-                {
-                    ready.Enqueue(SqlCopy.Open(engine, workload, c));
-                }
-
-                writes.Start(); // the measured span starts right after the init: this scenario has no warm-up
-                return Task.CompletedTask;
-            })
+            .WithCopyState(c => SqlCopy.Open(engine, workload, c)) // before the clock; disposed after the run
+            .WithMeasurementStart(writes.Start)
             .WithSettle(() =>
             {
                 engine.Settle();
                 writes.Stop();
-            })
-            .WithClean(() =>
-            {
-                while (ready.TryDequeue(out var unused))
-                {
-                    unused.Dispose();
-                }
-
-                return Task.CompletedTask;
             })
             .WithLoadSimulations(Simulation.KeepConstant(connections, duration))
             .WithThreadPerCopy();

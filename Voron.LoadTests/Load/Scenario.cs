@@ -7,9 +7,10 @@ namespace Voron.LoadTests.Load;
 /// <code>
 /// var scenario = Scenario.Create("save", async context =>
 ///     {
-///         var caller = (IMyCaller)(context.State ??= engine.CreateCaller());
+///         var caller = (IMyCaller)context.State!;
 ///         return await Step.Run("insert", context, async () => { await caller.InsertAsync(); return Response.Ok(); });
 ///     })
+///     .WithCopyState(copy => engine.CreateCaller())   // one per copy, made before the clock
 ///     .WithLoadSimulations(Simulation.KeepConstant(copies: 16, during: TimeSpan.FromSeconds(5)))
 ///     .WithSettle(engine.Flush);
 /// var stats = await LoadRunner.RunAsync(scenario, new LoadRunOptions { Progress = Console.Out });

@@ -44,12 +44,12 @@ internal sealed class OrderWorkload
 
     public static string Describe() => string.Join(", ", Mix.Select(m => $"{m.Step} {m.Percent}%"));
 
-    /// <summary>One scenario over <paramref name="path"/>: each copy has its own caller (connection, prepared statements).</summary>
+    /// <summary>One scenario over <paramref name="path"/>: each copy's state is its own caller (connection, prepared statements).</summary>
     public ScenarioProps ScenarioOver(IOrderPath path, string name)
     {
         var scenario = LoadScenario.Create(name, context =>
         {
-            var caller = (IOrderCaller)(context.State ??= path.CreateCaller());
+            var caller = (IOrderCaller)context.State!;
             var pick = context.Random.Next(100);
             foreach (var (step, percent) in Mix)
             {
@@ -62,7 +62,9 @@ internal sealed class OrderWorkload
             }
 
             throw new InvalidOperationException("The mix's shares do not add up to 100.");
-        }).WithSettle(path.Settle);
+        })
+        .WithCopyState(_ => path.CreateCaller()) // made before the clock (copies an open phase adds make theirs on first use)
+        .WithSettle(path.Settle);
         return path.UsesThreads ? scenario.WithThreadPerCopy() : scenario;
     }
 

@@ -1,4 +1,3 @@
-using System.Collections.Concurrent;
 using Voron.LoadTests.Engines.SqlDocs;
 using Voron.LoadTests.Experiments.Documents;
 using Voron.LoadTests.Load;
@@ -10,8 +9,8 @@ namespace Voron.LoadTests.Experiments.SqlDocs;
 /// copies in a closed loop (<see cref="Simulation.KeepConstant"/>: each starts its next operation
 /// when the previous one completed, and each completes at least one), a thread per copy for the
 /// SQL engines and async tasks for the document API (<see cref="ISqlDocsEngine.UsesThreads"/> maps
-/// to <see cref="ScenarioProps.WithThreadPerCopy"/>). The callers open their connections and
-/// prepare their statements in the init, before the clock starts. A writing round settles (the
+/// to <see cref="ScenarioProps.WithThreadPerCopy"/>). The callers (the copies' states) open their
+/// connections and prepare their statements before the clock starts. A writing round settles (the
 /// engine's <see cref="ISqlDocsEngine.Settle"/>) inside its measured span.
 /// </summary>
 internal static class SqlDocsScenario
@@ -20,10 +19,9 @@ internal static class SqlDocsScenario
     /// <param name="rows">Counts the rows the reads returned (ok operations only).</param>
     public static ScenarioProps Create(ISqlDocsEngine engine, string workload, int connections, TimeSpan duration, long documents, string tag, RowCount rows)
     {
-        var ready = new ConcurrentQueue<ISqlDocsCaller>();
         var scenario = Scenario.Create($"{engine.Name} {workload}", context =>
             {
-                var caller = (ISqlDocsCaller)(context.State ??= ready.TryDequeue(out var next) ? next : throw new InvalidOperationException("more copies than callers"));
+                var caller = (ISqlDocsCaller)context.State!;
                 return Step.Run(workload, context, async () =>
                 {
                     var read = await Operate(caller, workload, documents, tag, connections, context.InvocationNumber).ConfigureAwait(false);
@@ -31,24 +29,7 @@ internal static class SqlDocsScenario
                     return Response.Ok();
                 });
             })
-            .WithInit(_ =>
-            {
-                for (var c = 0; c < connections; c++)
-                {
-                    ready.Enqueue(engine.CreateCaller());
-                }
-
-                return Task.CompletedTask;
-            })
-            .WithClean(() =>
-            {
-                while (ready.TryDequeue(out var unused))
-                {
-                    unused.Dispose();
-                }
-
-                return Task.CompletedTask;
-            })
+            .WithCopyState(_ => engine.CreateCaller()) // before the clock; disposed after the run
             .WithLoadSimulations(Simulation.KeepConstant(connections, duration));
         if (SqlDocsWorkloads.Writes(workload))
         {
