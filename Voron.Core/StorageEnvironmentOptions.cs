@@ -64,6 +64,14 @@ public sealed class StorageEnvironmentOptions
     public long JournalFileSize { get; set; } = 64L << 20;
 
     /// <summary>
+    /// A directory that receives every journal file once the data file no longer needs it, instead
+    /// of the file being deleted: with a full backup (<see cref="StorageEnvironment.BackupAsync"/>)
+    /// it lets <see cref="StorageEnvironment.RestoreAsync"/> restore to any transaction since.
+    /// Null (default) = journal files are deleted. Prune it with <see cref="JournalArchive.Prune"/>.
+    /// </summary>
+    public string? JournalArchiveDirectory { get; set; }
+
+    /// <summary>
     /// Address space reserved for the data file's mapping, and so the largest the data file may
     /// grow while open. Default 256 GiB (address space only: nothing is committed).
     /// </summary>
