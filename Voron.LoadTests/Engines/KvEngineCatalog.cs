@@ -11,6 +11,7 @@ internal static class KvEngineCatalog
 {
     internal const string Voron = "voron";
     internal const string VoronPortable = "voron-portable";
+    internal const string VoronCompact = "voron-compact";
     internal const string Sqlite = "sqlite";
     internal const string SqliteMmap = "sqlite-mmap";
     internal const string Lmdb = "lmdb";
@@ -72,11 +73,31 @@ internal static class KvEngineCatalog
     ];
 
     /// <summary>
+    /// <c>churn</c>'s variant of <c>voron</c>: the same store and writes, closed, compacted
+    /// (<see cref="StorageEnvironment.CompactAsync"/>) and reopened after each round's settle. Not
+    /// in <see cref="All"/>: the other experiments have no rounds to compact between.
+    /// </summary>
+    internal static KvEngineKind VoronCompactKind { get; } = new(
+        VoronCompact,
+        "Voron.Core, compacted once per round",
+        "as voron; after each round's settle the store is closed, StorageEnvironment.CompactAsync rewrites it densely and swaps it in, and it is reopened",
+        "as voron (StorageEnvironment.CompactAsync with the same options)",
+        (directory, disk) => new VoronKvEngine(directory, disk, name: VoronCompact),
+        () => typeof(StorageEnvironment).Assembly.GetName().Version?.ToString() ?? "",
+        MissingLibraryNote: "",
+        MainFile: "voron.data");
+
+    /// <summary><see cref="All"/> with <see cref="VoronCompactKind"/> after <c>voron</c>: the engines of <c>churn</c>.</summary>
+    internal static IReadOnlyList<KvEngineKind> WithCompaction { get; } = [All[0], VoronCompactKind, .. All.Skip(1)];
+
+    /// <summary>
     /// The engines among <paramref name="names"/> (all when null) whose libraries load here, with
     /// their versions, durability and settings added to <paramref name="report"/>; a missing one is
-    /// printed, noted and left out.
+    /// printed, noted and left out. <paramref name="candidates"/>: the list to pick from
+    /// (<see cref="All"/> when null; <c>churn</c> passes <see cref="WithCompaction"/>).
     /// </summary>
-    internal static List<KvEngineKind> Available(ExperimentContext context, Report report, IEnumerable<string>? names = null)
+    internal static List<KvEngineKind> Available(ExperimentContext context, Report report, IEnumerable<string>? names = null,
+        IReadOnlyList<KvEngineKind>? candidates = null)
     {
         var wanted = names?.ToHashSet(StringComparer.Ordinal);
         if (wanted is { Count: 0 })
@@ -85,7 +106,7 @@ internal static class KvEngineCatalog
         }
 
         var available = new List<KvEngineKind>();
-        foreach (var kind in All.Where(k => wanted == null || wanted.Contains(k.Name)))
+        foreach (var kind in (candidates ?? All).Where(k => wanted == null || wanted.Contains(k.Name)))
         {
             string version;
             try

@@ -16,7 +16,11 @@ namespace Voron.LoadTests.Experiments;
 /// round. Reported: the files' size against the live data (keys and values), and the write
 /// amplification: bytes the process sent to storage (/proc/self/io) over the bytes of keys and
 /// values written, in the last round (steady state) and over all rounds. Every engine replays
-/// exactly the same operations.
+/// exactly the same operations. The variant <c>voron-compact</c> is <c>voron</c> with the store
+/// closed, compacted (<see cref="StorageEnvironment.CompactAsync"/>) and reopened after each
+/// round's settle: its rows give the sizes before and after, and the compaction's time and bytes
+/// apart from the round's. A <c>load</c> row per engine gives the files right after the initial
+/// load (before any round), the main file against SQLite's.
 /// </summary>
 internal sealed class ChurnExperiment : IExperiment
 {
@@ -33,7 +37,7 @@ internal sealed class ChurnExperiment : IExperiment
 
     /// <param name="records">Records loaded; default 50,000 (3,000 with --quick).</param>
     /// <param name="maxRounds">The most rounds; default 12 (4 with --quick).</param>
-    /// <param name="engines">The engines to run; all by default.</param>
+    /// <param name="engines">The engines to run (of <see cref="KvEngineCatalog.WithCompaction"/>); all by default.</param>
     public ChurnExperiment(int? records = null, int? maxRounds = null, IReadOnlyList<string>? engines = null)
     {
         _records = records;
@@ -45,7 +49,7 @@ internal sealed class ChurnExperiment : IExperiment
 
     public string Description => "updates and deletes until the store stops growing: file size against live data, write amplification (bytes to storage per byte written)";
 
-    public Task<Report> RunAsync(ExperimentContext context)
+    public async Task<Report> RunAsync(ExperimentContext context)
     {
         var records = _records ?? (context.Quick ? 3_000 : 50_000);
         var maxRounds = _maxRounds ?? (context.Quick ? 4 : 12);
@@ -59,25 +63,53 @@ internal sealed class ChurnExperiment : IExperiment
         report.AddFact("transactionSize", BatchSize);
         report.AddFact("steadyState", $"a round grew the main file by less than {SteadyGrowth:P0}, after at least {MinRounds} rounds; at most {maxRounds} rounds");
 
-        var engines = KvEngineCatalog.Available(context, report, _engines);
+        var engines = KvEngineCatalog.Available(context, report, _engines, KvEngineCatalog.WithCompaction);
         context.Progress($"building {records:N0} records and a pool of documents");
         var documents = new RealisticJson(Seed);
         var load = Enumerable.Range(0, records).Select(_ => documents.Next(MinBytes, MaxBytes)).ToArray();
         var pool = Enumerable.Range(0, 4096).Select(_ => documents.Next(MinBytes, MaxBytes)).ToArray();
 
+        var loaded = new List<Loaded>();
         foreach (var kind in engines)
         {
-            Run(context, report, kind, load, pool, maxRounds);
+            loaded.Add(await RunAsync(context, report, kind, load, pool, maxRounds).ConfigureAwait(false));
+        }
+
+        var sqlite = loaded.FirstOrDefault(l => l.Engine == KvEngineCatalog.Sqlite);
+        foreach (var l in loaded)
+        {
+            report.AddRow(
+                ("table", "load"),
+                ("engine", l.Engine),
+                ("fileMiB", StoreSize.MiB(l.FileBytes)),
+                ("dataFileMiB", StoreSize.MiB(l.MainFileBytes)),
+                ("liveMiB", StoreSize.MiB(l.LiveBytes)),
+                ("fileOverLive", l.FileBytes / (double)l.LiveBytes),
+                ("dataFileOverLive", l.MainFileBytes / (double)l.LiveBytes),
+                ("dataFileVsSqlite", sqlite is { MainFileBytes: > 0 } ? l.MainFileBytes / (double)sqlite.MainFileBytes : null));
         }
 
         report.AddNote("writeAmplification: bytes written during the round(s) over the bytes of keys and values the operations wrote (a delete counts its key); " +
                        "steady... is the last round's. fileMiB: every file of the store after the round's settle; dataFileMiB: the engine's main file (Voron's data file, " +
                        "SQLite's database file, LMDB's data.mdb); fileOverLive: fileMiB over the live keys and values. The run is steady when a round grew the main file by less than 2%.");
+        report.AddNote("load: every engine's files right after the initial load and its settle, before any round; dataFileOverLive: the main file over the live keys and values; " +
+                       "dataFileVsSqlite: the main file over SQLite's database file after the same load (issue 24's target: at most 1.2).");
+        if (loaded.Any(l => l.Engine == KvEngineCatalog.VoronCompact))
+        {
+            report.AddNote("voron-compact: the voron store and operations, with the store closed, compacted (StorageEnvironment.CompactAsync, offline: it takes the store's lock) " +
+                           "and reopened after each round's settle. Its fileMiB, dataFileMiB and fileOverLive are after the compaction, ...BeforeCompaction before it; " +
+                           "compactSeconds is the compaction alone (CompactionResult.Duration; compactWallSeconds adds the close and the reopen), compactWrittenMiB the bytes it handed to write calls; " +
+                           "the round's opsPerSec and write amplification leave the compaction out. Issue 24's targets: fileOverLive at most 1.5 after compaction, at most 2.5 at steady state without it (the voron rows).");
+        }
+
         report.AddNote(WriteCounters.Note(context.Device));
-        return Task.FromResult(report);
+        return report;
     }
 
-    private static void Run(ExperimentContext context, Report report, KvEngineKind kind, byte[][] load, byte[][] pool, int maxRounds)
+    /// <summary>An engine's files right after the initial load (and its settle), for the <c>load</c> rows.</summary>
+    private sealed record Loaded(string Engine, long FileBytes, long MainFileBytes, long LiveBytes);
+
+    private static async Task<Loaded> RunAsync(ExperimentContext context, Report report, KvEngineKind kind, byte[][] load, byte[][] pool, int maxRounds)
     {
         using var engine = kind.Open(context.NewDirectory($"churn-{kind.Name}"), context.Disk);
         context.Progress($"{kind.Name,-11} loading {load.Length:N0} records (not timed)");
@@ -99,6 +131,10 @@ internal sealed class ChurnExperiment : IExperiment
         var loadedBytes = StoreSize.Of(engine.Directory);
         var mainFile = Path.Combine(engine.Directory, kind.MainFile);
         var previousMain = StoreSize.OfFile(mainFile);
+        var loaded = new Loaded(kind.Name, loadedBytes, previousMain, live.Bytes);
+        var compactable = kind.Name == KvEngineCatalog.VoronCompact
+            ? engine as ICompactable ?? throw new InvalidOperationException($"{kind.Name}: the engine cannot compact.")
+            : null;
         var random = new Random(Seed);
         long nextKey = load.Length;
         var total = WriteCounters.Zero(context.Device);
@@ -148,6 +184,13 @@ internal sealed class ChurnExperiment : IExperiment
             var io = WriteCounters.Read(context.Device) - before;
             var size = StoreSize.Of(engine.Directory);
             var main = StoreSize.OfFile(mainFile);
+            var compaction = compactable == null ? null : await CompactAsync(context, compactable, size, main, live.Bytes).ConfigureAwait(false);
+            if (compaction != null)
+            {
+                size = StoreSize.Of(engine.Directory);
+                main = StoreSize.OfFile(mainFile);
+            }
+
             total += io;
             totalUser += user;
             last = (io, user, seconds, size);
@@ -163,7 +206,13 @@ internal sealed class ChurnExperiment : IExperiment
                 ("fileOverLive", size / (double)live.Bytes),
                 ("writeAmplification", io.HandedToWrite / (double?)user),
                 ("storageWriteAmplification", io.ToStorage / (double?)user),
-                ("deviceWriteAmplification", io.ToDevice / (double?)user));
+                ("deviceWriteAmplification", io.ToDevice / (double?)user),
+                ("fileMiBBeforeCompaction", compaction is { } c1 ? StoreSize.MiB(c1.FileBytesBefore) : null),
+                ("dataFileMiBBeforeCompaction", compaction is { } c2 ? StoreSize.MiB(c2.MainFileBytesBefore) : null),
+                ("fileOverLiveBeforeCompaction", compaction is { } c3 ? c3.FileBytesBefore / (double)live.Bytes : null),
+                ("compactSeconds", compaction?.Result.Duration.TotalSeconds),
+                ("compactWallSeconds", compaction?.WallSeconds),
+                ("compactWrittenMiB", compaction?.Written.HandedToWrite is { } compactWritten ? StoreSize.MiB(compactWritten) : null));
             context.Progress($"{kind.Name,-11} round {round}: {operations.Count / seconds:N0} ops/s, files {StoreSize.MiB(size):N1} MiB for {StoreSize.MiB(live.Bytes):N1} MiB live" +
                              (io.HandedToWrite is { } handed ? $", write amplification {handed / (double)user:F2}" : ""));
             previousMain = main;
@@ -186,6 +235,23 @@ internal sealed class ChurnExperiment : IExperiment
             ("steadyStorageWriteAmplification", last.Io.ToStorage / (double?)last.User),
             ("steadyDeviceWriteAmplification", last.Io.ToDevice / (double?)last.User),
             ("files", Files(engine.Directory)));
+        return loaded;
+    }
+
+    /// <summary>What one compaction of <c>voron-compact</c> did, with the sizes before it.</summary>
+    private sealed record Compaction(CompactionResult Result, double WallSeconds, WriteCounters Written, long FileBytesBefore, long MainFileBytesBefore);
+
+    /// <summary>Closes, compacts and reopens the store (<see cref="ICompactable"/>), timed and its writes counted apart from the round's.</summary>
+    private static async Task<Compaction> CompactAsync(ExperimentContext context, ICompactable engine, long fileBytes, long mainFileBytes, long liveBytes)
+    {
+        var before = WriteCounters.Read(context.Device);
+        var watch = Stopwatch.StartNew();
+        var result = await engine.CompactAsync().ConfigureAwait(false);
+        var wall = watch.Elapsed.TotalSeconds;
+        var written = WriteCounters.Read(context.Device) - before;
+        context.Progress($"{KvEngineCatalog.VoronCompact,-11} compacted in {result.Duration.TotalSeconds:F2} s: data file {StoreSize.MiB(mainFileBytes):N1} -> " +
+                         $"{StoreSize.MiB(result.DataFileBytesAfter):N1} MiB for {StoreSize.MiB(liveBytes):N1} MiB live");
+        return new Compaction(result, wall, written, fileBytes, mainFileBytes);
     }
 
     /// <summary>The store's files and their sizes, for the report.</summary>

@@ -38,6 +38,10 @@ internal static class ExperimentCatalog
     internal static readonly Option<string[]?> Engines = ExperimentOptions.Names(
         "--engines", "VORON_ENGINES", "engines to run, separated by commas; default all", KvEngineCatalog.All.Select(k => k.Name).ToArray());
 
+    /// <summary>churn: which engines, its compacting variant (voron-compact) among them.</summary>
+    internal static readonly Option<string[]?> ChurnEngines = ExperimentOptions.Names(
+        "--engines", "VORON_ENGINES", "engines to run, separated by commas; default all", KvEngineCatalog.WithCompaction.Select(k => k.Name).ToArray());
+
     /// <summary>merge: the caller counts to run.</summary>
     internal static readonly Option<int[]?> MergeCallers = ExperimentOptions.List(
         "--callers", "VORON_MERGE_CALLERS", "caller counts of the closed-loop runs, separated by commas; default 1,4,16,64,256",
@@ -96,7 +100,7 @@ internal static class ExperimentCatalog
         new(new MergeExperiment(), [MergeCallers, MergeLoops],
             result => new MergeExperiment(callerCounts: result.GetValue(MergeCallers), loops: result.GetValue(MergeLoops)), Writes: true),
         new(new YcsbExperiment(), [Runs, Engines], result => new YcsbExperiment(runs: result.GetValue(Runs), engines: result.GetValue(Engines)), Writes: true),
-        new(new ChurnExperiment(), [Engines], result => new ChurnExperiment(engines: result.GetValue(Engines)), Writes: true),
+        new(new ChurnExperiment(), [ChurnEngines], result => new ChurnExperiment(engines: result.GetValue(ChurnEngines)), Writes: true),
         new(new JournalExperiment(), [], _ => new JournalExperiment(), Writes: true),
         new(new SectionsExperiment(), [], _ => new SectionsExperiment(), Writes: true),
         Plain(new RecoveryExperiment()),

@@ -2,17 +2,25 @@ using Voron.LoadTests.Measurement;
 
 namespace Voron.LoadTests.Engines.Voron;
 
-/// <summary>Voron.Core as a key-value engine: one tree, one durable write transaction per batch.</summary>
-internal sealed class VoronKvEngine : IKvEngine
+/// <summary>
+/// Voron.Core as a key-value engine: one tree, one durable write transaction per batch. It can
+/// also close, compact and reopen its store (<see cref="ICompactable"/>, <c>churn</c>'s
+/// <c>voron-compact</c>).
+/// </summary>
+internal sealed class VoronKvEngine : IKvEngine, ICompactable
 {
     internal const string TreeName = "kv";
-    private readonly StorageEnvironment _environment;
+    private readonly SimulatedDisk _disk;
+    private readonly bool _portable;
+    private StorageEnvironment _environment;
     private byte[] _scanValue = new byte[1024];
 
-    internal VoronKvEngine(string directory, SimulatedDisk disk, bool portable = false)
+    internal VoronKvEngine(string directory, SimulatedDisk disk, bool portable = false, string? name = null)
     {
         Directory = directory;
-        Name = portable ? KvEngineCatalog.VoronPortable : KvEngineCatalog.Voron;
+        Name = name ?? (portable ? KvEngineCatalog.VoronPortable : KvEngineCatalog.Voron);
+        _disk = disk;
+        _portable = portable;
         _environment = StorageEnvironment.Open(disk.VoronOptions(directory, portable));
     }
 
@@ -81,6 +89,25 @@ internal sealed class VoronKvEngine : IKvEngine
 
         value.CopyTo(buffer);
         return value.Length;
+    }
+
+    /// <summary>
+    /// Closes the store, compacts it offline (the compaction takes the store's lock, so it must be
+    /// closed) with the same options it runs with, and opens it again.
+    /// </summary>
+    public async Task<CompactionResult> CompactAsync(CancellationToken cancellationToken = default)
+    {
+        _environment.Dispose();
+        try
+        {
+            return await StorageEnvironment.CompactAsync(_disk.VoronOptions(Directory, _portable), progress: null, cancellationToken).ConfigureAwait(false);
+        }
+        finally
+        {
+            // Reopened whether or not the compaction worked: a failed compaction leaves the store
+            // as it was (issue 24), and Dispose below must find an open store.
+            _environment = StorageEnvironment.Open(_disk.VoronOptions(Directory, _portable));
+        }
     }
 
     public void Dispose() => _environment.Dispose();
