@@ -42,6 +42,22 @@ internal static class ExperimentCatalog
     internal static readonly Option<string[]?> ChurnEngines = ExperimentOptions.Names(
         "--engines", "VORON_ENGINES", "engines to run, separated by commas; default all", KvEngineCatalog.WithCompaction.Select(k => k.Name).ToArray());
 
+    /// <summary>backup: the store's data file size.</summary>
+    internal static readonly Option<int?> BackupSize = ExperimentOptions.PositiveNumber(
+        "--size", "VORON_BACKUP_MIB", "MiB of data file the store is built to before it is copied and backed up; default 1024, 64 with --quick");
+
+    /// <summary>backup: seconds of each writers' window.</summary>
+    internal static readonly Option<int?> BackupSeconds = ExperimentOptions.PositiveNumber(
+        "--seconds", "VORON_BACKUP_SECONDS", "seconds of each window of the writers' load, with and without backups; default 20, 5 with --quick");
+
+    /// <summary>backup: rounds of each comparison.</summary>
+    internal static readonly Option<int?> BackupRounds = ExperimentOptions.PositiveNumber(
+        "--rounds", "VORON_BACKUP_ROUNDS", "rounds of each comparison (cp against backups; writers with and without backups), the order alternating; default 3");
+
+    /// <summary>backup: MiB of archived journal to restore.</summary>
+    internal static readonly Option<int?> BackupArchive = ExperimentOptions.PositiveNumber(
+        "--archive", "VORON_BACKUP_ARCHIVE_MIB", "MiB of archived journal the point-in-time restore replays; default 64, 8 with --quick");
+
     /// <summary>merge: the caller counts to run.</summary>
     internal static readonly Option<int[]?> MergeCallers = ExperimentOptions.List(
         "--callers", "VORON_MERGE_CALLERS", "caller counts of the closed-loop runs, separated by commas; default 1,4,16,64,256",
@@ -101,6 +117,13 @@ internal static class ExperimentCatalog
             result => new MergeExperiment(callerCounts: result.GetValue(MergeCallers), loops: result.GetValue(MergeLoops)), Writes: true),
         new(new YcsbExperiment(), [Runs, Engines], result => new YcsbExperiment(runs: result.GetValue(Runs), engines: result.GetValue(Engines)), Writes: true),
         new(new ChurnExperiment(), [ChurnEngines], result => new ChurnExperiment(engines: result.GetValue(ChurnEngines)), Writes: true),
+        new(new BackupExperiment(), [BackupSize, BackupSeconds, BackupRounds, BackupArchive],
+            result => new BackupExperiment(
+                dataFileBytes: result.GetValue(BackupSize) is { } mib ? (long)mib << 20 : null,
+                window: result.GetValue(BackupSeconds) is { } seconds ? TimeSpan.FromSeconds(seconds) : null,
+                rounds: result.GetValue(BackupRounds),
+                archiveBytes: result.GetValue(BackupArchive) is { } archive ? (long)archive << 20 : null),
+            Writes: true),
         new(new JournalExperiment(), [], _ => new JournalExperiment(), Writes: true),
         new(new SectionsExperiment(), [], _ => new SectionsExperiment(), Writes: true),
         Plain(new RecoveryExperiment()),

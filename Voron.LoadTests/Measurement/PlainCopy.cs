@@ -1,0 +1,49 @@
+using System.Diagnostics;
+
+namespace Voron.LoadTests.Measurement;
+
+/// <summary>
+/// The baseline a backup is compared with: <c>cp -r</c> of a closed store's directory, then
+/// <c>sync</c> of every copied file and of the copy's directories (coreutils' <c>sync FILE...</c>
+/// fsyncs each), so the copy is durable when the clock stops, as a backup's is.
+/// </summary>
+internal static class PlainCopy
+{
+    /// <summary>Whether both tools are on the PATH; when not, the experiment reports it and skips the baseline.</summary>
+    public static bool Available => Find("cp") != null && Find("sync") != null;
+
+    /// <summary>Copies <paramref name="source"/> to <paramref name="destination"/> (which must not exist) and syncs the copy.</summary>
+    public static void CopyAndSync(string source, string destination)
+    {
+        Run(Find("cp")!, ["-r", source, destination]);
+        var paths = Directory.EnumerateFiles(destination, "*", SearchOption.AllDirectories)
+            .Concat(Directory.EnumerateDirectories(destination, "*", SearchOption.AllDirectories))
+            .Append(destination)
+            .ToList();
+        Run(Find("sync")!, paths);
+    }
+
+    /// <summary>The full path of <paramref name="tool"/> on the PATH, or null.</summary>
+    internal static string? Find(string tool) =>
+        (Environment.GetEnvironmentVariable("PATH") ?? "")
+        .Split(Path.PathSeparator, StringSplitOptions.RemoveEmptyEntries)
+        .Select(directory => Path.Combine(directory, tool))
+        .FirstOrDefault(File.Exists);
+
+    private static void Run(string tool, IEnumerable<string> arguments)
+    {
+        var start = new ProcessStartInfo(tool) { RedirectStandardError = true, UseShellExecute = false };
+        foreach (var argument in arguments)
+        {
+            start.ArgumentList.Add(argument);
+        }
+
+        using var process = Process.Start(start) ?? throw new InvalidOperationException($"{tool} did not start.");
+        var errors = process.StandardError.ReadToEnd();
+        process.WaitForExit();
+        if (process.ExitCode != 0)
+        {
+            throw new InvalidOperationException($"{tool} exited with {process.ExitCode}: {errors.Trim()}");
+        }
+    }
+}
