@@ -57,6 +57,7 @@ internal sealed partial class InvariantIds
         ["BR"] = "AspNetCore: bad requests and empty error answers",
         ["BT"] = "Core: B+tree",
         ["C"] = "Core: commit pipeline",
+        ["CP"] = "Core: compaction (dense copy, marker, swap)",
         ["CT"] = "Tests: crash and fault test plan",
         ["D"] = "Core: journal recovery decision (torn tail or corruption)",
         ["DR"] = "Documents: document record format",
