@@ -33,6 +33,15 @@ public sealed partial class StorageEnvironment
     /// Rewrites the store in <paramref name="options"/>' directory densely (tree by tree, in key
     /// order) and swaps the copy in. The store must not be open: compaction takes its lock.
     /// </summary>
+    /// <remarks>
+    /// Costs writing the live data once and reading it back once, and room on disk for the copy
+    /// until the swap. A crash at any point leaves the old store or the compacted one, which the
+    /// next open finishes putting in place. The compacted store has a new store id and the same
+    /// last transaction; a journal archive of the old store cannot be replayed onto it.
+    /// </remarks>
+    /// <exception cref="StoreLockedException">The store is open, in this process or another.</exception>
+    /// <exception cref="OperationCanceledException">Cancelled before the swap began; the store is as it was.</exception>
+    /// <exception cref="ArgumentException">An in-memory store.</exception>
     public static Task<CompactionResult> CompactAsync(StorageEnvironmentOptions options, IProgress<BackupProgress>? progress = null,
         CancellationToken cancellationToken = default)
     {
