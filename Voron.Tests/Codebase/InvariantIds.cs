@@ -89,6 +89,7 @@ internal sealed partial class InvariantIds
         ["SC"] = "Core: scratch file",
         ["SD"] = "SqliteVfs: SQL over documents (voron_docs)",
         ["SP"] = "Core: section allocation policy",
+        ["ST"] = "Core: store statistics",
         ["T"] = "Core: transactions",
         ["V"] = "SqliteVfs: database layer (locks, snapshots, commits)",
         ["VT"] = "SqliteVfs: native bridge of virtual-table modules",
