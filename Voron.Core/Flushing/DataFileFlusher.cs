@@ -346,6 +346,7 @@ internal sealed class DataFileFlusher : IDisposable
         Step(FlushStep.HeaderWritten);
         _seams.PageTable.RemoveUpTo(pageNumbers, last.TxId, _seams.RetireGeneration); // PT4, PT7
         Step(FlushStep.PageTableTrimmed);
+        _journal.ArchiveBefore(last.JournalEnd); // JA1: the copy runs without the journal lock, so commits go on
         lock (_journalLock)
         {
             _journal.ReleaseBefore(last.JournalEnd); // FL3

@@ -97,6 +97,7 @@ internal sealed partial class JournalWriter : IDisposable
     private long _offset;
     private long _nextTransactionId;
     private long _durableThrough; // J11: every record up to this transaction is durable
+    private long _lastCommitTime; // CommitTime of the last record encoded (FORMAT block in JournalRecord.cs): never goes back
     private byte[] _buffer = [];
     private byte[] _scratch = [];
     private long _bytesWritten;
@@ -107,6 +108,9 @@ internal sealed partial class JournalWriter : IDisposable
 
     /// <summary>Why the journal refuses appends (a write or flush of it failed, whatever the exception), or null.</summary>
     internal Exception? Failure => Volatile.Read(ref _failure);
+
+    /// <summary>The store id every record's checksums are bound to (FORMAT block in JournalRecord.cs).</summary>
+    public ulong StoreId => _storeId;
 
     /// <summary>Resumes after recovery: at <see cref="JournalRecoveryResult.End"/>, with the next
     /// transaction id, after zeroing whatever a crash left past the end of the log (J10).</summary>
@@ -245,7 +249,9 @@ internal sealed partial class JournalWriter : IDisposable
 
             // The checksums name the file the record goes into, so the header is built after the rotation.
             encodeStart = Stopwatch.GetTimestamp();
-            JournalRecord.EncodeHeader(record, new RecordBinding(_storeId, _fileNumber), transactionId, state, pages.Count, stored, raw, flags, _durableThrough);
+            _lastCommitTime = Math.Max(_lastCommitTime, DateTimeOffset.UtcNow.ToUnixTimeMilliseconds());
+            JournalRecord.EncodeHeader(record, new RecordBinding(_storeId, _fileNumber), transactionId, state, pages.Count, stored, raw, flags, _durableThrough,
+                _lastCommitTime);
             _encodeTicks += Stopwatch.GetTimestamp() - encodeStart;
             if (_offset + recordSize > _writtenUpTo)
             {
