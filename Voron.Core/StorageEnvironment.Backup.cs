@@ -32,13 +32,14 @@ public sealed partial class StorageEnvironment
     {
         ArgumentException.ThrowIfNullOrWhiteSpace(backupDirectory);
         ArgumentException.ThrowIfNullOrWhiteSpace(destinationDirectory);
-        var fileSystem = StorageEnvironmentOptions.ForDirectory(destinationDirectory).FileSystem;
-        return RestoreCoreAsync(fileSystem, System.IO.Path.GetFullPath(backupDirectory), System.IO.Path.GetFullPath(destinationDirectory), options, cancellationToken);
+        var defaults = StorageEnvironmentOptions.ForDirectory(destinationDirectory);
+        return RestoreCoreAsync(defaults.FileSystem, System.IO.Path.GetFullPath(backupDirectory), System.IO.Path.GetFullPath(destinationDirectory), options,
+            defaults.MaxDataFileSize, cancellationToken);
     }
 
-    /// <summary>As the public overload, over <paramref name="fileSystem"/> (in-memory stores and the crash simulator).</summary>
+    /// <summary>As the public overload, over <paramref name="fileSystem"/> (in-memory stores and the crash simulator); the restored store may grow to <paramref name="maxDataFileSize"/> while replaying.</summary>
     internal static Task<RestoreResult> RestoreCoreAsync(IFileSystem fileSystem, string backupDirectory, string destinationDirectory, RestoreOptions? options,
-        CancellationToken cancellationToken)
+        long maxDataFileSize, CancellationToken cancellationToken)
     {
         options ??= new RestoreOptions();
         if (options.JournalArchiveDirectory != null && fileSystem is Platform.Posix.PosixFileSystem or Platform.Portable.PortableFileSystem)
@@ -52,7 +53,7 @@ public sealed partial class StorageEnvironment
             };
         }
 
-        return Task.Run(() => PointInTimeRestore.Run(fileSystem, backupDirectory, destinationDirectory, options, cancellationToken), cancellationToken);
+        return Task.Run(() => PointInTimeRestore.Run(fileSystem, backupDirectory, destinationDirectory, options, maxDataFileSize, cancellationToken), cancellationToken);
     }
 
     /// <summary>The store's id (its header's StoreId), which binds its journal records.</summary>

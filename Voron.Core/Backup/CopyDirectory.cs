@@ -114,16 +114,13 @@ internal sealed class CopyDirectory
     }
 
     /// <summary>Opens the copy as a store and checks every page (phase "verify"); returns the transaction it holds.</summary>
-    public long Verify(CopyMeter meter, long pages)
+    public long Verify(CopyMeter meter, long pages, long maxDataFileSize)
     {
         meter.Phase("verify", pages);
         var options = StorageEnvironmentOptions.ForFileSystem(Directory, _fileSystem);
         options.BackgroundFlush = false;
         options.JournalFileSize = 64 << 10; // the copy's journal starts small; a later open with a larger size grows it
-        if (_fileSystem is not Platform.Posix.PosixFileSystem and not Platform.Portable.PortableFileSystem)
-        {
-            options.MaxDataFileSize = 8L << 30; // simulated file systems back the reservation with memory
-        }
+        options.MaxDataFileSize = maxDataFileSize;
 
         using var environment = StorageEnvironment.Open(options);
         var report = environment.CheckIntegrity();

@@ -30,7 +30,8 @@ internal static class PointInTimeRestore
     public const string Marker = "voron.restore.partial";
     private const int ChunkPages = 256;
 
-    public static RestoreResult Run(IFileSystem fileSystem, string backupDirectory, string destination, RestoreOptions options, CancellationToken cancellationToken)
+    public static RestoreResult Run(IFileSystem fileSystem, string backupDirectory, string destination, RestoreOptions options, long maxDataFileSize,
+        CancellationToken cancellationToken)
     {
         var clock = Stopwatch.StartNew();
         var meter = new CopyMeter(options.Progress, null, cancellationToken);
@@ -58,11 +59,11 @@ internal static class PointInTimeRestore
             long journalBytes = 0;
             if (archive != null)
             {
-                (last, state, commitTime, replayed, journalBytes) = Replay(fileSystem, archive, directory.Layout.DataFile, manifest, backupHeader.State, options, meter);
+                (last, state, commitTime, replayed, journalBytes) = Replay(fileSystem, archive, directory.Layout.DataFile, manifest, backupHeader.State, options, maxDataFileSize, meter);
             }
 
             directory.WriteHeaders(last, state);
-            directory.Verify(meter, state.NextPageNumber);
+            directory.Verify(meter, state.NextPageNumber, maxDataFileSize);
             fileSystem.DeleteFile(directory.Marker); // BK8: the restore is complete
             directory.SyncDirectories();
             meter.Finish();
@@ -131,7 +132,7 @@ internal static class PointInTimeRestore
     }
 
     private static (long Last, EnvironmentState State, long? CommitTime, long Replayed, long Bytes) Replay(IFileSystem fileSystem, string archive, string dataFile,
-        BackupManifest manifest, EnvironmentState state, RestoreOptions options, CopyMeter meter)
+        BackupManifest manifest, EnvironmentState state, RestoreOptions options, long maxDataFileSize, CopyMeter meter)
     {
         var numbers = CheckSequence(fileSystem, archive, manifest);
         long total = 0;
@@ -148,8 +149,7 @@ internal static class PointInTimeRestore
         long bytes = 0;
         if (numbers.Count > 0)
         {
-            var maxSize = fileSystem is Platform.Posix.PosixFileSystem or Platform.Portable.PortableFileSystem ? 256L << 30 : 8L << 30;
-            using var pager = new Pager(fileSystem.Open(dataFile, FileOpenMode.OpenExisting), maxSize);
+            using var pager = new Pager(fileSystem.Open(dataFile, FileOpenMode.OpenExisting), maxDataFileSize);
             byte[] image = [];
             var toTime = options.ToTime?.ToUnixTimeMilliseconds();
             var result = JournalReader.Recover(fileSystem, archive, manifest.SourceStoreId, new JournalPosition(manifest.JournalFile, manifest.JournalOffset),

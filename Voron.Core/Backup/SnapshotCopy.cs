@@ -72,7 +72,7 @@ internal static class SnapshotCopy
 
             if (options.Verify)
             {
-                directory.Verify(meter, pages);
+                directory.Verify(meter, pages, environment.Options.MaxDataFileSize);
                 DeleteVerifyJournal(fileSystem, directory);
             }
 

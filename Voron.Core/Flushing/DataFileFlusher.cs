@@ -123,7 +123,8 @@ internal sealed class DataFileFlusher : IDisposable
     {
         lock (_journalLock)
         {
-            return _journal.Append(txId, state, pages, compress, sync).End;
+            // The commit time comes from here, not from the journal (J9: the journal has no clock).
+            return _journal.Append(txId, state, pages, compress, sync, DateTimeOffset.UtcNow.ToUnixTimeMilliseconds()).End;
         }
     }
 

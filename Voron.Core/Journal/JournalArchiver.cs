@@ -38,6 +38,12 @@ internal static class JournalArchiver
         var source = JournalFiles.PathOf(journalDirectory, number);
         var target = JournalFiles.PathOf(archiveDirectory, number);
         fileSystem.CreateDirectory(archiveDirectory);
+        var parent = Path.GetDirectoryName(archiveDirectory.TrimEnd(Path.DirectorySeparatorChar));
+        if (!string.IsNullOrEmpty(parent))
+        {
+            fileSystem.SyncDirectory(parent); // the archive directory's own name is durable (F2) before a file in it counts as archived
+        }
+
         using var original = fileSystem.Open(source, FileOpenMode.OpenExisting);
         var length = UsedLength(original);
         if (fileSystem.FileExists(target))

@@ -154,6 +154,22 @@ internal sealed partial class JournalWriter
         }
     }
 
+    // JA8. the writer never leaves a journal file without a record before a later file: a record
+    //      that does not fit at offset 0 of the current file (a file resumed after a crash at its
+    //      start, or a new store's first file, preallocated to JournalFileSize) grows that file
+    //      instead of rotating. Recovery (D3) steps over an empty file only from a position inside
+    //      it; from the end of the file before it, an empty file reads as the end of the log, and
+    //      the records after it (acknowledged ones) would be cut off — at a second crash, or when
+    //      the archive is replayed.
+
+    /// <summary>JA8: makes the current file, still without a record, big enough for one of <paramref name="recordSize"/> bytes.</summary>
+    private void GrowForFirstRecord(long recordSize)
+    {
+        _file.Preallocate(recordSize);
+        _file.FlushData(); // F2: the size is durable before the record relies on it
+        _fileLength = _file.Length;
+    }
+
     /// <summary>Moves to the next file, big enough for a record of <paramref name="recordSize"/> bytes (J4).</summary>
     private void Rotate(long recordSize)
     {
