@@ -52,7 +52,8 @@ internal sealed class CopyDirectory
     /// </summary>
     public static CopyDirectory Prepare(IFileSystem fileSystem, string directory, string marker, string what)
     {
-        var made = !System.IO.Directory.Exists(directory); // real directories only: others are never removed
+        // Only a directory of the real file system is removed by Abandon; a simulated one is left as it is.
+        var made = fileSystem is Platform.Posix.PosixFileSystem or Platform.Portable.PortableFileSystem && !System.IO.Directory.Exists(directory);
         var layout = new StoreLayout(directory);
         if (fileSystem.FileExists(layout.LockFile))
         {
