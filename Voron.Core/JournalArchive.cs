@@ -33,8 +33,9 @@ public static class JournalArchive
     /// <summary>
     /// JA7. Prune deletes only archived files numbered below the backup manifest's journal file
     /// (where the transaction after the backup's snapshot starts): they hold only transactions the
-    /// backup holds. The manifest is validated first (a directory without one is not a backup) and
-    /// the archive must be the same store's (its first remaining file verifies with the source's id).
+    /// backup holds. The manifest is validated first (a directory without one is not a backup); a
+    /// compacted backup is refused. Whether the archive is the same store's is not checked here
+    /// (restore checks it: JA6).
     /// </summary>
     internal static int PruneCore(IFileSystem fileSystem, string archiveDirectory, string backupDirectory)
     {
