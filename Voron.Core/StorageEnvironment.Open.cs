@@ -93,7 +93,10 @@ public sealed partial class StorageEnvironment
             }
 
             var end = result.End;
-            journal = new JournalWriter(fileSystem, layout.JournalDirectory, header.StoreId, result, options.JournalFileSize); // J10: clears the tail
+            journal = new JournalWriter(fileSystem, layout.JournalDirectory, header.StoreId, result, options.JournalFileSize) // J10: clears the tail
+            {
+                ArchiveDirectory = options.JournalArchiveDirectory, // JA1
+            };
             // J6: only files before the durable header's recovery start may go — not every file
             // before the end of the log, which may lie in a later file than the header names.
             journal.ReleaseBefore(new JournalPosition(header.JournalFile, header.JournalOffset));
@@ -123,7 +126,7 @@ public sealed partial class StorageEnvironment
     }
 
     /// <summary>A new store's id (FORMAT block in Header/HeaderFile.cs): random and never zero.</summary>
-    private static ulong NewStoreId()
+    internal static ulong NewStoreId()
     {
         Span<byte> bytes = stackalloc byte[8];
         ulong id;
@@ -339,7 +342,7 @@ public sealed partial class StorageEnvironment
     /// record's own NextPageNumber (no transaction writes a page it has not allocated): that bounds
     /// the buffer a diff entry asks for, and the data file's growth, by the store's size.
     /// </summary>
-    private static void ReplayPage(Pager pager, RecoveredPage page, EnvironmentState state, ref byte[] image, string file, long offset, long txId)
+    internal static void ReplayPage(Pager pager, RecoveredPage page, EnvironmentState state, ref byte[] image, string file, long offset, long txId)
     {
         if (page.PageNumber > state.NextPageNumber - page.PageCount)
         {

@@ -54,6 +54,8 @@ internal sealed partial class InvariantIds
     {
         ["A"] = "Core: page allocator",
         ["B"] = "Core: tree page format",
+        ["BK"] = "Core: hot backup and restore",
+        ["BM"] = "Core: backup manifest format",
         ["BR"] = "AspNetCore: bad requests and empty error answers",
         ["BT"] = "Core: B+tree",
         ["C"] = "Core: commit pipeline",
@@ -69,6 +71,7 @@ internal sealed partial class InvariantIds
         ["I"] = "Documents: document store",
         ["IX"] = "Documents: index definition record format",
         ["J"] = "Core: journal writer",
+        ["JA"] = "Core: journal archive and point-in-time restore",
         ["JH"] = "Core: journal record header",
         ["JV"] = "Documents: JSON text validation",
         ["K"] = "Documents: index key encoding",
