@@ -53,7 +53,7 @@ internal static class SnapshotCopy
                 if (options.Compact)
                 {
                     meter.Phase("copy", 0);
-                    pages = Compaction.CompactingCopy.Write(snapshot, fileSystem, destination, meter);
+                    pages = Compaction.CompactingCopy.Write(snapshot, fileSystem, destination, meter, allowedFile: marker);
                     var copyHeader = HeaderFile.ReadNewest(fileSystem, directory.Layout) ??
                         throw new InvalidOperationException($"The compacting copy in '{destination}' wrote no header.");
                     manifest = new BackupManifest(sourceStoreId, committed.TxId, committed.JournalEnd.FileNumber, committed.JournalEnd.Offset,

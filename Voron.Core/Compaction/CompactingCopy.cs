@@ -1,5 +1,6 @@
 using Voron.Backup;
 using Voron.Header;
+using Voron.Journal;
 using Voron.PageFiles;
 using Voron.Platform;
 
@@ -32,13 +33,14 @@ internal static class CompactingCopy
     /// Copies <paramref name="source"/> into a new store at <paramref name="destinationDirectory"/>
     /// (empty or missing) on <paramref name="fileSystem"/>; returns the destination data file's
     /// size in pages. Progress goes to <paramref name="meter"/> (phase <c>copy</c>: entries and blocks),
-    /// which also throws on cancellation.
+    /// which also throws on cancellation. The destination may already hold one file named
+    /// <paramref name="allowedFile"/> (a backup's in-progress manifest, BK1).
     /// </summary>
-    internal static long Write(ReadTransaction source, IFileSystem fileSystem, string destinationDirectory, CopyMeter meter)
+    internal static long Write(ReadTransaction source, IFileSystem fileSystem, string destinationDirectory, CopyMeter meter, string? allowedFile = null)
     {
         ArgumentNullException.ThrowIfNull(source);
         var layout = new StoreLayout(destinationDirectory);
-        if (fileSystem.ListFiles(layout.Directory, "*").Count > 0 || fileSystem.ListFiles(layout.JournalDirectory, "*").Count > 0)
+        if (fileSystem.ListFiles(layout.Directory, "*").Any(f => Path.GetFileName(f) != allowedFile) || fileSystem.ListFiles(layout.JournalDirectory, "*").Count > 0)
         {
             throw new IOException($"The destination '{destinationDirectory}' is not empty; a copy is written only into an empty or missing directory.");
         }
@@ -77,15 +79,28 @@ internal static class CompactingCopy
         // it to the pages the store allocated (open reserves up to NextPageNumber again).
         var header = HeaderFile.ReadNewest(fileSystem, layout)
             ?? throw new IOException($"The copy at '{destinationDirectory}' has no valid header after it was closed.");
-        if (header.LastSyncedTxId < source.Id)
+        // The copy committed its own few transactions; it goes on from the snapshot's id, so
+        // transaction ids never go back for the store's users (CP5). A copy that took more
+        // transactions than the source ever had keeps its own, larger, id: never lower it,
+        // pending-free runs carry the ids that freed them. Its journal starts in a new, empty file
+        // (the clean close put every record in the data file), so the copy is just the data file
+        // and headers: a backup may drop the journal directory's contents, a swap moves nothing
+        // the data file lacks. Header first, then the old files: a crash between leaves files
+        // before the header's start, which open releases (J6).
+        header = header with
         {
-            // The copy committed its own few transactions; it goes on from the snapshot's id, so
-            // transaction ids never go back for the store's users (CP5). A copy that took more
-            // transactions than the source ever had keeps its own, larger, id: never lower it,
-            // pending-free runs carry the ids that freed them.
-            header = header with { Revision = header.Revision + 1, LastSyncedTxId = source.Id };
-            HeaderFile.Write(fileSystem, layout, header);
+            Revision = header.Revision + 1,
+            LastSyncedTxId = Math.Max(header.LastSyncedTxId, source.Id),
+            JournalFile = header.JournalFile + 1,
+            JournalOffset = 0,
+        };
+        HeaderFile.Write(fileSystem, layout, header);
+        foreach (var number in JournalFiles.List(fileSystem, layout.JournalDirectory))
+        {
+            fileSystem.DeleteFile(JournalFiles.PathOf(layout.JournalDirectory, number));
         }
+
+        fileSystem.SyncDirectory(layout.JournalDirectory);
 
         var pages = header.State.NextPageNumber;
         using (var data = fileSystem.Open(layout.DataFile, FileOpenMode.OpenExisting))
