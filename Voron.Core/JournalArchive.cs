@@ -1,3 +1,7 @@
+using Voron.Backup;
+using Voron.Journal;
+using Voron.Platform;
+
 namespace Voron;
 
 /// <summary>
@@ -18,5 +22,47 @@ public static class JournalArchive
     /// <paramref name="backupDirectory"/> already contains; returns how many were deleted. Keep the
     /// files older than the oldest backup you may still restore from.
     /// </summary>
-    public static int Prune(string archiveDirectory, string backupDirectory) => throw new NotImplementedException();
+    public static int Prune(string archiveDirectory, string backupDirectory)
+    {
+        ArgumentException.ThrowIfNullOrWhiteSpace(archiveDirectory);
+        ArgumentException.ThrowIfNullOrWhiteSpace(backupDirectory);
+        var fileSystem = StorageEnvironmentOptions.ForDirectory(archiveDirectory).FileSystem;
+        return PruneCore(fileSystem, Path.GetFullPath(archiveDirectory), Path.GetFullPath(backupDirectory));
+    }
+
+    /// <summary>
+    /// JA7. Prune deletes only archived files numbered below the backup manifest's journal file
+    /// (where the transaction after the backup's snapshot starts): they hold only transactions the
+    /// backup holds. The manifest is validated first (a directory without one is not a backup); a
+    /// compacted backup is refused. Whether the archive is the same store's is not checked here
+    /// (restore checks it: JA6).
+    /// </summary>
+    internal static int PruneCore(IFileSystem fileSystem, string archiveDirectory, string backupDirectory)
+    {
+        var manifest = BackupManifest.Read(fileSystem, backupDirectory);
+        if (manifest.Compacted)
+        {
+            throw new InvalidOperationException(
+                $"The backup in '{backupDirectory}' is compacted: the archive cannot be replayed onto it, so it says nothing about which archived files are no longer needed.");
+        }
+
+        var deleted = 0;
+        foreach (var number in JournalFiles.List(fileSystem, archiveDirectory))
+        {
+            if (number >= manifest.JournalFile)
+            {
+                break;
+            }
+
+            fileSystem.DeleteFile(JournalFiles.PathOf(archiveDirectory, number));
+            deleted++;
+        }
+
+        if (deleted > 0)
+        {
+            fileSystem.SyncDirectory(archiveDirectory);
+        }
+
+        return deleted;
+    }
 }

@@ -1,3 +1,6 @@
+using Voron.Backup;
+using Voron.Platform;
+
 namespace Voron;
 
 public sealed partial class StorageEnvironment
@@ -5,11 +8,18 @@ public sealed partial class StorageEnvironment
     /// <summary>
     /// Copies a consistent snapshot of the whole store (trees, page files, documents, SQLite
     /// databases) into <paramref name="destinationDirectory"/> while readers and writers go on.
-    /// The copy is written under a temporary name, verified, synced, and only then renamed: a
-    /// cancelled or failed backup leaves nothing under the final name.
+    /// The copy is written into the directory and verified; the manifest (<c>voron.backup</c>)
+    /// that makes it a backup is written last (BK1): a cancelled or failed backup leaves no
+    /// manifest and deletes what it wrote. Refuses a destination that holds files.
     /// </summary>
-    public Task<BackupResult> BackupAsync(string destinationDirectory, BackupOptions? options = null, CancellationToken cancellationToken = default) =>
-        throw new NotImplementedException();
+    public Task<BackupResult> BackupAsync(string destinationDirectory, BackupOptions? options = null, CancellationToken cancellationToken = default)
+    {
+        ArgumentException.ThrowIfNullOrWhiteSpace(destinationDirectory);
+        ThrowIfUnusable();
+        var destination = _options.InMemory ? destinationDirectory : System.IO.Path.GetFullPath(destinationDirectory);
+        options ??= new BackupOptions();
+        return Task.Run(() => SnapshotCopy.Run(this, destination, options, cancellationToken), cancellationToken);
+    }
 
     /// <summary>
     /// Makes a new store in <paramref name="destinationDirectory"/> from the backup in
@@ -18,6 +28,34 @@ public sealed partial class StorageEnvironment
     /// not empty or that a process has open.
     /// </summary>
     public static Task<RestoreResult> RestoreAsync(string backupDirectory, string destinationDirectory, RestoreOptions? options = null,
-        CancellationToken cancellationToken = default) =>
-        throw new NotImplementedException();
+        CancellationToken cancellationToken = default)
+    {
+        ArgumentException.ThrowIfNullOrWhiteSpace(backupDirectory);
+        ArgumentException.ThrowIfNullOrWhiteSpace(destinationDirectory);
+        var defaults = StorageEnvironmentOptions.ForDirectory(destinationDirectory);
+        return RestoreCoreAsync(defaults.FileSystem, System.IO.Path.GetFullPath(backupDirectory), System.IO.Path.GetFullPath(destinationDirectory), options,
+            defaults.MaxDataFileSize, cancellationToken);
+    }
+
+    /// <summary>As the public overload, over <paramref name="fileSystem"/> (in-memory stores and the crash simulator); the restored store may grow to <paramref name="maxDataFileSize"/> while replaying.</summary>
+    internal static Task<RestoreResult> RestoreCoreAsync(IFileSystem fileSystem, string backupDirectory, string destinationDirectory, RestoreOptions? options,
+        long maxDataFileSize, CancellationToken cancellationToken)
+    {
+        options ??= new RestoreOptions();
+        if (options.JournalArchiveDirectory != null && fileSystem is Platform.Posix.PosixFileSystem or Platform.Portable.PortableFileSystem)
+        {
+            options = new RestoreOptions
+            {
+                JournalArchiveDirectory = System.IO.Path.GetFullPath(options.JournalArchiveDirectory),
+                ToTransactionId = options.ToTransactionId,
+                ToTime = options.ToTime,
+                Progress = options.Progress,
+            };
+        }
+
+        return Task.Run(() => PointInTimeRestore.Run(fileSystem, backupDirectory, destinationDirectory, options, maxDataFileSize, cancellationToken), cancellationToken);
+    }
+
+    /// <summary>The store's id (its header's StoreId), which binds its journal records.</summary>
+    internal ulong StoreId => Journal.StoreId;
 }

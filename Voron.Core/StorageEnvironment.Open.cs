@@ -15,6 +15,10 @@ public sealed partial class StorageEnvironment
     // Open algorithm:
     //   1. create the directory (owner only) and take the exclusive lock (voron.lock); delete the
     //      scratch file an earlier process left (Scratch/ScratchFile.cs: nothing in it is needed)
+    //   1a. compaction/ (Compaction/CompactionSwap.cs): a valid marker (compaction/ready) that
+    //      matches the store (CP3) = a committed compaction: finish its swap (CP2), every step
+    //      idempotent; a marker that does not match is a CorruptionException (never swap in a stale
+    //      copy); files there without a valid marker = an interrupted compaction: delete them
     //   2. read the newest valid header copy (Header/HeaderFile.cs); none at all = a new store:
     //      write the data file's identity page, sync it, write header revision 1, sync the directory
     //   3. map the data file and check its identity page (format version)
@@ -32,16 +36,19 @@ public sealed partial class StorageEnvironment
     // so a store that hit a full disk opens again without more room than it had (journal files
     // excepted: a missing resume file is created as small as it must be, J12).
 
-    private static StorageEnvironment OpenCore(StorageEnvironmentOptions options)
+    /// <param name="options">The store.</param>
+    /// <param name="heldLock">The store's lock when the caller took it already (compaction keeps it across two opens); disposed with the store.</param>
+    private static StorageEnvironment OpenCore(StorageEnvironmentOptions options, IDisposable? heldLock = null)
     {
         var fileSystem = options.FileSystem;
         var layout = new StoreLayout(options.Directory);
         fileSystem.CreateDirectory(layout.Directory);
-        var storeLock = fileSystem.LockExclusive(layout.LockFile);
+        var storeLock = heldLock ?? fileSystem.LockExclusive(layout.LockFile);
         Pager? pager = null;
         JournalWriter? journal = null;
         try
         {
+            Compaction.CompactionSwap.Resume(fileSystem, layout); // step 1a
             Scratch.ScratchFile.DeleteLeftover(fileSystem, layout.ScratchFile); // SC3: an earlier process's spilled versions are all in the journal
             var header = HeaderFile.ReadNewest(fileSystem, layout, out var headerCopies) ?? CreateStore(fileSystem, layout, headerCopies);
             if (!fileSystem.FileExists(layout.DataFile))
@@ -86,7 +93,10 @@ public sealed partial class StorageEnvironment
             }
 
             var end = result.End;
-            journal = new JournalWriter(fileSystem, layout.JournalDirectory, header.StoreId, result, options.JournalFileSize); // J10: clears the tail
+            journal = new JournalWriter(fileSystem, layout.JournalDirectory, header.StoreId, result, options.JournalFileSize) // J10: clears the tail
+            {
+                ArchiveDirectory = options.JournalArchiveDirectory, // JA1
+            };
             // J6: only files before the durable header's recovery start may go — not every file
             // before the end of the log, which may lie in a later file than the header names.
             journal.ReleaseBefore(new JournalPosition(header.JournalFile, header.JournalOffset));
@@ -116,7 +126,7 @@ public sealed partial class StorageEnvironment
     }
 
     /// <summary>A new store's id (FORMAT block in Header/HeaderFile.cs): random and never zero.</summary>
-    private static ulong NewStoreId()
+    internal static ulong NewStoreId()
     {
         Span<byte> bytes = stackalloc byte[8];
         ulong id;
@@ -332,7 +342,7 @@ public sealed partial class StorageEnvironment
     /// record's own NextPageNumber (no transaction writes a page it has not allocated): that bounds
     /// the buffer a diff entry asks for, and the data file's growth, by the store's size.
     /// </summary>
-    private static void ReplayPage(Pager pager, RecoveredPage page, EnvironmentState state, ref byte[] image, string file, long offset, long txId)
+    internal static void ReplayPage(Pager pager, RecoveredPage page, EnvironmentState state, ref byte[] image, string file, long offset, long txId)
     {
         if (page.PageNumber > state.NextPageNumber - page.PageCount)
         {

@@ -1,31 +1,36 @@
 namespace Voron;
 
-/// <summary>The make-up of a store as of one snapshot (<see cref="StorageEnvironment.GetStatistics"/>).</summary>
-/// <param name="TransactionId">The snapshot.</param>
-/// <param name="DataFileBytes">The data file's length on disk.</param>
+/// <summary>
+/// The make-up of a store (<see cref="StorageEnvironment.GetStatistics"/>). Trees, allocation,
+/// free space and sections are of one snapshot, <see cref="TransactionId"/>, and add up: the
+/// sections' free pages sum to <see cref="FreePages"/>. Journal files, the data file's length,
+/// memory and the oldest reader are read at the call.
+/// </summary>
+/// <param name="TransactionId">The snapshot: the last transaction committed when the statistics began.</param>
+/// <param name="DataFileBytes">The data file's length on disk (it grows ahead of allocation).</param>
 /// <param name="AllocatedPages">The allocation high-water mark in pages (page 0 included).</param>
-/// <param name="FreePages">Free pages below it, pending ones included.</param>
-/// <param name="PendingFreePages">Freed pages not yet reusable.</param>
-/// <param name="Trees">Every named tree and the root catalog.</param>
-/// <param name="Sections">Free space per 4 MiB section.</param>
-/// <param name="JournalFiles">The journal files on disk.</param>
-/// <param name="ScratchBytes">Bytes of page versions spilled to the scratch file.</param>
-/// <param name="PageVersionMemoryBytes">Bytes of page versions held in memory.</param>
-/// <param name="OldestReader">The oldest open read transaction, if any.</param>
+/// <param name="FreePages">Free pages below it, pending ones included (as <see cref="IntegrityReport.FreePages"/>).</param>
+/// <param name="PendingFreePages">Freed pages not yet reusable: the next write transaction that allocates releases those no reader can still see.</param>
+/// <param name="Trees">The root catalog (<c>$root</c>) first, then every named tree in name order, page-file and document trees included.</param>
+/// <param name="Sections">Free space per 4 MiB section, for every section below the high-water mark.</param>
+/// <param name="JournalFiles">The journal files on disk, by number.</param>
+/// <param name="ScratchBytes">Bytes of page versions spilled to the scratch file (readers held them past the memory budget).</param>
+/// <param name="PageVersionMemoryBytes">Bytes of committed page versions held in memory until the data file has them.</param>
+/// <param name="OldestReader">The oldest open read transaction other than the statistics' own, if any.</param>
 public sealed record StoreStatistics(long TransactionId, long DataFileBytes, long AllocatedPages, long FreePages, long PendingFreePages,
     IReadOnlyList<TreeStatistics> Trees, IReadOnlyList<SectionStatistics> Sections, IReadOnlyList<JournalFileStatistics> JournalFiles,
     long ScratchBytes, long PageVersionMemoryBytes, SnapshotPin? OldestReader);
 
-/// <summary>One tree's pages by kind and how full they are.</summary>
+/// <summary>One tree's pages by kind and how full they are, counted from its pages.</summary>
 /// <param name="Name">The tree's name; <c>$root</c> for the catalog.</param>
-/// <param name="Entries">Entries.</param>
-/// <param name="Depth">Levels (1 = a single leaf).</param>
+/// <param name="Entries">Entries (keys); a page file's tree counts its metadata entry too.</param>
+/// <param name="Depth">Levels (1 = a single leaf, 0 = empty).</param>
 /// <param name="LeafPages">Leaf pages.</param>
 /// <param name="BranchPages">Branch pages.</param>
-/// <param name="OverflowPages">Pages of overflow runs (values too large for a leaf).</param>
-/// <param name="RawPages">Raw blocks of a page file (0 for other trees).</param>
-/// <param name="LeafFill">Used bytes of the leaves ÷ their capacity, 0..1.</param>
-/// <param name="BranchFill">Used bytes of the branches ÷ their capacity, 0..1.</param>
+/// <param name="OverflowPages">Pages of overflow runs (values too large for a leaf), from the sizes in the leaves.</param>
+/// <param name="RawPages">Raw blocks of a page file: one page per block entry (0 for other trees).</param>
+/// <param name="LeafFill">Bytes the leaves' slots and nodes use ÷ their capacity (8,128 bytes a page: all but the page header), 0..1; 0 without leaves.</param>
+/// <param name="BranchFill">The same for the branches; 0 without branches.</param>
 public sealed record TreeStatistics(string Name, long Entries, int Depth, long LeafPages, long BranchPages, long OverflowPages, long RawPages,
     double LeafFill, double BranchFill);
 
@@ -38,5 +43,5 @@ public sealed record SectionStatistics(long Index, int Pages, int FreePages);
 /// <summary>One journal file on disk.</summary>
 /// <param name="Number">Its number (the file name).</param>
 /// <param name="Bytes">Its length (preallocated space included).</param>
-/// <param name="State"><c>active</c> (being appended to), <c>needed</c> (holds records not yet synced to the data file) or <c>released</c> (about to be deleted or archived).</param>
+/// <param name="State"><c>active</c> (being appended to), <c>needed</c> (recovery from the durable header would read it: it holds records not yet synced to the data file) or <c>released</c> (before the durable header's recovery start: about to be deleted or archived).</param>
 public sealed record JournalFileStatistics(long Number, long Bytes, string State);

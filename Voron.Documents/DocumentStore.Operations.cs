@@ -1,3 +1,6 @@
+using Voron.Documents.Indexing;
+using Voron.Documents.Storage;
+
 namespace Voron.Documents;
 
 public sealed partial class DocumentStore
@@ -10,6 +13,25 @@ public sealed partial class DocumentStore
     public Task<BackupResult> BackupAsync(string destinationDirectory, BackupOptions? options = null, CancellationToken cancellationToken = default) =>
         Environment.BackupAsync(destinationDirectory, options, cancellationToken);
 
-    /// <summary>Documents and bytes per collection, entries and bytes per index, and the engine's statistics.</summary>
-    public DocumentStoreStatistics GetStatistics() => throw new NotImplementedException();
+    /// <summary>
+    /// Documents and bytes per collection and entries and bytes per index, of one snapshot, and the
+    /// engine's statistics (<see cref="StorageEnvironment.GetStatistics"/>, a snapshot taken right
+    /// after: compare the two transaction ids). Reads every collection member and index entry and
+    /// every tree page: a scan of the store, which never blocks sessions' writes.
+    /// </summary>
+    public DocumentStoreStatistics GetStatistics()
+    {
+        ThrowIfDisposed();
+        long transactionId;
+        List<CollectionStatistics> collections;
+        List<IndexStatistics> indexes;
+        using (var read = Environment.BeginRead())
+        {
+            transactionId = read.Id;
+            collections = DocumentStatistics.Collections(read);
+            indexes = DocumentStatistics.Indexes(read, IndexCatalog.Load(read, Path));
+        }
+
+        return new DocumentStoreStatistics(transactionId, collections, indexes, Environment.GetStatistics());
+    }
 }

@@ -123,7 +123,8 @@ internal sealed class DataFileFlusher : IDisposable
     {
         lock (_journalLock)
         {
-            return _journal.Append(txId, state, pages, compress, sync).End;
+            // The commit time comes from here, not from the journal (J9: the journal has no clock).
+            return _journal.Append(txId, state, pages, compress, sync, DateTimeOffset.UtcNow.ToUnixTimeMilliseconds()).End;
         }
     }
 
@@ -346,6 +347,7 @@ internal sealed class DataFileFlusher : IDisposable
         Step(FlushStep.HeaderWritten);
         _seams.PageTable.RemoveUpTo(pageNumbers, last.TxId, _seams.RetireGeneration); // PT4, PT7
         Step(FlushStep.PageTableTrimmed);
+        _journal.ArchiveBefore(last.JournalEnd); // JA1: the copy runs without the journal lock, so commits go on
         lock (_journalLock)
         {
             _journal.ReleaseBefore(last.JournalEnd); // FL3

@@ -10,6 +10,8 @@ namespace Voron.Header;
 ///   &lt;dir&gt;/journal/           journal files, 0000000000000000001.journal ... (Journal/)
 ///   &lt;dir&gt;/voron.scratch      page versions spilled from memory (Scratch/ScratchFile.cs); never
 ///                            read at recovery, deleted on open and on a clean close
+///   &lt;dir&gt;/compaction/        only during a compaction: the dense copy and its marker
+///                            (Compaction/CompactionSwap.cs); finished or deleted on open
 /// </code>
 /// </summary>
 internal sealed record StoreLayout(string Directory)

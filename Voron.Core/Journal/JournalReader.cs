@@ -92,8 +92,12 @@ internal sealed partial class JournalReader : IDisposable
     /// <param name="apply">Called with every valid record, in order.</param>
     /// <param name="expectedTransactionId">The transaction after the last one synced to the data file.</param>
     /// <param name="mode">How the end of the log is judged (D4, D5).</param>
+    /// <param name="stopBefore">Asked about every valid record before it is applied: true stops the
+    /// scan there (the result ends before that record, and says nothing about what follows). Null =
+    /// read to the end of the log. For point-in-time restore; recovery never stops early.</param>
     public static JournalRecoveryResult Recover(IFileSystem fileSystem, string directory, ulong storeId, JournalPosition start,
-        long expectedTransactionId, Action<RecoveredRecord> apply, JournalTailRecovery mode = JournalTailRecovery.DiscardTornWrite)
+        long expectedTransactionId, Action<RecoveredRecord> apply, JournalTailRecovery mode = JournalTailRecovery.DiscardTornWrite,
+        Func<RecoveredRecord, bool>? stopBefore = null)
     {
         ArgumentNullException.ThrowIfNull(fileSystem);
         ArgumentNullException.ThrowIfNull(directory);
@@ -106,12 +110,12 @@ internal sealed partial class JournalReader : IDisposable
         }
 
         using var reader = new JournalReader(fileSystem, directory, storeId, mode);
-        return reader.Run(start, expectedTransactionId, apply);
+        return reader.Run(start, expectedTransactionId, apply, stopBefore);
     }
 
     public void Dispose() => CloseFile();
 
-    private JournalRecoveryResult Run(JournalPosition start, long expectedTransactionId, Action<RecoveredRecord> apply)
+    private JournalRecoveryResult Run(JournalPosition start, long expectedTransactionId, Action<RecoveredRecord> apply, Func<RecoveredRecord, bool>? stopBefore)
     {
         CheckStart(start);
         var position = start;
@@ -127,7 +131,17 @@ internal sealed partial class JournalReader : IDisposable
             {
                 // D1
                 var end = position with { Offset = position.Offset + slot.Header.RecordSize };
-                apply(new RecoveredRecord(expected, slot.State, slot.Pages!, position, end));
+                var record = new RecoveredRecord(expected, slot.State, slot.Pages!, position, end) { CommitTime = slot.Header.CommitTime };
+                if (stopBefore?.Invoke(record) == true)
+                {
+                    // A caller's target (point-in-time restore): the log goes on, but not for it.
+                    return new JournalRecoveryResult(expected - 1, position, _fileNumbers.Where(n => n >= start.FileNumber && n <= position.FileNumber).ToList(), count)
+                    {
+                        TailIsClean = false,
+                    };
+                }
+
+                apply(record);
                 Debug.Assert(end > position, "J1: recovery moves forward on every record");
                 expected++;
                 count++;

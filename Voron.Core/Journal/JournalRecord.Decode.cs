@@ -26,9 +26,9 @@ internal static partial class JournalRecord
             throw new CorruptionException(file, offset, $"R4: unsupported flags 0x{(ushort)header.Flags:X4} in record tx {tx}");
         }
 
-        if (!header.ReservedIsZero)
+        if (!header.ReservedIsZero || header.CommitTime < 0)
         {
-            throw new CorruptionException(file, offset, $"R5: reserved header bytes are not zero in record tx {tx}");
+            throw new CorruptionException(file, offset, $"R5: reserved header bytes are not zero, or the commit time is negative, in record tx {tx}");
         }
 
         var compressed = (header.Flags & JournalRecordFlags.Lz4Compressed) != 0;

@@ -49,7 +49,7 @@ internal static partial class JournalRecord
     /// bytes; the checksums are bound to <paramref name="binding"/> (store id and journal file number).
     /// </summary>
     public static void EncodeHeader(Span<byte> record, in RecordBinding binding, long transactionId, ReadOnlySpan<byte> state, int entryCount,
-        int storedSize, int uncompressedSize, JournalRecordFlags flags, long durableThrough)
+        int storedSize, int uncompressedSize, JournalRecordFlags flags, long durableThrough, long commitTime = 0)
     {
         var header = record[..HeaderSize];
         BinaryPrimitives.WriteUInt64LittleEndian(header[MagicOffset..], Magic);
@@ -62,16 +62,16 @@ internal static partial class JournalRecord
         header.Slice(Reserved1Offset, Reserved1Size).Clear();
         state.CopyTo(header[StateOffset..]);
         BinaryPrimitives.WriteInt64LittleEndian(header[DurableThroughOffset..], durableThrough);
-        header.Slice(Reserved2Offset, Reserved2Size).Clear();
+        BinaryPrimitives.WriteInt64LittleEndian(header[CommitTimeOffset..], commitTime);
         BinaryPrimitives.WriteUInt32LittleEndian(header[HeaderChecksumOffset..], ComputeHeaderChecksum(header, binding.StoreId, binding.FileNumber));
         Frame(record, HeaderSize + storedSize, SectorSeed(binding.StoreId, binding.FileNumber, transactionId));
     }
 
     /// <summary>An uncompressed record of <paramref name="pages"/>, exactly <c>RecordSize(MeasurePayload(pages))</c> bytes.</summary>
     public static void Encode(Span<byte> record, in RecordBinding binding, long transactionId, ReadOnlySpan<byte> state, IReadOnlyList<JournalPage> pages,
-        long durableThrough)
+        long durableThrough, long commitTime = 0)
     {
         var size = EncodeEntries(record[HeaderSize..], pages);
-        EncodeHeader(record, binding, transactionId, state, pages.Count, size, size, JournalRecordFlags.None, durableThrough);
+        EncodeHeader(record, binding, transactionId, state, pages.Count, size, size, JournalRecordFlags.None, durableThrough, commitTime);
     }
 }

@@ -38,7 +38,12 @@ namespace Voron.Journal;
 //                                        tree state, next page number, ...); never interpreted here
 //   112    8    DurableThrough           every record with a transaction id up to this one was
 //                                        durable (flushed) when this record was written; < TransactionId
-//   120    8    Reserved                 zero
+//   120    8    CommitTime               when the writer encoded the record: UTC, Unix milliseconds,
+//                                        never below the previous record's written by the same
+//                                        process (the writer keeps it monotonic against the clock
+//                                        stepping back); 0 = unknown (records
+//                                        of builds before it). Read by point-in-time restore
+//                                        (RestoreOptions.ToTime), never by recovery
 //
 // Page entry header (at the start of the payload, then right after the previous entry's bytes):
 //   OFFSET SIZE NAME          MEANING
@@ -82,7 +87,7 @@ namespace Voron.Journal;
 //   R2. TransactionId = E;
 //   R3. FormatVersion = 2;
 //   R4. Flags has no bit other than Lz4Compressed and Lazy;
-//   R5. the Reserved header bytes are zero;
+//   R5. the Reserved header bytes (40..43) are zero and CommitTime >= 0;
 //   R6. EntryCount >= 0, 0 <= StoredPayloadSize, UncompressedPayloadSize = StoredPayloadSize
 //       without LZ4 and 0 <= UncompressedPayloadSize <= min(MaxRecordSize, 255 * StoredPayloadSize
 //       + 255) with it (an LZ4 block decodes to at most that: MaxDecompressedSize), the record
@@ -146,6 +151,11 @@ namespace Voron.Journal;
 // it and dispose it cleanly); a store cleanly closed by version 1 is upgraded on open (the header
 // file gets version 2 and a store id, and the journal continues in a new file:
 // StorageEnvironment.Open.cs).
+// CommitTime (offset 120) was "Reserved, zero" in the first builds of version 2, and the
+// version was not bumped for it: records those builds wrote read as CommitTime 0 (unknown), and
+// those builds refuse a record with a commit time under R5 as damaged — a journal written by this
+// build must not be opened by an earlier one (open and dispose it cleanly with this build: a clean
+// close leaves no record the data file lacks, so the earlier build replays nothing).
 
 /// <summary>Constants, checksum and header accessors of the journal record; see the FORMAT block above.</summary>
 internal static partial class JournalRecord
@@ -189,8 +199,8 @@ internal static partial class JournalRecord
     public const int StateOffset = 48;
     public const int StateSize = 64;
     public const int DurableThroughOffset = 112;
-    public const int Reserved2Offset = 120;
-    public const int Reserved2Size = 8;
+    public const int CommitTimeOffset = 120;
+    public const int CommitTimeSize = 8;
 
     // Page entry header (see the table above; same order).
     public const int EntryHeaderSize = 24;

@@ -17,6 +17,9 @@ internal readonly record struct JournalRecordHeader(
     long DurableThrough,
     bool ReservedIsZero)
 {
+    /// <summary>When the record was encoded (UTC Unix milliseconds; 0 = unknown). R5: not negative.</summary>
+    public long CommitTime { get; init; }
+
     /// <summary>The record's size on disk, header and padding included. Valid after R6 held.</summary>
     public long RecordSize => JournalRecord.RecordSize(StoredPayloadSize);
 
@@ -42,8 +45,10 @@ internal readonly record struct JournalRecordHeader(
             BinaryPrimitives.ReadInt64LittleEndian(slot[JournalRecord.StoredPayloadSizeOffset..]),
             BinaryPrimitives.ReadInt64LittleEndian(slot[JournalRecord.UncompressedPayloadSizeOffset..]),
             BinaryPrimitives.ReadInt64LittleEndian(slot[JournalRecord.DurableThroughOffset..]),
-            !slot.Slice(JournalRecord.Reserved1Offset, JournalRecord.Reserved1Size).ContainsAnyExcept((byte)0) &&
-            !slot.Slice(JournalRecord.Reserved2Offset, JournalRecord.Reserved2Size).ContainsAnyExcept((byte)0));
+            !slot.Slice(JournalRecord.Reserved1Offset, JournalRecord.Reserved1Size).ContainsAnyExcept((byte)0))
+        {
+            CommitTime = BinaryPrimitives.ReadInt64LittleEndian(slot[JournalRecord.CommitTimeOffset..]),
+        };
         return true;
     }
 }

@@ -6,10 +6,43 @@ namespace Voron.Journal;
 /// <summary>The journal file lifecycle drawn in JournalWriter.cs: resuming, rotating, releasing.</summary>
 internal sealed partial class JournalWriter
 {
+    /// <summary>Where released files are archived before they are deleted (JournalArchiver.cs); null = deleted only.</summary>
+    public string? ArchiveDirectory { get; init; }
+
+    private readonly HashSet<long> _archived = []; // archived by ArchiveBefore, not yet released
+
+    /// <summary>
+    /// Archives (JA1..JA4) the files <see cref="ReleaseBefore"/> is about to release for the same
+    /// position, ahead of it and without the caller's journal lock: released files are never
+    /// written again (J6), so the commits that append meanwhile do not wait for the copy. Called
+    /// by the one thread that releases (the flusher); a no-op without an archive.
+    /// </summary>
+    public void ArchiveBefore(JournalPosition syncedUpTo)
+    {
+        if (ArchiveDirectory == null)
+        {
+            return;
+        }
+
+        foreach (var number in JournalFiles.List(_fileSystem, _directory))
+        {
+            if (number >= syncedUpTo.FileNumber)
+            {
+                break;
+            }
+
+            if (!_archived.Contains(number))
+            {
+                JournalArchiver.Archive(_fileSystem, _directory, ArchiveDirectory, number);
+                _archived.Add(number);
+            }
+        }
+    }
+
     /// <summary>
     /// Tells the journal that the data file is durably synced up to <paramref name="syncedUpTo"/>
     /// and a durable header records it as the recovery start: every journal file numbered below
-    /// its file is deleted (J6). Calling it earlier, before that header is durable, can lose
+    /// its file is deleted (J6) — archived first when <see cref="ArchiveDirectory"/> is set (JA1). Calling it earlier, before that header is durable, can lose
     /// acknowledged transactions.
     /// </summary>
     public void ReleaseBefore(JournalPosition syncedUpTo)
@@ -30,6 +63,11 @@ internal sealed partial class JournalWriter
             }
 
             Debug.Assert(number != _fileNumber, "J6: the current file is never released");
+            if (ArchiveDirectory != null && !_archived.Remove(number))
+            {
+                JournalArchiver.Archive(_fileSystem, _directory, ArchiveDirectory, number); // JA1, JA3: archived before it goes
+            }
+
             _fileSystem.DeleteFile(JournalFiles.PathOf(_directory, number));
             changed = true;
         }
@@ -114,6 +152,22 @@ internal sealed partial class JournalWriter
             file.Dispose();
             throw;
         }
+    }
+
+    // JA8. the writer never leaves a journal file without a record before a later file: a record
+    //      that does not fit at offset 0 of the current file (a file resumed after a crash at its
+    //      start, or a new store's first file, preallocated to JournalFileSize) grows that file
+    //      instead of rotating. Recovery (D3) steps over an empty file only from a position inside
+    //      it; from the end of the file before it, an empty file reads as the end of the log, and
+    //      the records after it (acknowledged ones) would be cut off — at a second crash, or when
+    //      the archive is replayed.
+
+    /// <summary>JA8: makes the current file, still without a record, big enough for one of <paramref name="recordSize"/> bytes.</summary>
+    private void GrowForFirstRecord(long recordSize)
+    {
+        _file.Preallocate(recordSize);
+        _file.FlushData(); // F2: the size is durable before the record relies on it
+        _fileLength = _file.Length;
     }
 
     /// <summary>Moves to the next file, big enough for a record of <paramref name="recordSize"/> bytes (J4).</summary>

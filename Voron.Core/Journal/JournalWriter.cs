@@ -97,6 +97,7 @@ internal sealed partial class JournalWriter : IDisposable
     private long _offset;
     private long _nextTransactionId;
     private long _durableThrough; // J11: every record up to this transaction is durable
+    private long _lastCommitTime; // CommitTime of the last record encoded (FORMAT block in JournalRecord.cs): never goes back
     private byte[] _buffer = [];
     private byte[] _scratch = [];
     private long _bytesWritten;
@@ -107,6 +108,9 @@ internal sealed partial class JournalWriter : IDisposable
 
     /// <summary>Why the journal refuses appends (a write or flush of it failed, whatever the exception), or null.</summary>
     internal Exception? Failure => Volatile.Read(ref _failure);
+
+    /// <summary>The store id every record's checksums are bound to (FORMAT block in JournalRecord.cs).</summary>
+    public ulong StoreId => _storeId;
 
     /// <summary>Resumes after recovery: at <see cref="JournalRecoveryResult.End"/>, with the next
     /// transaction id, after zeroing whatever a crash left past the end of the log (J10).</summary>
@@ -190,7 +194,10 @@ internal sealed partial class JournalWriter : IDisposable
     /// (the compression rule in JournalRecord.cs); without <paramref name="sync"/> (lazy mode) the
     /// record is written but not flushed — it is marked Lazy, and <see cref="Sync"/> makes it durable.
     /// </summary>
-    public JournalRecordLocation Append(long transactionId, ReadOnlySpan<byte> state, IReadOnlyList<JournalPage> pages, bool compress, bool sync)
+    /// <remarks><c>commitTime</c> is the record's commit time (UTC Unix milliseconds, FORMAT block in JournalRecord.cs), read
+    /// from the clock by the caller (J9: the journal has none); 0 = unknown. It is kept from going below the previous record's.</remarks>
+    public JournalRecordLocation Append(long transactionId, ReadOnlySpan<byte> state, IReadOnlyList<JournalPage> pages, bool compress, bool sync,
+        long commitTime = 0)
     {
         ThrowIfUnusable();
         ArgumentNullException.ThrowIfNull(pages);
@@ -240,12 +247,21 @@ internal sealed partial class JournalWriter : IDisposable
         {
             if (_fileLength - _offset < recordSize)
             {
-                Rotate(recordSize);
+                if (_offset == 0)
+                {
+                    GrowForFirstRecord(recordSize); // JA8
+                }
+                else
+                {
+                    Rotate(recordSize);
+                }
             }
 
             // The checksums name the file the record goes into, so the header is built after the rotation.
             encodeStart = Stopwatch.GetTimestamp();
-            JournalRecord.EncodeHeader(record, new RecordBinding(_storeId, _fileNumber), transactionId, state, pages.Count, stored, raw, flags, _durableThrough);
+            var stamped = commitTime > 0 ? Math.Max(_lastCommitTime, commitTime) : 0;
+            JournalRecord.EncodeHeader(record, new RecordBinding(_storeId, _fileNumber), transactionId, state, pages.Count, stored, raw, flags, _durableThrough,
+                stamped);
             _encodeTicks += Stopwatch.GetTimestamp() - encodeStart;
             if (_offset + recordSize > _writtenUpTo)
             {
@@ -255,6 +271,7 @@ internal sealed partial class JournalWriter : IDisposable
             // J3: one positional write of the whole record, durable before we return (J2) —
             // except in lazy mode, where Sync (called on a timer) makes it durable later.
             _file.Write(_offset, record);
+            _lastCommitTime = Math.Max(_lastCommitTime, stamped);
             if (sync)
             {
                 _file.FlushData();

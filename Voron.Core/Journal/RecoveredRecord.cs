@@ -18,6 +18,9 @@ internal sealed class RecoveredRecord
 
     public long TransactionId { get; }
 
+    /// <summary>When the writer encoded the record (UTC Unix milliseconds; 0 = unknown: JournalRecord.cs, offset 120).</summary>
+    public long CommitTime { get; init; }
+
     /// <summary>The 64-byte environment state the writer stored with the transaction.</summary>
     public ReadOnlyMemory<byte> State { get; }
 

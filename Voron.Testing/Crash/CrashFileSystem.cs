@@ -218,18 +218,16 @@ internal sealed partial class CrashFileSystem : IFileSystem, IDisposable
                 throw new FileNotFoundException($"No file '{source}'.", source);
             }
 
-            if (ParentOf(source) != ParentOf(destination))
-            {
-                throw new NotSupportedException("The crash simulator renames within one directory only.");
-            }
-
             var crash = Begin(IoCallKind.MoveFile, source, out var call, out var fault, target: destination);
             ThrowFault(fault, call);
             _files.Remove(source);
             _files[destination] = file;
             file.Path = destination;
             _memory.MoveFile(source, destination);
-            _pendingDirectoryChanges.Add(new DirectoryChange(_sequence++, ParentOf(source), DirectoryChangeKind.MoveFile, source, destination, file));
+            // A rename across directories (compaction's swap) is one change, of the destination
+            // directory: durable when that directory is synced, atomic either way (ext4 and XFS
+            // journal a rename as one transaction; Voron syncs both directories all the same).
+            _pendingDirectoryChanges.Add(new DirectoryChange(_sequence++, ParentOf(destination), DirectoryChangeKind.MoveFile, source, destination, file));
             ThrowIfCrash(crash, call);
         }
     }

@@ -4,7 +4,8 @@ namespace Voron.Testing.Crash;
 /// A change to the entries of <see cref="Directory"/>, durable only after SyncDirectory of that
 /// directory (F2). <see cref="File"/> is the file the entry named when the change was made: a
 /// change that no longer applies after a power loss dropped earlier ones (the entry names another
-/// file, or none) is skipped.
+/// file, or none) is skipped. A rename across directories is one change of its destination
+/// directory (CrashFileSystem.MoveFile).
 /// </summary>
 internal sealed record DirectoryChange(long Sequence, string Directory, DirectoryChangeKind Kind, string Path, string? Target, SimulatedFile? File)
 {

@@ -18,7 +18,7 @@ public sealed class JournalRecordFormatTests
             [JournalRecord.MagicOffset, JournalRecord.FormatVersionOffset, JournalRecord.FlagsOffset, JournalRecord.EntryCountOffset,
              JournalRecord.TransactionIdOffset, JournalRecord.StoredPayloadSizeOffset, JournalRecord.UncompressedPayloadSizeOffset,
              JournalRecord.Reserved1Offset, JournalRecord.HeaderChecksumOffset, JournalRecord.StateOffset,
-             JournalRecord.DurableThroughOffset, JournalRecord.Reserved2Offset, JournalRecord.Reserved2Offset + JournalRecord.Reserved2Size]);
+             JournalRecord.DurableThroughOffset, JournalRecord.CommitTimeOffset, JournalRecord.CommitTimeOffset + JournalRecord.CommitTimeSize]);
         Assert.Equal(JournalRecord.HeaderChecksumOffset, JournalRecord.Reserved1Offset + JournalRecord.Reserved1Size);
         Assert.Equal(JournalRecord.DurableThroughOffset, JournalRecord.StateOffset + JournalRecord.StateSize);
         Assert.Equal((ushort)2, JournalRecord.FormatVersion);

@@ -1,0 +1,169 @@
+using Voron.Header;
+using Voron.Journal;
+using Voron.Platform;
+
+namespace Voron.Compaction;
+
+/// <summary>
+/// The swap that puts a compacted copy (in <c>&lt;store&gt;/compaction/</c>) in place of the store,
+/// and what open does with whatever a crash left in that directory. Runs with the store's lock
+/// held and the store closed.
+/// </summary>
+/// <remarks>
+/// Swap, every step idempotent (a crash at any call is finished by the next open, CP2):
+/// <code>
+///   1. while compaction/voron.data exists: delete the store's journal files (the clean close put
+///      every commit in the data file), sync journal/; move compaction/voron.data over voron.data,
+///      sync the store directory and compaction/
+///   2. move every compaction/journal/ file into journal/, sync both
+///   3. move compaction/headers.one and headers.two over the store's, sync the store directory and compaction/
+///   4. delete what else is in compaction/ (the copy's lock and scratch files), then the marker; sync compaction/
+/// </code>
+/// Until step 3 ends, the store directory holds the old headers or a mix of one old and one new
+/// copy: harmless, because nothing opens the store without first finishing the swap. The empty
+/// compaction/ directory is left in place: <see cref="IFileSystem"/> has no directory removal.
+/// </remarks>
+// CP2. once a valid marker is durable the swap completes, at compaction or at the next open;
+//      before it, the copy is discarded. Either the old store or the copy is opened, never a mix.
+// CP3. a marker is swapped only over the store it was made from, unchanged: the newest header's
+//      store id is the copy's (the swap passed step 3 in part), or it is the source's and its
+//      LastSyncedTxId is the marker's SourceTransaction. Anything else is a CorruptionException.
+// CP4. old journal files are deleted only while the copy's data file has not been moved in, and
+//      their deletion is durable before it is: the new store never finds an old store's record.
+internal static class CompactionSwap
+{
+    public const string DirectoryName = "compaction";
+    public const string MarkerName = "ready";
+
+    public static string CopyDirectory(StoreLayout layout) => Path.Combine(layout.Directory, DirectoryName);
+
+    public static string MarkerPath(StoreLayout layout) => Path.Combine(CopyDirectory(layout), MarkerName);
+
+    /// <summary>
+    /// Open algorithm step 0: finishes a committed swap (CP2, CP3) or removes an interrupted
+    /// copy. Returns whether it found anything to do.
+    /// </summary>
+    public static bool Resume(IFileSystem fileSystem, StoreLayout layout)
+    {
+        var copy = new StoreLayout(CopyDirectory(layout));
+        var marker = CompactionMarker.Read(fileSystem, MarkerPath(layout));
+        if (marker is { } valid)
+        {
+            RollForward(fileSystem, layout, valid);
+            return true;
+        }
+
+        return Discard(fileSystem, copy);
+    }
+
+    /// <summary>Deletes every file of an uncommitted copy (no valid marker); returns whether there were any.</summary>
+    public static bool Discard(IFileSystem fileSystem, StoreLayout copy)
+    {
+        var files = fileSystem.ListFiles(copy.JournalDirectory, "*").Concat(fileSystem.ListFiles(copy.Directory, "*")).ToList();
+        foreach (var file in files)
+        {
+            fileSystem.DeleteFile(file);
+        }
+
+        if (files.Count > 0)
+        {
+            fileSystem.SyncDirectory(copy.Directory);
+        }
+
+        return files.Count > 0;
+    }
+
+    /// <summary>Steps 1..4 of the swap (see the remarks), after checking CP3.</summary>
+    public static void RollForward(IFileSystem fileSystem, StoreLayout layout, CompactionMarker marker)
+    {
+        var copy = new StoreLayout(CopyDirectory(layout));
+        CheckMatches(fileSystem, layout, marker);
+
+        if (fileSystem.FileExists(copy.DataFile))
+        {
+            // CP4: the store was closed cleanly (CP3 checked its header names the last transaction
+            // as synced), so no journal file holds anything the data file lacks.
+            foreach (var file in fileSystem.ListFiles(layout.JournalDirectory, "*" + JournalFiles.Extension)
+                         .Concat(fileSystem.ListFiles(layout.JournalDirectory, "*" + JournalFiles.SpareExtension)))
+            {
+                fileSystem.DeleteFile(file);
+            }
+
+            fileSystem.SyncDirectory(layout.JournalDirectory);
+            fileSystem.MoveFile(copy.DataFile, layout.DataFile);
+            fileSystem.SyncDirectory(layout.Directory);
+            fileSystem.SyncDirectory(copy.Directory);
+        }
+
+        var journals = fileSystem.ListFiles(copy.JournalDirectory, "*" + JournalFiles.Extension)
+            .Concat(fileSystem.ListFiles(copy.JournalDirectory, "*" + JournalFiles.SpareExtension)).ToList();
+        if (journals.Count > 0)
+        {
+            fileSystem.CreateDirectory(layout.JournalDirectory);
+            foreach (var file in journals)
+            {
+                fileSystem.MoveFile(file, Path.Combine(layout.JournalDirectory, Path.GetFileName(file)));
+            }
+
+            fileSystem.SyncDirectory(layout.JournalDirectory);
+            fileSystem.SyncDirectory(copy.JournalDirectory);
+        }
+
+        var moved = false;
+        foreach (var revision in new[] { 1L, 2L })
+        {
+            if (fileSystem.FileExists(copy.HeaderFile(revision)))
+            {
+                fileSystem.MoveFile(copy.HeaderFile(revision), layout.HeaderFile(revision));
+                moved = true;
+            }
+        }
+
+        if (moved)
+        {
+            fileSystem.SyncDirectory(layout.Directory);
+            fileSystem.SyncDirectory(copy.Directory);
+        }
+
+        var leftovers = fileSystem.ListFiles(copy.JournalDirectory, "*")
+            .Concat(fileSystem.ListFiles(copy.Directory, "*").Where(f => Path.GetFileName(f) != MarkerName));
+        foreach (var file in leftovers)
+        {
+            fileSystem.DeleteFile(file); // the copy's lock and scratch files
+        }
+
+        fileSystem.DeleteFile(MarkerPath(layout));
+        fileSystem.SyncDirectory(copy.Directory);
+    }
+
+    /// <summary>CP3: the marker belongs to this store as it is now.</summary>
+    private static void CheckMatches(IFileSystem fileSystem, StoreLayout layout, CompactionMarker marker)
+    {
+        var path = MarkerPath(layout);
+        var header = HeaderFile.ReadNewest(fileSystem, layout);
+        if (header is not { } current)
+        {
+            throw new CorruptionException(path, 0,
+                "CP3: a compaction marker is present but the store has no valid header copy; refusing to swap the compacted copy in");
+        }
+
+        if (current.StoreId == marker.CopyStoreId)
+        {
+            return; // the swap got as far as the headers
+        }
+
+        if (current.StoreId != marker.SourceStoreId)
+        {
+            throw new CorruptionException(path, CompactionMarker.SourceStoreIdOffset,
+                $"CP3: the compaction marker was made from store {marker.SourceStoreId:X16} into copy {marker.CopyStoreId:X16}, but this store is {current.StoreId:X16}; " +
+                $"refusing to swap a copy of another store in. Delete '{CopyDirectory(layout)}' if it was put there by hand");
+        }
+
+        if (current.LastSyncedTxId != marker.SourceTransaction)
+        {
+            throw new CorruptionException(path, CompactionMarker.SourceTransactionOffset,
+                $"CP3: the compacted copy holds transaction {marker.SourceTransaction}, but the store's header says transaction {current.LastSyncedTxId} is synced; " +
+                $"the copy is stale and is not swapped in. Delete '{CopyDirectory(layout)}' to keep the store as it is");
+        }
+    }
+}
