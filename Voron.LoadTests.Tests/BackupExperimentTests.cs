@@ -77,7 +77,7 @@ public sealed class BackupExperimentTests : IDisposable
     }
 
     [Fact]
-    public void Plain_copy_copies_every_file_with_its_bytes_when_cp_and_sync_are_there()
+    public void Plain_copy_copies_the_data_file_and_headers_with_their_bytes_and_not_the_journal_when_cp_and_sync_are_there()
     {
         // The experiment's baseline needs cp and sync; without them it reports the baseline skipped
         // (the test above checks that), and only the lookup can be checked here.
@@ -91,12 +91,16 @@ public sealed class BackupExperimentTests : IDisposable
         Directory.CreateDirectory(Path.Combine(source, "journal"));
         File.WriteAllBytes(Path.Combine(source, "voron.data"), [.. Enumerable.Range(0, 100_000).Select(i => (byte)i)]);
         File.WriteAllText(Path.Combine(source, "journal", "0001.journal"), "journal");
+        File.WriteAllText(Path.Combine(source, "headers.one"), "one");
+        File.WriteAllText(Path.Combine(source, "headers.two"), "two");
         var destination = _directory.Combine("copy");
 
         PlainCopy.CopyAndSync(source, destination);
 
         Assert.Equal(File.ReadAllBytes(Path.Combine(source, "voron.data")), File.ReadAllBytes(Path.Combine(destination, "voron.data")));
-        Assert.Equal("journal", File.ReadAllText(Path.Combine(destination, "journal", "0001.journal")));
+        Assert.Equal("one", File.ReadAllText(Path.Combine(destination, "headers.one")));
+        Assert.Equal("two", File.ReadAllText(Path.Combine(destination, "headers.two")));
+        Assert.False(Directory.Exists(Path.Combine(destination, "journal")), "a backup carries no journal, so neither does the baseline");
     }
 
     private static List<Dictionary<string, object?>> Table(Report report, string table) =>

@@ -11,7 +11,7 @@ namespace Voron.LoadTests.Experiments;
 /// <list type="number">
 /// <item>Throughput (<c>BackupExperiment.Copy.cs</c>): a store built to a data file of
 ///   <c>--size</c> through the merger (untimed), closed; then, interleaved and repeated with the
-///   order alternating, <c>cp -r</c> of its quiescent directory followed by <c>sync</c> of the
+///   order alternating, <c>cp</c> of its quiescent data file and headers followed by <c>sync</c> of the
 ///   copy, and <see cref="StorageEnvironment.BackupAsync"/> of the reopened store with
 ///   <see cref="BackupOptions.Verify"/> on and off: MB/s of data file, the ratio to cp, the
 ///   backup's writer pause.</item>
@@ -77,7 +77,7 @@ internal sealed partial class BackupExperiment : IExperiment
         var voron = KvEngineCatalog.All.First(k => k.Name == KvEngineCatalog.Voron);
         report.AddFact("voronDurability", voron.Durability);
         report.AddFact("voronSettings", voron.Settings);
-        report.AddFact("cpDurability", "cp -r of the closed store's directory, then sync FILE... of every copied file and directory (fsync each): durable when the clock stops");
+        report.AddFact("cpDurability", "cp of the closed store's data file and header copies, then sync FILE... of every copied file and the directory (fsync each): durable when the clock stops");
         report.AddFact("backupDurability", "BackupAsync writes the copy under a temporary name, (Verify: opens it and checks every page,) syncs it and renames it: durable when it returns; its own syncs are timed");
         report.AddFact("targetDataFileMiB", StoreSize.MiB(dataFileBytes));
         report.AddFact("rounds", rounds);

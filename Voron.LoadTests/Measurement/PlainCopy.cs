@@ -3,19 +3,25 @@ using System.Diagnostics;
 namespace Voron.LoadTests.Measurement;
 
 /// <summary>
-/// The baseline a backup is compared with: <c>cp -r</c> of a closed store's directory, then
-/// <c>sync</c> of every copied file and of the copy's directories (coreutils' <c>sync FILE...</c>
-/// fsyncs each), so the copy is durable when the clock stops, as a backup's is.
+/// The baseline a backup is compared with: <c>cp</c> of the files of a closed store that a backup
+/// carries (the data file and the two header copies; not the journal, which a clean close left
+/// with nothing the data file lacks, nor the lock file), then <c>sync</c> of every copied file and
+/// of the copy's directory (coreutils' <c>sync FILE...</c> fsyncs each), so the copy is durable
+/// when the clock stops, as a backup's is.
 /// </summary>
 internal static class PlainCopy
 {
+    private static readonly string[] StoreFiles = ["voron.data", "headers.one", "headers.two"];
+
     /// <summary>Whether both tools are on the PATH; when not, the experiment reports it and skips the baseline.</summary>
     public static bool Available => Find("cp") != null && Find("sync") != null;
 
     /// <summary>Copies <paramref name="source"/> to <paramref name="destination"/> (which must not exist) and syncs the copy.</summary>
     public static void CopyAndSync(string source, string destination)
     {
-        Run(Find("cp")!, ["-r", source, destination]);
+        Directory.CreateDirectory(destination);
+        var files = StoreFiles.Select(name => Path.Combine(source, name)).Where(File.Exists);
+        Run(Find("cp")!, files.Append(destination));
         var paths = Directory.EnumerateFiles(destination, "*", SearchOption.AllDirectories)
             .Concat(Directory.EnumerateDirectories(destination, "*", SearchOption.AllDirectories))
             .Append(destination)
