@@ -99,6 +99,7 @@ internal static class ExperimentCatalog
         new(new ChurnExperiment(), [Engines], result => new ChurnExperiment(engines: result.GetValue(Engines)), Writes: true),
         new(new JournalExperiment(), [], _ => new JournalExperiment(), Writes: true),
         new(new SectionsExperiment(), [], _ => new SectionsExperiment(), Writes: true),
+        Plain(new FileSizeExperiment()),
         Plain(new RecoveryExperiment()),
         Plain(new SyscallsExperiment()),
         Plain(new CompressionExperiment()),
