@@ -23,7 +23,7 @@ namespace Voron.Trees;
 //   quarter full merges with a sibling when both fit one page, else the two share their nodes
 //   evenly and the parent's separator is replaced (which may split the parent; rebalancing stops
 //   there, the split halves being well filled).
-// - Values too big for a quarter page go to overflow runs; a run is never modified in place
+// - Values too big for half a page go to overflow runs; a run is never modified in place
 //   (IPageAccess.ModifyPage works on single pages): replacing the value frees the run.
 //
 // Invariants
@@ -37,7 +37,9 @@ namespace Voron.Trees;
 //      branch with one child is below the fill bound and merged or rebalanced.
 // BT5. State's EntryCount, LeafPages, BranchPages and OverflowPages are exact.
 // BT6. Every page and run belongs to exactly one place in the tree; a freed page is unreachable.
-// BT7. A value lives in an overflow run iff its inline node would exceed MaxLeafNodeSize (B2, B6).
+// BT7. A value is written to an overflow run iff its inline node would exceed MaxLeafNodeSize (B2);
+//      a run an older build wrote may hold a value down to MinOverflowNodeSize until it is
+//      rewritten (B6).
 // BT8. (Soft) after a delete, a non-root page below MinFillBytes is merged with or rebalanced
 //      against a sibling. Sizes vary too much for a hard fill bound, so Verify does not check it.
 // BT9. A span from GetPage is not used after ModifyPage or AllocatePages of the same page: code

@@ -132,8 +132,9 @@ internal sealed class NodeScratch
             left += _sizes[k] + TreePage.SlotSize;
         }
 
-        // B2 bounds every node to a quarter page (a leaf) or an eighth (a branch), so a cut exists
-        // whenever the nodes came from at most two pages plus one node.
+        // B2 bounds every node to half a page (a leaf) or an eighth (a branch), so a cut exists
+        // whenever the nodes are one page plus one node, or two pages one of which is below
+        // MinFillBytes (a merge): the longest prefix that fits leaves less than a page after it.
         Debug.Assert(best >= 0, "B2: node sizes guarantee a cut where both parts fit");
         return best;
     }
