@@ -115,6 +115,11 @@ internal sealed partial class BTree
             return;
         }
 
+        if (!ascending && TryShareWithRightSibling(key, value, run, nodeSize, index))
+        {
+            return;
+        }
+
         SplitLeaf(key, value, run, nodeSize, ascending);
     }
 

@@ -76,6 +76,63 @@ internal sealed partial class BTree
         return true;
     }
 
+    /// <summary>BT12: a pair of leaves shares when the two and the new node take at most 90% of two pages.</summary>
+    private const int ShareLimitBytes = TreePage.Capacity * 2 * 9 / 10;
+
+    /// <summary>
+    /// BT12: a full leaf whose right sibling (under the same parent) leaves the pair with room —
+    /// both pages and the new node at most <see cref="ShareLimitBytes"/> — shares its nodes evenly
+    /// with that sibling instead of splitting, and the separator is replaced. Returns false
+    /// (nothing changed) when there is no such sibling, the pair is too full, or no cut leaves
+    /// both parts within a page.
+    /// </summary>
+    private bool TryShareWithRightSibling(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, long runPage, int nodeSize, int index)
+    {
+        var level = _state.Depth - 1;
+        if (level == 0)
+        {
+            return false;
+        }
+
+        var parentNumber = _pathPages[level - 1];
+        var parentIndex = _pathIndexes[level - 1];
+        var parent = OpenPage(parentNumber, level - 1);
+        if (parentIndex + 1 >= parent.Count)
+        {
+            return false;
+        }
+
+        var leftNumber = _pathPages[level];
+        var rightNumber = parent.GetChild(parentIndex + 1);
+        var separatorNodeSize = parent.GetNode(parentIndex + 1).Length;
+        var left = OpenPage(leftNumber, level, allowEmpty: true);
+        var right = OpenPage(rightNumber, level);
+        if (left.UsedBytes + right.UsedBytes + nodeSize + TreePage.SlotSize > ShareLimitBytes)
+        {
+            return false;
+        }
+
+        var scratch = Scratch;
+        scratch.Reset(isLeaf: true);
+        scratch.AddNodes(left);
+        TreePageEditor.WriteLeafNode(scratch.Add(index, nodeSize), key, value, runPage);
+        scratch.AddNodes(right);
+        var cut = scratch.FindSplit(-1);
+        if (cut < 0)
+        {
+            return false; // past one and a half pages a two-way cut is likely, not certain
+        }
+
+        // BT9: the views above are not used past this point.
+        scratch.WriteTo(_pages.ModifyPage(leftNumber), 0, cut);
+        scratch.WriteTo(_pages.ModifyPage(rightNumber), cut, scratch.Count);
+        var separator = ShortestSeparator(scratch.Key(cut - 1), scratch.Key(cut));
+        TreePageEditor.RemoveNode(_pages.ModifyPage(parentNumber), parentIndex + 1, separatorNodeSize);
+        InsertSeparator(level - 1, separator, rightNumber);
+        (_lastInsertPage, _lastInsertIndex) = index < cut ? (leftNumber, index) : (rightNumber, index - cut);
+        return true;
+    }
+
     /// <summary>
     /// Inserts the separator <paramref name="key"/> for <paramref name="child"/> (a new right
     /// sibling of the recorded path's page at <paramref name="level"/> + 1) into the branch at

@@ -54,6 +54,9 @@ namespace Voron.Trees;
 //      end of a full leaf moves to the start of its right sibling when it fits there
 //      (TrySpillToRightSibling), else starts a page alone. Without it such runs left leaves about
 //      half full (the filesize experiment's documents: 56%).
+// BT12. (Soft) any other full leaf first shares its nodes evenly with its right sibling under the
+//      same parent when the pair and the new node take at most 90% of two pages and a cut fits
+//      both (TryShareWithRightSibling); only then does it split.
 //
 // Bytes from pages are validated (TreePage: B1-B8) and raise CorruptionException; Debug.Assert
 // is kept for what this code has proven itself.

@@ -34,7 +34,7 @@ public sealed class SplitFillTests
     }
 
     [Fact]
-    public void Keys_in_random_order_still_split_evenly()
+    public void Keys_in_random_order_share_with_their_sibling_before_splitting()
     {
         var tree = new BTree(_store, default);
         var entries = new List<(byte[], int)>();
@@ -47,7 +47,7 @@ public sealed class SplitFillTests
         }
 
         var fill = LeafFill(tree, entries);
-        Assert.InRange(fill, 0.6, 0.8); // ln 2 ~ 69% for even splits of random inserts
+        Assert.InRange(fill, 0.70, 0.85); // even splits alone give ln 2 ~ 69%; sharing with the right sibling first (BT12) ~72%
         _store.VerifyOwnsExactly(tree);
     }
 }
