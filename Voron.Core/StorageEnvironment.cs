@@ -520,6 +520,7 @@ public sealed partial class StorageEnvironment : IDisposable
         }
 
         _flusher.Dispose();
+        var flushed = false;
         if (flush && release && _failures.Failure == null)
         {
             try
@@ -530,6 +531,7 @@ public sealed partial class StorageEnvironment : IDisposable
                 }
 
                 _flusher.Flush();
+                flushed = true;
             }
             catch (Exception e) when (e is IOException or EnvironmentFailedException)
             {
@@ -539,6 +541,10 @@ public sealed partial class StorageEnvironment : IDisposable
         }
 
         _flusher.Close(); // LC5: a flush under way on another thread ends first; none starts after
+        if (flushed && _failures.Failure == null)
+        {
+            Pager.TrimOnDispose(_committed.State.NextPageNumber); // PG6: the file back to its high-water mark
+        }
         if (flush)
         {
             DeleteScratchFile(); // SC3: it holds nothing durable; a crash (flush: false) leaves it for the next open to delete

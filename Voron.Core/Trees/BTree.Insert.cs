@@ -97,13 +97,30 @@ internal sealed partial class BTree
             _state.EntryCount++;
         }
 
+        // BT11: the new key lands just after the previous one in this leaf (one old key may lie between).
+        var ascending = found < 0 && leafNumber == _lastInsertPage && index > _lastInsertIndex && index <= _lastInsertIndex + 2;
         if (TreePageEditor.Fits(page, nodeSize))
         {
             TreePageEditor.WriteLeafNode(TreePageEditor.InsertNode(page, index, nodeSize), key, value, run);
+            if (found < 0)
+            {
+                (_lastInsertPage, _lastInsertIndex) = (leafNumber, index);
+            }
+
             return;
         }
 
-        SplitLeaf(key, value, run, nodeSize);
+        if (ascending && index == TreePageEditor.Count(page) && TrySpillToRightSibling(key, value, run, nodeSize))
+        {
+            return;
+        }
+
+        if (!ascending && TryShareWithRightSibling(key, value, run, nodeSize, index))
+        {
+            return;
+        }
+
+        SplitLeaf(key, value, run, nodeSize, ascending);
     }
 
     /// <summary>Writes <paramref name="value"/> to a new overflow run and returns its first page.</summary>

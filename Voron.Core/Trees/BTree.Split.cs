@@ -9,7 +9,8 @@ internal sealed partial class BTree
     /// Splits the recorded leaf, which has no room for the new node, into itself and a new right
     /// sibling, inserting the node on the way, then adds the separator to the parent.
     /// </summary>
-    private void SplitLeaf(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, long runPage, int nodeSize)
+    /// <remarks><paramref name="ascending"/>: the new key follows this tree's previous new key in this leaf (BT11).</remarks>
+    private void SplitLeaf(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, long runPage, int nodeSize, bool ascending)
     {
         var level = _state.Depth - 1;
         var leftNumber = _pathPages[level];
@@ -21,12 +22,115 @@ internal sealed partial class BTree
         scratch.AddNodes(leaf);
         TreePageEditor.WriteLeafNode(scratch.Add(index, nodeSize), key, value, runPage);
 
-        var cut = scratch.ChooseSplit(appending ? scratch.Count - 1 : -1);
+        // BT11: an append, or an ascending run's next key at the page's end, starts a page of its
+        // own; an ascending run's key with nodes after it stays last on the left page, where the
+        // run's next keys go; anything else cuts evenly (ChooseSplit falls back to that too).
+        var preferred = appending || (ascending && index == leaf.Count) ? scratch.Count - 1 : ascending ? index + 1 : -1;
+        var cut = scratch.ChooseSplit(preferred);
         var rightNumber = WriteSplit(leftNumber, cut);
         _state.LeafPages++;
+        (_lastInsertPage, _lastInsertIndex) = index < cut ? (leftNumber, index) : (rightNumber, index - cut);
 
         var separator = ShortestSeparator(scratch.Key(cut - 1), scratch.Key(cut));
         InsertSeparator(level - 1, separator, rightNumber);
+    }
+
+    /// <summary>
+    /// BT11: an ascending run's next key past the end of a full leaf goes to the start of the
+    /// leaf's right sibling (under the same parent) when it fits there, and the separator moves
+    /// down to it; the run then goes on filling that sibling instead of leaving a page that holds
+    /// the run's last few keys. Returns false (nothing changed) when there is no such sibling or
+    /// no room in it.
+    /// </summary>
+    private bool TrySpillToRightSibling(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, long runPage, int nodeSize)
+    {
+        var level = _state.Depth - 1;
+        if (level == 0)
+        {
+            return false;
+        }
+
+        var parentNumber = _pathPages[level - 1];
+        var parentIndex = _pathIndexes[level - 1];
+        var parent = OpenPage(parentNumber, level - 1);
+        if (parentIndex + 1 >= parent.Count)
+        {
+            return false;
+        }
+
+        var rightNumber = parent.GetChild(parentIndex + 1);
+        var separatorNodeSize = parent.GetNode(parentIndex + 1).Length;
+        if (TreePage.Capacity - OpenPage(rightNumber, level).UsedBytes < nodeSize + TreePage.SlotSize)
+        {
+            return false;
+        }
+
+        var left = OpenPage(_pathPages[level], level);
+        var separator = ShortestSeparator(left.GetKey(left.Count - 1), key); // > the left page's keys, <= key
+
+        // BT9: the views above are not used past this point.
+        TreePageEditor.WriteLeafNode(TreePageEditor.InsertNode(_pages.ModifyPage(rightNumber), 0, nodeSize), key, value, runPage);
+        TreePageEditor.RemoveNode(_pages.ModifyPage(parentNumber), parentIndex + 1, separatorNodeSize);
+        InsertSeparator(level - 1, separator, rightNumber);
+        (_lastInsertPage, _lastInsertIndex) = (rightNumber, 0);
+        return true;
+    }
+
+    /// <summary>BT12: a pair of leaves shares when the two and the new node take at most 90% of two pages.</summary>
+    private const int ShareLimitBytes = TreePage.Capacity * 2 * 9 / 10;
+
+    /// <summary>
+    /// BT12: a full leaf whose right sibling (under the same parent) leaves the pair with room —
+    /// both pages and the new node at most <see cref="ShareLimitBytes"/> — shares its nodes evenly
+    /// with that sibling instead of splitting, and the separator is replaced. Returns false
+    /// (nothing changed) when there is no such sibling, the pair is too full, or no cut leaves
+    /// both parts within a page.
+    /// </summary>
+    private bool TryShareWithRightSibling(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, long runPage, int nodeSize, int index)
+    {
+        var level = _state.Depth - 1;
+        if (level == 0)
+        {
+            return false;
+        }
+
+        var parentNumber = _pathPages[level - 1];
+        var parentIndex = _pathIndexes[level - 1];
+        var parent = OpenPage(parentNumber, level - 1);
+        if (parentIndex + 1 >= parent.Count)
+        {
+            return false;
+        }
+
+        var leftNumber = _pathPages[level];
+        var rightNumber = parent.GetChild(parentIndex + 1);
+        var separatorNodeSize = parent.GetNode(parentIndex + 1).Length;
+        var left = OpenPage(leftNumber, level, allowEmpty: true);
+        var right = OpenPage(rightNumber, level);
+        if (left.UsedBytes + right.UsedBytes + nodeSize + TreePage.SlotSize > ShareLimitBytes)
+        {
+            return false;
+        }
+
+        var scratch = Scratch;
+        scratch.Reset(isLeaf: true);
+        scratch.AddNodes(left);
+        TreePageEditor.WriteLeafNode(scratch.Add(index, nodeSize), key, value, runPage);
+        scratch.AddNodes(right);
+        var cut = scratch.FindSplit(-1);
+        if (cut < 0)
+        {
+            return false; // past one and a half pages a two-way cut is likely, not certain
+        }
+
+        // BT9: the views above are not used past this point.
+        scratch.WriteTo(_pages.ModifyPage(leftNumber), 0, cut);
+        scratch.WriteTo(_pages.ModifyPage(rightNumber), cut, scratch.Count);
+        var separator = ShortestSeparator(scratch.Key(cut - 1), scratch.Key(cut));
+        TreePageEditor.RemoveNode(_pages.ModifyPage(parentNumber), parentIndex + 1, separatorNodeSize);
+        InsertSeparator(level - 1, separator, rightNumber);
+        (_lastInsertPage, _lastInsertIndex) = index < cut ? (leftNumber, index) : (rightNumber, index - cut);
+        return true;
     }
 
     /// <summary>

@@ -135,12 +135,13 @@ internal sealed partial class BTree
         }
     }
 
-    /// <summary>B6 and BT7: inline iff small enough; an overflow run is intact and owned once.</summary>
+    /// <summary>B6 and BT7: a run only for a value too big for an older build's inline limit; an overflow run is intact and owned once.</summary>
     private void VerifyValue(VerifyWalk walk, TreePage leaf, int index, int keySize)
     {
         var field = leaf.GetValueField(index, out var flags, out var valueSize);
-        var needsOverflow = TreePageEditor.NeedsOverflow(keySize, valueSize);
-        if (needsOverflow != (flags == TreeNodeFlags.Overflow))
+        // Inline nodes were bounded by GetValueField (B2); a run must hold a value too big for the
+        // older, quarter-page limit (B6): a store written before issue 24 keeps such runs.
+        if (flags == TreeNodeFlags.Overflow && TreePage.LeafNodeHeaderSize + keySize + (long)valueSize <= TreePage.MinOverflowNodeSize)
         {
             leaf.ThrowCorrupt($"rule BT7: a {valueSize}-byte value with a {keySize}-byte key is stored {flags}");
         }

@@ -102,6 +102,18 @@ internal sealed class NodeScratch
     /// </summary>
     public int ChooseSplit(int preferred)
     {
+        var best = FindSplit(preferred);
+
+        // B2 bounds every node to half a page (a leaf) or an eighth (a branch), so a cut exists
+        // whenever the nodes are one page plus one node, or two pages one of which is below
+        // MinFillBytes (a merge): the longest prefix that fits leaves less than a page after it.
+        Debug.Assert(best >= 0, "B2: node sizes guarantee a cut where both parts fit");
+        return best;
+    }
+
+    /// <summary>As <see cref="ChooseSplit"/>, or -1 when no cut leaves both parts within a page (a fuller share, BT12).</summary>
+    public int FindSplit(int preferred)
+    {
         var minimum = IsLeaf ? 1 : 2;
         var best = -1;
         var bestImbalance = int.MaxValue;
@@ -132,9 +144,6 @@ internal sealed class NodeScratch
             left += _sizes[k] + TreePage.SlotSize;
         }
 
-        // B2 bounds every node to a quarter page (a leaf) or an eighth (a branch), so a cut exists
-        // whenever the nodes came from at most two pages plus one node.
-        Debug.Assert(best >= 0, "B2: node sizes guarantee a cut where both parts fit");
         return best;
     }
 

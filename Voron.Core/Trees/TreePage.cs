@@ -42,10 +42,17 @@ namespace Voron.Trees;
 // Overflow run: OverflowPageCount(V) = ceil((64 + V) / 8192) consecutive pages; the first page's
 // header has Flags = Overflow and OverflowSize = V, and the value bytes follow it from byte 64.
 //
-// A value is stored inline iff its inline leaf node (7 + K + V bytes) is at most
-// MaxLeafNodeSize = (8192 - 64) / 4 - 2 = 2030 bytes, so a leaf always holds at least four nodes
-// with their slots; otherwise it goes to an overflow run and the node takes 15 + K bytes. A
-// branch node is at most 11 + 1024 = 1035 bytes, so a branch holds at least seven maximum keys.
+// A value is written inline iff its inline leaf node (7 + K + V bytes) is at most
+// MaxLeafNodeSize = (8192 - 64) / 2 - 2 = 4062 bytes, so a leaf always holds at least two nodes
+// with their slots, and a page plus one node (or two pages of which one is below MinFillBytes)
+// can always be cut in two parts that each fit a page; otherwise it goes to an overflow run and
+// the node takes 15 + K bytes. Builds before issue 24 wrote values inline only up to a node of
+// MinOverflowNodeSize = (8192 - 64) / 4 - 2 = 2030 bytes: a run may hold a value whose inline
+// node would be 2031..4062 bytes (a store they wrote), never a smaller one (B6). An overflow run
+// takes whole pages, so the half-page limit keeps a 2-4 KiB value from taking a whole 8 KiB page
+// (the filesize experiment measured 57% of churn's records on overflow pages, half of each page
+// unused). A branch node is at most 11 + 1024 = 1035 bytes, so a branch holds at least seven
+// maximum keys.
 //
 // Validity rules: a tree page is valid iff
 //   B1. the header's PageNumber is the page's number and Flags is exactly Leaf or Branch;
@@ -56,8 +63,9 @@ namespace Voron.Trees;
 //       number) ends inside the page;
 //   B5. leaf nodes are Inline or Overflow and branch nodes PageRef; a branch's first node has an
 //       empty key and its others a non-empty one; child and run page numbers are positive;
-//   B6. an overflow node's ValueSize is too big for an inline node, and its run starts with a page
-//       whose header says Overflow, names that page, and has OverflowSize equal to ValueSize;
+//   B6. an overflow node's ValueSize is too big for an inline node of MinOverflowNodeSize bytes,
+//       and its run starts with a page whose header says Overflow, names that page, and has
+//       OverflowSize equal to ValueSize;
 //   B7. keys are strictly increasing in slot order (unsigned byte order);
 //   B8. node bodies do not overlap and exactly fill Upper..8192 (deletes compact the page).
 //
@@ -75,6 +83,11 @@ namespace Voron.Trees;
 // separator <= key (skipping node 0), follows that child, and binary-searches the leaf.
 //
 // Compatibility: a change to this layout bumps the store's format version (Paging/PageHeader.cs).
+// One change did not (issue 24): MaxLeafNodeSize went from a quarter page (2030) to a half page
+// (4062). Stores written before read and verify as before (B6 keeps the old threshold, and their
+// small-enough runs stay runs until the value is rewritten). A store written since may hold
+// inline nodes of 2031..4062 bytes, which a build from before the change reports as corrupt
+// (its rule B2): do not open a store with an older build once a newer one has written it.
 
 /// <summary>
 /// A read view of one tree page: header checks on open, bounds-checked node access, and the
@@ -98,8 +111,14 @@ internal readonly ref struct TreePage
     /// <summary>Bytes for slots and nodes: everything after the page header.</summary>
     public const int Capacity = Constants.PageSize - PageHeader.Size;
 
-    /// <summary>The largest leaf node; bigger values go to an overflow run (B2).</summary>
-    public const int MaxLeafNodeSize = (Capacity / 4) - SlotSize;
+    /// <summary>The largest leaf node, half a page less a slot; bigger values go to an overflow run (B2).</summary>
+    public const int MaxLeafNodeSize = (Capacity / 2) - SlotSize;
+
+    /// <summary>
+    /// B6: an overflow run holds only a value whose inline node would exceed this: the quarter-page
+    /// limit of builds before issue 24, so the runs they wrote for 2-4 KiB values stay valid.
+    /// </summary>
+    public const int MinOverflowNodeSize = (Capacity / 4) - SlotSize;
 
     /// <summary>The largest branch node (B2).</summary>
     public const int MaxBranchNodeSize = BranchNodeHeaderSize + Constants.MaxKeySize;

@@ -126,6 +126,7 @@ internal static class ExperimentCatalog
             Writes: true),
         new(new JournalExperiment(), [], _ => new JournalExperiment(), Writes: true),
         new(new SectionsExperiment(), [], _ => new SectionsExperiment(), Writes: true),
+        Plain(new FileSizeExperiment()),
         Plain(new RecoveryExperiment()),
         Plain(new SyscallsExperiment()),
         Plain(new CompressionExperiment()),

@@ -15,9 +15,9 @@ namespace Voron.Platform.Portable;
 ///      older base address (pages a live transaction holds) stay valid, as they do under the
 ///      POSIX path's single reservation. The cost is address space, never memory: the file's
 ///      pages are shared by all views through the OS cache (F3), and views are not committed.
-///      With the pager's geometric growth (PG4) a file of size S holds about 2·S of views up to
-///      256 MiB, then S²/512 MiB beyond; a 64 GiB file needs some 8 TiB of the 128 TiB a 64-bit
-///      process has.
+///      With the pager's geometric growth (PG4: an eighth of the size at a time) a file of size S
+///      holds about 9·S of views up to 2 GiB, then S²/512 MiB beyond; a 64 GiB file needs some
+///      8 TiB of the 128 TiB a 64-bit process has.
 /// MM2. Only bytes below the newest covered length may be read; the caller grows the file before
 ///      it asks to cover more (the pager's PG2).
 /// </remarks>

@@ -24,6 +24,7 @@ public sealed class SpaceReuseTests(ITestOutputHelper output)
         using var env = Open(policy);
         const int keys = 3000, rounds = 40, warmUp = 10;
         long pagesAfterWarmUp = 0;
+        long liveAfterWarmUp = 0;
         for (var round = 0; round < rounds; round++)
         {
             // The same key set rewritten with new values of 10 bytes to 6 KB: inline values move
@@ -51,13 +52,18 @@ public sealed class SpaceReuseTests(ITestOutputHelper output)
             if (round == warmUp - 1)
             {
                 pagesAfterWarmUp = report.Pages;
+                liveAfterWarmUp = report.TreePages;
             }
         }
 
         var end = env.CheckIntegrity();
         Assert.True(end.Pages <= 1.5 * end.TreePages, $"seed {seed}: the file has {end.Pages} pages for {end.TreePages} live ones");
         // Thirty more rewrites of the whole data set may grow the file only as the live data drifts (tree fill), not with the writes.
-        Assert.True(end.Pages <= pagesAfterWarmUp * 1.10, $"seed {seed}: the file grew from {pagesAfterWarmUp} to {end.Pages} pages after warm-up");
+        // Since values up to half a page stay inline (issue 24), leaves of 2-4 KiB nodes drift by more than 10%: that drift is
+        // the tree's, so the file may grow by it, and by at most 10% more.
+        var drift = Math.Max(0, end.TreePages - liveAfterWarmUp);
+        Assert.True(end.Pages <= (pagesAfterWarmUp * 1.10) + drift,
+            $"seed {seed}: the file grew from {pagesAfterWarmUp} to {end.Pages} pages after warm-up, the live pages from {liveAfterWarmUp} to {end.TreePages}");
     }
 
     [Theory]

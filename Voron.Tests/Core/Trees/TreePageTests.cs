@@ -31,11 +31,12 @@ public sealed class TreePageTests
     public void Format_constants_match_the_documented_layout()
     {
         Assert.Equal(8128, TreePage.Capacity);
-        Assert.Equal(2030, TreePage.MaxLeafNodeSize);
+        Assert.Equal(4062, TreePage.MaxLeafNodeSize);
+        Assert.Equal(2030, TreePage.MinOverflowNodeSize);
         Assert.Equal(1035, TreePage.MaxBranchNodeSize);
         Assert.Equal(7, TreePage.LeafNodeHeaderSize);
         Assert.Equal(11, TreePage.BranchNodeHeaderSize);
-        Assert.True(4 * (TreePage.MaxLeafNodeSize + TreePage.SlotSize) <= TreePage.Capacity, "B2: a leaf holds four maximum nodes");
+        Assert.True(2 * (TreePage.MaxLeafNodeSize + TreePage.SlotSize) <= TreePage.Capacity, "B2: a leaf holds two maximum nodes");
         Assert.True(3 * (TreePage.MaxBranchNodeSize + TreePage.SlotSize) <= TreePage.Capacity, "B2: a branch holds three maximum keys");
     }
 

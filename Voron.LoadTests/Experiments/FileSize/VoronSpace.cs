@@ -1,0 +1,82 @@
+using Voron.Paging;
+using Voron.Transactions;
+using Voron.Trees;
+
+namespace Voron.LoadTests.Experiments.FileSize;
+
+/// <summary>
+/// Where a Voron store's pages go, read with internal access (this program sees Voron.Core's
+/// internals): every tree walked by its integrity walk (BTree.Verify), each page it owns looked
+/// at once — a leaf's used bytes, an overflow run's value bytes — and the allocator's free,
+/// pending and structure pages. Runs in a write transaction that is rolled back: it excludes
+/// commits and changes nothing. Reads every page: for experiments, not a hot path.
+/// </summary>
+internal sealed record VoronSpace(long HighWaterPages, long FreePages, long PendingPages, long StructurePages, IReadOnlyList<TreeSpace> Trees)
+{
+    /// <summary>Pages the trees (the root catalog included) own.</summary>
+    public long TreePages => Trees.Sum(t => t.LeafPages + t.BranchPages + t.OverflowPages);
+
+    public static VoronSpace Measure(StorageEnvironment environment)
+    {
+        using var write = environment.BeginWrite();
+        var transaction = write.Low;
+        var allocator = transaction.Allocator;
+        var trees = new List<TreeSpace> { Walk(transaction, "(root catalog)", transaction.Root) };
+        foreach (var name in transaction.TreeNames())
+        {
+            trees.Add(Walk(transaction, name, transaction.OpenTree(name) ?? throw new InvalidOperationException($"tree '{name}' is listed but cannot be opened")));
+        }
+
+        long free = 0;
+        for (long page = 1; page < allocator.NextPageNumber; page++)
+        {
+            if (allocator.IsFree(page))
+            {
+                free++;
+            }
+        }
+
+        var pending = allocator.PendingRuns().Sum(r => (long)r.PageCount);
+        return new VoronSpace(allocator.NextPageNumber, free, pending, allocator.StructurePages().Count, trees);
+    }
+
+    private static TreeSpace Walk(LowLevelTransaction transaction, string name, BTree tree)
+    {
+        long leafUsed = 0;
+        long branchUsed = 0;
+        long overflowValues = 0;
+        long runs = 0;
+        tree.Verify((pageNumber, _) =>
+        {
+            var page = transaction.GetPage(pageNumber);
+            var used = PageHeader.GetLower(page) - PageHeader.Size + (Constants.PageSize - PageHeader.GetUpper(page));
+            switch (PageHeader.GetFlags(page))
+            {
+                case PageFlags.Leaf:
+                    leafUsed += used;
+                    break;
+                case PageFlags.Branch:
+                    branchUsed += used;
+                    break;
+                case PageFlags.Overflow:
+                    overflowValues += PageHeader.GetOverflowSize(page);
+                    runs++;
+                    break;
+            }
+        });
+
+        var state = tree.State;
+        return new TreeSpace(name, state.EntryCount, state.LeafPages, state.BranchPages, state.OverflowPages, runs, leafUsed, branchUsed, overflowValues);
+    }
+}
+
+/// <summary>One tree's pages by kind, and how full they are.</summary>
+internal sealed record TreeSpace(string Name, long Entries, long LeafPages, long BranchPages, long OverflowPages, long OverflowRuns,
+    long LeafUsedBytes, long BranchUsedBytes, long OverflowValueBytes)
+{
+    /// <summary>Bytes of slots and nodes over the leaves' capacity (8,128 bytes each).</summary>
+    public double LeafFill => LeafPages == 0 ? 0 : LeafUsedBytes / (double)(LeafPages * TreePage.Capacity);
+
+    /// <summary>Bytes of overflow pages that hold no value bytes (headers and the unused tail of each run).</summary>
+    public long OverflowWasteBytes => (OverflowPages * Constants.PageSize) - OverflowValueBytes;
+}
