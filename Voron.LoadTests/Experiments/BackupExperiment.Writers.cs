@@ -45,8 +45,13 @@ internal sealed partial class BackupExperiment
         environment.FlushToDataFile();
         var scenario = Scenario.Create("writers", c => Step.Run(PutStep, c, async () =>
             {
-                var key = KvDataSet.Key((long)c.CopyNumber * KeysPerWriter + sequences[c.CopyNumber]++ % KeysPerWriter);
-                await environment.ExecuteAsync(tx => tx.CreateTree(WritersTree).Put(key, values[c.CopyNumber])).ConfigureAwait(false);
+                var sequence = sequences[c.CopyNumber]++;
+                var key = KvDataSet.Key((long)c.CopyNumber * KeysPerWriter + sequence % KeysPerWriter);
+                // A value that differs from the stored one: a put of the bytes already there changes
+                // no page, so its transaction commits nothing and never waits for the journal.
+                var value = values[c.CopyNumber];
+                System.Buffers.Binary.BinaryPrimitives.WriteInt64LittleEndian(value, sequence + 1);
+                await environment.ExecuteAsync(tx => tx.CreateTree(WritersTree).Put(key, value)).ConfigureAwait(false);
                 return Response.Ok(sizeBytes: key.Length + ValueSize);
             }))
             .WithoutWarmUp()
