@@ -22,6 +22,11 @@ namespace Voron.Backup;
 // BK4. a copy is its own store: its header carries a new store id, so journal files it writes
 //      when opened are never valid records of the source (their checksums are bound to the id),
 //      and the source's archived journal is replayed onto it only by a restore, with the source's id.
+// BK9. a copy's journal starts at a file number past every journal file of its source: past the
+//      source's current file (a backup; the manifest's file for a restore) and past the highest
+//      number in the archive directory (the source's for a backup or a compaction, the one given
+//      to a restore). A copy that archives to the same directory as its source then never makes
+//      a file whose number the archive already holds (JA4 would fail that store).
 
 /// <summary>Preparing, finishing and cleaning up a backup's or a restore's directory (BK1..BK4 above).</summary>
 internal sealed class CopyDirectory
@@ -94,16 +99,19 @@ internal sealed class CopyDirectory
 
     /// <summary>
     /// Writes a new store's header pair for a copy that holds transaction <paramref name="txId"/>
-    /// with <paramref name="state"/> (BK4: a new store id; the journal starts at file 1), as
-    /// StorageEnvironment's CreateStore does: the journal directory, revision 1, the second
-    /// copy's space, the directory synced. The data file must be synced already.
+    /// with <paramref name="state"/> (BK4: a new store id; the journal starts at
+    /// <paramref name="firstJournalFile"/>), as StorageEnvironment's CreateStore does: the journal
+    /// directory, revision 1, the second copy's space, the directory synced. The data file must be
+    /// synced already. The first journal file is numbered past the source's (BK9), so that the
+    /// copy, if it archives to the source's archive directory, never makes a file of a number the
+    /// archive already holds (JA4 would refuse it).
     /// </summary>
-    public ulong WriteHeaders(long txId, EnvironmentState state)
+    public ulong WriteHeaders(long txId, EnvironmentState state, long firstJournalFile)
     {
         _fileSystem.CreateDirectory(Layout.JournalDirectory);
         _fileSystem.SyncDirectory(Directory); // voron.data and journal/ are durable before the header names them
         var storeId = StorageEnvironment.NewStoreId();
-        HeaderFile.Write(_fileSystem, Layout, new HeaderRecord(1, txId, 1, 0, state, storeId));
+        HeaderFile.Write(_fileSystem, Layout, new HeaderRecord(1, txId, firstJournalFile, 0, state, storeId));
         using (var second = _fileSystem.Open(Layout.HeaderFile(2), FileOpenMode.OpenOrCreate))
         {
             second.Write(0, new byte[HeaderFile.Size]);

@@ -62,7 +62,19 @@ internal static class PointInTimeRestore
                 (last, state, commitTime, replayed, journalBytes) = Replay(fileSystem, archive, directory.Layout.DataFile, manifest, backupHeader.State, options, maxDataFileSize, meter);
             }
 
-            directory.WriteHeaders(last, state);
+            // BK9: past the source's journal files the manifest names and the archive holds, so the
+            // restored store may archive to the same directory without reusing a number (JA4).
+            var firstJournalFile = manifest.JournalFile + 1;
+            if (archive != null)
+            {
+                var archived = JournalFiles.List(fileSystem, archive);
+                if (archived.Count > 0)
+                {
+                    firstJournalFile = Math.Max(firstJournalFile, archived[^1] + 1);
+                }
+            }
+
+            directory.WriteHeaders(last, state, firstJournalFile);
             directory.Verify(meter, state.NextPageNumber, maxDataFileSize);
             fileSystem.DeleteFile(directory.Marker); // BK8: the restore is complete
             directory.SyncDirectories();

@@ -64,7 +64,7 @@ internal static class SnapshotCopy
                     pages = committed.State.NextPageNumber;
                     meter.Phase("copy", pages);
                     CopyPages(environment, committed.TxId, pages, fileSystem, directory.Layout.DataFile, meter);
-                    var copyStoreId = directory.WriteHeaders(committed.TxId, committed.State);
+                    var copyStoreId = directory.WriteHeaders(committed.TxId, committed.State, FirstJournalFileAfter(environment)); // BK9
                     manifest = new BackupManifest(sourceStoreId, committed.TxId, committed.JournalEnd.FileNumber, committed.JournalEnd.Offset,
                         copyStoreId, pages, 0, 0, Compacted: false);
                 }
@@ -168,6 +168,25 @@ internal static class SnapshotCopy
     }
 
     /// <summary>The verification's open made the copy's first journal file; a backup holds none (nothing to replay).</summary>
+    /// <summary>
+    /// BK9: a journal file number past every file the source has made or archived: its current
+    /// file and the highest number in its archive directory, if it has one.
+    /// </summary>
+    internal static long FirstJournalFileAfter(StorageEnvironment environment)
+    {
+        var highest = environment.Journal.CurrentFileNumber;
+        if (environment.Options.JournalArchiveDirectory is { } archive)
+        {
+            var archived = Journal.JournalFiles.List(environment.FileSystem, archive);
+            if (archived.Count > 0)
+            {
+                highest = Math.Max(highest, archived[^1]);
+            }
+        }
+
+        return highest + 1;
+    }
+
     private static void DeleteVerifyJournal(IFileSystem fileSystem, CopyDirectory directory)
     {
         foreach (var number in Journal.JournalFiles.List(fileSystem, directory.Layout.JournalDirectory))

@@ -91,7 +91,7 @@ internal static class CompactingCopy
         {
             Revision = header.Revision + 1,
             LastSyncedTxId = Math.Max(header.LastSyncedTxId, source.Id),
-            JournalFile = header.JournalFile + 1,
+            JournalFile = Math.Max(header.JournalFile + 1, Backup.SnapshotCopy.FirstJournalFileAfter(source.Environment)), // BK9
             JournalOffset = 0,
         };
         HeaderFile.Write(fileSystem, layout, header);
