@@ -24,7 +24,7 @@ public sealed class BackupOptions
 
     /// <summary>
     /// Whether the copy is opened and every page of it checked (<see cref="StorageEnvironment.CheckIntegrity"/>)
-    /// before it gets its final name. Default true.
+    /// before its manifest is written (the manifest makes the directory a backup). Default true.
     /// </summary>
     public bool Verify { get; set; } = true;
 

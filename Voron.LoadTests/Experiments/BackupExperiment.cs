@@ -78,7 +78,7 @@ internal sealed partial class BackupExperiment : IExperiment
         report.AddFact("voronDurability", voron.Durability);
         report.AddFact("voronSettings", voron.Settings);
         report.AddFact("cpDurability", "cp of the closed store's data file and header copies, then sync FILE... of every copied file and the directory (fsync each): durable when the clock stops");
-        report.AddFact("backupDurability", "BackupAsync writes the copy under a temporary name, (Verify: opens it and checks every page,) syncs it and renames it: durable when it returns; its own syncs are timed");
+        report.AddFact("backupDurability", "BackupAsync writes the copy, (Verify: opens it and checks every page,) syncs it, then writes and syncs the manifest that makes the directory a backup: durable when it returns; its own syncs are timed");
         report.AddFact("targetDataFileMiB", StoreSize.MiB(dataFileBytes));
         report.AddFact("rounds", rounds);
         report.AddFact("values", $"{MinValueBytes}-{MaxValueBytes} bytes (realistic JSON documents), 8-byte keys");
