@@ -44,22 +44,11 @@ internal sealed partial class BTree
     /// </summary>
     private bool TrySpillToRightSibling(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, long runPage, int nodeSize)
     {
-        var level = _state.Depth - 1;
-        if (level == 0)
+        if (!TryFindRightSibling(out var level, out var parentNumber, out var parentIndex, out var rightNumber, out var separatorNodeSize))
         {
             return false;
         }
 
-        var parentNumber = _pathPages[level - 1];
-        var parentIndex = _pathIndexes[level - 1];
-        var parent = OpenPage(parentNumber, level - 1);
-        if (parentIndex + 1 >= parent.Count)
-        {
-            return false;
-        }
-
-        var rightNumber = parent.GetChild(parentIndex + 1);
-        var separatorNodeSize = parent.GetNode(parentIndex + 1).Length;
         if (TreePage.Capacity - OpenPage(rightNumber, level).UsedBytes < nodeSize + TreePage.SlotSize)
         {
             return false;
@@ -76,6 +65,33 @@ internal sealed partial class BTree
         return true;
     }
 
+    /// <summary>
+    /// The recorded leaf's right sibling under the same parent (BT11, BT12): the leaf's level, the
+    /// parent's page and the leaf's index in it, the sibling's page and the size of its separator
+    /// node in the parent. False when the leaf is the root or its parent's last child.
+    /// </summary>
+    private bool TryFindRightSibling(out int level, out long parentNumber, out int parentIndex, out long rightNumber, out int separatorNodeSize)
+    {
+        level = _state.Depth - 1;
+        (parentNumber, parentIndex, rightNumber, separatorNodeSize) = (0, 0, 0, 0);
+        if (level == 0)
+        {
+            return false;
+        }
+
+        parentNumber = _pathPages[level - 1];
+        parentIndex = _pathIndexes[level - 1];
+        var parent = OpenPage(parentNumber, level - 1);
+        if (parentIndex + 1 >= parent.Count)
+        {
+            return false;
+        }
+
+        rightNumber = parent.GetChild(parentIndex + 1);
+        separatorNodeSize = parent.GetNode(parentIndex + 1).Length;
+        return true;
+    }
+
     /// <summary>BT12: a pair of leaves shares when the two and the new node take at most 90% of two pages.</summary>
     private const int ShareLimitBytes = TreePage.Capacity * 2 * 9 / 10;
 
@@ -88,23 +104,12 @@ internal sealed partial class BTree
     /// </summary>
     private bool TryShareWithRightSibling(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, long runPage, int nodeSize, int index)
     {
-        var level = _state.Depth - 1;
-        if (level == 0)
-        {
-            return false;
-        }
-
-        var parentNumber = _pathPages[level - 1];
-        var parentIndex = _pathIndexes[level - 1];
-        var parent = OpenPage(parentNumber, level - 1);
-        if (parentIndex + 1 >= parent.Count)
+        if (!TryFindRightSibling(out var level, out var parentNumber, out var parentIndex, out var rightNumber, out var separatorNodeSize))
         {
             return false;
         }
 
         var leftNumber = _pathPages[level];
-        var rightNumber = parent.GetChild(parentIndex + 1);
-        var separatorNodeSize = parent.GetNode(parentIndex + 1).Length;
         var left = OpenPage(leftNumber, level, allowEmpty: true);
         var right = OpenPage(rightNumber, level);
         if (left.UsedBytes + right.UsedBytes + nodeSize + TreePage.SlotSize > ShareLimitBytes)
