@@ -206,10 +206,20 @@ public sealed class BadInputTests
             session.Store(new Note { Text = new string('x', 500) }, Json.Note);
         }
 
-        var save = session.SaveChangesAsync();
-        if (!save.IsCompleted)
+        // Hold the store's write lock so the save is certainly still in flight when the session is
+        // used again (checking save.IsCompleted raced with the save's end: the session is free a
+        // moment before its task completes).
+        var held = store.Environment.BeginWrite();
+        Task save;
+        try
         {
+            save = session.SaveChangesAsync();
+            Assert.False(save.IsCompleted, "the save waits for the write lock");
             Assert.Throws<InvalidOperationException>(() => session.Store(new Note(), Json.Note));
+        }
+        finally
+        {
+            held.Dispose();
         }
 
         await save;
