@@ -64,17 +64,7 @@ internal static class PointInTimeRestore
 
             // BK9: past the source's journal files the manifest names and the archive holds, so the
             // restored store may archive to the same directory without reusing a number (JA4).
-            var firstJournalFile = manifest.JournalFile + 1;
-            if (archive != null)
-            {
-                var archived = JournalFiles.List(fileSystem, archive);
-                if (archived.Count > 0)
-                {
-                    firstJournalFile = Math.Max(firstJournalFile, archived[^1] + 1);
-                }
-            }
-
-            directory.WriteHeaders(last, state, firstJournalFile);
+            directory.WriteHeaders(last, state, JournalFiles.NumberPast(fileSystem, archive, manifest.JournalFile));
             directory.Verify(meter, state.NextPageNumber, maxDataFileSize);
             fileSystem.DeleteFile(directory.Marker); // BK8: the restore is complete
             directory.SyncDirectories();

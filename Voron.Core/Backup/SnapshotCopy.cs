@@ -167,26 +167,11 @@ internal static class SnapshotCopy
         carries.RemoveAll(c => c.Bytes.Length == 0);
     }
 
+    /// <summary>BK9: a journal file number past the source's current file and every file in its archive directory.</summary>
+    internal static long FirstJournalFileAfter(StorageEnvironment environment) =>
+        Journal.JournalFiles.NumberPast(environment.FileSystem, environment.Options.JournalArchiveDirectory, environment.Journal.CurrentFileNumber);
+
     /// <summary>The verification's open made the copy's first journal file; a backup holds none (nothing to replay).</summary>
-    /// <summary>
-    /// BK9: a journal file number past every file the source has made or archived: its current
-    /// file and the highest number in its archive directory, if it has one.
-    /// </summary>
-    internal static long FirstJournalFileAfter(StorageEnvironment environment)
-    {
-        var highest = environment.Journal.CurrentFileNumber;
-        if (environment.Options.JournalArchiveDirectory is { } archive)
-        {
-            var archived = Journal.JournalFiles.List(environment.FileSystem, archive);
-            if (archived.Count > 0)
-            {
-                highest = Math.Max(highest, archived[^1]);
-            }
-        }
-
-        return highest + 1;
-    }
-
     private static void DeleteVerifyJournal(IFileSystem fileSystem, CopyDirectory directory)
     {
         foreach (var number in Journal.JournalFiles.List(fileSystem, directory.Layout.JournalDirectory))

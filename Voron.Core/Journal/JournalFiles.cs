@@ -19,6 +19,17 @@ internal static class JournalFiles
     /// <summary>The journal file numbers in <paramref name="directory"/>, ascending.</summary>
     public static List<long> List(Platform.IFileSystem fileSystem, string directory) => ListNumbers(fileSystem, directory, Extension);
 
+    /// <summary>
+    /// A journal file number past <paramref name="floor"/> and past every journal file in
+    /// <paramref name="directory"/> (none when it is null or missing): where a copy's journal
+    /// starts so that it never reuses a number its source made or archived (BK9).
+    /// </summary>
+    public static long NumberPast(Platform.IFileSystem fileSystem, string? directory, long floor)
+    {
+        var listed = directory == null ? [] : List(fileSystem, directory);
+        return Math.Max(floor, listed.Count > 0 ? listed[^1] : floor) + 1;
+    }
+
     /// <summary>The spare file numbers in <paramref name="directory"/>, ascending.</summary>
     public static List<long> ListSpares(Platform.IFileSystem fileSystem, string directory) => ListNumbers(fileSystem, directory, SpareExtension);
 
