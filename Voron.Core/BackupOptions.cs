@@ -23,7 +23,7 @@ public sealed class BackupOptions
     public long? MaxBytesPerSecond { get; set; }
 
     /// <summary>
-    /// Whether the copy is opened and every page of it checked (<see cref="StorageEnvironment.CheckIntegrity"/>)
+    /// Whether the copy is opened and every page of it checked (<see cref="StorageEnvironment.CheckIntegrity()"/>)
     /// before its manifest is written (the manifest makes the directory a backup). Default true.
     /// </summary>
     public bool Verify { get; set; } = true;

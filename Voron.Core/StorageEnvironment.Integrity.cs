@@ -5,6 +5,18 @@ namespace Voron;
 public sealed partial class StorageEnvironment
 {
     /// <summary>
+    /// <see cref="CheckIntegrity()"/>, reporting pages checked to <paramref name="progress"/> and
+    /// stopping with <see cref="OperationCanceledException"/> when <paramref name="cancellationToken"/> is cancelled.
+    /// </summary>
+    public IntegrityReport CheckIntegrity(IProgress<IntegrityProgress>? progress, CancellationToken cancellationToken = default)
+    {
+        _ = progress;
+        _ = Path;
+        cancellationToken.ThrowIfCancellationRequested();
+        throw new NotImplementedException("issue 26: CheckIntegrity with progress");
+    }
+
+    /// <summary>
     /// Walks the whole store as of the last commit and checks that every page below the
     /// allocation high-water mark is owned exactly once — by a tree (its pages and overflow runs),
     /// by the free-space structures (directory, bitmaps, pending chain), by a pending-free entry
@@ -97,7 +109,7 @@ public sealed partial class StorageEnvironment
     }
 }
 
-/// <summary>What <see cref="StorageEnvironment.CheckIntegrity"/> found.</summary>
+/// <summary>What <see cref="StorageEnvironment.CheckIntegrity()"/> found.</summary>
 /// <param name="TransactionId">The last committed transaction the check saw.</param>
 /// <param name="Trees">Named trees.</param>
 /// <param name="Entries">Entries in all named trees.</param>

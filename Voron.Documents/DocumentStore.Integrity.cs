@@ -17,7 +17,7 @@ public sealed partial class DocumentStore
     /// within their collection's counter. Throws <see cref="CorruptionException"/> for a record that
     /// breaks its format and <see cref="InvalidOperationException"/> ("Integrity: ...") for the first
     /// disagreement. Reads everything: for tests, tools and after recovery, not a hot path. Does not
-    /// check the Voron store itself (<see cref="StorageEnvironment.CheckIntegrity"/> does).
+    /// check the Voron store itself (<see cref="StorageEnvironment.CheckIntegrity()"/> does).
     /// </summary>
     public DocumentIntegrityReport CheckIntegrity()
     {

@@ -1,0 +1,52 @@
+using Voron.Documents;
+
+namespace Voron.Tool;
+
+/// <summary>
+/// How commands find and open a store: the directory must exist and look like a store before
+/// anything is opened (so a typo never creates an empty store), and every failure to open becomes
+/// a message a person understands (<see cref="VoronTool.Describe"/>).
+/// </summary>
+internal static class StoreAccess
+{
+    /// <summary>The tree every document store has (Voron.Documents' "@docs").</summary>
+    public const string DocumentsTree = "@docs";
+
+    /// <summary>
+    /// Throws a usage error unless <paramref name="path"/> is a directory holding a store (its data
+    /// file or a header copy). Returns the full path.
+    /// </summary>
+    public static string RequireStore(string path)
+    {
+        var full = Path.GetFullPath(path);
+        if (!Directory.Exists(full))
+        {
+            throw new ToolException(ExitCodes.Usage,
+                $"No store at '{path}': the directory does not exist. Check the path (a store is the directory the application opened).");
+        }
+
+        if (!File.Exists(Path.Combine(full, "voron.data")) && !File.Exists(Path.Combine(full, "headers.one")) &&
+            !File.Exists(Path.Combine(full, "headers.two")))
+        {
+            throw new ToolException(ExitCodes.Usage,
+                $"'{path}' is not a Voron store: it has no voron.data and no header file (headers.one, headers.two).");
+        }
+
+        return full;
+    }
+
+    /// <summary>Opens the store in <paramref name="path"/> (which must exist, <see cref="RequireStore"/>).</summary>
+    public static StorageEnvironment OpenEnvironment(string path) =>
+        StorageEnvironment.Open(StorageEnvironmentOptions.ForDirectory(RequireStore(path)));
+
+    /// <summary>True when the store holds a document store (Voron.Documents' trees).</summary>
+    public static bool HasDocuments(StorageEnvironment environment)
+    {
+        using var read = environment.BeginRead();
+        return read.GetTreeNames().Contains(DocumentsTree);
+    }
+
+    /// <summary>The document store over <paramref name="environment"/>, or null when it holds none (nothing is created).</summary>
+    public static DocumentStore? OpenDocumentsIfAny(StorageEnvironment environment) =>
+        HasDocuments(environment) ? DocumentStore.Open(environment) : null;
+}
