@@ -21,6 +21,17 @@ public static class VoronSqlite
     {
         ArgumentNullException.ThrowIfNull(environment);
         ArgumentException.ThrowIfNullOrWhiteSpace(vfsName);
+        Interop.SqliteNative.EnsureBound(); // EX2: the first call into the process's SQLite
+        return new VoronSqliteRegistration(RegisterNative(environment, vfsName, options));
+    }
+
+    /// <summary>
+    /// Registers the VFS and the modules in whichever SQLite <see cref="Interop.SqliteNative"/> is
+    /// bound to, without touching Microsoft.Data.Sqlite (the loadable extension's path: it
+    /// unregisters with <see cref="NativeVfs.Unregister"/>, as there are no pools to clear).
+    /// </summary>
+    internal static NativeVfs RegisterNative(StorageEnvironment environment, string vfsName, VoronSqliteOptions? options)
+    {
         lock (s_registering)
         {
             if (NativeVfs.IsRegistered(vfsName))
@@ -28,9 +39,9 @@ public static class VoronSqlite
                 throw new InvalidOperationException($"A SQLite VFS named '{vfsName}' is already registered; dispose its registration first or pick another name.");
             }
 
-            var registration = new VoronSqliteRegistration(NativeVfs.Register(environment, vfsName, options ?? new VoronSqliteOptions()));
+            var vfs = NativeVfs.Register(environment, vfsName, options ?? new VoronSqliteOptions());
             RegisterModules();
-            return registration;
+            return vfs;
         }
     }
 

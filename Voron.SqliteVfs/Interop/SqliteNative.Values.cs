@@ -1,67 +1,51 @@
-using System.Runtime.CompilerServices;
-using System.Runtime.InteropServices;
-
 namespace Voron.SqliteVfs.Interop;
 
-/// <summary>sqlite3_value_* (reading what SQLite passes in) and sqlite3_result_* (answering xColumn).</summary>
+/// <summary>sqlite3_value_* (reading what SQLite passes in) and sqlite3_result_* (answering xColumn and SQL functions).</summary>
 internal static unsafe partial class SqliteNative
 {
     /// <summary>SQLITE_TRANSIENT: SQLite copies the bytes before the call returns.</summary>
     public static readonly nint Transient = -1;
 
-    [LibraryImport(Library, EntryPoint = "sqlite3_value_type")]
-    [UnmanagedCallConv(CallConvs = [typeof(CallConvCdecl)])]
-    public static partial int ValueType(nint value);
+    private static delegate* unmanaged[Cdecl]<nint, int> s_valueType;
+    private static delegate* unmanaged[Cdecl]<nint, long> s_valueInt64;
+    private static delegate* unmanaged[Cdecl]<nint, double> s_valueDouble;
+    private static delegate* unmanaged[Cdecl]<nint, byte*> s_valueText;
+    private static delegate* unmanaged[Cdecl]<nint, byte*> s_valueBlob;
+    private static delegate* unmanaged[Cdecl]<nint, int> s_valueBytes;
+    private static delegate* unmanaged[Cdecl]<nint, int> s_valueNoChange;
+    private static delegate* unmanaged[Cdecl]<nint, void> s_resultNull;
+    private static delegate* unmanaged[Cdecl]<nint, long, void> s_resultInt64;
+    private static delegate* unmanaged[Cdecl]<nint, double, void> s_resultDouble;
+    private static delegate* unmanaged[Cdecl]<nint, byte*, int, nint, void> s_resultText;
+    private static delegate* unmanaged[Cdecl]<nint, byte*, int, nint, void> s_resultBlob;
+    private static delegate* unmanaged[Cdecl]<nint, int, void> s_resultZeroBlob;
+    private static delegate* unmanaged[Cdecl]<nint, byte*, int, void> s_resultError;
 
-    [LibraryImport(Library, EntryPoint = "sqlite3_value_int64")]
-    [UnmanagedCallConv(CallConvs = [typeof(CallConvCdecl)])]
-    public static partial long ValueInt64(nint value);
+    public static int ValueType(nint value) => s_valueType(value);
 
-    [LibraryImport(Library, EntryPoint = "sqlite3_value_double")]
-    [UnmanagedCallConv(CallConvs = [typeof(CallConvCdecl)])]
-    public static partial double ValueDouble(nint value);
+    public static long ValueInt64(nint value) => s_valueInt64(value);
 
-    [LibraryImport(Library, EntryPoint = "sqlite3_value_text")]
-    [UnmanagedCallConv(CallConvs = [typeof(CallConvCdecl)])]
-    public static partial byte* ValueText(nint value);
+    public static double ValueDouble(nint value) => s_valueDouble(value);
 
-    [LibraryImport(Library, EntryPoint = "sqlite3_value_blob")]
-    [UnmanagedCallConv(CallConvs = [typeof(CallConvCdecl)])]
-    public static partial byte* ValueBlob(nint value);
+    public static byte* ValueText(nint value) => s_valueText(value);
 
-    [LibraryImport(Library, EntryPoint = "sqlite3_value_bytes")]
-    [UnmanagedCallConv(CallConvs = [typeof(CallConvCdecl)])]
-    public static partial int ValueBytes(nint value);
+    public static byte* ValueBlob(nint value) => s_valueBlob(value);
 
-    [LibraryImport(Library, EntryPoint = "sqlite3_value_nochange")]
-    [UnmanagedCallConv(CallConvs = [typeof(CallConvCdecl)])]
-    public static partial int ValueNoChange(nint value);
+    public static int ValueBytes(nint value) => s_valueBytes(value);
 
-    [LibraryImport(Library, EntryPoint = "sqlite3_result_null")]
-    [UnmanagedCallConv(CallConvs = [typeof(CallConvCdecl)])]
-    public static partial void ResultNull(nint context);
+    public static int ValueNoChange(nint value) => s_valueNoChange(value);
 
-    [LibraryImport(Library, EntryPoint = "sqlite3_result_int64")]
-    [UnmanagedCallConv(CallConvs = [typeof(CallConvCdecl)])]
-    public static partial void ResultInt64(nint context, long value);
+    public static void ResultNull(nint context) => s_resultNull(context);
 
-    [LibraryImport(Library, EntryPoint = "sqlite3_result_double")]
-    [UnmanagedCallConv(CallConvs = [typeof(CallConvCdecl)])]
-    public static partial void ResultDouble(nint context, double value);
+    public static void ResultInt64(nint context, long value) => s_resultInt64(context, value);
 
-    [LibraryImport(Library, EntryPoint = "sqlite3_result_text")]
-    [UnmanagedCallConv(CallConvs = [typeof(CallConvCdecl)])]
-    public static partial void ResultText(nint context, byte* utf8, int length, nint destructor);
+    public static void ResultDouble(nint context, double value) => s_resultDouble(context, value);
 
-    [LibraryImport(Library, EntryPoint = "sqlite3_result_blob")]
-    [UnmanagedCallConv(CallConvs = [typeof(CallConvCdecl)])]
-    public static partial void ResultBlob(nint context, byte* bytes, int length, nint destructor);
+    public static void ResultText(nint context, byte* utf8, int length, nint destructor) => s_resultText(context, utf8, length, destructor);
 
-    [LibraryImport(Library, EntryPoint = "sqlite3_result_zeroblob")]
-    [UnmanagedCallConv(CallConvs = [typeof(CallConvCdecl)])]
-    public static partial void ResultZeroBlob(nint context, int length);
+    public static void ResultBlob(nint context, byte* bytes, int length, nint destructor) => s_resultBlob(context, bytes, length, destructor);
 
-    [LibraryImport(Library, EntryPoint = "sqlite3_result_error")]
-    [UnmanagedCallConv(CallConvs = [typeof(CallConvCdecl)])]
-    public static partial void ResultError(nint context, byte* utf8, int length);
+    public static void ResultZeroBlob(nint context, int length) => s_resultZeroBlob(context, length);
+
+    public static void ResultError(nint context, byte* utf8, int length) => s_resultError(context, utf8, length);
 }

@@ -1,38 +1,41 @@
-using System.Runtime.CompilerServices;
-using System.Runtime.InteropServices;
-
 namespace Voron.SqliteVfs.Interop;
 
 /// <summary>
-/// The few functions of SQLite's C API the VFS needs, imported from the same native library
-/// Microsoft.Data.Sqlite loads: SQLitePCLRaw's e_sqlite3 provider imports "e_sqlite3", and the
-/// loader returns the module already loaded, so a VFS registered here is visible to every
-/// SqliteConnection (a second copy would show as "no such vfs").
+/// The few functions of SQLite's C API the VFS and the virtual-table modules need, called through
+/// function pointers (fields below) rather than imports, because two different SQLites may be
+/// the one to call (SqliteNative.Binding.cs):
+/// <list type="bullet">
+/// <item>in a .NET process, the native library Microsoft.Data.Sqlite loads: SQLitePCLRaw's
+/// e_sqlite3 provider loads "e_sqlite3", and resolving that name again returns the module already
+/// loaded, so a VFS registered here is visible to every SqliteConnection (a second copy would show
+/// as "no such vfs");</item>
+/// <item>in the loadable extension (Voron.SqliteExtension), the SQLite that loaded it, reachable
+/// only through the sqlite3_api_routines table it passes to the entry point.</item>
+/// </list>
+/// The methods keep the names and signatures the LibraryImports had; each calls its field.
 /// </summary>
 internal static unsafe partial class SqliteNative
 {
-    private const string Library = "e_sqlite3";
+    private static delegate* unmanaged[Cdecl]<int> s_initialize;
+    private static delegate* unmanaged[Cdecl]<SqliteVfsStruct*, int, int> s_vfsRegister;
+    private static delegate* unmanaged[Cdecl]<SqliteVfsStruct*, int> s_vfsUnregister;
+    private static delegate* unmanaged[Cdecl]<byte*, SqliteVfsStruct*> s_vfsFind;
+    private static delegate* unmanaged[Cdecl]<int, byte*> s_malloc;
+    private static delegate* unmanaged[Cdecl]<int> s_libVersionNumber;
 
-    [LibraryImport(Library, EntryPoint = "sqlite3_initialize")]
-    [UnmanagedCallConv(CallConvs = [typeof(CallConvCdecl)])]
-    public static partial int Initialize();
+    public static int Initialize() => s_initialize();
 
-    [LibraryImport(Library, EntryPoint = "sqlite3_vfs_register")]
-    [UnmanagedCallConv(CallConvs = [typeof(CallConvCdecl)])]
-    public static partial int VfsRegister(SqliteVfsStruct* vfs, int makeDefault);
+    public static int VfsRegister(SqliteVfsStruct* vfs, int makeDefault) => s_vfsRegister(vfs, makeDefault);
 
-    [LibraryImport(Library, EntryPoint = "sqlite3_vfs_unregister")]
-    [UnmanagedCallConv(CallConvs = [typeof(CallConvCdecl)])]
-    public static partial int VfsUnregister(SqliteVfsStruct* vfs);
+    public static int VfsUnregister(SqliteVfsStruct* vfs) => s_vfsUnregister(vfs);
 
-    [LibraryImport(Library, EntryPoint = "sqlite3_vfs_find")]
-    [UnmanagedCallConv(CallConvs = [typeof(CallConvCdecl)])]
-    public static partial SqliteVfsStruct* VfsFind(byte* name);
+    public static SqliteVfsStruct* VfsFind(byte* name) => s_vfsFind(name);
 
     /// <summary>Memory SQLite frees itself (the error message of a refused pragma).</summary>
-    [LibraryImport(Library, EntryPoint = "sqlite3_malloc")]
-    [UnmanagedCallConv(CallConvs = [typeof(CallConvCdecl)])]
-    public static partial byte* Malloc(int size);
+    public static byte* Malloc(int size) => s_malloc(size);
+
+    /// <summary>sqlite3_libversion_number: 3038000 for 3.38.0.</summary>
+    public static int LibVersionNumber() => s_libVersionNumber();
 
     /// <summary>Copies <paramref name="text"/> into sqlite3_malloc'd, NUL-terminated UTF-8 (null if out of memory).</summary>
     public static byte* MallocString(string text)

@@ -31,6 +31,7 @@ internal static unsafe class VirtualTableRegistry
     public static void RegisterOnEveryConnection(VirtualTableModule module)
     {
         ArgumentNullException.ThrowIfNull(module);
+        SqliteNative.EnsureBound(); // EX2: this can be the process's first call into SQLite
         lock (s_sync)
         {
             if (s_everyConnection.Any(m => m.Name == module.Name))
@@ -57,6 +58,7 @@ internal static unsafe class VirtualTableRegistry
     public static void Register(nint db, VirtualTableModule module)
     {
         ArgumentNullException.ThrowIfNull(module);
+        SqliteNative.EnsureBound(); // EX2
         var rc = Create(db, module);
         if (rc != SqliteConstants.Ok)
         {

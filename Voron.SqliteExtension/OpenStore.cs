@@ -1,0 +1,123 @@
+using Voron.Documents;
+using Voron.SqliteVfs;
+using Voron.SqliteVfs.Vfs;
+
+namespace Voron.SqliteExtension;
+
+/// <summary>
+/// The one store the extension serves (a process opens a store once; a second voron_open is
+/// refused until voron_close): its environment, its document store if it has documents, and the
+/// VFS "voron" registered over them with voron_docs bound.
+/// </summary>
+internal static class OpenStore
+{
+    /// <summary>The VFS name the shell's <c>.open --vfs voron</c> names.</summary>
+    public const string VfsName = "voron";
+
+    /// <summary>The tree every document store has (Voron.Documents' "@docs").</summary>
+    private const string DocumentsTree = "@docs";
+
+    private static readonly Lock s_sync = new();
+
+    // Guarded by s_sync: the open store, all null when none is.
+    private static string? s_path;
+    private static StorageEnvironment? s_environment;
+    private static DocumentStore? s_documents;
+    private static NativeVfs? s_vfs;
+
+    /// <summary>Opens the store in <paramref name="path"/> and registers Vfs=voron over it; returns what it found.</summary>
+    public static string Open(string? path)
+    {
+        if (string.IsNullOrWhiteSpace(path))
+        {
+            throw new ExtensionException("voron_open(path): path must be the store's directory, as text.");
+        }
+
+        lock (s_sync)
+        {
+            if (s_path is not null)
+            {
+                throw new ExtensionException($"voron: the store '{s_path}' is open; call voron_close() first (one store at a time).");
+            }
+
+            var full = RequireStore(path);
+            StorageEnvironment? environment = null;
+            DocumentStore? documents = null;
+            try
+            {
+                environment = StorageEnvironment.Open(StorageEnvironmentOptions.ForDirectory(full));
+                var (databases, hasDocuments) = Contents(environment);
+                documents = hasDocuments ? DocumentStore.Open(environment) : null;
+                var collections = documents?.GetStatistics().Collections.Count ?? 0;
+                var vfs = VoronSqlite.RegisterNative(environment, VfsName, options: null);
+                if (documents is not null)
+                {
+                    vfs.BindDocuments(documents);
+                }
+
+                (s_path, s_environment, s_documents, s_vfs) = (full, environment, documents, vfs);
+                return $"opened {full}: {Count(databases, "SQLite database")}, {Count(collections, "collection")}";
+            }
+            catch (Exception e)
+            {
+                documents?.Dispose();
+                environment?.Dispose();
+                throw e switch
+                {
+                    StoreLockedException => new ExtensionException($"voron: {e.Message}", e),
+                    CorruptionException => new ExtensionException($"voron: the store '{full}' is damaged: {e.Message} (voron check tells more)", e),
+                    _ => new ExtensionException($"voron: opening '{full}' failed: {e.Message}", e),
+                };
+            }
+        }
+    }
+
+    /// <summary>
+    /// Unregisters Vfs=voron and closes the store. Connections still on a database of the VFS
+    /// should be closed first (the shell: <c>.open :memory:</c>); their next read fails cleanly.
+    /// </summary>
+    public static string Close()
+    {
+        lock (s_sync)
+        {
+            if (s_path is null)
+            {
+                throw new ExtensionException("voron_close(): no store is open.");
+            }
+
+            var path = s_path;
+            s_vfs?.Unregister();
+            s_documents?.Dispose();
+            s_environment?.Dispose();
+            (s_path, s_environment, s_documents, s_vfs) = (null, null, null, null);
+            return $"closed {path}";
+        }
+    }
+
+    /// <summary>The full path of <paramref name="path"/>, which must be a directory holding a store (so a typo never creates one).</summary>
+    private static string RequireStore(string path)
+    {
+        var full = Path.GetFullPath(path);
+        if (!Directory.Exists(full))
+        {
+            throw new ExtensionException($"voron: no store at '{path}': the directory does not exist.");
+        }
+
+        if (!File.Exists(Path.Combine(full, "voron.data")) && !File.Exists(Path.Combine(full, "headers.one")) &&
+            !File.Exists(Path.Combine(full, "headers.two")))
+        {
+            throw new ExtensionException($"voron: '{path}' is not a Voron store: it has no voron.data and no header file (headers.one, headers.two).");
+        }
+
+        return full;
+    }
+
+    /// <summary>The SQLite databases (page files) the store holds, and whether it holds documents.</summary>
+    private static (int Databases, bool HasDocuments) Contents(StorageEnvironment environment)
+    {
+        using var read = environment.BeginRead();
+        return (read.GetPageFileNames().Count, read.GetTreeNames().Contains(DocumentsTree));
+    }
+
+    private static string Count(int count, string noun) => count == 1 ? $"1 {noun}" : $"{count} {noun}s";
+}
