@@ -1,0 +1,213 @@
+using System.Diagnostics;
+using System.Globalization;
+using System.Text;
+using Microsoft.Data.Sqlite;
+using Voron.Documents;
+using Voron.SqliteVfs;
+using Voron.Testing;
+
+namespace Voron.Tests.Sql;
+
+/// <summary>
+/// Opt-in (VORON_EXTENSION=1; needs gcc and /usr/bin/sqlite3): publishes voron.so with
+/// Voron.SqliteExtension/publish.sh (no trim or AOT warning allowed), then drives the stock
+/// sqlite3 shell: <c>.load</c>, <c>voron_open</c>, <c>.open file:shop?vfs=voron</c>, queries on a
+/// table and on voron_docs tables, which must print what Microsoft.Data.Sqlite answers on the same
+/// store; writes through the shell that the library then reads; and the errors of voron_open.
+/// Off by default because publishing takes minutes.
+/// </summary>
+public sealed class SqliteExtensionTests : IDisposable
+{
+    private const string Shell = "/usr/bin/sqlite3";
+
+    // Every query returns integers or text formatted by SQLite, so both sides print the same.
+    private static readonly string[] s_queries =
+    [
+        "SELECT order_id, printf('%.2f', amount) FROM invoices ORDER BY order_id LIMIT 5",
+        "SELECT id, customer, printf('%.1f', total) FROM orders WHERE id = 'orders/7'",
+        "SELECT o.id, c.name FROM orders o JOIN customers c ON c.id = o.customer WHERE o.id IN ('orders/1', 'orders/12') ORDER BY o.id",
+        "SELECT i.order_id, o.customer FROM invoices i JOIN orders o ON o.id = i.order_id WHERE i.amount > 20 ORDER BY i.amount LIMIT 3",
+        "SELECT count(*) FROM orders",
+        "SELECT count(*) FROM invoices",
+        "SELECT count(*), min(id) FROM voron_collection('Customer')",
+    ];
+
+    private readonly string _directory = Path.Combine(Path.GetTempPath(), "voron-extension-" + Guid.NewGuid().ToString("N")[..8]);
+
+    [Fact]
+    public async Task The_stock_sqlite3_shell_loads_voron_so_and_queries_and_writes_a_store()
+    {
+        if (Environment.GetEnvironmentVariable("VORON_EXTENSION") != "1")
+        {
+            return; // opt-in: VORON_EXTENSION=1 dotnet test --filter SqliteExtensionTests
+        }
+
+        var bin = Path.Combine(_directory, "bin");
+        var store = Path.Combine(_directory, "store");
+        var publish = await RunAsync("sh", [Path.Combine(RepositoryRoot.Find(), "Voron.SqliteExtension", "publish.sh"), bin], stdin: null);
+        Assert.True(publish.Code == 0, $"publish.sh exited with {publish.Code}: {publish.Out}{publish.Err}");
+        Assert.True(File.Exists(Path.Combine(bin, "voron.so")), publish.Out);
+        var load = ".load " + Path.Combine(bin, "voron");
+
+        await CreateStoreAsync(store);
+
+        // While this process holds the store, the shell is refused with StoreLockedException's message.
+        using (var environment = StorageEnvironment.Open(StorageEnvironmentOptions.ForDirectory(store)))
+        {
+            var locked = await ShellAsync($"{load}\nSELECT voron_open('{store}');\n");
+            Assert.Contains($"voron: The store at '{store}", locked.Err, StringComparison.Ordinal);
+            Assert.Contains("is already open by", locked.Err, StringComparison.Ordinal);
+        }
+
+        // Reads: the shell prints what Microsoft.Data.Sqlite answers on the same store.
+        var script = new StringBuilder()
+            .AppendLine(load)
+            .AppendLine(CultureInfo.InvariantCulture, $"SELECT voron_open('{store}-missing');")
+            .AppendLine(CultureInfo.InvariantCulture, $"SELECT voron_open('{store}');")
+            .AppendLine(CultureInfo.InvariantCulture, $"SELECT voron_open('{store}');") // refused: one store at a time
+            .AppendLine(".open file:shop?vfs=voron");
+        foreach (var query in s_queries)
+        {
+            script.AppendLine(query + ";");
+        }
+
+        script.AppendLine(".open :memory:").AppendLine("SELECT voron_close();");
+        var reads = await ShellAsync(script.ToString());
+        var lines = reads.Out.Split('\n', StringSplitOptions.RemoveEmptyEntries);
+        Assert.True(lines.Length > 2, reads.Out + reads.Err);
+        Assert.Equal($"opened {store}: 1 SQLite database, 2 collections", lines[0]);
+        Assert.Equal($"closed {store}", lines[^1]);
+        var errors = reads.Err.Split('\n', StringSplitOptions.RemoveEmptyEntries);
+        Assert.True(errors.Length == 2, reads.Err); // the two refused voron_open calls, nothing else
+        Assert.Contains("the directory does not exist", errors[0], StringComparison.Ordinal);
+        Assert.Contains($"the store '{store}' is open; call voron_close() first", errors[1], StringComparison.Ordinal);
+        Assert.Equal(LibraryAnswers(store), string.Join('\n', lines[1..^1]));
+
+        // Writes through the shell, read back by the library.
+        var writes = await ShellAsync($$"""
+            {{load}}
+            SELECT voron_open('{{store}}');
+            .open file:shop?vfs=voron
+            INSERT INTO invoices VALUES ('orders/shell', 42.5);
+            INSERT INTO orders(id, body) VALUES ('orders/shell', '{"customer":"customers/3","total":42.5}');
+            .open :memory:
+            SELECT voron_close();
+            """);
+        Assert.True(writes.Code == 0 && writes.Err.Length == 0, writes.Out + writes.Err);
+        await AssertWrittenAsync(store);
+    }
+
+    private static async Task CreateStoreAsync(string directory)
+    {
+        using var environment = StorageEnvironment.Open(StorageEnvironmentOptions.ForDirectory(directory));
+        await using var documents = DocumentStore.Open(environment);
+        await using (var session = documents.OpenSession())
+        {
+            for (var i = 0; i < 5; i++)
+            {
+                session.StoreRaw("Customer", $"customers/{i}", Encoding.UTF8.GetBytes($$"""{"name":"Customer {{i}}"}"""));
+            }
+
+            for (var i = 0; i < 30; i++)
+            {
+                session.StoreRaw("Order", $"orders/{i}", Encoding.UTF8.GetBytes($$"""{"customer":"customers/{{i % 5}}","total":{{(i * 1.5).ToString(CultureInfo.InvariantCulture)}}}"""));
+            }
+
+            await session.SaveChangesAsync();
+        }
+
+        using var registration = VoronSqlite.Register(environment, VfsName()).UseDocuments(documents);
+        using var connection = new SqliteConnection(registration.ConnectionString("shop") + ";Pooling=False");
+        connection.Open();
+        using var command = connection.CreateCommand();
+        command.CommandText = """
+            CREATE VIRTUAL TABLE orders USING voron_docs(Order, customer='$.customer' TEXT, total='$.total' REAL);
+            CREATE VIRTUAL TABLE customers USING voron_docs(Customer, name='$.name' TEXT);
+            CREATE TABLE invoices(order_id TEXT PRIMARY KEY, amount REAL NOT NULL);
+            INSERT INTO invoices SELECT id, total FROM orders;
+            """;
+        command.ExecuteNonQuery();
+    }
+
+    /// <summary>The queries' rows as the shell's list mode prints them (columns joined by '|').</summary>
+    private static string LibraryAnswers(string directory)
+    {
+        using var environment = StorageEnvironment.Open(StorageEnvironmentOptions.ForDirectory(directory));
+        using var documents = DocumentStore.Open(environment);
+        using var registration = VoronSqlite.Register(environment, VfsName()).UseDocuments(documents);
+        using var connection = new SqliteConnection(registration.ConnectionString("shop") + ";Pooling=False");
+        connection.Open();
+        var lines = new List<string>();
+        foreach (var query in s_queries)
+        {
+            using var command = connection.CreateCommand();
+            command.CommandText = query;
+            using var reader = command.ExecuteReader();
+            while (reader.Read())
+            {
+                lines.Add(string.Join('|', Enumerable.Range(0, reader.FieldCount).Select(i => Convert.ToString(reader.GetValue(i), CultureInfo.InvariantCulture))));
+            }
+        }
+
+        Assert.True(lines.Count >= s_queries.Length);
+        return string.Join('\n', lines);
+    }
+
+    private static async Task AssertWrittenAsync(string directory)
+    {
+        using var environment = StorageEnvironment.Open(StorageEnvironmentOptions.ForDirectory(directory));
+        await using var documents = DocumentStore.Open(environment);
+        await using (var session = documents.OpenSession())
+        {
+            using var document = await session.LoadRawAsync("orders/shell");
+            Assert.NotNull(document);
+            Assert.Contains("\"customer\":\"customers/3\"", Encoding.UTF8.GetString(document.Json.Span), StringComparison.Ordinal);
+        }
+
+        using var registration = VoronSqlite.Register(environment, VfsName()).UseDocuments(documents);
+        using var connection = new SqliteConnection(registration.ConnectionString("shop") + ";Pooling=False");
+        connection.Open();
+        using var command = connection.CreateCommand();
+        command.CommandText = "SELECT amount FROM invoices WHERE order_id = 'orders/shell'";
+        Assert.Equal(42.5, (double)command.ExecuteScalar()!);
+    }
+
+    private static string VfsName() => "extension-tests-" + Guid.NewGuid().ToString("N")[..8];
+
+    private static Task<(int Code, string Out, string Err)> ShellAsync(string script) => RunAsync(Shell, ["-batch"], script);
+
+    /// <summary>Runs a program to its end: exit code, stdout, stderr.</summary>
+    private static async Task<(int Code, string Out, string Err)> RunAsync(string program, string[] arguments, string? stdin)
+    {
+        var start = new ProcessStartInfo(program)
+        {
+            RedirectStandardInput = stdin is not null,
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+        };
+        foreach (var argument in arguments)
+        {
+            start.ArgumentList.Add(argument);
+        }
+
+        using var process = Process.Start(start)!;
+        var output = process.StandardOutput.ReadToEndAsync();
+        var error = process.StandardError.ReadToEndAsync();
+        if (stdin is not null)
+        {
+            await process.StandardInput.WriteAsync(stdin);
+            process.StandardInput.Close();
+        }
+
+        await process.WaitForExitAsync();
+        return (process.ExitCode, await output, await error);
+    }
+
+    public void Dispose()
+    {
+        if (Directory.Exists(_directory))
+        {
+            Directory.Delete(_directory, recursive: true);
+        }
+    }
+}
