@@ -63,6 +63,7 @@ internal sealed partial class InvariantIds
         ["CT"] = "Tests: crash and fault test plan",
         ["D"] = "Core: journal recovery decision (torn tail or corruption)",
         ["DR"] = "Documents: document record format",
+        ["EX"] = "SqliteVfs/SqliteExtension: SQLite API binding (process library or an extension's API table)",
         ["F"] = "Core: file I/O durability contract",
         ["FL"] = "Core: data-file flusher",
         ["FS"] = "Core: free-space format",
