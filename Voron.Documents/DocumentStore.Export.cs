@@ -93,7 +93,7 @@ public sealed partial class DocumentStore
     /// <see cref="DocumentStoreOptions.MaxDocumentBytes"/>. A repeated id is not refused: the later
     /// line replaces the earlier one. Batches of <see cref="DocumentStoreOptions.BulkInsertBatchSize"/>
     /// are committed as they fill, with their index entries; a batch that fails (a unique index
-    /// violation) throws as <see cref="BulkInsertAsync{T}(IAsyncEnumerable{T}, System.Text.Json.Serialization.Metadata.JsonTypeInfo{T}, IProgress{long}?, CancellationToken)"/>
+    /// violation, an id stored in another collection) throws as <see cref="BulkInsertAsync{T}(IAsyncEnumerable{T}, System.Text.Json.Serialization.Metadata.JsonTypeInfo{T}, IProgress{long}?, CancellationToken)"/>
     /// does, and so does cancellation, the batches before staying saved.
     /// <see cref="DocumentImportResult.Imported"/> counts the lines stored. Progress (lines read)
     /// is reported every 10,000 lines and at the end.

@@ -73,6 +73,19 @@ public sealed class ImportRejectionTests
     }
 
     [Fact]
+    public async Task An_id_stored_in_another_collection_ends_the_import_and_the_batches_before_stay()
+    {
+        await using var store = DocumentTestStore.InMemory(o => o.BulkInsertBatchSize = 2);
+        await ImportLinesAsync(store, [Line("orders/1")]);
+        var moved = "{\"@metadata\":{\"@id\":\"orders/1\",\"@collection\":\"User\"}}";
+        var error = await Assert.ThrowsAsync<InvalidOperationException>(() => ImportLinesAsync(store, [Line("a/1"), Line("a/2"), moved]));
+        Assert.Contains("belongs to collection 'orders'", error.Message, StringComparison.Ordinal);
+        await using var session = store.OpenSession();
+        Assert.NotNull(await session.LoadAsync("a/2", Json.Order));
+        Assert.Equal(3, store.CheckIntegrity().Documents);
+    }
+
+    [Fact]
     public async Task A_generated_shape_id_raises_the_counter_so_new_ids_do_not_collide()
     {
         await using var store = DocumentTestStore.InMemory();
