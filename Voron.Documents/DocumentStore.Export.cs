@@ -73,7 +73,10 @@ public sealed partial class DocumentStore
             ArrayPool<byte>.Shared.Return(buffer);
         }
 
-        options?.Progress?.Report(cursor.Documents);
+        if (cursor.Documents % 10_000 != 0 || cursor.Documents == 0)
+        {
+            options?.Progress?.Report(cursor.Documents); // the end, unless Fill just reported it
+        }
         return new DocumentExportResult(read.Id, cursor.Documents, bytes, Stopwatch.GetElapsedTime(started));
     }
 
@@ -111,7 +114,10 @@ public sealed partial class DocumentStore
         {
             using var reader = new JsonLineReader(source, Options.MaxDocumentBytes + ImportLineSlackBytes);
             await BulkWriteAsync(ReadLines(reader, state, options.Progress, cancellationToken), null, cancellationToken).ConfigureAwait(false);
-            options.Progress?.Report(reader.LineNumber);
+            if (reader.LineNumber % 10_000 != 0 || reader.LineNumber == 0)
+            {
+                options.Progress?.Report(reader.LineNumber); // the end, unless ReadLines just reported it
+            }
             foreach (var (collection, count) in state.PerCollection)
             {
                 Telemetry.RecordWritten(collection, count);

@@ -105,6 +105,9 @@ public sealed partial class ExportFormatTests
         var progress = new Recorder();
         await store.ExportAsync(Stream.Null, new DocumentExportOptions { Progress = progress });
         Assert.Equal([10_000, 20_000, 25_000], progress.Reports);
+        var even = new Recorder();
+        await store.ExportAsync(Stream.Null, new DocumentExportOptions { Progress = even, Collection = "Nothing" });
+        Assert.Equal([0], even.Reports);
 
         using var cancel = new CancellationTokenSource();
         var stopping = new Recorder(n => cancel.Cancel());
