@@ -100,6 +100,14 @@ internal static class ExperimentCatalog
     internal static readonly Option<string[]?> CompareLoops = ExperimentOptions.Names(
         "--loops", "VORON_COMPARE_LOOPS", "closed, open or both (closed,open); default both", [CompareExperiment.ClosedLoop, CompareExperiment.OpenLoop]);
 
+    /// <summary>tools: documents in the store and in each import.</summary>
+    internal static readonly Option<int?> ToolsDocuments = ExperimentOptions.PositiveNumber(
+        "--documents", "VORON_TOOLS_DOCUMENTS", "~1 KiB profiles in the store checked and exported, and in each import; default 1000000, 20000 with --quick");
+
+    /// <summary>tools: rounds of each comparison.</summary>
+    internal static readonly Option<int?> ToolsRounds = ExperimentOptions.PositiveNumber(
+        "--rounds", "VORON_TOOLS_ROUNDS", "rounds of each comparison (check against cat, export, import against the API), interleaved; default 3");
+
     internal static IReadOnlyList<ExperimentDefinition> All { get; } =
     [
         new(new CompareExperiment(), [ComparePaths, CompareCopies, Runs, CompareDuration, CompareLoops],
@@ -124,6 +132,8 @@ internal static class ExperimentCatalog
                 rounds: result.GetValue(BackupRounds),
                 archiveBytes: result.GetValue(BackupArchive) is { } archive ? (long)archive << 20 : null),
             Writes: true),
+        new(new ToolsExperiment(), [ToolsDocuments, ToolsRounds],
+            result => new ToolsExperiment(documents: result.GetValue(ToolsDocuments), rounds: result.GetValue(ToolsRounds))),
         new(new JournalExperiment(), [], _ => new JournalExperiment(), Writes: true),
         new(new SectionsExperiment(), [], _ => new SectionsExperiment(), Writes: true),
         Plain(new FileSizeExperiment()),
