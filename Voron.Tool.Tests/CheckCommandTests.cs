@@ -15,7 +15,7 @@ public sealed class CheckCommandTests(DamageFixture stores) : IClassFixture<Dama
 
         Assert.True(run.ExitCode == ExitCodes.Ok, run.ToString());
         Assert.Contains("pages and trees:", run.Out, StringComparison.Ordinal);
-        Assert.Matches(@"pages and trees:\s+ok, [\d,]+ pages, 1 trees, 11 entries", run.Out);
+        Assert.Matches(@"pages and trees:\s+ok, [\d,]+ pages, 1 tree, 11 entries", run.Out);
         Assert.Contains("the store holds no documents", run.Out, StringComparison.Ordinal);
         Assert.Contains("the store holds no SQLite database", run.Out, StringComparison.Ordinal);
         Assert.Contains("No damage found.", run.Out, StringComparison.Ordinal);
@@ -37,7 +37,7 @@ public sealed class CheckCommandTests(DamageFixture stores) : IClassFixture<Dama
             .ToDictionary(s => s.GetProperty("name").GetString()!, s => (Status: s.GetProperty("status").GetString(), Detail: s.GetProperty("detail").GetString()!));
         Assert.Equal(["open", "pages and trees", "documents", "sqlite shop"], stages.Keys);
         Assert.All(stages.Values, stage => Assert.Equal("ok", stage.Status));
-        Assert.StartsWith($"{TestStores.Orders + TestStores.Customers} documents in 2 collections, 1 indexes with {TestStores.Orders} entries", stages["documents"].Detail, StringComparison.Ordinal);
+        Assert.StartsWith($"{TestStores.Orders + TestStores.Customers} documents in 2 collections, 1 index with {TestStores.Orders} entries", stages["documents"].Detail, StringComparison.Ordinal);
         Assert.StartsWith("integrity_check ok", stages["sqlite shop"].Detail, StringComparison.Ordinal);
     }
 
@@ -48,6 +48,6 @@ public sealed class CheckCommandTests(DamageFixture stores) : IClassFixture<Dama
         var store = DamageFixture.CopyOf(stores.Unflushed, scratch);
         var run = await ToolRun.RunAsync("check", store);
         Assert.True(run.ExitCode == ExitCodes.Ok, run.ToString());
-        Assert.Matches($@"pages and trees:\s+ok, [\d,]+ pages, 1 trees, {41 + stores.Records.Count} entries", run.Out);
+        Assert.Matches($@"pages and trees:\s+ok, [\d,]+ pages, 1 tree, {41 + stores.Records.Count} entries", run.Out);
     }
 }

@@ -64,6 +64,22 @@ public sealed class InfoCommandTests(DamageFixture stores) : IClassFixture<Damag
         Assert.Contains("Closed cleanly", run.Out, StringComparison.Ordinal);
     }
 
+    /// <summary>One damaged header copy: the other is used, so info reads the store (exit 0) and lists the damaged copy among its problems.</summary>
+    [Fact]
+    public async Task One_damaged_header_copy_is_listed_as_a_problem()
+    {
+        using var scratch = new TempDirectory();
+        var store = DamageFixture.CopyOf(stores.Clean, scratch);
+        DamageStores.Flip(Path.Combine(store, "headers.one"), 30);
+
+        var run = await ToolRun.RunAsync("info", store, "--json");
+
+        Assert.True(run.ExitCode == ExitCodes.Ok, run.ToString());
+        using var parsed = JsonDocument.Parse(run.Out);
+        Assert.Contains(parsed.RootElement.GetProperty("problems").EnumerateArray(), p => p.GetString()!.Contains("headers.one", StringComparison.Ordinal));
+        Assert.Contains("voron check", run.Error, StringComparison.Ordinal);
+    }
+
     [Fact]
     public async Task Both_header_copies_damaged_is_damage()
     {

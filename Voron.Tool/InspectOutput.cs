@@ -48,6 +48,9 @@ internal static class InspectOutput
     /// <summary>A count with thousands separators: 1,234.</summary>
     public static string Count(long value) => value.ToString("N0", CultureInfo.InvariantCulture);
 
+    /// <summary>A count and a noun, plural unless the count is one: "1 index", "2 indexes".</summary>
+    public static string Count(long value, string one, string many) => $"{Count(value)} {(value == 1 ? one : many)}";
+
     /// <summary>A size: exact bytes under 10 KiB, otherwise KiB/MiB/GiB with one decimal and the exact bytes.</summary>
     public static string Bytes(long bytes)
     {

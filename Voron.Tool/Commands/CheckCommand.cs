@@ -73,7 +73,8 @@ internal static class CheckCommand
         {
             var report = CheckProgress.Run(console, "checking pages and trees", progress => environment.CheckIntegrity(progress, cancellationToken));
             return new CheckStage(Name, CheckStage.Ok,
-                $"{InspectOutput.Count(report.Pages)} pages, {InspectOutput.Count(report.Trees)} trees, {InspectOutput.Count(report.Entries)} entries, {InspectOutput.Count(report.FreePages)} free pages");
+                $"{InspectOutput.Count(report.Pages, "page", "pages")}, {InspectOutput.Count(report.Trees, "tree", "trees")}, " +
+                $"{InspectOutput.Count(report.Entries, "entry", "entries")}, {InspectOutput.Count(report.FreePages, "free page", "free pages")}");
         }
         catch (Exception e) when (StoreAccess.IsDamage(e) || e is InvalidOperationException)
         {
@@ -96,8 +97,8 @@ internal static class CheckCommand
                 documents = DocumentStore.Open(environment);
                 var report = documents.CheckIntegrity();
                 stages.Add(new CheckStage(Name, CheckStage.Ok,
-                    $"{InspectOutput.Count(report.Documents)} documents in {InspectOutput.Count(report.Collections)} collections, " +
-                    $"{InspectOutput.Count(report.Indexes)} indexes with {InspectOutput.Count(report.IndexEntries)} entries, each against its document"));
+                    $"{InspectOutput.Count(report.Documents, "document", "documents")} in {InspectOutput.Count(report.Collections, "collection", "collections")}, " +
+                    $"{InspectOutput.Count(report.Indexes, "index", "indexes")} with {InspectOutput.Count(report.IndexEntries, "entry", "entries")}, each against its document"));
             }
         }
         catch (Exception e) when (e is not OperationCanceledException)

@@ -7,9 +7,12 @@ namespace Voron.Tool.Commands;
 /// <c>voron info &lt;store&gt; [--json]</c>: what the store's files say — format, page size, store
 /// id, every file's size, the last transaction, the journal, whether it was closed cleanly, who
 /// holds the lock — read by <see cref="StorageEnvironment.Inspect"/>, which never opens the store,
-/// so it works while an application has it open. Exit 0, or 1 when the look found problems
-/// (<see cref="StoreInfo.Problems"/>: a damaged header copy, a damaged journal): run
-/// <c>voron check</c> then.
+/// so it works while an application has it open. Exit 0 whenever the files could be read, problems
+/// or not; 1 only when they cannot (neither header copy is valid). <see cref="StoreInfo.Problems"/>
+/// mixes damage (a damaged journal record) with what an open handles by design (a torn last
+/// record a crash left, a missing header copy), as sentences the tool cannot tell apart, and a
+/// crash is no reason for a failing exit: info lists them and points to <c>voron check</c>, which
+/// is the judge of damage (its exit code 1).
 /// </summary>
 internal static class InfoCommand
 {
@@ -38,13 +41,13 @@ internal static class InfoCommand
             WriteTables(console, info);
         }
 
-        if (info.Problems.Count == 0)
+        if (info.Problems.Count > 0)
         {
-            return ExitCodes.Ok;
+            console.Error.WriteLine($"{InspectOutput.Count(info.Problems.Count, "problem", "problems")} listed: run `voron check {path}` to check every page " +
+                                    "(copy the directory first if it may be damaged: check opens the store, and an open recovers it).");
         }
 
-        console.Error.WriteLine($"{info.Problems.Count} problem(s) found: run `voron check {path}` to check every page, and keep a copy of the directory before anything writes to it.");
-        return ExitCodes.Damage;
+        return ExitCodes.Ok;
     }
 
     private static void WriteTables(ToolConsole console, StoreInfo info)
@@ -99,7 +102,7 @@ internal static class InfoCommand
             : "an opener the lock file does not name";
         var how = string.Join(", ", new[]
         {
-            holder.Durability is { } durability ? durability.ToString().ToLowerInvariant() + " durability" : null,
+            holder.Durability is { } durability ? durability.ToString().ToLowerInvariant() + " mode" : null,
             holder.OpenedAt is { } at ? "opened " + InspectOutput.Time(at) : null,
         }.Where(part => part != null));
         var detail = how.Length > 0 ? $"{who}, {how}" : who;
