@@ -50,4 +50,21 @@ public sealed class CheckCommandTests(DamageFixture stores) : IClassFixture<Dama
         Assert.True(run.ExitCode == ExitCodes.Ok, run.ToString());
         Assert.Matches($@"pages and trees:\s+ok, [\d,]+ pages, 1 tree, {41 + stores.Records.Count} entries", run.Out);
     }
+
+    /// <summary>On a terminal the progress is a bar on standard error; standard output still carries the report alone.</summary>
+    [Fact]
+    public async Task An_interactive_check_draws_progress_on_standard_error_only()
+    {
+        using var scratch = new TempDirectory();
+        var store = DamageFixture.CopyOf(stores.Full, scratch);
+        var output = new StringWriter();
+        var error = new StringWriter();
+
+        var exit = await VoronTool.RunAsync(["check", store], new ToolConsole(output, error, new StringReader(""), Interactive: true), CancellationToken.None);
+
+        Assert.True(exit == ExitCodes.Ok, $"{output}\n{error}");
+        Assert.StartsWith("open:", output.ToString(), StringComparison.Ordinal);
+        Assert.Contains("checking pages and trees", error.ToString(), StringComparison.Ordinal);
+        Assert.DoesNotContain("checking", output.ToString(), StringComparison.Ordinal);
+    }
 }
