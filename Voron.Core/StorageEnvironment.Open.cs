@@ -13,8 +13,9 @@ namespace Voron;
 public sealed partial class StorageEnvironment
 {
     // Open algorithm:
-    //   1. create the directory (owner only) and take the exclusive lock (voron.lock); delete the
-    //      scratch file an earlier process left (Scratch/ScratchFile.cs: nothing in it is needed)
+    //   1. create the directory (owner only) and take the exclusive lock (voron.lock), and write
+    //      this process's record into it (Platform/LockFileRecord.cs: informational only); delete
+    //      the scratch file an earlier process left (Scratch/ScratchFile.cs: nothing in it is needed)
     //   1a. compaction/ (Compaction/CompactionSwap.cs): a valid marker (compaction/ready) that
     //      matches the store (CP3) = a committed compaction: finish its swap (CP2), every step
     //      idempotent; a marker that does not match is a CorruptionException (never swap in a stale
@@ -44,6 +45,7 @@ public sealed partial class StorageEnvironment
         var layout = new StoreLayout(options.Directory);
         fileSystem.CreateDirectory(layout.Directory);
         var storeLock = heldLock ?? fileSystem.LockExclusive(layout.LockFile);
+        LockFileRecord.TryWrite(storeLock, options.Durability); // who holds it, for StoreLockedException and Inspect
         Pager? pager = null;
         JournalWriter? journal = null;
         try
@@ -344,12 +346,7 @@ public sealed partial class StorageEnvironment
     /// </summary>
     internal static void ReplayPage(Pager pager, RecoveredPage page, EnvironmentState state, ref byte[] image, string file, long offset, long txId)
     {
-        if (page.PageNumber > state.NextPageNumber - page.PageCount)
-        {
-            throw new CorruptionException(file, offset,
-                $"R8: entry for pages [{page.PageNumber}, {page.PageNumber + page.PageCount}) of record tx {txId} lies past the record's next page number {state.NextPageNumber}");
-        }
-
+        CheckEntryBounds(page, state, file, offset, txId);
         if (page.Encoding == JournalPageEncoding.FullImage)
         {
             pager.WritePage(page.PageNumber, page.Bytes.Span);
@@ -369,6 +366,36 @@ public sealed partial class StorageEnvironment
             pager.ReadRaw(page.PageNumber, target);
         }
 
+        ApplyDiff(page, target, file, offset, txId);
+        pager.WritePage(page.PageNumber, target);
+    }
+
+    /// <summary>R9 without a target: whether a diff entry is well-formed (for a look that replays nothing, Diagnostics/StoreInspector.cs).</summary>
+    internal static void CheckDiff(RecoveredPage page, string file, long offset, long txId)
+    {
+        try
+        {
+            PageDiff.Validate(page.Bytes.Span, page.PageCount * Constants.PageSize);
+        }
+        catch (InvalidDataException e)
+        {
+            throw new CorruptionException(file, offset, $"R9: the diff of page {page.PageNumber} in record tx {txId} is malformed: {e.Message}");
+        }
+    }
+
+    /// <summary>R8: an entry lies below its record's NextPageNumber.</summary>
+    internal static void CheckEntryBounds(RecoveredPage page, EnvironmentState state, string file, long offset, long txId)
+    {
+        if (page.PageNumber > state.NextPageNumber - page.PageCount)
+        {
+            throw new CorruptionException(file, offset,
+                $"R8: entry for pages [{page.PageNumber}, {page.PageNumber + page.PageCount}) of record tx {txId} lies past the record's next page number {state.NextPageNumber}");
+        }
+    }
+
+    /// <summary>R9: applies a diff entry to <paramref name="target"/>; a malformed diff is a <see cref="CorruptionException"/>.</summary>
+    internal static void ApplyDiff(RecoveredPage page, Span<byte> target, string file, long offset, long txId)
+    {
         try
         {
             PageDiff.Apply(page.Bytes.Span, target);
@@ -377,8 +404,6 @@ public sealed partial class StorageEnvironment
         {
             throw new CorruptionException(file, offset, $"R9: the diff of page {page.PageNumber} in record tx {txId} is malformed: {e.Message}");
         }
-
-        pager.WritePage(page.PageNumber, target);
     }
 
     private void LoadFreeSpace()

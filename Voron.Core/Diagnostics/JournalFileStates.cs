@@ -26,6 +26,16 @@ internal static class JournalFileStates
         // current file, and a header written meanwhile only turns needed files into released ones.
         var active = environment.Journal.CurrentFileNumber;
         var recoveryStart = HeaderFile.ReadNewest(fileSystem, environment.Layout)?.JournalFile ?? 0;
+        return List(fileSystem, directory, numbers, active, recoveryStart);
+    }
+
+    /// <summary>
+    /// The states of the journal files <paramref name="numbers"/> (listed from <paramref name="directory"/>)
+    /// given the writer's current file (<paramref name="active"/>; null when no writer is known) and
+    /// the recovery start the newest durable header names. A file deleted since the listing is left out.
+    /// </summary>
+    public static List<JournalFileStatistics> List(IFileSystem fileSystem, string directory, IReadOnlyList<long> numbers, long? active, long recoveryStart)
+    {
         var files = new List<JournalFileStatistics>(numbers.Count);
         foreach (var number in numbers)
         {

@@ -110,6 +110,11 @@ internal static class RealFiles
     /// is a sharing mode every other open (this process or another) is refused by; on Linux and
     /// macOS .NET takes flock(LOCK_EX | LOCK_NB) for it, which belongs to the open file
     /// description, so a second open in this process is refused like one from another process.
+    /// The returned object is the lock file's <see cref="FileStream"/>: the opener writes its
+    /// record through it (<see cref="LockFileRecord"/>, whose FORMAT block describes the file).
+    /// A refused opener reads that record (shared, without flock: <see cref="LockFileProbe"/>) to
+    /// name the holder in the exception; on Windows FileShare.None lets nobody read it, and the
+    /// holder stays unnamed.
     /// </summary>
     public static IDisposable LockExclusive(string path)
     {
@@ -119,7 +124,7 @@ internal static class RealFiles
         }
         catch (IOException e) when (e is not FileNotFoundException and not DirectoryNotFoundException)
         {
-            throw new StoreLockedException(path, e);
+            throw new StoreLockedException(path, LockFileProbe.ReadHolder(path), e);
         }
     }
 }

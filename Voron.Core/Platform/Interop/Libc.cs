@@ -4,9 +4,10 @@ using Microsoft.Win32.SafeHandles;
 namespace Voron.Platform.Interop;
 
 /// <summary>
-/// The few POSIX calls .NET does not expose: fdatasync, fallocate, fsync on a directory, and
-/// mmap/munmap. Linux only; every function returns -1 and sets errno on failure, which
-/// <see cref="ThrowIfFailed"/> turns into an <see cref="IOException"/> naming the file.
+/// The few POSIX calls .NET does not expose: fdatasync, fallocate, fsync on a directory,
+/// mmap/munmap, and open and flock to read the lock file without .NET's own flock. Linux only
+/// (fsync on a directory, open and flock also run on macOS); every function returns -1 and sets
+/// errno on failure, which <see cref="ThrowIfFailed"/> turns into an <see cref="IOException"/> naming the file.
 /// </summary>
 internal static unsafe partial class Libc
 {
@@ -22,6 +23,9 @@ internal static unsafe partial class Libc
     internal const int ODirectory = 0x10000;
     internal const int ENOSPC = 28;
     internal const int EOPNOTSUPP = 95;
+    internal const int LockShared = 1;    // LOCK_SH (the same on Linux and macOS)
+    internal const int LockNonBlocking = 4; // LOCK_NB
+    internal const int LockUnlock = 8;    // LOCK_UN
 
     [LibraryImport(LibraryName, SetLastError = true)]
     internal static partial int fdatasync(SafeFileHandle fd);
@@ -37,6 +41,12 @@ internal static unsafe partial class Libc
 
     [LibraryImport(LibraryName, SetLastError = true)]
     internal static partial int close(int fd);
+
+    [LibraryImport(LibraryName, SetLastError = true)]
+    internal static partial int flock(SafeFileHandle fd, int operation);
+
+    /// <summary>EWOULDBLOCK: 11 on Linux, 35 on macOS and the BSDs.</summary>
+    internal static int EWouldBlock => OperatingSystem.IsLinux() ? 11 : 35;
 
     [LibraryImport(LibraryName, SetLastError = true)]
     internal static partial void* mmap(void* address, nuint length, int protection, int flags, SafeFileHandle fd, long offset);
