@@ -92,7 +92,8 @@ internal static class VoronTool
     private static string DescribeLocked(StoreLockedException locked)
     {
         var holder = locked.Holder is { } info ? Commands.InfoCommand.DescribeLock(info with { IsHeld = true }) : "held by another process (the lock file does not say which)";
-        return $"The store is open elsewhere: {holder}. ({locked.Message})\n" +
+        var store = Path.GetDirectoryName(locked.Path) is { Length: > 0 } directory ? $"The store '{directory}'" : "The store";
+        return $"{store} is open elsewhere: {holder}.\n" +
                "What to do: stop that process (or close the store in it) and run the command again; " +
                "voron info works while the store is open, and a running application can take a backup with BackupAsync.";
     }
