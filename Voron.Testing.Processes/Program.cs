@@ -5,14 +5,27 @@ using Voron.Testing.Processes;
 // RealFileSystemTests), kept out of Voron.LoadTests so that the tests build without the load
 // tests' peers:
 //   crash-child <dir> <seed> <run> [lazy|sql|sql-docs|portable|portable-lazy]   (CrashChild.cs, SqlCrashChild.cs, DocsCrashChild.cs)
+// and the ones Voron.Tool.Tests runs:
+//   hold <dir>        open the store until standard input closes (HoldChild.cs)
+//   unflushed <dir>   make a store whose last transactions are only in the journal (UnflushedChild.cs)
 // The tests run it as `dotnet Voron.Testing.Processes.dll ...` from their own output directory.
+if (args is [HoldChild.Command, var held])
+{
+    return HoldChild.Run(held, Console.In, Console.Out);
+}
+
+if (args is [UnflushedChild.Command, var unflushed])
+{
+    return UnflushedChild.Run(unflushed, Console.Out);
+}
+
 string[] modes = [CrashChild.Lazy, CrashChild.Sql, CrashChild.SqlDocs, CrashChild.Portable, CrashChild.PortableLazy];
 if (args.Length is < 4 or > 5 || args[0] != CrashChild.Command ||
     !int.TryParse(args[2], NumberStyles.Integer, CultureInfo.InvariantCulture, out var seed) ||
     !int.TryParse(args[3], NumberStyles.Integer, CultureInfo.InvariantCulture, out var run) ||
     (args.Length == 5 && !modes.Contains(args[4])))
 {
-    await Console.Error.WriteLineAsync($"usage: {CrashChild.Command} <dir> <seed> <run> [{string.Join('|', modes)}]").ConfigureAwait(false);
+    await Console.Error.WriteLineAsync($"usage: {CrashChild.Command} <dir> <seed> <run> [{string.Join('|', modes)}] | {HoldChild.Command} <dir> | {UnflushedChild.Command} <dir>").ConfigureAwait(false);
     return 1;
 }
 

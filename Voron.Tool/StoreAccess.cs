@@ -35,6 +35,12 @@ internal static class StoreAccess
         return full;
     }
 
+    /// <summary>
+    /// True when <paramref name="e"/> means the store's bytes are damaged (exit code 1), as
+    /// opposed to a store that cannot be opened for another reason (held, newer, unreadable).
+    /// </summary>
+    public static bool IsDamage(Exception e) => e is CorruptionException or InvalidDataException;
+
     /// <summary>Opens the store in <paramref name="path"/> (which must exist, <see cref="RequireStore"/>).</summary>
     public static StorageEnvironment OpenEnvironment(string path) =>
         StorageEnvironment.Open(StorageEnvironmentOptions.ForDirectory(RequireStore(path)));

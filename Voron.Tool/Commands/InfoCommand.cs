@@ -1,15 +1,173 @@
 using System.CommandLine;
+using System.Text.Json;
 
 namespace Voron.Tool.Commands;
 
-/// <summary><c>voron info</c>: not built yet (issue 26).</summary>
+/// <summary>
+/// <c>voron info &lt;store&gt; [--json]</c>: what the store's files say — format, page size, store
+/// id, every file's size, the last transaction, the journal, whether it was closed cleanly, who
+/// holds the lock — read by <see cref="StorageEnvironment.Inspect"/>, which never opens the store,
+/// so it works while an application has it open. Exit 0 whenever the files could be read, problems
+/// or not; 1 only when they cannot (neither header copy is valid). <see cref="StoreInfo.Problems"/>
+/// mixes damage (a damaged journal record) with what an open handles by design (a torn last
+/// record a crash left, a missing header copy), as sentences the tool cannot tell apart, and a
+/// crash is no reason for a failing exit: info lists them and points to <c>voron check</c>, which
+/// is the judge of damage (its exit code 1).
+/// </summary>
 internal static class InfoCommand
 {
     public static Command Create(ToolConsole console)
     {
-        var command = new Command("info", "not built yet");
-        command.SetAction(int (_) => throw new ToolException(ExitCodes.Failed, "voron info is not built yet."));
-        _ = console;
+        var store = new Argument<string>("store") { Description = "the store's directory" };
+        var json = new Option<bool>("--json") { Description = "print JSON instead of tables" };
+        var command = new Command("info", "what the store's files say (format, sizes, transactions, journal, lock), without opening it: works while another process has it open")
+        {
+            store,
+            json,
+        };
+        command.SetAction((result, _) => Task.FromResult(Run(console, result.GetValue(store)!, result.GetValue(json))));
         return command;
+    }
+
+    private static int Run(ToolConsole console, string path, bool json)
+    {
+        var info = StorageEnvironment.Inspect(StoreAccess.RequireStore(path));
+        if (json)
+        {
+            InspectOutput.Json(console.Out, writer => WriteJson(writer, info));
+        }
+        else
+        {
+            WriteTables(console, info);
+        }
+
+        if (info.Problems.Count > 0)
+        {
+            console.Error.WriteLine($"{InspectOutput.Count(info.Problems.Count, "problem", "problems")} listed: run `voron check {path}` to check every page " +
+                                    "(copy the directory first if it may be damaged: check opens the store, and an open recovers it).");
+        }
+
+        return ExitCodes.Ok;
+    }
+
+    private static void WriteTables(ToolConsole console, StoreInfo info)
+    {
+        var output = InspectOutput.Tables(console);
+        var summary = InspectOutput.Table("Property", "Value");
+        InspectOutput.Row(summary, "Store", info.Directory);
+        InspectOutput.Row(summary, "Format version", info.FormatVersion.ToString(System.Globalization.CultureInfo.InvariantCulture));
+        InspectOutput.Row(summary, "Page size", InspectOutput.Bytes(info.PageSize));
+        InspectOutput.Row(summary, "Store id", info.StoreId);
+        InspectOutput.Row(summary, "Header revision", InspectOutput.Count(info.HeaderRevision));
+        InspectOutput.Row(summary, "Last transaction", InspectOutput.Count(info.LastTransactionId));
+        InspectOutput.Row(summary, "Synced to the data file", $"up to transaction {InspectOutput.Count(info.LastSyncedTransactionId)}");
+        InspectOutput.Row(summary, "Journal", info.JournalTransactions == 0
+            ? "nothing to replay"
+            : $"{InspectOutput.Count(info.JournalTransactions)} transaction(s) to replay at the next open");
+        InspectOutput.Row(summary, "Closed cleanly", info.ClosedCleanly ? "yes" : "no (open now, or it crashed or was killed: the next open recovers from the journal)");
+        InspectOutput.Row(summary, "Lock", DescribeLock(info.Lock));
+        output.Write(summary);
+
+        var files = InspectOutput.Table("File", "Size", "Bytes");
+        foreach (var file in info.Files)
+        {
+            InspectOutput.Row(files, file.Name, InspectOutput.Bytes(file.Bytes), InspectOutput.Count(file.Bytes));
+        }
+
+        output.Write(files);
+
+        if (info.JournalFiles.Count > 0)
+        {
+            var journal = InspectOutput.Table("Journal file", "Size", "State");
+            foreach (var file in info.JournalFiles)
+            {
+                InspectOutput.Row(journal, InspectOutput.Count(file.Number), InspectOutput.Bytes(file.Bytes), file.State);
+            }
+
+            output.Write(journal);
+        }
+
+        InspectOutput.Line(output, info.Problems.Count == 0 ? "Problems: none" : "Problems:");
+        foreach (var problem in info.Problems)
+        {
+            InspectOutput.Line(output, "  - " + problem);
+        }
+    }
+
+    /// <summary>The lock line: held by whom, or who opened it last.</summary>
+    internal static string DescribeLock(StoreLockInfo holder)
+    {
+        var who = holder.ProcessId is { } pid
+            ? $"process {pid}{(holder.ProcessName is { Length: > 0 } name ? $" ({name})" : "")}"
+            : "an opener the lock file does not name";
+        var how = string.Join(", ", new[]
+        {
+            holder.Durability is { } durability ? durability.ToString().ToLowerInvariant() + " mode" : null,
+            holder.OpenedAt is { } at ? "opened " + InspectOutput.Time(at) : null,
+        }.Where(part => part != null));
+        var detail = how.Length > 0 ? $"{who}, {how}" : who;
+        return holder.IsHeld ? $"held by {detail}" : holder.ProcessId is null && holder.OpenedAt is null ? "not held" : $"not held (last opened by {detail})";
+    }
+
+    private static void WriteJson(Utf8JsonWriter writer, StoreInfo info)
+    {
+        writer.WriteStartObject();
+        writer.WriteString("directory", info.Directory);
+        writer.WriteNumber("formatVersion", info.FormatVersion);
+        writer.WriteNumber("pageSize", info.PageSize);
+        writer.WriteString("storeId", info.StoreId);
+        writer.WriteNumber("headerRevision", info.HeaderRevision);
+        writer.WriteNumber("lastTransactionId", info.LastTransactionId);
+        writer.WriteNumber("lastSyncedTransactionId", info.LastSyncedTransactionId);
+        writer.WriteNumber("journalTransactions", info.JournalTransactions);
+        writer.WriteBoolean("closedCleanly", info.ClosedCleanly);
+        writer.WriteStartArray("files");
+        foreach (var file in info.Files)
+        {
+            writer.WriteStartObject();
+            writer.WriteString("name", file.Name);
+            writer.WriteNumber("bytes", file.Bytes);
+            writer.WriteEndObject();
+        }
+
+        writer.WriteEndArray();
+        writer.WriteStartArray("journalFiles");
+        foreach (var file in info.JournalFiles)
+        {
+            writer.WriteStartObject();
+            writer.WriteNumber("number", file.Number);
+            writer.WriteNumber("bytes", file.Bytes);
+            writer.WriteString("state", file.State);
+            writer.WriteEndObject();
+        }
+
+        writer.WriteEndArray();
+        writer.WriteStartObject("lock");
+        writer.WriteBoolean("isHeld", info.Lock.IsHeld);
+        WriteNullable(writer, "processId", info.Lock.ProcessId);
+        writer.WriteString("processName", info.Lock.ProcessName);
+        writer.WriteString("durability", info.Lock.Durability?.ToString());
+        writer.WriteString("openedAt", info.Lock.OpenedAt?.ToString("O", System.Globalization.CultureInfo.InvariantCulture));
+        writer.WriteEndObject();
+        writer.WriteStartArray("problems");
+        foreach (var problem in info.Problems)
+        {
+            writer.WriteStringValue(problem);
+        }
+
+        writer.WriteEndArray();
+        writer.WriteEndObject();
+    }
+
+    private static void WriteNullable(Utf8JsonWriter writer, string name, long? value)
+    {
+        if (value is { } number)
+        {
+            writer.WriteNumber(name, number);
+        }
+        else
+        {
+            writer.WriteNull(name);
+        }
     }
 }
