@@ -6,7 +6,7 @@ namespace Voron.Tool;
 /// <summary>
 /// Progress of a long command on standard error, shared by every command that needs it: a
 /// Spectre.Console bar per phase when standard error is a terminal (<see cref="ToolConsole.Interactive"/>),
-/// otherwise a plain line when a phase begins and at most one every <see cref="PlainInterval"/>
+/// otherwise a plain line when a phase begins, when it ends, and at most one every <see cref="PlainInterval"/> between
 /// (logs stay short). The operation reports <see cref="ProgressStep"/>s from any thread.
 /// </summary>
 internal static class ToolProgress
@@ -42,17 +42,20 @@ internal static class ToolProgress
         private readonly Lock _lock = new();
         private readonly Stopwatch _sinceLine = Stopwatch.StartNew();
         private string? _phase;
+        private long _lastDone = -1;
 
         public void Report(ProgressStep value)
         {
             lock (_lock)
             {
-                if (value.Phase == _phase && _sinceLine.Elapsed < PlainInterval)
+                var finished = value.Total > 0 && value.Done >= value.Total;
+                if (value.Phase == _phase && (_lastDone == value.Done || (!finished && _sinceLine.Elapsed < PlainInterval)))
                 {
-                    return;
+                    return; // a phase's first and last reports are printed, and one every PlainInterval between
                 }
 
                 _phase = value.Phase;
+                _lastDone = value.Done;
                 _sinceLine.Restart();
                 error.WriteLine(value.Total > 0
                     ? $"{value.Phase}: {value.Done:N0} of {value.Total:N0} {value.Unit} ({100.0 * value.Done / value.Total:F0}%)"
