@@ -46,7 +46,7 @@ internal sealed class SqlResultPrinter(ToolConsole console, bool json)
         await console.Out.WriteLineAsync(rows == 1 ? "1 row" : $"{rows} rows").ConfigureAwait(false);
     }
 
-    public Task PrintChangesAsync(int changes) =>
+    public Task PrintChangesAsync(long changes) =>
         console.Out.WriteLineAsync(json ? $"{{\"changes\":{changes}}}" : changes == 1 ? "1 row changed" : $"{changes} rows changed");
 
     /// <summary>A value as the table shows it.</summary>

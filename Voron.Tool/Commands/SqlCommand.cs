@@ -1,5 +1,6 @@
 using System.CommandLine;
 using Microsoft.Data.Sqlite;
+using SQLitePCL;
 using Voron.SqliteVfs;
 
 namespace Voron.Tool.Commands;
@@ -80,6 +81,9 @@ internal static class SqlCommand
 
     private static async Task RunStatementAsync(SqliteConnection connection, string sql, SqlResultPrinter printer, CancellationToken cancellationToken)
     {
+        // Rows changed: the difference of sqlite3_total_changes, not the reader's RecordsAffected,
+        // which after a statement that changes no rows (CREATE, VACUUM) repeats the previous count.
+        var changesBefore = raw.sqlite3_total_changes(connection.Handle);
         await using var command = connection.CreateCommand();
         command.CommandText = sql;
         await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
@@ -96,7 +100,7 @@ internal static class SqlCommand
 
         if (!printed)
         {
-            await printer.PrintChangesAsync(Math.Max(0, reader.RecordsAffected)).ConfigureAwait(false);
+            await printer.PrintChangesAsync(raw.sqlite3_total_changes(connection.Handle) - changesBefore).ConfigureAwait(false);
         }
     }
 
