@@ -66,4 +66,20 @@ public sealed class BackupCommandTests
             Assert.Contains("BackupAsync", locked.Error); // the message says how a running application backs up
         }
     }
+
+    [Fact]
+    public async Task On_a_terminal_progress_is_drawn_on_standard_error_and_standard_output_keeps_only_the_result()
+    {
+        using var temp = new TempDirectory();
+        var store = temp.Combine("store");
+        TestStores.CreateClean(store);
+        var output = new StringWriter();
+        var error = new StringWriter();
+        var console = new ToolConsole(output, error, new StringReader(""), Interactive: true);
+        var exit = await VoronTool.RunAsync(["backup", store, temp.Combine("backup")], console, CancellationToken.None);
+        Assert.True(exit == ExitCodes.Ok, error.ToString());
+        Assert.Contains("verify", error.ToString()); // the bars' descriptions
+        Assert.StartsWith("backup:", output.ToString(), StringComparison.Ordinal);
+        Assert.DoesNotContain("verify (", output.ToString());
+    }
 }
