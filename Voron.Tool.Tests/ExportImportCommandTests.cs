@@ -114,6 +114,20 @@ public sealed class ExportImportCommandTests
     }
 
     [Fact]
+    public async Task Only_the_first_rejections_are_printed_and_the_rest_counted()
+    {
+        using var temp = new TempDirectory();
+        var file = temp.Combine("bad.jsonl");
+        await File.WriteAllLinesAsync(file, Enumerable.Range(1, Commands.ImportCommand.RejectionsShown + 5).Select(i => $$"""{"n":{{i}}}"""));
+        var run = await ToolRun.RunAsync("import", temp.Combine("store"), file);
+        Assert.Equal(ExitCodes.Failed, run.ExitCode);
+        Assert.Contains($"imported 0 documents, rejected {Commands.ImportCommand.RejectionsShown + 5} lines", run.Error);
+        Assert.Contains($"line {Commands.ImportCommand.RejectionsShown}:", run.Error);
+        Assert.DoesNotContain($"line {Commands.ImportCommand.RejectionsShown + 1}:", run.Error);
+        Assert.Contains("... and 5 more rejected lines", run.Error);
+    }
+
+    [Fact]
     public async Task Import_of_a_missing_file_or_into_a_directory_that_is_not_a_store_is_a_usage_error()
     {
         using var temp = new TempDirectory();

@@ -39,6 +39,10 @@ internal static class ResultPrinter
         return unit == 0 ? $"{bytes:F0} bytes" : string.Create(CultureInfo.InvariantCulture, $"{bytes:F1} {units[unit]}");
     }
 
+    /// <summary>A count and its noun: <c>1 document</c>, <c>1,000 documents</c>.</summary>
+    public static string Count(long count, string noun) =>
+        string.Create(CultureInfo.InvariantCulture, $"{count:N0} {noun}{(count == 1 ? "" : "s")}");
+
     /// <summary>A duration in seconds with milliseconds (<c>0.123 s</c>).</summary>
     public static string Seconds(TimeSpan duration) => string.Create(CultureInfo.InvariantCulture, $"{duration.TotalSeconds:F3} s");
 

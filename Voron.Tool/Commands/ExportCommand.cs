@@ -63,7 +63,7 @@ internal static class ExportCommand
         var rate = ResultPrinter.PerSecond(exported.Documents, exported.Duration);
         var bytesRate = ResultPrinter.PerSecond(exported.Bytes, exported.Duration);
         await console.Error.WriteLineAsync(
-            $"exported {exported.Documents:N0} documents, {ResultPrinter.Bytes(exported.Bytes)}, in {ResultPrinter.Seconds(exported.Duration)}" +
+            $"exported {ResultPrinter.Count(exported.Documents, "document")}, {ResultPrinter.Bytes(exported.Bytes)}, in {ResultPrinter.Seconds(exported.Duration)}" +
             (rate is { } r && bytesRate is { } b ? $" ({r:N0} documents/s, {ResultPrinter.Human(b)}/s)" : "") +
             $"; snapshot: transaction {exported.TransactionId}" + (output != null ? $"; file: {Path.GetFullPath(output)}" : "")).ConfigureAwait(false);
         return ExitCodes.Ok;

@@ -47,7 +47,7 @@ internal static class ImportCommand
         var rate = ResultPrinter.PerSecond(imported.Imported, imported.Duration);
         var error = console.Error;
         await error.WriteLineAsync(
-            $"imported {imported.Imported:N0} documents, rejected {imported.Rejected:N0} lines, in {ResultPrinter.Seconds(imported.Duration)}" +
+            $"imported {ResultPrinter.Count(imported.Imported, "document")}, rejected {ResultPrinter.Count(imported.Rejected, "line")}, in {ResultPrinter.Seconds(imported.Duration)}" +
             (rate is { } r ? $" ({r:N0} documents/s)" : "")).ConfigureAwait(false);
         foreach (var rejection in imported.Rejections.Take(RejectionsShown))
         {
@@ -57,7 +57,7 @@ internal static class ImportCommand
         var unshown = imported.Rejected - Math.Min(imported.Rejections.Count, RejectionsShown);
         if (unshown > 0)
         {
-            await error.WriteLineAsync($"  ... and {unshown:N0} more rejected lines").ConfigureAwait(false);
+            await error.WriteLineAsync($"  ... and {ResultPrinter.Count(unshown, "more rejected line")}").ConfigureAwait(false);
         }
 
         return imported.Rejected == 0 ? ExitCodes.Ok : ExitCodes.Failed;
