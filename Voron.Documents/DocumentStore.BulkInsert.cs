@@ -34,16 +34,46 @@ public sealed partial class DocumentStore
         ThrowIfDisposed();
         var type = DocumentType.For(typeInfo);
         var operation = Telemetry.Start(DocumentsDiagnostics.Operations.BulkInsert, type.Collection);
+        try
+        {
+            var written = await BulkWriteAsync(PrepareAll(documents, type, cancellationToken), progress, cancellationToken).ConfigureAwait(false);
+            Telemetry.RecordWritten(type.Collection, written);
+            operation.Complete((int)Math.Min(written, int.MaxValue));
+            return written;
+        }
+        catch (Exception e)
+        {
+            operation.Fail(e);
+            throw;
+        }
+    }
+
+    private async IAsyncEnumerable<PreparedWrite> PrepareAll<T>(IAsyncEnumerable<T> documents, DocumentType type, [EnumeratorCancellation] CancellationToken cancellationToken)
+        where T : class
+    {
+        await foreach (var entity in documents.WithCancellation(cancellationToken).ConfigureAwait(false))
+        {
+            ArgumentNullException.ThrowIfNull(entity, nameof(documents));
+            yield return Prepare(entity, type);
+        }
+    }
+
+    /// <summary>
+    /// The bulk-insert machinery over prepared writes (typed documents, or raw JSON from
+    /// <see cref="ImportAsync"/>): batches of <see cref="DocumentStoreOptions.BulkInsertBatchSize"/>,
+    /// one transaction each, the next batch prepared while one is in flight; within a batch a
+    /// repeated id keeps its last write. Returns the number of documents written.
+    /// </summary>
+    internal async Task<long> BulkWriteAsync(IAsyncEnumerable<PreparedWrite> writes, IProgress<long>? progress, CancellationToken cancellationToken)
+    {
         long written = 0;
         Task<WriteResult[]>? inFlight = null;
         var batch = new List<PreparedWrite>();
         var positions = new Dictionary<string, int>(StringComparer.Ordinal);
         try
         {
-            await foreach (var entity in documents.WithCancellation(cancellationToken).ConfigureAwait(false))
+            await foreach (var write in writes.WithCancellation(cancellationToken).ConfigureAwait(false))
             {
-                ArgumentNullException.ThrowIfNull(entity, nameof(documents));
-                var write = Prepare(entity, type);
                 if (positions.TryGetValue(write.Id, out var position))
                 {
                     batch[position] = write; // a duplicate id within a batch: the last one wins
@@ -64,22 +94,21 @@ public sealed partial class DocumentStore
             }
 
             written += await CompleteAsync(inFlight, progress, written).ConfigureAwait(false);
+            inFlight = null;
             if (batch.Count > 0)
             {
                 written += await CompleteAsync(SubmitAsync(batch, cancellationToken), progress, written).ConfigureAwait(false);
             }
 
-            Telemetry.RecordWritten(type.Collection, written);
-            operation.Complete((int)Math.Min(written, int.MaxValue));
             return written;
         }
-        catch (Exception e)
+        catch (Exception)
         {
             if (inFlight != null)
             {
                 try
                 {
-                    written += (await inFlight.ConfigureAwait(false)).Length; // let the batch in flight finish before reporting
+                    await inFlight.ConfigureAwait(false); // let the batch in flight finish before reporting
                 }
                 catch (Exception)
                 {
@@ -87,7 +116,6 @@ public sealed partial class DocumentStore
                 }
             }
 
-            operation.Fail(e);
             throw;
         }
     }
@@ -137,6 +165,29 @@ public sealed partial class DocumentStore
             Record = DocumentRecord.Build(type.CollectionBytes, json, Options.CompressionThresholdBytes),
             Json = json,
             ExpectedVersion = generated ? 0 : null,
+            GeneratedNumber = number,
+            GeneratedPrefix = prefix,
+        };
+    }
+
+    /// <summary>
+    /// A prepared write of raw JSON (an import line without its <c>@metadata</c>): the id and
+    /// collection already validated, the JSON one object within the size limit. Raises the id
+    /// counters as an explicit id does (I5); no expected version (an existing document is replaced).
+    /// </summary>
+    internal PreparedWrite PrepareRaw(string id, byte[] idBytes, string collection, byte[] collectionBytes, byte[] json)
+    {
+        var (number, prefix) = PreparedWrite.GeneratedShape(id);
+        Ids.ObserveId(id); // I5: whatever the collection
+        return new PreparedWrite
+        {
+            Id = id,
+            IdBytes = idBytes,
+            Collection = collection,
+            CollectionBytes = collectionBytes,
+            Record = DocumentRecord.Build(collectionBytes, json, Options.CompressionThresholdBytes),
+            Json = json,
+            ExpectedVersion = null,
             GeneratedNumber = number,
             GeneratedPrefix = prefix,
         };

@@ -96,6 +96,7 @@ internal sealed partial class InvariantIds
         ["T"] = "Core: transactions",
         ["V"] = "SqliteVfs: database layer (locks, snapshots, commits)",
         ["VT"] = "SqliteVfs: native bridge of virtual-table modules",
+        ["XP"] = "Documents: export and import (JSON Lines)",
     };
 
     /// <summary>Tokens that look like ids of a defined prefix but are not: C23 is the C language standard.</summary>
