@@ -1,15 +1,96 @@
 using System.CommandLine;
+using System.Text;
+using Voron.Documents;
 
 namespace Voron.Tool.Commands;
 
-/// <summary><c>voron export</c>: not built yet (issue 26).</summary>
+/// <summary>
+/// <c>voron export &lt;store&gt; [--collection C] [--output FILE]</c>: the documents of one snapshot as
+/// JSON Lines (<see cref="DocumentStore.ExportAsync"/>) on standard output or into a file; the
+/// summary on standard error, so the output is only the documents.
+/// </summary>
 internal static class ExportCommand
 {
     public static Command Create(ToolConsole console)
     {
-        var command = new Command("export", "not built yet");
-        command.SetAction(int (_) => throw new ToolException(ExitCodes.Failed, "voron export is not built yet."));
-        _ = console;
+        var store = new Argument<string>("store") { Description = "the store's directory" };
+        var collection = new Option<string?>("--collection", "-c") { Description = "export only this collection", HelpName = "C" };
+        var output = new Option<string?>("--output", "-o") { Description = "write to this file (replaced if it exists) instead of standard output", HelpName = "FILE" };
+        var command = new Command("export", "write every document (or one collection's) as JSON Lines with @metadata") { store, collection, output };
+        command.SetAction((result, cancellationToken) =>
+            RunAsync(console, result.GetValue(store)!, result.GetValue(collection), result.GetValue(output), cancellationToken));
         return command;
+    }
+
+    private static async Task<int> RunAsync(ToolConsole console, string store, string? collection, string? output, CancellationToken cancellationToken)
+    {
+        using var environment = StoreAccess.OpenEnvironment(store);
+        await using var documents = StoreAccess.OpenDocumentsIfAny(environment) ??
+            throw new ToolException(ExitCodes.Usage, $"The store '{store}' holds no documents (no {StoreAccess.DocumentsTree} tree): there is nothing to export. voron stat shows what it holds.");
+        if (collection != null)
+        {
+            await RequireCollectionAsync(documents, collection, cancellationToken).ConfigureAwait(false);
+        }
+
+        DocumentExportResult exported;
+        if (output != null)
+        {
+            var file = new FileStream(Path.GetFullPath(output), FileMode.Create, FileAccess.Write, FileShare.Read, 1 << 16, FileOptions.Asynchronous);
+            await using (file.ConfigureAwait(false))
+            {
+                exported = await ExportAsync(console, documents, file, collection, cancellationToken).ConfigureAwait(false);
+            }
+        }
+        else if (console.OpenRawOut is { } openRawOut)
+        {
+            // Bytes straight to standard output: no decoding to text and back.
+            await console.Out.FlushAsync(cancellationToken).ConfigureAwait(false);
+            var raw = new BufferedStream(openRawOut(), 1 << 16);
+            await using (raw.ConfigureAwait(false))
+            {
+                exported = await ExportAsync(console, documents, raw, collection, cancellationToken).ConfigureAwait(false);
+            }
+        }
+        else
+        {
+            // Standard output is a TextWriter only (tests): buffer, then write the text.
+            using var buffer = new MemoryStream();
+            exported = await ExportAsync(console, documents, buffer, collection, cancellationToken).ConfigureAwait(false);
+            await console.Out.WriteAsync(Encoding.UTF8.GetString(buffer.GetBuffer(), 0, (int)buffer.Length)).ConfigureAwait(false);
+            await console.Out.FlushAsync(cancellationToken).ConfigureAwait(false);
+        }
+
+        var rate = ResultPrinter.PerSecond(exported.Documents, exported.Duration);
+        var bytesRate = ResultPrinter.PerSecond(exported.Bytes, exported.Duration);
+        await console.Error.WriteLineAsync(
+            $"exported {ResultPrinter.Count(exported.Documents, "document")}, {ResultPrinter.Bytes(exported.Bytes)}, in {ResultPrinter.Seconds(exported.Duration)}" +
+            (rate is { } r && bytesRate is { } b ? $" ({r:N0} documents/s, {ResultPrinter.Human(b)}/s)" : "") +
+            $"; snapshot: transaction {exported.TransactionId}" + (output != null ? $"; file: {Path.GetFullPath(output)}" : "")).ConfigureAwait(false);
+        return ExitCodes.Ok;
+    }
+
+    private static Task<DocumentExportResult> ExportAsync(ToolConsole console, DocumentStore documents, Stream destination, string? collection,
+        CancellationToken cancellationToken) =>
+        ToolProgress.RunAsync(console, progress => documents.ExportAsync(destination, new DocumentExportOptions
+        {
+            Collection = collection,
+            Progress = new Forwarder<long>(written => progress.Report(new ProgressStep("export", written, 0, "documents"))),
+        }, cancellationToken));
+
+    /// <summary>A usage error listing the collections there are, unless <paramref name="collection"/> holds a document.</summary>
+    private static async Task RequireCollectionAsync(DocumentStore documents, string collection, CancellationToken cancellationToken)
+    {
+        await using (var session = documents.OpenSession())
+        {
+            if (await session.QueryRaw(collection).AllowScan().Take(1).AnyAsync(cancellationToken).ConfigureAwait(false))
+            {
+                return; // the cheap answer; the listing below scans the store
+            }
+        }
+
+        var names = documents.GetStatistics().Collections.Select(c => c.Name).ToList();
+        throw new ToolException(ExitCodes.Usage,
+            $"The store has no collection '{collection}' (names are case-sensitive). Its collections: " +
+            (names.Count == 0 ? "none." : string.Join(", ", names) + "."));
     }
 }
