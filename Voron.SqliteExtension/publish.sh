@@ -23,6 +23,6 @@ if grep -E "warning IL[0-9]{4}" "$log"; then
     rm -rf "$work"
     exit 1
 fi
-cp "$work/bin/voron.so" "$out/voron.so"
+cp "$work/bin/Voron.SqliteExtension.so" "$out/voron.so"
 rm -rf "$work"
 ls -l "$out/voron.so"
