@@ -11,7 +11,7 @@ public sealed partial class StorageEnvironment
     /// without opening it: nothing is written, recovered or locked. Throws
     /// <see cref="DirectoryNotFoundException"/> when the directory does not exist,
     /// <see cref="InvalidDataException"/> when it holds no store files,
-    /// <see cref="FormatVersionException"/> for a store of another format version, and
+    /// <see cref="FormatVersionException"/> for a store of a newer format version (a format-1 store is described), and
     /// <see cref="CorruptionException"/> when neither header copy is valid; any other damage found
     /// (a torn journal tail, a damaged record or header copy) is a sentence in <see cref="StoreInfo.Problems"/>.
     /// </summary>

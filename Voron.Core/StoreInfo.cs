@@ -7,7 +7,7 @@ namespace Voron;
 /// </summary>
 /// <param name="Directory">The store's directory, as given.</param>
 /// <param name="FormatVersion">The format version of the newest valid header copy.</param>
-/// <param name="PageSize">The page size in bytes written in the header.</param>
+/// <param name="PageSize">The page size in bytes: 8,192, which every valid header copy states (HF3).</param>
 /// <param name="StoreId">The store's random id (hex), fixed when the store was created.</param>
 /// <param name="HeaderRevision">The newest valid header copy's revision (incremented by every header write).</param>
 /// <param name="LastSyncedTransactionId">Every transaction up to this one is in the data file, synced.</param>

@@ -27,6 +27,7 @@ public sealed class StoreLockedException : IOException
     public StoreLockInfo? Holder { get; }
 
     private static string Describe(StoreLockInfo? holder) => holder?.ProcessId is { } pid
-        ? holder.ProcessName is { Length: > 0 } name ? $"process {pid} ({name})" : $"process {pid}"
+        ? pid == Environment.ProcessId ? $"another StorageEnvironment in this process ({pid})"
+        : holder.ProcessName is { Length: > 0 } name ? $"process {pid} ({name})" : $"process {pid}"
         : "another process or another StorageEnvironment in this process";
 }

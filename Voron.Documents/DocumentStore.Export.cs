@@ -17,9 +17,12 @@ namespace Voron.Documents;
 //   XP3. An import stores a line's object minus its top-level "@metadata", its other properties
 //        byte for byte in order, so export -> import -> export gives the same lines but for
 //        "@version" and "@last-modified".
-//   XP4. An import line that cannot be stored is counted and reported with its line number and
-//        the import goes on; a repeated id is not refused: the later line replaces the earlier
-//        one (bulk insert's rule).
+//   XP4. An import line that cannot be stored on its own (not JSON, no valid @id or
+//        @collection, too large) is counted and reported with its line number and the import
+//        goes on; a repeated id is not refused: the later line replaces the earlier one (bulk
+//        insert's rule). What only the store can refuse — an id stored in another collection, a
+//        unique index's value taken — ends the import as it ends a bulk insert: the batches
+//        before it stay stored, and the exception names the document.
 
 public sealed partial class DocumentStore
 {

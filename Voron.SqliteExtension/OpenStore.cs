@@ -109,6 +109,12 @@ internal static class OpenStore
             throw new ExtensionException($"voron: '{path}' is not a Voron store: it has no voron.data and no header file (headers.one, headers.two).");
         }
 
+        if (File.Exists(Path.Combine(full, "voron.backup")))
+        {
+            // Opening a backup writes to it, after which a point-in-time restore refuses it (BK1, PointInTimeRestore).
+            throw new ExtensionException($"voron: '{path}' is a backup (it holds voron.backup): opening it would change it. Restore it into a new directory first (voron restore <backup> <directory>).");
+        }
+
         return full;
     }
 

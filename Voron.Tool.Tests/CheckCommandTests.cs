@@ -19,7 +19,8 @@ public sealed class CheckCommandTests(DamageFixture stores) : IClassFixture<Dama
         Assert.Contains("the store holds no documents", run.Out, StringComparison.Ordinal);
         Assert.Contains("the store holds no SQLite database", run.Out, StringComparison.Ordinal);
         Assert.Contains("No damage found.", run.Out, StringComparison.Ordinal);
-        Assert.Contains("checking pages and trees", run.Error, StringComparison.Ordinal); // progress goes to standard error
+        Assert.Contains("check pages and trees:", run.Error, StringComparison.Ordinal); // progress goes to standard error
+        Assert.Matches(@"files:\s+ok, \d+ files, transaction \d+, 0 transactions in the journal past the data file \(\d+\.\d\d s\)", run.Out);
     }
 
     [Fact]
@@ -35,7 +36,9 @@ public sealed class CheckCommandTests(DamageFixture stores) : IClassFixture<Dama
         Assert.False(parsed.RootElement.GetProperty("damaged").GetBoolean());
         var stages = parsed.RootElement.GetProperty("stages").EnumerateArray()
             .ToDictionary(s => s.GetProperty("name").GetString()!, s => (Status: s.GetProperty("status").GetString(), Detail: s.GetProperty("detail").GetString()!));
-        Assert.Equal(["open", "pages and trees", "documents", "sqlite shop"], stages.Keys);
+        Assert.Equal(["files", "open", "pages and trees", "documents", "sqlite shop"], stages.Keys);
+        Assert.True(parsed.RootElement.GetProperty("complete").GetBoolean());
+        Assert.All(parsed.RootElement.GetProperty("stages").EnumerateArray(), s => Assert.True(s.GetProperty("seconds").GetDouble() >= 0));
         Assert.All(stages.Values, stage => Assert.Equal("ok", stage.Status));
         Assert.StartsWith($"{TestStores.Orders + TestStores.Customers} documents in 2 collections, 1 index with {TestStores.Orders} entries", stages["documents"].Detail, StringComparison.Ordinal);
         Assert.StartsWith("integrity_check ok", stages["sqlite shop"].Detail, StringComparison.Ordinal);
@@ -63,8 +66,8 @@ public sealed class CheckCommandTests(DamageFixture stores) : IClassFixture<Dama
         var exit = await VoronTool.RunAsync(["check", store], new ToolConsole(output, error, new StringReader(""), Interactive: true), CancellationToken.None);
 
         Assert.True(exit == ExitCodes.Ok, $"{output}\n{error}");
-        Assert.StartsWith("open:", output.ToString(), StringComparison.Ordinal);
-        Assert.Contains("checking pages and trees", error.ToString(), StringComparison.Ordinal);
-        Assert.DoesNotContain("checking", output.ToString(), StringComparison.Ordinal);
+        Assert.StartsWith("files:", output.ToString(), StringComparison.Ordinal);
+        Assert.Contains("check pages and trees", error.ToString(), StringComparison.Ordinal);
+        Assert.DoesNotContain("check pages and trees", output.ToString(), StringComparison.Ordinal);
     }
 }

@@ -15,12 +15,19 @@ internal static class CheckSqlite
     /// <summary>The most lines of a failed integrity_check the report repeats.</summary>
     private const int MaxLines = 10;
 
-    public static IReadOnlyList<CheckStage> Run(StorageEnvironment environment, DocumentStore? documents, CancellationToken cancellationToken)
+    private const int SqliteIoError = 10;
+    private const int SqliteCorrupt = 11;
+    private const int SqliteNotADatabase = 26;
+
+    /// <summary>Checks every database, giving <paramref name="add"/> one stage each as it finishes.</summary>
+    /// <param name="documentsFailed">True when the store has documents that could not be opened: a database with voron_docs tables cannot be opened then, and is reported skipped, not failed.</param>
+    public static void Run(StorageEnvironment environment, DocumentStore? documents, bool documentsFailed, Action<CheckStage> add, CancellationToken cancellationToken)
     {
         var databases = InspectSqlite.List(environment).Where(file => file.IsDatabase || file.Damage != null).ToList();
         if (databases.Count == 0)
         {
-            return [new CheckStage("sqlite", CheckStage.Skipped, "the store holds no SQLite database")];
+            add(new CheckStage("sqlite", CheckStage.Skipped, "the store holds no SQLite database"));
+            return;
         }
 
         var vfs = "voron-check-" + Guid.NewGuid().ToString("N");
@@ -30,17 +37,14 @@ internal static class CheckSqlite
             registration.UseDocuments(documents);
         }
 
-        var stages = new List<CheckStage>();
         foreach (var database in databases)
         {
             cancellationToken.ThrowIfCancellationRequested();
-            stages.Add(CheckOne(vfs, database));
+            add(CheckOne(vfs, database, documentsFailed));
         }
-
-        return stages;
     }
 
-    private static CheckStage CheckOne(string vfs, InspectSqlite.PageFileInfo database)
+    private static CheckStage CheckOne(string vfs, InspectSqlite.PageFileInfo database, bool documentsFailed)
     {
         var stage = $"sqlite {database.Name}";
         if (database.Damage is { } damage)
@@ -72,11 +76,21 @@ internal static class CheckSqlite
             var shown = string.Join("; ", lines.Take(MaxLines)) + (lines.Count > MaxLines ? $"; ... ({lines.Count} lines)" : "");
             return new CheckStage(stage, CheckStage.Damaged, $"integrity_check: {shown}", database.Name);
         }
-        catch (SqliteException e)
+        catch (SqliteException e) when (e.SqliteErrorCode is SqliteIoError or SqliteCorrupt or SqliteNotADatabase)
         {
             // The VFS turns a store page that fails its checksum into an I/O error; SQLite reports
-            // a malformed database as SQLITE_CORRUPT: both are damage to this database.
+            // a malformed database as SQLITE_CORRUPT or SQLITE_NOTADB: all are damage to this database.
             return new CheckStage(stage, CheckStage.Damaged, $"SQLite error {e.SqliteErrorCode}: {e.Message}", database.Name);
+        }
+        catch (SqliteException) when (documentsFailed)
+        {
+            return new CheckStage(stage, CheckStage.Skipped, "its schema needs the documents (voron_docs), which could not be opened (above)", database.Name);
+        }
+        catch (SqliteException e)
+        {
+            // Anything else (busy, out of memory, a voron_docs table whose documents did not open)
+            // stops the check of this database without saying it is damaged.
+            return new CheckStage(stage, CheckStage.Failed, $"SQLite error {e.SqliteErrorCode}: {e.Message}", database.Name);
         }
     }
 }

@@ -45,7 +45,7 @@ internal static class DumpFormat
     /// </summary>
     public static byte[] ParsePrefix(string prefix)
     {
-        if (!prefix.StartsWith("0x", StringComparison.OrdinalIgnoreCase))
+        if (!prefix.StartsWith("0x", StringComparison.Ordinal)) // as AsText: only a lowercase 0x is the hex form
         {
             return Encoding.UTF8.GetBytes(prefix);
         }

@@ -12,11 +12,16 @@ internal static class StoreAccess
     /// <summary>The tree every document store has (Voron.Documents' "@docs").</summary>
     public const string DocumentsTree = "@docs";
 
+    /// <summary>The manifest that makes a directory a backup (Voron.Core's Backup/BackupManifest.cs, BK1).</summary>
+    public const string BackupManifest = "voron.backup";
+
     /// <summary>
     /// Throws a usage error unless <paramref name="path"/> is a directory holding a store (its data
-    /// file or a header copy). Returns the full path.
+    /// file or a header copy), and, unless <paramref name="allowBackup"/>, one that is not a backup:
+    /// opening a backup writes to it (the lock record, recovery, any change), after which a
+    /// point-in-time restore refuses it. Returns the full path.
     /// </summary>
-    public static string RequireStore(string path)
+    public static string RequireStore(string path, bool allowBackup = false)
     {
         var full = Path.GetFullPath(path);
         if (!Directory.Exists(full))
@@ -32,6 +37,13 @@ internal static class StoreAccess
                 $"'{path}' is not a Voron store: it has no voron.data and no header file (headers.one, headers.two).");
         }
 
+        if (!allowBackup && File.Exists(Path.Combine(full, BackupManifest)))
+        {
+            throw new ToolException(ExitCodes.Usage,
+                $"'{path}' is a backup (it holds {BackupManifest}): opening it would change it, and a point-in-time restore would refuse it afterwards. " +
+                "Restore it into a new directory and work there: voron restore <backup> <new directory>. voron info reads a backup without changing it.");
+        }
+
         return full;
     }
 
@@ -40,6 +52,15 @@ internal static class StoreAccess
     /// opposed to a store that cannot be opened for another reason (held, newer, unreadable).
     /// </summary>
     public static bool IsDamage(Exception e) => e is CorruptionException or InvalidDataException;
+
+    /// <summary>
+    /// True for what an integrity check throws for a broken rule: damage (<see cref="IsDamage"/>)
+    /// or the <see cref="InvalidOperationException"/> that StorageEnvironment.CheckIntegrity and
+    /// DocumentStore.CheckIntegrity throw for a violated invariant. Anything else (a disposed
+    /// object, an I/O error, a bug) says nothing about the store's bytes.
+    /// </summary>
+    public static bool IsViolation(Exception e) =>
+        IsDamage(e) || (e.GetType() == typeof(InvalidOperationException));
 
     /// <summary>Opens the store in <paramref name="path"/> (which must exist, <see cref="RequireStore"/>).</summary>
     public static StorageEnvironment OpenEnvironment(string path) =>

@@ -78,6 +78,7 @@ internal static class VoronTool
         CorruptionException corruption => (ExitCodes.Damage,
             $"Damage: {corruption.Reason}\n  file:   {corruption.File}\n  offset: {corruption.Offset}\n" +
             $"Run voron check on the store for a full report. {DamageAdvice}"),
+        InvalidDataException invalid => (ExitCodes.Damage, $"Damage: {invalid.Message}\nRun voron check on the store for a full report. {DamageAdvice}"),
         DirectoryNotFoundException missing => (ExitCodes.Usage, $"{missing.Message} Check the path (a store is the directory the application opened)."),
         UnauthorizedAccessException denied => (ExitCodes.Failed, $"{denied.Message} Run the tool as a user who can read and write the store's files."),
         IOException io => (ExitCodes.Failed, $"I/O error: {io.Message}"),

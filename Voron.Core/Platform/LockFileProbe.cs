@@ -13,8 +13,9 @@ namespace Voron.Platform;
 /// held lock refuses, so the file is opened with open(2) and read with pread; the probe is
 /// flock(LOCK_SH | LOCK_NB) on that descriptor, released at once. It holds a shared lock for the
 /// few microseconds between the two calls: an opener whose flock(LOCK_EX | LOCK_NB) falls in that
-/// window gets <see cref="StoreLockedException"/> naming no process, and may retry. (Nothing
-/// cheaper tells: flock has no "test" operation, and /proc/locks needs the file's inode.)</para>
+/// window fails its attempt, and RealFiles.LockExclusive retries (four times over 100 ms) before it
+/// gives up with <see cref="StoreLockedException"/>. (flock has no "test" operation; /proc/locks
+/// would tell without a lock, from the file's inode, but exists on Linux only.)</para>
 /// <para>Windows: the holder opened the file with FileShare.None, so any other open fails with a
 /// sharing violation — that is the probe, and the record cannot be read while the lock is held
 /// (the holder is then unknown).</para>

@@ -75,10 +75,12 @@ internal static class LockFileRecord
             stream.Write(bytes);
             stream.Flush();
         }
-        catch (Exception e) when (e is IOException or UnauthorizedAccessException or NotSupportedException)
+#pragma warning disable CA1031 // LF3: the record only informs; whatever fails writing it (a full disk, a read-only file, the process name unreadable) must not stop the open or leave the lock taken
+        catch (Exception)
         {
-            // A full disk, a read-only file: the store opens all the same.
+            // The store opens all the same.
         }
+#pragma warning restore CA1031
     }
 
     public static byte[] Encode(int processId, string processName, DurabilityMode durability, DateTimeOffset openedAt)

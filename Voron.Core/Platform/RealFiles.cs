@@ -118,13 +118,25 @@ internal static class RealFiles
     /// </summary>
     public static IDisposable LockExclusive(string path)
     {
-        try
+        // LockFileProbe (voron info, StoreLockedException) holds a shared lock for a moment to
+        // learn whether the store is open; an opener arriving in that moment retries four times
+        // over 100 ms rather than failing. A store really open elsewhere fails all of them.
+        const int Attempts = 5;
+        for (var attempt = 1; ; attempt++)
         {
-            return new FileStream(path, CreateOptions(FileMode.OpenOrCreate, FileShare.None));
-        }
-        catch (IOException e) when (e is not FileNotFoundException and not DirectoryNotFoundException)
-        {
-            throw new StoreLockedException(path, LockFileProbe.ReadHolder(path), e);
+            try
+            {
+                return new FileStream(path, CreateOptions(FileMode.OpenOrCreate, FileShare.None));
+            }
+            catch (IOException e) when (e is not FileNotFoundException and not DirectoryNotFoundException)
+            {
+                if (attempt == Attempts)
+                {
+                    throw new StoreLockedException(path, LockFileProbe.ReadHolder(path), e);
+                }
+
+                Thread.Sleep(10 * attempt);
+            }
         }
     }
 }

@@ -12,8 +12,8 @@ namespace Voron.LoadTests.Experiments;
 /// profiles (1,000,000 by default: a data file of about 1.3 GiB), with an index on their city:
 /// <list type="number">
 /// <item><c>voron check</c> against <c>cat</c> of the store's files to <c>/dev/null</c>
-///   (<c>ToolsExperiment.Check.cs</c>): MB/s of the store's bytes, interleaved and repeated; both
-///   read the page cache warm (the store was just written and read).</item>
+///   (<c>ToolsExperiment.Check.cs</c>): MB/s of the store's bytes, interleaved and repeated, both
+///   from a warm page cache and cold (the files dropped from the cache before each run).</item>
 /// <item><c>voron export</c> to a sink (<c>ToolsExperiment.Check.cs</c>): documents/s and MB/s of
 ///   JSON Lines.</item>
 /// <item><c>voron import</c> of that export into an empty store against
@@ -32,6 +32,8 @@ internal sealed partial class ToolsExperiment : IExperiment
     internal const string RunsTable = "runs";
     internal const string Check = "voron check";
     internal const string Cat = "cat > /dev/null";
+    internal const string CheckCold = "voron check (cold)";
+    internal const string CatCold = "cat > /dev/null (cold)";
     internal const string Export = "voron export";
     internal const string BulkApi = "BulkInsertAsync";
     internal const string Import = "voron import";
@@ -110,7 +112,7 @@ internal sealed partial class ToolsExperiment : IExperiment
     /// Runs <c>voron args...</c> in this process, its data output going to <paramref name="output"/>
     /// (a sink when null); throws with what it printed unless it exits 0.
     /// </summary>
-    private static async Task RunToolAsync(Stream? output, params string[] args)
+    private static async Task<string> RunToolAsync(Stream? output, params string[] args)
     {
         using var error = new StringWriter();
         using var text = new StringWriter();
@@ -121,6 +123,8 @@ internal sealed partial class ToolsExperiment : IExperiment
         {
             throw new InvalidOperationException($"voron {string.Join(' ', args)} exited with {exit}:\n{error}\n{text}");
         }
+
+        return text.ToString();
     }
 
     /// <summary>Bytes per second in MB/s (10^6 bytes).</summary>

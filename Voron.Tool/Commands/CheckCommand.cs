@@ -1,4 +1,6 @@
 using System.CommandLine;
+using System.Diagnostics;
+using System.Globalization;
 using System.Text.Json;
 using Voron.Documents;
 
@@ -9,9 +11,11 @@ namespace Voron.Tool.Commands;
 /// journal) and checks every page's checksum and every tree's invariants
 /// (<see cref="StorageEnvironment.CheckIntegrity(IProgress{IntegrityProgress}, CancellationToken)"/>),
 /// the documents against their indexes (<see cref="DocumentStore.CheckIntegrity"/>) and every
-/// SQLite database (<c>PRAGMA integrity_check</c>, <see cref="CheckSqlite"/>). Each stage is
-/// reported; a stage that finds damage does not stop the later ones, except a store that cannot be
-/// opened. Exit 0 when nothing is wrong, 1 with the report when damage is found.
+/// SQLite database (<c>PRAGMA integrity_check</c>, <see cref="CheckSqlite"/>), after a read-only
+/// look at the files (<see cref="StorageEnvironment.Inspect"/>). Each stage is reported; a stage
+/// that finds damage does not stop the later ones, except a store that cannot be opened. Exit 0
+/// when nothing is wrong, 1 with the report when damage is found, 3 when a stage could not run for
+/// a reason that says nothing about the store (an incomplete check).
 /// </summary>
 internal static class CheckCommand
 {
@@ -33,56 +37,95 @@ internal static class CheckCommand
     {
         var directory = StoreAccess.RequireStore(path);
         var stages = new List<CheckStage>();
+        var watch = Stopwatch.StartNew();
+        void Timed(CheckStage stage)
+        {
+            stages.Add(stage with { Seconds = watch.Elapsed.TotalSeconds });
+            watch.Restart();
+        }
+
+        Timed(InspectFiles(directory));
         StorageEnvironment? environment = null;
         try
         {
             environment = StorageEnvironment.Open(StorageEnvironmentOptions.ForDirectory(directory));
-            stages.Add(new CheckStage("open", CheckStage.Ok, $"headers and journal read, transaction {InspectOutput.Count(environment.LastCommittedTransactionId)}"));
+            Timed(new CheckStage("open", CheckStage.Ok, $"headers and journal read, transaction {InspectOutput.Count(environment.LastCommittedTransactionId)}"));
         }
         catch (Exception e) when (StoreAccess.IsDamage(e))
         {
-            stages.Add(CheckStage.FromDamage("open", e));
+            Timed(CheckStage.FromDamage("open", e));
         }
 
         if (environment != null)
         {
             using (environment)
             {
-                stages.Add(CheckPages(console, environment, cancellationToken));
-                await CheckDocumentsAndSqlAsync(environment, stages, cancellationToken).ConfigureAwait(false);
+                Timed(await CheckPagesAsync(console, environment, cancellationToken).ConfigureAwait(false));
+                await CheckDocumentsAndSqlAsync(environment, Timed, cancellationToken).ConfigureAwait(false);
             }
         }
 
         var damaged = stages.Any(stage => stage.Status == CheckStage.Damaged);
+        var failed = stages.Any(stage => stage.Status == CheckStage.Failed);
         if (json)
         {
-            InspectOutput.Json(console.Out, writer => WriteJson(writer, directory, stages, damaged));
+            InspectOutput.Json(console.Out, writer => WriteJson(writer, directory, stages, damaged, failed));
         }
         else
         {
-            WriteReport(console.Out, stages, damaged);
+            WriteReport(console.Out, stages, damaged, failed);
         }
 
-        return damaged ? ExitCodes.Damage : ExitCodes.Ok;
+        return damaged ? ExitCodes.Damage : failed ? ExitCodes.Failed : ExitCodes.Ok;
     }
 
-    private static CheckStage CheckPages(ToolConsole console, StorageEnvironment environment, CancellationToken cancellationToken)
+    private static async Task<CheckStage> CheckPagesAsync(ToolConsole console, StorageEnvironment environment, CancellationToken cancellationToken)
     {
         const string Name = "pages and trees";
         try
         {
-            var report = CheckProgress.Run(console, "checking pages and trees", progress => environment.CheckIntegrity(progress, cancellationToken));
+            var report = await ToolProgress.RunAsync(console, progress => Task.FromResult(environment.CheckIntegrity(
+                new Forwarder<IntegrityProgress>(p => progress.Report(new ProgressStep("check pages and trees", p.PagesChecked, p.TotalPages, "pages"))),
+                cancellationToken))).ConfigureAwait(false);
             return new CheckStage(Name, CheckStage.Ok,
                 $"{InspectOutput.Count(report.Pages, "page", "pages")}, {InspectOutput.Count(report.Trees, "tree", "trees")}, " +
                 $"{InspectOutput.Count(report.Entries, "entry", "entries")}, {InspectOutput.Count(report.FreePages, "free page", "free pages")}");
         }
-        catch (Exception e) when (StoreAccess.IsDamage(e) || e is InvalidOperationException)
+        catch (Exception e) when (StoreAccess.IsViolation(e))
         {
-            return CheckStage.FromDamage(Name, e); // InvalidOperationException: a broken tree or free-space invariant ("Integrity: ...")
+            return CheckStage.FromDamage(Name, e); // InvalidOperationException: a broken tree or free-space invariant ("Integrity: ...", "BT5: ...")
+        }
+        catch (Exception e) when (e is not OperationCanceledException)
+        {
+            return CheckStage.FromFailure(Name, e);
         }
     }
 
-    private static async Task CheckDocumentsAndSqlAsync(StorageEnvironment environment, List<CheckStage> stages, CancellationToken cancellationToken)
+    /// <summary>
+    /// The files as they are before the open recovers anything (<see cref="StorageEnvironment.Inspect"/>,
+    /// read-only): what <c>voron info</c> lists as problems shows here as a warning, since an open
+    /// handles some of them by design (a torn last record a crash left, one torn header copy); the
+    /// stages after the open say whether anything is damage.
+    /// </summary>
+    private static CheckStage InspectFiles(string directory)
+    {
+        const string Name = "files";
+        try
+        {
+            var info = StorageEnvironment.Inspect(directory);
+            var summary = $"{InspectOutput.Count(info.Files.Count, "file", "files")}, transaction {InspectOutput.Count(info.LastTransactionId)}, " +
+                          $"{InspectOutput.Count(info.JournalTransactions, "transaction", "transactions")} in the journal past the data file";
+            return info.Problems.Count == 0
+                ? new CheckStage(Name, CheckStage.Ok, summary)
+                : new CheckStage(Name, CheckStage.Warning, $"{summary}; before the open: {string.Join(" ", info.Problems)}");
+        }
+        catch (Exception e) when (StoreAccess.IsDamage(e))
+        {
+            return CheckStage.FromDamage(Name, e);
+        }
+    }
+
+    private static async Task CheckDocumentsAndSqlAsync(StorageEnvironment environment, Action<CheckStage> add, CancellationToken cancellationToken)
     {
         const string Name = "documents";
         DocumentStore? documents = null;
@@ -90,31 +133,37 @@ internal static class CheckCommand
         {
             if (!StoreAccess.HasDocuments(environment))
             {
-                stages.Add(new CheckStage(Name, CheckStage.Skipped, "the store holds no documents"));
+                add(new CheckStage(Name, CheckStage.Skipped, "the store holds no documents"));
             }
             else
             {
                 documents = DocumentStore.Open(environment);
                 var report = documents.CheckIntegrity();
-                stages.Add(new CheckStage(Name, CheckStage.Ok,
+                add(new CheckStage(Name, CheckStage.Ok,
                     $"{InspectOutput.Count(report.Documents, "document", "documents")} in {InspectOutput.Count(report.Collections, "collection", "collections")}, " +
                     $"{InspectOutput.Count(report.Indexes, "index", "indexes")} with {InspectOutput.Count(report.IndexEntries, "entry", "entries")}, each against its document"));
             }
         }
+        catch (Exception e) when (StoreAccess.IsViolation(e))
+        {
+            add(CheckStage.FromDamage(Name, e)); // a record that fails its checks, or a broken L1..L3 rule ("Integrity: ...")
+        }
         catch (Exception e) when (e is not OperationCanceledException)
         {
-            // Whatever stops the documents from opening or checking in a store whose pages may be
-            // damaged is a finding about this store, reported with the others.
-            stages.Add(CheckStage.FromDamage(Name, e));
+            add(CheckStage.FromFailure(Name, e));
         }
 
         try
         {
-            stages.AddRange(CheckSqlite.Run(environment, documents, cancellationToken));
+            CheckSqlite.Run(environment, documents, documentsFailed: documents == null && StoreAccess.HasDocuments(environment), add, cancellationToken);
+        }
+        catch (Exception e) when (StoreAccess.IsDamage(e))
+        {
+            add(CheckStage.FromDamage("sqlite", e));
         }
         catch (Exception e) when (e is not OperationCanceledException)
         {
-            stages.Add(CheckStage.FromDamage("sqlite", e));
+            add(CheckStage.FromFailure("sqlite", e));
         }
         finally
         {
@@ -125,13 +174,14 @@ internal static class CheckCommand
         }
     }
 
-    private static void WriteReport(TextWriter output, List<CheckStage> stages, bool damaged)
+    private static void WriteReport(TextWriter output, List<CheckStage> stages, bool damaged, bool failed)
     {
         var width = stages.Max(stage => stage.Name.Length) + 2;
         foreach (var stage in stages)
         {
             var status = stage.Status == CheckStage.Damaged ? "DAMAGED" : stage.Status;
-            output.WriteLine($"{(stage.Name + ":").PadRight(width)} {status}, {stage.Detail}");
+            var seconds = stage.Seconds is { } s ? $" ({s.ToString("F2", CultureInfo.InvariantCulture)} s)" : "";
+            output.WriteLine($"{(stage.Name + ":").PadRight(width)} {status}, {stage.Detail}{seconds}");
             if (stage.File != null)
             {
                 output.WriteLine($"{new string(' ', width)}   file:   {stage.File}");
@@ -143,18 +193,21 @@ internal static class CheckCommand
             }
         }
 
-        output.WriteLine(damaged ? "Damage found." : "No damage found.");
+        output.WriteLine(damaged ? "Damage found."
+            : failed ? "No damage found, but a stage could not run (above): the check is incomplete."
+            : "No damage found.");
         if (damaged)
         {
             output.WriteLine(VoronTool.DamageAdvice);
         }
     }
 
-    private static void WriteJson(Utf8JsonWriter writer, string directory, List<CheckStage> stages, bool damaged)
+    private static void WriteJson(Utf8JsonWriter writer, string directory, List<CheckStage> stages, bool damaged, bool failed)
     {
         writer.WriteStartObject();
         writer.WriteString("store", directory);
         writer.WriteBoolean("damaged", damaged);
+        writer.WriteBoolean("complete", !failed);
         writer.WriteStartArray("stages");
         foreach (var stage in stages)
         {
@@ -162,6 +215,11 @@ internal static class CheckCommand
             writer.WriteString("name", stage.Name);
             writer.WriteString("status", stage.Status);
             writer.WriteString("detail", stage.Detail);
+            if (stage.Seconds is { } seconds)
+            {
+                writer.WriteNumber("seconds", Math.Round(seconds, 3));
+            }
+
             writer.WriteString("file", stage.File);
             if (stage.Offset is { } offset)
             {

@@ -15,7 +15,7 @@ internal static class ExportCommand
     {
         var store = new Argument<string>("store") { Description = "the store's directory" };
         var collection = new Option<string?>("--collection", "-c") { Description = "export only this collection", HelpName = "C" };
-        var output = new Option<string?>("--output", "-o") { Description = "write to this file (replaced if it exists) instead of standard output", HelpName = "FILE" };
+        var output = new Option<string?>("--output", "-o") { Description = "write to this file instead of standard output (an existing file is replaced once the export is complete)", HelpName = "FILE" };
         var command = new Command("export", "write every document (or one collection's) as JSON Lines with @metadata") { store, collection, output };
         command.SetAction((result, cancellationToken) =>
             RunAsync(console, result.GetValue(store)!, result.GetValue(collection), result.GetValue(output), cancellationToken));
@@ -35,10 +35,25 @@ internal static class ExportCommand
         DocumentExportResult exported;
         if (output != null)
         {
-            var file = new FileStream(Path.GetFullPath(output), FileMode.Create, FileAccess.Write, FileShare.Read, 1 << 16, FileOptions.Asynchronous);
-            await using (file.ConfigureAwait(false))
+            // Written beside the target and renamed over it once complete: a failed or cancelled
+            // export never leaves a truncated file where an earlier export was.
+            var target = Path.GetFullPath(output);
+            var partial = target + ".partial";
+            try
             {
-                exported = await ExportAsync(console, documents, file, collection, cancellationToken).ConfigureAwait(false);
+                var file = new FileStream(partial, FileMode.Create, FileAccess.Write, FileShare.Read, 1 << 16, FileOptions.Asynchronous);
+                await using (file.ConfigureAwait(false))
+                {
+                    exported = await ExportAsync(console, documents, file, collection, cancellationToken).ConfigureAwait(false);
+                    file.Flush(flushToDisk: true);
+                }
+
+                File.Move(partial, target, overwrite: true);
+            }
+            catch
+            {
+                File.Delete(partial);
+                throw;
             }
         }
         else if (console.OpenRawOut is { } openRawOut)
@@ -82,9 +97,16 @@ internal static class ExportCommand
     {
         await using (var session = documents.OpenSession())
         {
-            if (await session.QueryRaw(collection).AllowScan().Take(1).AnyAsync(cancellationToken).ConfigureAwait(false))
+            try
             {
-                return; // the cheap answer; the listing below scans the store
+                if (await session.QueryRaw(collection).AllowScan().Take(1).AnyAsync(cancellationToken).ConfigureAwait(false))
+                {
+                    return; // the cheap answer; the listing below scans the store
+                }
+            }
+            catch (ArgumentException e)
+            {
+                throw new ToolException(ExitCodes.Usage, $"'{collection}' is not a collection name: {e.Message}", e);
             }
         }
 

@@ -36,13 +36,30 @@ internal static class ImportCommand
             await console.Error.WriteLineAsync($"created the store '{directory}'").ConfigureAwait(false);
         }
 
-        var imported = await ToolProgress.RunAsync(console, progress => documents.ImportAsync(counted, new DocumentImportOptions
+        long linesRead = 0;
+        DocumentImportResult imported;
+        try
         {
-            Progress = new Forwarder<long>(lines => progress.Report(length is { } total
-                ? new ProgressStep("import", counted.BytesRead, total, $"bytes, {lines:N0} lines")
-                : new ProgressStep("import", lines, 0, "lines"))),
-            MaxRejectionsKept = RejectionsShown,
-        }, cancellationToken)).ConfigureAwait(false);
+            imported = await ToolProgress.RunAsync(console, progress => documents.ImportAsync(counted, new DocumentImportOptions
+            {
+                Progress = new Forwarder<long>(lines =>
+                {
+                    linesRead = lines;
+                    progress.Report(length is { } total
+                        ? new ProgressStep("import", counted.BytesRead, total, $"bytes, {lines:N0} lines")
+                        : new ProgressStep("import", lines, 0, "lines"));
+                }),
+                MaxRejectionsKept = RejectionsShown,
+            }, cancellationToken)).ConfigureAwait(false);
+        }
+        catch (Exception e) when (e is UniqueConstraintException or InvalidOperationException)
+        {
+            // XP4: what only the store can refuse (an id stored in another collection, a unique
+            // value taken) ends the import; the batches before it are stored.
+            throw new ToolException(ExitCodes.Failed,
+                $"The import stopped (at least {linesRead:N0} lines read): {e.Message} The documents of the batches before it are stored " +
+                "(voron stat counts them); fix the line (or the store) and import the file again: a document imported twice is replaced, not duplicated.", e);
+        }
 
         var rate = ResultPrinter.PerSecond(imported.Imported, imported.Duration);
         var error = console.Error;

@@ -31,7 +31,7 @@ internal static class InfoCommand
 
     private static int Run(ToolConsole console, string path, bool json)
     {
-        var info = StorageEnvironment.Inspect(StoreAccess.RequireStore(path));
+        var info = StorageEnvironment.Inspect(StoreAccess.RequireStore(path, allowBackup: true));
         if (json)
         {
             InspectOutput.Json(console.Out, writer => WriteJson(writer, info));

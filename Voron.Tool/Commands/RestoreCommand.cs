@@ -10,7 +10,6 @@ namespace Voron.Tool.Commands;
 internal static class RestoreCommand
 {
     /// <summary>The file that makes a directory a backup (Voron.Core's BackupManifest.FileName, internal there).</summary>
-    private const string ManifestFile = "voron.backup";
 
     public static Command Create(ToolConsole console)
     {
@@ -54,10 +53,10 @@ internal static class RestoreCommand
             throw new ToolException(ExitCodes.Usage, $"No backup at '{backup}': the directory does not exist.");
         }
 
-        if (!File.Exists(Path.Combine(source, ManifestFile)))
+        if (!File.Exists(Path.Combine(source, StoreAccess.BackupManifest)))
         {
             throw new ToolException(ExitCodes.Usage,
-                $"'{backup}' is not a backup: it has no {ManifestFile} (a backup that did not complete has none; a store is backed up with voron backup).");
+                $"'{backup}' is not a backup: it has no {StoreAccess.BackupManifest} (a backup that did not complete has none; a store is backed up with voron backup).");
         }
 
         if (archive != null && !Directory.Exists(archive))

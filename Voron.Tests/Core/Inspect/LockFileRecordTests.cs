@@ -81,7 +81,7 @@ public sealed class LockFileRecordTests : IDisposable
         {
             Assert.Equal(Environment.ProcessId, error.Holder.ProcessId);
             Assert.Equal(DurabilityMode.Durable, error.Holder.Durability);
-            Assert.Contains($"already open by process {Environment.ProcessId} (", error.Message, StringComparison.Ordinal);
+            Assert.Contains($"already open by another StorageEnvironment in this process ({Environment.ProcessId})", error.Message, StringComparison.Ordinal);
         }
     }
 
