@@ -64,11 +64,11 @@ internal sealed partial class BackupExperiment
             }
         }
 
-        var cpSeconds = runs.Any(r => r.Method == Cp) ? Median(runs.Where(r => r.Method == Cp).Select(r => r.Seconds)) : (double?)null;
+        var cpSeconds = runs.Any(r => r.Method == Cp) ? Median.Of(runs.Where(r => r.Method == Cp).Select(r => r.Seconds)) : (double?)null;
         foreach (var method in methods)
         {
             var mine = runs.Where(r => r.Method == method).ToList();
-            var seconds = Median(mine.Select(r => r.Seconds));
+            var seconds = Median.Of(mine.Select(r => r.Seconds));
             double? vsCp = cpSeconds is { } cp ? cp / seconds : null;
             var isBackup = method != Cp;
             report.AddRow(

@@ -89,17 +89,17 @@ internal sealed partial class ToolsExperiment
             }
         }
 
-        double? MedianOf(string method) => runs.Any(r => r.Method == method) ? Median(runs.Where(r => r.Method == method).Select(r => r.Seconds)) : null;
+        double? MedianOf(string method) => runs.Any(r => r.Method == method) ? Median.Of(runs.Where(r => r.Method == method).Select(r => r.Seconds)) : null;
         foreach (var method in methods)
         {
             var mine = runs.Where(r => r.Method == method).ToList();
-            var seconds = Median(mine.Select(r => r.Seconds));
+            var seconds = Median.Of(mine.Select(r => r.Seconds));
             var bytes = mine[0].Bytes;
             var isCheck = method is Check or CheckCold;
             var catSeconds = MedianOf(method == CheckCold ? CatCold : Cat);
             double? vsCat = isCheck && catSeconds is { } c ? c / seconds : null;
-            double? pagesSeconds = isCheck ? Median(mine.Select(r => r.PagesSeconds ?? double.NaN)) : null;
-            double? documentsSeconds = isCheck ? Median(mine.Select(r => r.DocumentsSeconds ?? double.NaN)) : null;
+            double? pagesSeconds = isCheck ? Median.Of(mine.Select(r => r.PagesSeconds ?? double.NaN)) : null;
+            double? documentsSeconds = isCheck ? Median.Of(mine.Select(r => r.DocumentsSeconds ?? double.NaN)) : null;
             double? perSecond = method == Export ? documents / seconds : null;
             report.AddRow(
                 ("table", ThroughputTable),

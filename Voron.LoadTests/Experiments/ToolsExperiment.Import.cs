@@ -1,3 +1,4 @@
+using Voron.LoadTests.Measurement;
 using System.Diagnostics;
 using Voron.Documents;
 using Voron.LoadTests.Experiments.Documents;
@@ -52,16 +53,16 @@ internal sealed partial class ToolsExperiment
         }
 
         File.Delete(file);
-        var apiRate = profiles.Count / Median(runs.Where(r => r.Method == BulkApi).Select(r => r.Seconds));
+        var apiRate = profiles.Count / Median.Of(runs.Where(r => r.Method == BulkApi).Select(r => r.Seconds));
         foreach (var method in methods)
         {
             var mine = runs.Where(r => r.Method == method).ToList();
-            var rate = profiles.Count / Median(mine.Select(r => r.Seconds));
+            var rate = profiles.Count / Median.Of(mine.Select(r => r.Seconds));
             report.AddRow(
                 ("table", ImportTable),
                 ("method", method),
                 ("runs", mine.Count),
-                ("medianSeconds", Median(mine.Select(r => r.Seconds))),
+                ("medianSeconds", Median.Of(mine.Select(r => r.Seconds))),
                 ("documentsPerSecond", rate),
                 ("vsApi", rate / apiRate),
                 ("target", method == Import ? $">= {ImportTarget}x {BulkApi}" : null),

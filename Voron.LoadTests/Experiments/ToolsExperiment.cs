@@ -130,15 +130,6 @@ internal sealed partial class ToolsExperiment : IExperiment
     /// <summary>Bytes per second in MB/s (10^6 bytes).</summary>
     private static double MBps(long bytes, double seconds) => seconds > 0 ? bytes / 1e6 / seconds : 0;
 
-    /// <summary>The median of <paramref name="values"/> (the mean of the middle two for an even count).</summary>
-    private static double Median(IEnumerable<double> values)
-    {
-        var sorted = values.Order().ToArray();
-        return sorted.Length == 0 ? double.NaN
-            : sorted.Length % 2 == 1 ? sorted[sorted.Length / 2]
-            : (sorted[sorted.Length / 2 - 1] + sorted[sorted.Length / 2]) / 2;
-    }
-
     /// <summary>A stream over another that leaves it open when disposed (the tool disposes what it writes to).</summary>
     private sealed class NonClosingStream(Stream inner) : Stream
     {

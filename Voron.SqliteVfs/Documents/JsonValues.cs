@@ -91,44 +91,11 @@ internal static class JsonValues
         }
     }
 
-    /// <summary>The JSON text without whitespace outside strings (escapes kept as written).</summary>
+    /// <summary>The JSON text without whitespace outside strings (escapes kept as written): the export's minifier (Voron.Documents/Export/JsonLineText.cs).</summary>
     public static byte[] Minify(ReadOnlySpan<byte> json)
     {
         var output = new byte[json.Length];
-        var length = 0;
-        var inString = false;
-        var escaped = false;
-        foreach (var b in json)
-        {
-            if (inString)
-            {
-                output[length++] = b;
-                if (escaped)
-                {
-                    escaped = false;
-                }
-                else if (b == (byte)'\\')
-                {
-                    escaped = true;
-                }
-                else if (b == (byte)'"')
-                {
-                    inString = false;
-                }
-
-                continue;
-            }
-
-            if (b is (byte)' ' or (byte)'\t' or (byte)'\n' or (byte)'\r')
-            {
-                continue;
-            }
-
-            inString = b == (byte)'"';
-            output[length++] = b;
-        }
-
-        return output[..length];
+        return output[..Voron.Documents.Export.JsonLineText.Minify(json, output)];
     }
 
     /// <summary>
