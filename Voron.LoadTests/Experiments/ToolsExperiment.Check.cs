@@ -12,9 +12,10 @@ internal sealed partial class ToolsExperiment
     private sealed record ToolRun(string Method, int Round, double Seconds, long Bytes, long Documents, double? PagesSeconds = null, double? DocumentsSeconds = null);
 
     /// <summary>
-    /// <c>voron check</c> and <c>cat</c> of every file of the closed store to /dev/null, interleaved
-    /// (the order reversed every other round), then <c>voron export</c> of every document to a
-    /// counting sink. A first untimed cat warms the page cache, so every run reads from memory.
+    /// <c>voron check</c> and <c>cat</c> of every file of the closed store to /dev/null, warm (an
+    /// untimed cat before the run) and cold (the files dropped from the page cache before the run),
+    /// and <c>voron export</c> of every document to a counting sink, interleaved (the order
+    /// reversed every other round).
     /// </summary>
     private static async Task MeasureCheckAndExportAsync(ExperimentContext context, Report report, string store, long storeBytes, int documents, int rounds)
     {
@@ -24,7 +25,6 @@ internal sealed partial class ToolsExperiment
         if (cat != null)
         {
             methods.Add(Cat);
-            CatFiles(cat, store); // warm the page cache: both read memory, not the disk
         }
         else
         {

@@ -129,9 +129,11 @@ internal static class CheckCommand
     {
         const string Name = "documents";
         DocumentStore? documents = null;
+        var hasDocuments = false;
         try
         {
-            if (!StoreAccess.HasDocuments(environment))
+            hasDocuments = StoreAccess.HasDocuments(environment);
+            if (!hasDocuments)
             {
                 add(new CheckStage(Name, CheckStage.Skipped, "the store holds no documents"));
             }
@@ -155,7 +157,7 @@ internal static class CheckCommand
 
         try
         {
-            CheckSqlite.Run(environment, documents, documentsFailed: documents == null && StoreAccess.HasDocuments(environment), add, cancellationToken);
+            CheckSqlite.Run(environment, documents, documentsFailed: hasDocuments && documents == null, add, cancellationToken);
         }
         catch (Exception e) when (StoreAccess.IsDamage(e))
         {
