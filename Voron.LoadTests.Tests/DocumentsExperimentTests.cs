@@ -41,6 +41,27 @@ public sealed class DocumentsExperimentTests : IDisposable
     }
 
     [Fact]
+    public async Task Chosen_engines_workloads_and_callers_are_the_only_rows()
+    {
+        using var output = new StringWriter();
+        using var context = ExperimentContext.Create(output, quick: true, _directory.Combine("chosen"));
+
+        var report = await new DocumentsExperiment(documents: 1000, duration: TimeSpan.FromMilliseconds(30), warmUp: false,
+            engines: ["voron"], workloads: ["insert"], insertCallers: [4]).RunAsync(context);
+
+        using var json = JsonDocument.Parse(report.ToJson());
+        var row = Assert.Single(json.RootElement.GetProperty("rows").EnumerateArray());
+        Assert.Equal(("voron", "insert", 4), (row.GetProperty("engine").GetString(), row.GetProperty("workload").GetString(), row.GetProperty("callers").GetInt32()));
+    }
+
+    [Theory]
+    [InlineData("--engines", "voron,postgres")]
+    [InlineData("--workloads", "insert,delete")]
+    [InlineData("--callers", "0")]
+    public void Unknown_engines_workloads_and_caller_counts_are_usage_errors(string option, string value) =>
+        Assert.NotEmpty(CommandLine.Parse(["documents", option, value]).Errors);
+
+    [Fact]
     public void Documents_are_about_one_KiB_of_varied_json_and_the_same_for_every_call()
     {
         var sizes = Enumerable.Range(0, 500).Select(i => JsonSerializer.SerializeToUtf8Bytes(ProfileDataSet.Create(i), ProfileJson.Default.Profile).Length).ToList();

@@ -30,15 +30,25 @@ internal sealed class DocumentsExperiment : IExperiment
     private readonly long? _documents;
     private readonly TimeSpan? _duration;
     private readonly bool _warmUp;
+    private readonly string[] _engines;
+    private readonly string[] _workloads;
+    private readonly int[] _insertCallers;
 
     /// <param name="documents">Documents bulk-inserted (and then read, queried, updated); default VORON_DOCS_N or 1,000,000, 20,000 with --quick.</param>
     /// <param name="duration">How long each engine runs each timed workload; default 5 s, 0.3 s with --quick.</param>
     /// <param name="warmUp">Whether every workload first runs unreported on small stores (tests skip it).</param>
-    public DocumentsExperiment(long? documents = null, TimeSpan? duration = null, bool warmUp = true)
+    /// <param name="engines">The engines to run (<see cref="DocumentEngineNames.All"/>); default all.</param>
+    /// <param name="workloads">The workloads to report (<see cref="DocumentWorkloads.All"/>); default all. The bulk insert always runs: it loads the data the others read.</param>
+    /// <param name="insertCallers">The insert workload's caller counts; default <see cref="InsertCallers"/>.</param>
+    public DocumentsExperiment(long? documents = null, TimeSpan? duration = null, bool warmUp = true,
+        string[]? engines = null, string[]? workloads = null, int[]? insertCallers = null)
     {
         _documents = documents;
         _duration = duration;
         _warmUp = warmUp;
+        _engines = engines ?? DocumentEngineNames.All;
+        _workloads = workloads ?? DocumentWorkloads.All;
+        _insertCallers = insertCallers ?? InsertCallers;
     }
 
     public string Name => "documents";
@@ -66,6 +76,8 @@ internal sealed class DocumentsExperiment : IExperiment
         DiskBaseline.AddTo(report, context);
         report.AddFact("documents", documents);
         report.AddFact("secondsPerRun", duration.TotalSeconds);
+        report.AddFact("engines", string.Join(",", _engines));
+        report.AddFact("workloads", string.Join(",", _workloads));
         var sizes = Enumerable.Range(0, 1000).Select(i => JsonSerializer.SerializeToUtf8Bytes(ProfileDataSet.Create(i), ProfileJson.Default.Profile).Length).ToList();
         report.AddFact("documentJsonBytes", $"mean {sizes.Average():F0}, min {sizes.Min()}, max {sizes.Max()} (first 1,000 documents, System.Text.Json camelCase)");
 
@@ -106,15 +118,27 @@ internal sealed class DocumentsExperiment : IExperiment
         return report;
     }
 
-    /// <summary>Opens the three engines on fresh directories, runs <paramref name="run"/>, and closes them.</summary>
-    private static async Task<List<DocumentRunResult>> RunEnginesAsync(ExperimentContext context, string prefix, Func<List<IDocumentEngine>, Task<List<DocumentRunResult>>> run)
+    /// <summary>Opens the chosen engines on fresh directories, runs <paramref name="run"/>, and closes them.</summary>
+    private async Task<List<DocumentRunResult>> RunEnginesAsync(ExperimentContext context, string prefix, Func<List<IDocumentEngine>, Task<List<DocumentRunResult>>> run)
     {
         var engines = new List<IDocumentEngine>();
         try
         {
-            engines.Add(await VoronDocumentEngine.OpenAsync(context.NewDirectory(prefix + DocumentEngineCatalog.Voron)).ConfigureAwait(false));
-            engines.Add(new SqliteDocumentEngine(context.NewDirectory(prefix + DocumentEngineCatalog.Sqlite)));
-            engines.Add(new LiteDbDocumentEngine(context.NewDirectory(prefix + DocumentEngineCatalog.LiteDb)));
+            if (_engines.Contains(DocumentEngineCatalog.Voron))
+            {
+                engines.Add(await VoronDocumentEngine.OpenAsync(context.NewDirectory(prefix + DocumentEngineCatalog.Voron)).ConfigureAwait(false));
+            }
+
+            if (_engines.Contains(DocumentEngineCatalog.Sqlite))
+            {
+                engines.Add(new SqliteDocumentEngine(context.NewDirectory(prefix + DocumentEngineCatalog.Sqlite)));
+            }
+
+            if (_engines.Contains(DocumentEngineCatalog.LiteDb))
+            {
+                engines.Add(new LiteDbDocumentEngine(context.NewDirectory(prefix + DocumentEngineCatalog.LiteDb)));
+            }
+
             return await run(engines).ConfigureAwait(false);
         }
         finally
@@ -126,7 +150,7 @@ internal sealed class DocumentsExperiment : IExperiment
         }
     }
 
-    private static async Task<List<DocumentRunResult>> RunWorkloadsAsync(ExperimentContext context, Report? report, List<IDocumentEngine> engines, long documents, TimeSpan duration)
+    private async Task<List<DocumentRunResult>> RunWorkloadsAsync(ExperimentContext context, Report? report, List<IDocumentEngine> engines, long documents, TimeSpan duration)
     {
         var results = new List<DocumentRunResult>();
         var round = 0;
@@ -135,6 +159,12 @@ internal sealed class DocumentsExperiment : IExperiment
         // (Rotation), and keeps each run whole in the report.
         async Task RunAsync(string workload, int callers, Func<IDocumentEngine, ScenarioProps> scenarioOf, Func<IDocumentEngine, ScenarioStats, DocumentRunResult> resultOf)
         {
+            var reported = _workloads.Contains(workload);
+            if (!reported && workload != DocumentWorkloads.Bulk)
+            {
+                return; // not chosen (--workloads); the bulk insert runs anyway: it loads the data
+            }
+
             foreach (var engine in Rotation.For(engines, round))
             {
                 var scenario = scenarioOf(engine);
@@ -143,6 +173,11 @@ internal sealed class DocumentsExperiment : IExperiment
                     : await context.RunScenarioAsync(scenario).ConfigureAwait(false);
                 ThrowOnErrors(engine, workload, callers, stats);
                 var result = resultOf(engine, stats);
+                if (!reported)
+                {
+                    continue;
+                }
+
                 results.Add(result);
                 if (report != null)
                 {
@@ -197,7 +232,7 @@ internal sealed class DocumentsExperiment : IExperiment
                 ? Response.Ok()
                 : Response.Fail(DocumentScenarios.Conflict)).ConfigureAwait(false);
 
-        foreach (var callers in InsertCallers)
+        foreach (var callers in _insertCallers)
         {
             await RunClosedAsync(DocumentWorkloads.Insert, callers, settle: true, async (handle, caller, sequence) =>
             {

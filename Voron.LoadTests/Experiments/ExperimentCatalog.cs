@@ -108,6 +108,27 @@ internal static class ExperimentCatalog
     internal static readonly Option<int?> ToolsRounds = ExperimentOptions.PositiveNumber(
         "--rounds", "VORON_TOOLS_ROUNDS", "rounds of each comparison (check against cat, export, import against the API), interleaved; default 3");
 
+    /// <summary>documents: documents bulk-inserted and then read, queried and updated.</summary>
+    internal static readonly Option<int?> DocumentsCount = ExperimentOptions.PositiveNumber(
+        "--documents", "VORON_DOCS_N", "documents bulk-inserted (then loaded, queried, updated); default 1000000, 20000 with --quick");
+
+    /// <summary>documents: seconds of each timed run.</summary>
+    internal static readonly Option<double?> DocumentsSeconds = ExperimentOptions.Seconds(
+        "--seconds", "VORON_DOCS_SECONDS", "seconds each engine runs each timed workload; default 5 (0.3 with --quick)", 600);
+
+    /// <summary>documents: which engines.</summary>
+    internal static readonly Option<string[]?> DocumentsEngines = ExperimentOptions.Names(
+        "--engines", "VORON_DOCS_ENGINES", "engines to run, separated by commas; default all", Documents.DocumentEngineNames.All);
+
+    /// <summary>documents: which workloads (the bulk insert always loads the data; it is reported only when named).</summary>
+    internal static readonly Option<string[]?> DocumentsWorkloads = ExperimentOptions.Names(
+        "--workloads", "VORON_DOCS_WORKLOADS", "workloads to report, separated by commas (the bulk insert always runs, to load the data); default all", Documents.DocumentWorkloads.All);
+
+    /// <summary>documents: the insert workload's caller counts.</summary>
+    internal static readonly Option<int[]?> DocumentsCallers = ExperimentOptions.List(
+        "--callers", "VORON_DOCS_CALLERS", "caller counts of the insert workload, separated by commas; default 1,16,64,256",
+        (text, source) => MergeExperiment.ParseCallerCounts(text, source));
+
     internal static IReadOnlyList<ExperimentDefinition> All { get; } =
     [
         new(new CompareExperiment(), [ComparePaths, CompareCopies, Runs, CompareDuration, CompareLoops],
@@ -141,7 +162,13 @@ internal static class ExperimentCatalog
         Plain(new SyscallsExperiment()),
         Plain(new CompressionExperiment()),
         Plain(new ChecksumsExperiment()),
-        Plain(new DocumentsExperiment()),
+        new(new DocumentsExperiment(), [DocumentsCount, DocumentsSeconds, DocumentsEngines, DocumentsWorkloads, DocumentsCallers],
+            result => new DocumentsExperiment(
+                documents: result.GetValue(DocumentsCount),
+                duration: result.GetValue(DocumentsSeconds) is { } seconds ? TimeSpan.FromSeconds(seconds) : null,
+                engines: result.GetValue(DocumentsEngines),
+                workloads: result.GetValue(DocumentsWorkloads),
+                insertCallers: result.GetValue(DocumentsCallers))),
         Plain(new Http.HttpExperiment()),
         Plain(new SqlExperiment()),
         new(new SqlDocsExperiment(), [SqlDocsDocuments, SqlDocsSeconds, SqlDocsRounds, SqlDocsEngineNames],

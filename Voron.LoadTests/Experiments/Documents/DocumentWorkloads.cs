@@ -9,4 +9,7 @@ internal static class DocumentWorkloads
     public const string QueryRange = "query-range";
     public const string Update = "update";
     public const string Bulk = "bulk";
+
+    /// <summary>Every workload, in the order the experiment runs them.</summary>
+    public static readonly string[] All = [Bulk, Load, QueryEqual, QueryRange, Update, Insert];
 }

@@ -1,0 +1,9 @@
+using Voron.LoadTests.Engines.Documents;
+
+namespace Voron.LoadTests.Experiments.Documents;
+
+/// <summary>The engines the documents experiment can run, for its --engines option.</summary>
+internal static class DocumentEngineNames
+{
+    public static readonly string[] All = [DocumentEngineCatalog.Voron, DocumentEngineCatalog.Sqlite, DocumentEngineCatalog.LiteDb];
+}
