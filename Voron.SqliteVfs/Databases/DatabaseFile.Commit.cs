@@ -12,7 +12,18 @@ internal sealed unsafe partial class DatabaseFile
         switch (op)
         {
             case SqliteConstants.FcntlCommitPhaseTwo:
-                Commit();
+                try
+                {
+                    Commit();
+                }
+                catch
+                {
+                    // V17: SQLite has already marked this commit's pages clean in its cache, and
+                    // only an I/O error makes it drop them: make its next cache check fail.
+                    _pagerCacheDistrusted = true;
+                    throw;
+                }
+
                 return SqliteConstants.Ok;
             case SqliteConstants.FcntlPragma:
                 return Pragma((byte**)argument);

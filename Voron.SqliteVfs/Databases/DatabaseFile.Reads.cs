@@ -19,6 +19,21 @@ internal sealed partial class DatabaseFile
         var result = ReadFrom(_snapshot, destination, offset, track: true);
         if (offset == 24 && destination.Length == 16)
         {
+            if (_pagerCacheDistrusted)
+            {
+                // V17: SQLite's cache holds the pages of a commit that failed. Its copy of these
+                // bytes may equal the state it reads now (its counter lagged the version's
+                // sequence after V5), so answer bytes that differ from its copy: it drops the
+                // cache and reads page 1 again (those bytes, at offset 0, are the real ones).
+                _pagerCacheDistrusted = false;
+                if (_pagerVersion != null && destination.SequenceEqual(_pagerVersion))
+                {
+                    destination[0] ^= 0xFF;
+                }
+
+                _pagerVersion = null;
+            }
+
             // sqlite3PagerSharedLock compares these bytes with its copy and drops its cache when
             // they differ: so does the VFS's idea of that cache (V5).
             if (_pagerVersion == null || !destination.SequenceEqual(_pagerVersion))

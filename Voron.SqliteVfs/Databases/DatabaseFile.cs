@@ -22,6 +22,9 @@ internal sealed partial class DatabaseFile : VfsFile
     private readonly HashSet<long> _cachedBlocks = [];
     private byte[]? _pagerVersion;
 
+    /// <summary>V17: a commit failed after SQLite finished its side of it; its cache holds pages no state has.</summary>
+    private bool _pagerCacheDistrusted;
+
     private int _level;
     private Snapshot? _snapshot;
     private WriteSet? _writes;

@@ -99,7 +99,8 @@ namespace Voron.SqliteVfs.Databases;
 //     fails.
 // V9. When a version fails it and every later in-flight version are dropped and the newest
 //     state goes back to the last one still standing. Sequence numbers are never reused within
-//     a process, so a page cache keyed on a failed version's change counter never matches again.
+//     a process, so another connection's cache keyed on a failed version's change counter never
+//     matches again; the connection that made the failed commit needs V17 as well.
 // V10. A write transaction that ends without writing (an empty COMMIT) returns only once its
 //     snapshot is durable (it may have read in-flight state under V4); a rollback discards the
 //     write set and releases the lock.
@@ -128,6 +129,14 @@ namespace Voron.SqliteVfs.Databases;
 //     transaction that read first) past a commit that changed documents (the store's document
 //     version counter moved, or an in-flight version carries documents): the transaction would
 //     write over versions it never read. It is a conflict, as V5's: V6's SQLITE_BUSY.
+// V17. A COMMIT that fails at SQLITE_FCNTL_COMMIT_PHASETWO (a conflict V14 finds, a stale parent,
+//     any store error) fails after SQLite has marked the transaction's pages clean in its cache,
+//     and SQLite drops them only for SQLITE_IOERR or SQLITE_FULL. V9's unique sequences do not
+//     protect that cache: after V5 moved a writer forward, SQLite's own change counter lags the
+//     version's, and the counter it wrote can equal the state the database falls back to. So the
+//     connection's next cache check (its read of bytes 24..39) is answered with bytes that differ
+//     from SQLite's copy: it drops the cache and reads page 1 again. Without this, the failed
+//     commit's rows were visible to the connection and written again by its next commit.
 //
 // Fields below are guarded by _sync; DatabaseVersion objects are immutable once submitted.
 
