@@ -19,6 +19,11 @@ namespace Voron.LoadTests.Experiments;
 /// updates with expected versions from 16 callers, and single-document inserts from 1, 16, 64 and
 /// 256 concurrent callers. Every timed span includes the work its writes cause: for Voron the
 /// data-file flush (as the merge experiment does); SQLite and LiteDB checkpoint inside their commits.
+/// Beside them the engine floor, <c>voron-kv</c> (<see cref="VoronKvDocumentEngine"/>: the same bytes
+/// through Voron.Core's merger, for insert, load and bulk), so that each Voron row has its ratio to
+/// what the engine alone does (vsFloor). Every row has the process's CPU and allocated bytes per
+/// operation (<see cref="ProcessCost"/>); Voron's rows say which of issue 22's targets they meet
+/// (<see cref="DocumentTargets"/>); after the bulk insert, each Voron store's leaf fill per tree.
 /// </summary>
 internal sealed class DocumentsExperiment : IExperiment
 {
