@@ -6,6 +6,8 @@ namespace Voron.LoadTests.Tests;
 
 public sealed class DocumentsExperimentTests : IDisposable
 {
+    private static readonly string[] Verdicts = ["yes", "no"];
+    private static readonly string[] FloorWorkloads = ["bulk", "load", "insert"];
     private readonly TempDirectory _directory = new();
 
     [Fact]
@@ -24,13 +26,32 @@ public sealed class DocumentsExperimentTests : IDisposable
         var expected = new List<(string Workload, int Callers)> { ("bulk", 1), ("query-eq", 1), ("query-range", 1), ("update", DocumentsExperiment.UpdateCallers) };
         expected.AddRange(DocumentsExperiment.LoadThreads.Select(t => ("load", t)));
         expected.AddRange(DocumentsExperiment.InsertCallers.Select(c => ("insert", c)));
+        string[] floorless = ["query-eq", "query-range", "update"];
         foreach (var engine in DocumentsExperiment.Engines)
         {
             foreach (var (workload, callers) in expected)
             {
-                var row = Assert.Single(rows, r => r.GetProperty("engine").GetString() == engine && r.GetProperty("workload").GetString() == workload && r.GetProperty("callers").GetInt32() == callers);
+                var matching = rows.Where(r => r.GetProperty("engine").GetString() == engine && r.GetProperty("workload").GetString() == workload && r.GetProperty("callers").GetInt32() == callers).ToList();
+                if (engine == "voron-kv" && floorless.Contains(workload))
+                {
+                    Assert.Empty(matching); // the engine floor has no queries or updates
+                    continue;
+                }
+
+                var row = Assert.Single(matching);
                 Assert.True(row.GetProperty("opsPerSec").GetDouble() > 0, $"{engine} {workload} {callers}");
                 Assert.True(row.GetProperty("p99Ms").GetDouble() > 0, $"{engine} {workload} {callers}");
+                Assert.True(row.GetProperty("cpuUsPerOp").GetDouble() > 0, $"{engine} {workload} {callers}");
+                Assert.True(row.GetProperty("allocBytesPerOp").GetDouble() > 0, $"{engine} {workload} {callers}");
+                var vsFloor = row.GetProperty("vsFloor");
+                if (engine == "voron" && !floorless.Contains(workload))
+                {
+                    Assert.True(vsFloor.GetDouble() > 0, $"{engine} {workload} {callers}");
+                }
+                else
+                {
+                    Assert.Equal(JsonValueKind.Null, vsFloor.ValueKind);
+                }
             }
         }
 
@@ -38,6 +59,49 @@ public sealed class DocumentsExperimentTests : IDisposable
         Assert.All(bulk, r => Assert.Equal(1500, r.GetProperty("ops").GetInt64()));
         Assert.True(json.RootElement.GetProperty("fdatasyncMedianMs").GetDouble() > 0);
         Assert.Contains("synchronous=FULL", json.RootElement.GetProperty("durability.sqlite").GetString(), StringComparison.Ordinal);
+        Assert.Contains("Durable", json.RootElement.GetProperty("durability.voron-kv").GetString(), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Voron_rows_with_a_target_say_whether_it_was_met_and_the_bulk_insert_reports_each_trees_leaf_fill()
+    {
+        using var output = new StringWriter();
+        using var context = ExperimentContext.Create(output, quick: true, _directory.Combine("targets"));
+
+        var report = await new DocumentsExperiment(documents: 1000, duration: TimeSpan.FromMilliseconds(30), warmUp: false,
+            engines: ["voron", "voron-kv", "sqlite"], workloads: ["bulk", "insert", "query-eq"], insertCallers: [1, 64]).RunAsync(context);
+
+        using var json = JsonDocument.Parse(report.ToJson());
+        var rows = json.RootElement.GetProperty("rows").EnumerateArray().ToList();
+        foreach (var (workload, callers, targets) in new[] { ("bulk", 1, 3), ("insert", 64, 2), ("insert", 1, 1), ("query-eq", 1, 1) })
+        {
+            var row = Assert.Single(rows, r => r.GetProperty("engine").GetString() == "voron" && r.GetProperty("workload").GetString() == workload && r.GetProperty("callers").GetInt32() == callers);
+            var verdicts = row.GetProperty("met").GetString()!.Split(", ");
+            Assert.Equal(targets, verdicts.Length);
+            Assert.All(verdicts, v => Assert.Contains(v, Verdicts)); // every engine ran: no n/a
+            Assert.Equal(targets, row.GetProperty("target").GetString()!.Split(", ").Length);
+        }
+
+        Assert.All(rows.Where(r => r.GetProperty("engine").GetString() != "voron"), r => Assert.Equal(JsonValueKind.Null, r.GetProperty("met").ValueKind));
+        Assert.Equal(7, json.RootElement.GetProperty("targetsMet").GetInt32() + json.RootElement.GetProperty("targetsMissed").GetInt32());
+
+        var facts = json.RootElement.EnumerateObject().Where(p => p.Name.StartsWith("leafFill.", StringComparison.Ordinal)).ToDictionary(p => p.Name, p => p.Value.GetString()!);
+        Assert.Contains("leafFill.voron.@docs", facts.Keys);
+        Assert.Contains(facts.Keys, k => k.StartsWith("leafFill.voron.@docs.col/", StringComparison.Ordinal));
+        Assert.Equal(2, facts.Keys.Count(k => k.StartsWith("leafFill.voron.@docs.idx/", StringComparison.Ordinal)));
+        Assert.Contains("leafFill.voron-kv.profiles", facts.Keys);
+        Assert.Contains("entries 1,000,", facts["leafFill.voron.@docs"], StringComparison.Ordinal);
+        Assert.Contains("entries 1,000,", facts["leafFill.voron-kv.profiles"], StringComparison.Ordinal);
+        Assert.All(facts.Values, f => Assert.Matches(@"leaf fill 0\.\d{3}$|leaf fill 1\.000$", f));
+    }
+
+    [Fact]
+    public void The_engine_floor_has_insert_load_and_bulk_only_and_is_in_the_engine_order()
+    {
+        Assert.Contains("voron-kv", DocumentEngineNames.All);
+        Assert.Contains("voron-kv", DocumentsExperiment.Engines);
+        using var engine = new Engines.Documents.VoronKvDocumentEngine(_directory.Combine("floor"));
+        Assert.Equal(FloorWorkloads, DocumentWorkloads.All.Where(((Engines.Documents.IDocumentEngine)engine).Runs));
     }
 
     [Fact]
@@ -52,6 +116,26 @@ public sealed class DocumentsExperimentTests : IDisposable
         using var json = JsonDocument.Parse(report.ToJson());
         var row = Assert.Single(json.RootElement.GetProperty("rows").EnumerateArray());
         Assert.Equal(("voron", "insert", 4), (row.GetProperty("engine").GetString(), row.GetProperty("workload").GetString(), row.GetProperty("callers").GetInt32()));
+    }
+
+    /// <summary>
+    /// Regression: `documents` without --engines, --workloads or --callers got empty lists from the
+    /// command line and ran no engine at all (`documents --quick` saved a report without rows).
+    /// </summary>
+    [Fact]
+    public void Documents_without_engines_workloads_or_callers_runs_them_all()
+    {
+        var definition = ExperimentCatalog.All.Single(d => d.Name == "documents");
+
+        var all = Assert.IsType<DocumentsExperiment>(definition.Create(CommandLine.Parse(["documents", "--quick"])));
+        var given = Assert.IsType<DocumentsExperiment>(definition.Create(CommandLine.Parse(["documents", "--engines", "voron-kv", "--workloads", "load", "--callers", "8"])));
+
+        Assert.Equal(DocumentEngineNames.All, all.EngineNames);
+        Assert.Equal(DocumentWorkloads.All, all.Workloads);
+        Assert.Equal(DocumentsExperiment.InsertCallers, all.InsertCallerCounts);
+        Assert.Equal(["voron-kv"], given.EngineNames);
+        Assert.Equal(["load"], given.Workloads);
+        Assert.Equal([8], given.InsertCallerCounts);
     }
 
     [Theory]

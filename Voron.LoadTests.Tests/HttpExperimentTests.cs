@@ -39,6 +39,8 @@ public sealed class HttpExperimentTests : IDisposable
             Assert.True(row.GetProperty("ok").GetInt64() > 0, row.ToString());
             Assert.True(row.GetProperty("requestsPerSec").GetDouble() > 0, row.ToString());
             Assert.True(row.GetProperty("p99Ms").GetDouble() > 0, row.ToString());
+            Assert.True(row.GetProperty("cpuUsPerRequest").GetDouble() > 0, row.ToString());
+            Assert.True(row.GetProperty("allocBytesPerRequest").GetDouble() > 0, row.ToString());
             Assert.Equal(0, row.GetProperty("non2xx").GetInt64()); // GETs ask only for products the POSTs created
             Assert.Equal(0, row.GetProperty("wrongBodies").GetInt64());
             Assert.True(row.GetProperty("timeouts").GetInt64() >= 0, row.ToString()); // a figure, not a verdict

@@ -4,6 +4,10 @@ namespace Voron.LoadTests.Engines.Documents;
 internal static class DocumentEngineCatalog
 {
     public const string Voron = "voron";
+
+    /// <summary>The engine floor: Voron.Core's merger putting the bytes a document save stores (<see cref="VoronKvDocumentEngine"/>).</summary>
+    public const string VoronKv = "voron-kv";
+
     public const string Sqlite = "sqlite";
     public const string LiteDb = "litedb";
 }

@@ -20,6 +20,12 @@ internal interface IDocumentEngine : IDisposable
     /// </summary>
     bool UsesThreads { get; }
 
+    /// <summary>
+    /// Whether the engine has <paramref name="workload"/> (<see cref="DocumentWorkloads"/>); the
+    /// experiment skips the others for it (the engine floor has no queries or updates).
+    /// </summary>
+    bool Runs(string workload) => true;
+
     /// <summary>One caller's handle (its own connection where the engine needs one).</summary>
     IDocumentCaller CreateCaller();
 

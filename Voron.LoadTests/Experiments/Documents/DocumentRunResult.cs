@@ -1,4 +1,5 @@
 using Voron.LoadTests.Load;
+using Voron.LoadTests.Measurement;
 
 namespace Voron.LoadTests.Experiments.Documents;
 
@@ -10,6 +11,9 @@ namespace Voron.LoadTests.Experiments.Documents;
 internal sealed record DocumentRunResult(string Engine, string Workload, int Callers, long Operations, double Seconds, double P50Ms, double P99Ms, long Conflicts)
 {
     public double OperationsPerSecond => Operations / Seconds;
+
+    /// <summary>What the run cost the whole process (every thread's CPU, managed allocations), measured around the scenario.</summary>
+    public ProcessCost Cost { get; init; }
 
     /// <summary>A closed-loop run's row: its ok operations, their latency, its conflicts.</summary>
     public static DocumentRunResult From(string engine, string workload, int callers, ScenarioStats stats) => new(

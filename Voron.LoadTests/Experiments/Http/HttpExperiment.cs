@@ -53,7 +53,7 @@ internal sealed class HttpExperiment : IExperiment
         DiskBaseline.AddTo(report, context);
         report.AddFact("durability", "both durable: Voron acknowledges a save after the journal fdatasync covering it (merged with concurrent saves); SQLite WAL synchronous=FULL, one transaction per request, writers queue for its one write lock");
 
-        var results = new List<(string Backend, string Endpoint, int Connections, ScenarioStats Stats)>();
+        var results = new List<(string Backend, string Endpoint, int Connections, ScenarioStats Stats, ProcessCost Cost)>();
         var created = new Dictionary<string, CreatedProducts> { [Voron] = new(), [Sqlite] = new() };
         await using var voron = await HttpServer.StartVoronAsync(context.NewDirectory("voron")).ConfigureAwait(false);
         await using var sqlite = await HttpServer.StartSqliteAsync(context.NewDirectory("sqlite")).ConfigureAwait(false);
@@ -75,13 +75,15 @@ internal sealed class HttpExperiment : IExperiment
             {
                 foreach (var server in Rotation.For(servers, round))
                 {
+                    var cost = ProcessCost.Start(); // the server and the load generator together: one process
                     var stats = await context.RunScenarioAsync(HttpScenarios.Create(server, endpoint, connections, duration, _requestTimeout, created[server.Backend])).ConfigureAwait(false);
+                    var spent = cost.Stop();
                     report.AddScenario(server.Backend, $"{endpoint}, closed {connections}", round, stats);
                     var (nonSuccess, wrongBodies, timeouts, socketErrors) = HttpScenarios.Failures(stats);
                     context.Progress($"{server.Backend,-7} {endpoint,-6} {connections,3} connections: {Answered(stats) / stats.Seconds,9:N0} requests/s, " +
-                                     $"p50 {stats.Ok.Latency.P50Ms:F2} ms, p99 {stats.Ok.Latency.P99Ms:F2} ms" +
+                                     $"p50 {stats.Ok.Latency.P50Ms:F2} ms, p99 {stats.Ok.Latency.P99Ms:F2} ms, {spent.CpuMicrosecondsPer(Answered(stats)):F0} us CPU/request" +
                                      (stats.Fail.Count > 0 ? $", {nonSuccess} non-2xx, {wrongBodies} wrong bodies, {timeouts} timeouts, {socketErrors} socket errors" : ""));
-                    results.Add((server.Backend, endpoint, connections, stats));
+                    results.Add((server.Backend, endpoint, connections, stats, spent));
                 }
 
                 round++;
@@ -89,7 +91,7 @@ internal sealed class HttpExperiment : IExperiment
         }
 
         // Rows in a fixed order (endpoint, connections, Voron then SQLite) whichever backend ran first.
-        foreach (var (backend, endpoint, connections, stats) in results.OrderBy(r => Array.IndexOf(Endpoints, r.Endpoint)).ThenBy(r => r.Connections).ThenBy(r => r.Backend == Voron ? 0 : 1))
+        foreach (var (backend, endpoint, connections, stats, spent) in results.OrderBy(r => Array.IndexOf(Endpoints, r.Endpoint)).ThenBy(r => r.Connections).ThenBy(r => r.Backend == Voron ? 0 : 1))
         {
             var peer = results.FirstOrDefault(r => r.Backend == Sqlite && r.Endpoint == endpoint && r.Connections == connections).Stats;
             var (nonSuccess, wrongBodies, timeouts, socketErrors) = HttpScenarios.Failures(stats);
@@ -101,6 +103,8 @@ internal sealed class HttpExperiment : IExperiment
                 ("requestsPerSec", RequestsPerSecond(stats)),
                 ("p50Ms", stats.Ok.Latency.P50Ms),
                 ("p99Ms", stats.Ok.Latency.P99Ms),
+                ("cpuUsPerRequest", spent.CpuMicrosecondsPer(Answered(stats))),
+                ("allocBytesPerRequest", spent.AllocatedBytesPer(Answered(stats))),
                 ("ok", stats.Ok.Count),
                 ("non2xx", nonSuccess),
                 ("wrongBodies", wrongBodies),
@@ -123,6 +127,11 @@ internal sealed class HttpExperiment : IExperiment
         report.AddNote("The load is generated in this process (loadGenerator), on the same cores as the server: a closed loop, each connection sends its next request " +
                        "when the last one is answered. requests counts the answers (2xx or not) and requestsPerSec divides them by the run's seconds; " +
                        "p50Ms and p99Ms are the 2xx answers' latencies (HdrHistogram, 3 significant digits).");
+        report.AddNote("cpuUsPerRequest and allocBytesPerRequest: the process's CPU time (Environment.CpuUsage, every thread) and managed allocations " +
+                       "(GC.GetTotalAllocatedBytes) over the run, divided by requests. The server (Kestrel, the endpoints, the store, its merger and flusher) " +
+                       "and the load generator (HttpClient, the answers' checks) share the process, so both are in these figures; they are not the server's " +
+                       "alone. The generator's share is about the same for both backends (the same requests and answers), so the difference between the " +
+                       "backends' rows is the servers'. SQLite's native allocations are not counted; its CPU is.");
         report.AddNote("Every answer is checked. Wrong answers: non2xx (every request is one that should succeed: GETs ask only for products the POSTs created) and " +
                        "wrongBodies (a POST's body is not the product its Location names, a GET's not the product asked for, a query's not products of the category asked for " +
                        "up to the price asked for). timeouts (no answer within requestTimeoutSeconds) and socketErrors are what a loaded machine did not serve; errors counts all four.");
