@@ -274,19 +274,14 @@ public sealed partial class DocumentStore : IAsyncDisposable, IDisposable
     {
         // The door for serializer output (JV1, JV2 in Serialization/JsonValidation.cs): raw JSON was
         // checked whole by StoreRaw; a custom converter can write anything into a typed document.
-        foreach (var write in writes)
-        {
-            if (write.Json != null)
-            {
-                JsonValidation.ValidateText(write.Json, write.Id);
-            }
-        }
-
+        // The first computation of the entries checks that text in the same pass (SV1).
+        var checkText = true;
         while (true)
         {
             ThrowIfDisposed();
             var catalog = _catalog;
-            ComputeEntries(catalog, writes);
+            ComputeEntries(catalog, writes, checkText);
+            checkText = false;
             var batch = new WriteBatch(catalog, writes, Path);
             try
             {
@@ -299,33 +294,68 @@ public sealed partial class DocumentStore : IAsyncDisposable, IDisposable
         }
     }
 
-    private static void ComputeEntries(IndexCatalog catalog, IReadOnlyList<PreparedWrite> writes)
+    /// <summary>
+    /// Each write's index entries with <paramref name="catalog"/>; with <paramref name="checkText"/>,
+    /// also the text rules of the JSON not yet checked, in the same pass (SV1). A failure leaves
+    /// the same error the old order gave (every text checked first, then the entries computed):
+    /// the texts of the later writes are checked before it is rethrown.
+    /// </summary>
+    private static void ComputeEntries(IndexCatalog catalog, IReadOnlyList<PreparedWrite> writes, bool checkText)
     {
-        var extractors = new Dictionary<string, JsonPathExtractor>(StringComparer.Ordinal);
-        foreach (var write in writes)
+        for (var i = 0; i < writes.Count; i++)
         {
-            write.NewEntries = null;
-            write.HintEntries = null;
-            if (write.Collection == null || catalog.For(write.Collection) is not { } indexes)
+            var write = writes[i];
+            try
             {
-                continue;
+                ComputeEntries(catalog, write, checkText && !write.TextChecked);
+            }
+            catch
+            {
+                for (var later = i + 1; checkText && later < writes.Count; later++)
+                {
+                    if (writes[later] is { Json: { } json, TextChecked: false } pending)
+                    {
+                        JsonValidation.ValidateText(json, pending.Id);
+                    }
+                }
+
+                throw;
+            }
+        }
+    }
+
+    private static void ComputeEntries(IndexCatalog catalog, PreparedWrite write, bool checkText)
+    {
+        write.NewEntries = null;
+        write.HintEntries = null;
+        if (write.Collection == null || catalog.For(write.Collection) is not { } indexes)
+        {
+            if (checkText && write.Json != null)
+            {
+                JsonValidation.ValidateText(write.Json, write.Id);
             }
 
-            if (!extractors.TryGetValue(write.Collection, out var extractor))
-            {
-                extractor = indexes.CreateExtractor();
-                extractors[write.Collection] = extractor;
-            }
+            return;
+        }
 
+        var extractor = indexes.Rent();
+        try
+        {
             if (write.Json != null)
             {
-                write.NewEntries = indexes.ComputeEntries(write.Json, write.IdBytes, extractor);
+                write.NewEntries = checkText
+                    ? indexes.ComputeEntriesCheckingText(write.Json, write.IdBytes, write.Id, extractor)
+                    : indexes.ComputeEntries(write.Json, write.IdBytes, extractor);
             }
 
             if (write.HintJson != null)
             {
                 write.HintEntries = indexes.ComputeEntries(write.HintJson, write.IdBytes, extractor);
             }
+        }
+        finally
+        {
+            indexes.Return(extractor); // SV2: its values are copied into the entries; an aborted walk is reset by the next one
         }
     }
 

@@ -1,4 +1,5 @@
 using System.Text;
+using Voron.Documents.Serialization;
 using Voron.Documents.Storage;
 
 namespace Voron.Documents.Indexing;
@@ -45,6 +46,46 @@ internal sealed class CollectionIndexes
 
     public JsonPathExtractor CreateExtractor() => new(Paths);
 
+    /// <summary>
+    /// An extractor of this collection's paths for one caller until it gives it back with
+    /// <see cref="Return"/> (SV2): taken from a small lock-free pool, made when the pool is empty,
+    /// so a save does not build one (nor a dictionary of them) each time.
+    /// </summary>
+    public JsonPathExtractor Rent()
+    {
+        var start = (uint)System.Environment.CurrentManagedThreadId % (uint)_pool.Length;
+        for (var i = 0; i < _pool.Length; i++)
+        {
+            var slot = (int)((start + i) % (uint)_pool.Length);
+            if (Volatile.Read(ref _pool[slot]) != null && Interlocked.Exchange(ref _pool[slot], null) is { } extractor)
+            {
+                return extractor;
+            }
+        }
+
+        return CreateExtractor();
+    }
+
+    /// <summary>Gives back an extractor from <see cref="Rent"/>; the caller must not use it after (SV2). A full pool drops it.</summary>
+    public void Return(JsonPathExtractor extractor)
+    {
+        var start = (uint)System.Environment.CurrentManagedThreadId % (uint)_pool.Length;
+        for (var i = 0; i < _pool.Length; i++)
+        {
+            var slot = (int)((start + i) % (uint)_pool.Length);
+            if (Volatile.Read(ref _pool[slot]) == null && Interlocked.CompareExchange(ref _pool[slot], extractor, null) == null)
+            {
+                return;
+            }
+        }
+    }
+
+    // SV2. A pooled extractor is used by one caller between Rent and Return, and only inside one
+    //      synchronous call (no await in between): it keeps the values of its last document, so
+    //      two callers sharing one would mix their index entries. Entries handed to a write are
+    //      fresh arrays, never the extractor's buffers.
+    private readonly JsonPathExtractor?[] _pool = new JsonPathExtractor?[Math.Max(4, System.Environment.ProcessorCount * 2)];
+
     public IndexRuntime? Find(string name) => Indexes.FirstOrDefault(i => i.Name == name);
 
     /// <summary>
@@ -66,9 +107,57 @@ internal sealed class CollectionIndexes
         }
         catch (ArgumentException e) when (e is not DocumentLimitException)
         {
-            throw new ArgumentException($"Document '{Encoding.UTF8.GetString(id)}' in collection '{Collection}' cannot be indexed: {e.Message}", e);
+            throw Unindexable(e, id);
         }
 
+        return Entries(id, extractor);
+    }
+
+    /// <summary>
+    /// SV1. One pass over a document's bytes both checks the text rules JV1 and JV2 and extracts
+    /// the index values: the result, and the exception when there is one, equal those of
+    /// <see cref="JsonValidation.ValidateText"/> followed by <see cref="ComputeEntries"/> — a
+    /// broken text rule anywhere in the document is the error even when the extraction failed
+    /// first (whenever the pass cannot vouch for the text, or throws, ValidateText runs on the
+    /// whole document and decides). A collection without indexes only checks the text.
+    /// </summary>
+    public byte[][][] ComputeEntriesCheckingText(ReadOnlySpan<byte> json, ReadOnlySpan<byte> id, string documentId, JsonPathExtractor extractor)
+    {
+        if (Indexes.Count == 0)
+        {
+            JsonValidation.ValidateText(json, documentId);
+            return [];
+        }
+
+        bool vouched;
+        try
+        {
+            vouched = extractor.ExtractCheckingText(json);
+        }
+        catch (Exception e)
+        {
+            JsonValidation.ValidateText(json, documentId); // a broken text rule wins, as when validation ran first
+            if (e is ArgumentException and not DocumentLimitException)
+            {
+                throw Unindexable(e, id);
+            }
+
+            throw;
+        }
+
+        if (!vouched)
+        {
+            JsonValidation.ValidateText(json, documentId); // throws the exact error, or the text is fine after all
+        }
+
+        return Entries(id, extractor);
+    }
+
+    private ArgumentException Unindexable(Exception e, ReadOnlySpan<byte> id) =>
+        new($"Document '{Encoding.UTF8.GetString(id)}' in collection '{Collection}' cannot be indexed: {e.Message}", e);
+
+    private byte[][][] Entries(ReadOnlySpan<byte> id, JsonPathExtractor extractor)
+    {
         var result = new byte[Indexes.Count][][];
         for (var i = 0; i < Indexes.Count; i++)
         {

@@ -1,4 +1,5 @@
 using System.Text.Json;
+using System.Text.Unicode;
 using Voron.Documents.Serialization;
 
 namespace Voron.Documents.Indexing;
@@ -20,15 +21,19 @@ namespace Voron.Documents.Indexing;
 internal sealed class JsonPathExtractor
 {
     private readonly JsonPath[] _paths;
+    private readonly JsonPathSegment[][] _segments;
     private readonly List<byte[]>[] _values;
     private readonly List<List<(int Path, int Segment)>> _levels = [];
     private readonly KeyBuilder _key = new();
+    private bool _checkText;
+    private bool _textUnsure;
 
     private static readonly byte[] NullValue = [IndexKey.Null];
 
     public JsonPathExtractor(IReadOnlyList<JsonPath> paths)
     {
         _paths = [.. paths];
+        _segments = [.. _paths.Select(p => p.Segments.ToArray())];
         _values = [.. _paths.Select(_ => new List<byte[]>())];
     }
 
@@ -45,6 +50,42 @@ internal sealed class JsonPathExtractor
     /// </summary>
     public void Extract(ReadOnlySpan<byte> json)
     {
+        _checkText = false;
+        Read(json);
+    }
+
+    /// <summary>
+    /// As <see cref="Extract"/>, and checks the text rules (Serialization/JsonValidation.cs) in the
+    /// same parse: JV1 by one vectorized UTF-8 scan of the bytes first, JV2 on every escaped string
+    /// and property name the parse meets, skipped subtrees included. Returns true when the whole
+    /// input was read as one JSON value and no rule was broken: then
+    /// <see cref="JsonValidation.ValidateText"/> would not throw (SV1).
+    /// False means "cannot vouch" (a rule broken, or bytes after the value): the caller runs
+    /// ValidateText for the exact error.
+    /// </summary>
+    public bool ExtractCheckingText(ReadOnlySpan<byte> json)
+    {
+        if (!Utf8.IsValid(json))
+        {
+            return false; // JV1 over all the bytes in one vectorized scan (no parse); the caller's ValidateText finds where
+        }
+
+        _checkText = true;
+        _textUnsure = false;
+        try
+        {
+            var consumed = Read(json);
+            return !_textUnsure && consumed == json.Length;
+        }
+        finally
+        {
+            _checkText = false;
+        }
+    }
+
+    /// <summary>Reads the root value; returns the bytes consumed.</summary>
+    private long Read(ReadOnlySpan<byte> json)
+    {
         foreach (var list in _values)
         {
             list.Clear();
@@ -53,6 +94,7 @@ internal sealed class JsonPathExtractor
         var reader = new Utf8JsonReader(json, JsonValidation.Options);
         reader.Read();
         var root = Level(0);
+        root.Clear(); // a walk an exception cut short leaves its paths here; deeper levels are cleared before each use
         for (var p = 0; p < _paths.Length; p++)
         {
             root.Add((p, 0));
@@ -66,6 +108,8 @@ internal sealed class JsonPathExtractor
                 list.Add(NullValue);
             }
         }
+
+        return reader.BytesConsumed;
     }
 
     private List<(int Path, int Segment)> Level(int depth)
@@ -83,18 +127,23 @@ internal sealed class JsonPathExtractor
     {
         var active = Level(depth);
         var token = reader.TokenType;
+        if (_checkText)
+        {
+            CheckText(ref reader);
+        }
+
         var wantsProperty = false;
         var wantsElement = false;
         for (var i = active.Count - 1; i >= 0; i--)
         {
             var (p, s) = active[i];
-            var segments = _paths[p].Segments;
-            while (s < segments.Count && segments[s].IsEach && token != JsonTokenType.StartArray)
+            var segments = _segments[p];
+            while (s < segments.Length && segments[s].IsEach && token != JsonTokenType.StartArray)
             {
                 s++; // "[]" on a non-array: the value is its only element
             }
 
-            if (s == segments.Count)
+            if (s == segments.Length)
             {
                 Capture(ref reader, p);
                 active.RemoveAt(i);
@@ -111,10 +160,15 @@ internal sealed class JsonPathExtractor
             var next = Level(depth + 1);
             while (reader.Read() && reader.TokenType == JsonTokenType.PropertyName)
             {
+                if (_checkText)
+                {
+                    CheckText(ref reader);
+                }
+
                 next.Clear();
                 foreach (var (p, s) in active)
                 {
-                    var segment = _paths[p].Segments[s];
+                    var segment = _segments[p][s];
                     if (!segment.IsEach && reader.ValueTextEquals(segment.Name))
                     {
                         next.Add((p, s + 1));
@@ -124,7 +178,7 @@ internal sealed class JsonPathExtractor
                 reader.Read();
                 if (next.Count == 0)
                 {
-                    reader.Skip();
+                    Skip(ref reader, currentChecked: false);
                 }
                 else
                 {
@@ -140,7 +194,7 @@ internal sealed class JsonPathExtractor
                 next.Clear();
                 foreach (var (p, s) in active)
                 {
-                    if (_paths[p].Segments[s].IsEach)
+                    if (_segments[p][s].IsEach)
                     {
                         next.Add((p, s + 1));
                     }
@@ -151,10 +205,47 @@ internal sealed class JsonPathExtractor
         }
         else
         {
-            reader.Skip();
+            Skip(ref reader, currentChecked: true);
         }
 
         active.Clear();
+    }
+
+    /// <summary>Skips the value the reader is on (its whole subtree), looking at its strings when checking text.</summary>
+    private void Skip(ref Utf8JsonReader reader, bool currentChecked)
+    {
+        if (!_checkText)
+        {
+            reader.Skip();
+            return;
+        }
+
+        if (!currentChecked)
+        {
+            CheckText(ref reader);
+        }
+
+        if (reader.TokenType is JsonTokenType.StartObject or JsonTokenType.StartArray)
+        {
+            var depth = reader.CurrentDepth;
+            while (reader.Read() && reader.CurrentDepth > depth)
+            {
+                CheckText(ref reader);
+            }
+        }
+    }
+
+    /// <summary>
+    /// JV2 on one string or property name, as written (between its quotes): only an escaped one
+    /// can hold a \u escape. Outside strings the reader accepts no backslash.
+    /// </summary>
+    private void CheckText(ref Utf8JsonReader reader)
+    {
+        if (reader.TokenType is JsonTokenType.String or JsonTokenType.PropertyName && reader.ValueIsEscaped &&
+            JsonValidation.LoneSurrogateEscape(reader.ValueSpan) >= 0)
+        {
+            _textUnsure = true;
+        }
     }
 
     private void Capture(ref Utf8JsonReader reader, int path)

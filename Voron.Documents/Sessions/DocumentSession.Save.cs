@@ -14,8 +14,7 @@ internal sealed partial class DocumentSession
             return; // nothing changed: no transaction
         }
 
-        var collections = writes.Select(w => w.Collection).Distinct().ToList();
-        var operation = store.Telemetry.Start(DocumentsDiagnostics.Operations.SaveChanges, collections.Count == 1 ? collections[0] : null);
+        var operation = store.Telemetry.Start(DocumentsDiagnostics.Operations.SaveChanges, OnlyCollection(writes));
         WriteResult[] results;
         try
         {
@@ -36,6 +35,21 @@ internal sealed partial class DocumentSession
                 store.Telemetry.RecordWritten(collection, 1);
             }
         }
+    }
+
+    /// <summary>The one collection every write is in (a delete by id of an unknown document counts as null), or null when they differ.</summary>
+    private static string? OnlyCollection(List<PreparedWrite> writes)
+    {
+        var collection = writes[0].Collection;
+        for (var i = 1; i < writes.Count; i++)
+        {
+            if (!string.Equals(writes[i].Collection, collection, StringComparison.Ordinal))
+            {
+                return null;
+            }
+        }
+
+        return collection;
     }
 
     /// <summary>
@@ -68,9 +82,11 @@ internal sealed partial class DocumentSession
             }
 
             byte[] json;
+            var textChecked = false;
             if (entry.RawJson != null)
             {
                 json = entry.RawJson;
+                textChecked = true; // StoreRaw validated the whole object (JV rules included)
             }
             else
             {
@@ -97,6 +113,7 @@ internal sealed partial class DocumentSession
                 CollectionBytes = entry.CollectionBytes,
                 Record = DocumentRecord.Build(entry.CollectionBytes, json, store.Options.CompressionThresholdBytes),
                 Json = json,
+                TextChecked = textChecked,
                 ExpectedVersion = expected,
                 HintJson = entry.OriginalJson,
                 HintVersion = entry.Version,

@@ -22,6 +22,12 @@ internal sealed class PreparedWrite
     /// <summary>The JSON the record holds (for the session's change tracking after the save).</summary>
     public byte[]? Json { get; init; }
 
+    /// <summary>
+    /// <see cref="Json"/> was checked for the text rules already (StoreRaw validates the whole
+    /// object): the save does not check it again. False for serializer output (SV1 checks it).
+    /// </summary>
+    public bool TextChecked { get; init; }
+
     /// <summary>The version the stored document must have (0: none may exist), or null for no check (I3).</summary>
     public long? ExpectedVersion { get; init; }
 

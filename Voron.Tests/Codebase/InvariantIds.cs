@@ -96,6 +96,7 @@ internal sealed partial class InvariantIds
         ["SI"] = "Core: inspecting a store without opening it",
         ["SP"] = "Core: section allocation policy",
         ["ST"] = "Core: store statistics",
+        ["SV"] = "Documents: the save path (text check and index values in one pass)",
         ["T"] = "Core: transactions",
         ["V"] = "SqliteVfs: database layer (locks, snapshots, commits)",
         ["VT"] = "SqliteVfs: native bridge of virtual-table modules",
