@@ -221,14 +221,15 @@ public sealed partial class DocumentStore
                 $"Document '{id}' is {json.Length:N0} bytes of JSON; the store takes at most {Options.MaxDocumentBytes:N0} (DocumentStoreOptions.MaxDocumentBytes).");
         }
 
+        var record = DocumentRecord.Build(type.CollectionBytes, json, Options.CompressionThresholdBytes);
         return new PreparedWrite
         {
             Id = id!,
             IdBytes = idBytes,
             Collection = type.Collection,
             CollectionBytes = type.CollectionBytes,
-            Record = DocumentRecord.Build(type.CollectionBytes, json, Options.CompressionThresholdBytes),
-            Json = json,
+            Record = record,
+            Json = JsonBesides(record, json),
             ExpectedVersion = generated ? 0 : null,
             GeneratedNumber = number,
             GeneratedPrefix = prefix,
@@ -244,19 +245,29 @@ public sealed partial class DocumentStore
     {
         var (number, prefix) = PreparedWrite.GeneratedShape(id);
         Ids.ObserveId(id); // I5: whatever the collection
+        var record = DocumentRecord.Build(collectionBytes, json, Options.CompressionThresholdBytes);
         return new PreparedWrite
         {
             Id = id,
             IdBytes = idBytes,
             Collection = collection,
             CollectionBytes = collectionBytes,
-            Record = DocumentRecord.Build(collectionBytes, json, Options.CompressionThresholdBytes),
-            Json = json,
+            Record = record,
+            Json = JsonBesides(record, json),
             ExpectedVersion = null,
             GeneratedNumber = number,
             GeneratedPrefix = prefix,
         };
     }
+
+    /// <summary>
+    /// BI4. A bulk write keeps its JSON beside its record only when the record is compressed: an
+    ///      uncompressed record holds the JSON as it is (BulkPreparation reads it there), and a
+    ///      batch waiting for the merger then holds each document's bytes once, not twice (what
+    ///      survives a collection is what the collector copies).
+    /// </summary>
+    private static byte[]? JsonBesides(byte[] record, byte[] json) =>
+        (record[DocumentRecord.FlagsOffset] & DocumentRecord.Compressed) != 0 ? json : null;
 
     private static async IAsyncEnumerable<T> AsAsync<T>(IEnumerable<T> documents, [EnumeratorCancellation] CancellationToken cancellationToken = default)
     {

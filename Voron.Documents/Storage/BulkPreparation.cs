@@ -51,9 +51,9 @@ internal static class BulkPreparation
         {
             try
             {
-                if (writes[i].Json is { } json)
+                if (writes[i].Record != null)
                 {
-                    JsonValidation.ValidateText(json, writes[i].Id);
+                    JsonValidation.ValidateText(JsonOf(writes[i]), writes[i].Id);
                 }
             }
             catch (Exception e)
@@ -71,7 +71,7 @@ internal static class BulkPreparation
             {
                 write.NewEntries = null;
                 write.HintEntries = null;
-                if (write.Collection == null || write.Json == null || catalog.For(write.Collection) is not { } indexes)
+                if (write.Collection == null || write.Record == null || catalog.For(write.Collection) is not { } indexes)
                 {
                     continue;
                 }
@@ -82,7 +82,7 @@ internal static class BulkPreparation
                     extractors[write.Collection] = extractor;
                 }
 
-                write.NewEntries = indexes.ComputeEntries(write.Json, write.IdBytes, extractor);
+                write.NewEntries = indexes.ComputeEntries(JsonOf(write), write.IdBytes, extractor);
             }
             catch (Exception e)
             {
@@ -90,5 +90,23 @@ internal static class BulkPreparation
                 return;
             }
         }
+    }
+
+    /// <summary>The write's JSON: beside its record when the record is compressed, else in the record (BI4).</summary>
+    private static ReadOnlySpan<byte> JsonOf(PreparedWrite write)
+    {
+        if (write.Json != null)
+        {
+            return write.Json;
+        }
+
+        // A record this process built (DocumentRecord.Build): not yet stamped, so not one ReadHeader takes (DR5).
+        var record = write.Record!;
+        if ((record[DocumentRecord.FlagsOffset] & DocumentRecord.Compressed) != 0)
+        {
+            throw new InvalidOperationException($"Bulk write '{write.Id}' has a compressed record and no JSON beside it."); // BI4
+        }
+
+        return record.AsSpan(DocumentRecord.HeaderSize + record[DocumentRecord.CollectionLengthOffset]);
     }
 }
