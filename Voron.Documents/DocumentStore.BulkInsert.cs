@@ -61,13 +61,23 @@ public sealed partial class DocumentStore
     /// <summary>
     /// The bulk-insert machinery over prepared writes (typed documents, or raw JSON from
     /// <see cref="ImportAsync"/>): batches of <see cref="DocumentStoreOptions.BulkInsertBatchSize"/>,
-    /// one transaction each, the next batch prepared while one is in flight; within a batch a
-    /// repeated id keeps its last write. Returns the number of documents written.
+    /// one transaction each; within a batch a repeated id keeps its last write. Returns the number
+    /// of documents written.
     /// </summary>
+    /// <remarks>
+    /// BI3. Batches commit in input order and none after a failure: a batch's checks and index
+    ///      entries are computed on the thread pool (in parallel chunks, BulkPreparation) while
+    ///      this thread reads the next batch and the merger applies the one before, but a batch
+    ///      is handed to the merger only after the batch before it committed (a batch after a
+    ///      failed one fails with its failure, unapplied); every full batch read before a
+    ///      failure of the input is committed, as when batches went one at a time; the failure
+    ///      reported is the earliest in input order; progress follows each committed batch, in order.
+    /// </remarks>
     internal async Task<long> BulkWriteAsync(IAsyncEnumerable<PreparedWrite> writes, IProgress<long>? progress, CancellationToken cancellationToken)
     {
         long written = 0;
-        Task<WriteResult[]>? inFlight = null;
+        var pending = new Queue<Task<int>>(); // submitted batches, oldest first
+        Task<int>? last = null;
         var batch = new List<PreparedWrite>();
         var positions = new Dictionary<string, int>(StringComparer.Ordinal);
         try
@@ -86,29 +96,40 @@ public sealed partial class DocumentStore
 
                 if (batch.Count >= Options.BulkInsertBatchSize)
                 {
-                    written += await CompleteAsync(inFlight, progress, written).ConfigureAwait(false);
-                    inFlight = SubmitAsync(batch, cancellationToken);
-                    batch = [];
+                    while (pending.Count >= BulkBatchesInFlight)
+                    {
+                        written += await CompleteAsync(pending.Peek(), progress, written).ConfigureAwait(false);
+                        _ = pending.Dequeue(); // completed above
+                    }
+
+                    last = SubmitBulkAsync([.. batch], last, cancellationToken);
+                    pending.Enqueue(last);
+                    batch.Clear();
                     positions.Clear();
                 }
             }
 
-            written += await CompleteAsync(inFlight, progress, written).ConfigureAwait(false);
-            inFlight = null;
             if (batch.Count > 0)
             {
-                written += await CompleteAsync(SubmitAsync(batch, cancellationToken), progress, written).ConfigureAwait(false);
+                last = SubmitBulkAsync([.. batch], last, cancellationToken);
+                pending.Enqueue(last);
+            }
+
+            while (pending.Count > 0)
+            {
+                written += await CompleteAsync(pending.Peek(), progress, written).ConfigureAwait(false);
+                _ = pending.Dequeue(); // completed above
             }
 
             return written;
         }
         catch (Exception)
         {
-            if (inFlight != null)
+            while (pending.Count > 0)
             {
                 try
                 {
-                    await inFlight.ConfigureAwait(false); // let the batch in flight finish before reporting
+                    await pending.Dequeue().ConfigureAwait(false); // let a batch in flight finish before reporting
                 }
                 catch (Exception)
                 {
@@ -120,14 +141,58 @@ public sealed partial class DocumentStore
         }
     }
 
-    private static async Task<long> CompleteAsync(Task<WriteResult[]>? inFlight, IProgress<long>? progress, long before)
-    {
-        if (inFlight == null)
-        {
-            return 0;
-        }
+    /// <summary>Batches submitted and not yet awaited: one being applied, the next being prepared.</summary>
+    private const int BulkBatchesInFlight = 2;
 
-        var count = (await inFlight.ConfigureAwait(false)).Length;
+    /// <summary>
+    /// One batch's way (BI3): its checks and entries on the thread pool, then, once
+    /// <paramref name="previous"/> committed, one merged operation (again with a newer catalog
+    /// when it changed, I2). Completes with the number of documents written.
+    /// </summary>
+    private Task<int> SubmitBulkAsync(PreparedWrite[] batch, Task<int>? previous, CancellationToken cancellationToken) =>
+        Task.Run(async () =>
+        {
+            var catalog = _catalog;
+            Exception? prepareFailure = null;
+            try
+            {
+                BulkPreparation.Run(catalog, batch);
+            }
+            catch (Exception e)
+            {
+                prepareFailure = e;
+            }
+
+            if (previous != null)
+            {
+                await previous.ConfigureAwait(false); // an earlier batch's failure comes first
+            }
+
+            if (prepareFailure != null)
+            {
+                System.Runtime.ExceptionServices.ExceptionDispatchInfo.Throw(prepareFailure);
+            }
+
+            while (true)
+            {
+                ThrowIfDisposed();
+                cancellationToken.ThrowIfCancellationRequested();
+                try
+                {
+                    return (await Environment.ExecuteAsync(new BulkBatch(catalog, batch, Path).Apply, cancellationToken).ConfigureAwait(false)).Length;
+                }
+                catch (StaleCatalogException stale)
+                {
+                    await RefreshCatalogAsync(stale.Actual, cancellationToken).ConfigureAwait(false);
+                    catalog = _catalog;
+                    BulkPreparation.Run(catalog, batch);
+                }
+            }
+        }, CancellationToken.None);
+
+    private static async Task<long> CompleteAsync(Task<int> batch, IProgress<long>? progress, long before)
+    {
+        var count = await batch.ConfigureAwait(false);
         progress?.Report(before + count);
         return count;
     }
@@ -156,14 +221,15 @@ public sealed partial class DocumentStore
                 $"Document '{id}' is {json.Length:N0} bytes of JSON; the store takes at most {Options.MaxDocumentBytes:N0} (DocumentStoreOptions.MaxDocumentBytes).");
         }
 
+        var record = DocumentRecord.Build(type.CollectionBytes, json, Options.CompressionThresholdBytes);
         return new PreparedWrite
         {
             Id = id!,
             IdBytes = idBytes,
             Collection = type.Collection,
             CollectionBytes = type.CollectionBytes,
-            Record = DocumentRecord.Build(type.CollectionBytes, json, Options.CompressionThresholdBytes),
-            Json = json,
+            Record = record,
+            Json = JsonBesides(record, json),
             ExpectedVersion = generated ? 0 : null,
             GeneratedNumber = number,
             GeneratedPrefix = prefix,
@@ -179,19 +245,29 @@ public sealed partial class DocumentStore
     {
         var (number, prefix) = PreparedWrite.GeneratedShape(id);
         Ids.ObserveId(id); // I5: whatever the collection
+        var record = DocumentRecord.Build(collectionBytes, json, Options.CompressionThresholdBytes);
         return new PreparedWrite
         {
             Id = id,
             IdBytes = idBytes,
             Collection = collection,
             CollectionBytes = collectionBytes,
-            Record = DocumentRecord.Build(collectionBytes, json, Options.CompressionThresholdBytes),
-            Json = json,
+            Record = record,
+            Json = JsonBesides(record, json),
             ExpectedVersion = null,
             GeneratedNumber = number,
             GeneratedPrefix = prefix,
         };
     }
+
+    /// <summary>
+    /// BI4. A bulk write keeps its JSON beside its record only when the record is compressed: an
+    ///      uncompressed record holds the JSON as it is (BulkPreparation reads it there), and a
+    ///      batch waiting for the merger then holds each document's bytes once, not twice (what
+    ///      survives a collection is what the collector copies).
+    /// </summary>
+    private static byte[]? JsonBesides(byte[] record, byte[] json) =>
+        (record[DocumentRecord.FlagsOffset] & DocumentRecord.Compressed) != 0 ? json : null;
 
     private static async IAsyncEnumerable<T> AsAsync<T>(IEnumerable<T> documents, [EnumeratorCancellation] CancellationToken cancellationToken = default)
     {

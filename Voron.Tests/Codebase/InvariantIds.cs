@@ -54,6 +54,7 @@ internal sealed partial class InvariantIds
     {
         ["A"] = "Core: page allocator",
         ["B"] = "Core: tree page format",
+        ["BI"] = "Documents: bulk insert",
         ["BK"] = "Core: hot backup and restore",
         ["BM"] = "Core: backup manifest format",
         ["BR"] = "AspNetCore: bad requests and empty error answers",
