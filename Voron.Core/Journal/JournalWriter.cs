@@ -103,6 +103,7 @@ internal sealed partial class JournalWriter : IDisposable
     private long _bytesWritten;
     private bool _unsynced; // lazy records written to _file since its last FlushData
     private long _encodeTicks;
+    private bool _previousCompressionPaid; // the last payload compressed whole was stored compressed: the next skips the sample
     private Exception? _failure;
     private bool _disposed;
 
@@ -227,12 +228,13 @@ internal sealed partial class JournalWriter : IDisposable
         var buffer = RecordBuffer((int)JournalRecord.RecordSize(raw));
         var payload = buffer.AsSpan(JournalRecord.HeaderSize, raw);
         JournalRecord.EncodeEntries(payload, pages);
-        if (compress && raw >= JournalRecord.CompressionThreshold && SampleCompresses(payload))
+        if (compress && raw >= JournalRecord.CompressionThreshold && (_previousCompressionPaid || SampleCompresses(payload)))
         {
             var bound = Compression.Lz4Block.MaxCompressedLength(raw);
             var scratch = ScratchBuffer(bound);
             var compressed = Compression.Lz4Block.Compress(payload, scratch.AsSpan(0, bound));
-            if (JournalRecord.CompressionPays(raw, compressed))
+            _previousCompressionPaid = JournalRecord.CompressionPays(raw, compressed);
+            if (_previousCompressionPaid)
             {
                 scratch.AsSpan(0, compressed).CopyTo(payload);
                 flags |= JournalRecordFlags.Lz4Compressed;
@@ -298,7 +300,7 @@ internal sealed partial class JournalWriter : IDisposable
     /// The compression rule's sample (JournalRecord.cs): a payload longer than
     /// <see cref="JournalRecord.CompressionSample"/> is compressed only if slices spread over it
     /// (<see cref="JournalRecord.SampleSlices"/>) compress well enough, so incompressible data
-    /// costs one short LZ4 pass.
+    /// costs one short LZ4 pass. Skipped while the payloads compress (the rule's second part).
     /// </summary>
     private bool SampleCompresses(ReadOnlySpan<byte> payload)
     {

@@ -44,6 +44,27 @@ public sealed class JournalCompressionRuleTests
     }
 
     [Fact]
+    public void After_a_payload_kept_compressed_the_next_is_compressed_whole_until_one_does_not_pay()
+    {
+        // The payload of the test above: its sample fails, the whole of it would pay.
+        const int count = 36;
+        var entry = JournalRecord.EntryHeaderSize + Constants.PageSize;
+        var slices = JournalRecord.SampleSlices(count * entry).ToList();
+        bool Sampled(int page) => slices.Any(s => s.Start.Value < (page + 1) * entry && page * entry < s.End.Value);
+        var mixed = Pages(count, i => Sampled(i) ? RandomPage(i) : Json());
+        var json = Pages(12, _ => Json());
+        var random = Pages(12, RandomPage);
+
+        var records = WriteAndRecover([json, mixed, random, mixed]);
+
+        Assert.True(records[0].Flags.HasFlag(JournalRecordFlags.Lz4Compressed), "JSON compresses");
+        Assert.True(records[1].Flags.HasFlag(JournalRecordFlags.Lz4Compressed), "no sample after a payload that paid");
+        Assert.False(records[2].Flags.HasFlag(JournalRecordFlags.Lz4Compressed), "random bytes do not pay");
+        Assert.False(records[3].Flags.HasFlag(JournalRecordFlags.Lz4Compressed), "the sample is back after a payload that did not pay");
+        AssertSamePages([.. json, .. mixed, .. random, .. mixed], [.. records.SelectMany(r => r.Pages)]);
+    }
+
+    [Fact]
     public void The_sample_slices_start_at_the_payload_start_end_at_its_end_and_hold_64_KiB()
     {
         foreach (var length in new[] { JournalRecord.CompressionSample + 1, 100_000, 10 << 20 })
@@ -96,6 +117,37 @@ public sealed class JournalCompressionRuleTests
         Assert.False(flags.HasFlag(JournalRecordFlags.Lz4Compressed));
         Assert.Equal(raw, stored);
         AssertSamePages(pages, recovered);
+    }
+
+    /// <summary>Appends each page set as one record (transactions 1, 2, ...) through one writer and reads each record back.</summary>
+    private static List<(JournalRecordFlags Flags, List<RecoveredPage> Pages)> WriteAndRecover(JournalPage[][] transactions)
+    {
+        var fs = new InMemoryFileSystem(64 << 20);
+        var starts = new List<long>();
+        using (var writer = new JournalWriter(fs, Directory, JournalHarness.StoreId, new JournalPosition(0, 0), 1, 16L << 20))
+        {
+            for (var i = 0; i < transactions.Length; i++)
+            {
+                starts.Add(writer.Append(i + 1, new byte[64], transactions[i], compress: true, sync: true).Start.Offset);
+            }
+        }
+
+        var result = new List<(JournalRecordFlags Flags, List<RecoveredPage> Pages)>();
+        using (var file = fs.Open(JournalFiles.PathOf(Directory, 0), FileOpenMode.OpenExisting))
+        {
+            foreach (var start in starts)
+            {
+                var header = new byte[JournalRecord.HeaderSize];
+                file.Read(start, header);
+                result.Add(((JournalRecordFlags)BinaryPrimitives.ReadUInt16LittleEndian(header.AsSpan(JournalRecord.FlagsOffset)), []));
+            }
+        }
+
+        var index = 0;
+        JournalReader.Recover(fs, Directory, JournalHarness.StoreId, new JournalPosition(0, 0), 1,
+            record => result[index++].Pages.AddRange(record.Pages.Select(p => p with { Bytes = p.Bytes.ToArray() }))); // the bytes alias the reader's buffer
+        Assert.Equal(transactions.Length, index);
+        return result;
     }
 
     private static (JournalRecordFlags Flags, long Stored, long Raw, List<RecoveredPage> Pages) WriteAndRecover(JournalPage[] pages)
