@@ -76,17 +76,23 @@ internal sealed class DocumentQuery<T>(DocumentSession session, JsonTypeInfo<T> 
     public Task<bool> AnyAsync(Expression<Func<T, bool>> predicate, CancellationToken cancellationToken = default) =>
         ((DocumentQuery<T>)Where(predicate)).AnyAsync(cancellationToken);
 
+    /// <summary>Results pre-sized up to this many: a larger Take still grows the list as results come.</summary>
+    private const int MaxPresized = 256;
+
     private List<T> Run(QuerySpec query, int limit, CancellationToken cancellationToken)
     {
         cancellationToken.ThrowIfCancellationRequested();
-        var results = new List<T>();
+        var expected = Math.Min(Math.Min(limit, query.Take ?? 0), MaxPresized);
+        var results = new List<T>(expected);
         using var run = session.OpenQuery(query);
         try
         {
-            while (results.Count < limit && run.Cursor.MoveNext())
+            session.ReserveTracking(expected);
+            var sink = new EntitySink<T>(session, type, typeInfo);
+            while (results.Count < limit && run.Cursor.MoveNext(sink))
             {
                 cancellationToken.ThrowIfCancellationRequested();
-                results.Add(session.Materialize(run.Cursor, type, typeInfo));
+                results.Add(sink.Current!);
             }
 
             run.Returned = results.Count;
@@ -103,6 +109,7 @@ internal sealed class DocumentQuery<T>(DocumentSession session, JsonTypeInfo<T> 
     {
         await Task.CompletedTask.ConfigureAwait(false);
         using var run = session.OpenQuery(spec);
+        var sink = new EntitySink<T>(session, type, typeInfo);
         var count = 0;
         while (true)
         {
@@ -110,12 +117,12 @@ internal sealed class DocumentQuery<T>(DocumentSession session, JsonTypeInfo<T> 
             T item;
             try
             {
-                if (!run.Cursor.MoveNext())
+                if (!run.Cursor.MoveNext(sink))
                 {
                     break;
                 }
 
-                item = session.Materialize(run.Cursor, type, typeInfo);
+                item = sink.Current!;
             }
             catch (Exception e)
             {

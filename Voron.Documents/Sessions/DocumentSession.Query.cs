@@ -67,8 +67,11 @@ internal sealed partial class DocumentSession
         }
     }
 
-    /// <summary>The entity for the cursor's current document: the tracked object when the session has one, else deserialized and tracked.</summary>
-    internal T Materialize<T>(QueryCursor cursor, DocumentType type, JsonTypeInfo<T> typeInfo) where T : class
+    /// <summary>
+    /// The entity for the cursor's current document, whose JSON is <paramref name="json"/> (valid only
+    /// during the call): the tracked object when the session has one, else deserialized and tracked.
+    /// </summary>
+    internal T Materialize<T>(QueryCursor cursor, ReadOnlySpan<byte> json, DocumentType type, JsonTypeInfo<T> typeInfo) where T : class
     {
         using var scope = Enter();
         var id = cursor.Id;
@@ -79,14 +82,20 @@ internal sealed partial class DocumentSession
                 return tracked;
             }
 
-            var untracked = Deserialize(cursor.Json, typeInfo, id, type.Collection);
+            var untracked = Deserialize(json, typeInfo, id, type.Collection);
             type.SetId(untracked, id); // S3, though the session tracks this id otherwise (a pending raw store or delete)
             return untracked;
         }
 
-        var json = cursor.Json;
         var entity = Deserialize(json, typeInfo, id, type.Collection);
         Track(Loaded(id, cursor.IdBytes.ToArray(), type, entity, json, cursor.Header.Version, cursor.Header.Ticks));
         return entity;
+    }
+
+    /// <summary>Makes room in the session's maps for <paramref name="results"/> more tracked documents, so a query's results do not grow them step by step.</summary>
+    internal void ReserveTracking(int results)
+    {
+        _byId.EnsureCapacity(_byId.Count + results);
+        _byEntity.EnsureCapacity(_byEntity.Count + results);
     }
 }
