@@ -79,20 +79,43 @@ internal sealed class DocumentQuery<T>(DocumentSession session, JsonTypeInfo<T> 
     /// <summary>Results pre-sized up to this many: a larger Take still grows the list as results come.</summary>
     private const int MaxPresized = 256;
 
+    /// <summary>
+    /// Reads the results (their JSON copied once from the pages into a pooled batch), then turns them
+    /// into entities together (<see cref="DocumentSession.MaterializeAll{T}"/>). When reading stops
+    /// with an error, the results read before it are still materialized first, so the error a caller
+    /// sees and what the session tracks are those of reading and materializing one result at a time.
+    /// </summary>
     private List<T> Run(QuerySpec query, int limit, CancellationToken cancellationToken)
     {
         cancellationToken.ThrowIfCancellationRequested();
         var expected = Math.Min(Math.Min(limit, query.Take ?? 0), MaxPresized);
         var results = new List<T>(expected);
         using var run = session.OpenQuery(query);
+        using var batch = new ResultBatch(expected);
         try
         {
             session.ReserveTracking(expected);
-            var sink = new EntitySink<T>(session, type, typeInfo);
-            while (results.Count < limit && run.Cursor.MoveNext(sink))
+            Exception? stopped = null;
+            try
             {
-                cancellationToken.ThrowIfCancellationRequested();
-                results.Add(sink.Current!);
+                while (batch.Count < limit && run.Cursor.MoveNext(batch))
+                {
+                    if (cancellationToken.IsCancellationRequested)
+                    {
+                        batch.DropLast(); // read, not yet materialized, as one result at a time would leave it
+                        cancellationToken.ThrowIfCancellationRequested();
+                    }
+                }
+            }
+            catch (Exception e)
+            {
+                stopped = e;
+            }
+
+            session.MaterializeAll(batch, type, typeInfo, results);
+            if (stopped != null)
+            {
+                System.Runtime.ExceptionServices.ExceptionDispatchInfo.Throw(stopped);
             }
 
             run.Returned = results.Count;

@@ -98,4 +98,68 @@ internal sealed partial class DocumentSession
         _byId.EnsureCapacity(_byId.Count + results);
         _byEntity.EnsureCapacity(_byEntity.Count + results);
     }
+
+    /// <summary>
+    /// The entities of a batch of results, in order, as <see cref="Materialize{T}"/> would give them
+    /// one by one: tracked objects returned as they are, the others deserialized, tracked in order.
+    /// The deserializations run before any tracking, on up to two threads (<see cref="ParallelWork"/>;
+    /// JsonTypeInfo is thread-safe); a failure is thrown at its own result, after the ones before it
+    /// were tracked, as the one-by-one order would.
+    /// </summary>
+    internal void MaterializeAll<T>(ResultBatch batch, DocumentType type, JsonTypeInfo<T> typeInfo, List<T> into) where T : class
+    {
+        using var scope = Enter();
+        var count = batch.Count;
+        var known = new SessionEntry?[count];
+        var entities = new T?[count];
+        var errors = new Exception?[count];
+        for (var i = 0; i < count; i++)
+        {
+            _byId.TryGetValue(batch.Id(i), out known[i]);
+        }
+
+        ParallelWork.Run(count, i =>
+        {
+            if (known[i]?.Entity is T)
+            {
+                return;
+            }
+
+            try
+            {
+                entities[i] = Deserialize(batch.Json(i), typeInfo, batch.Id(i), type.Collection);
+            }
+            catch (Exception e)
+            {
+                errors[i] = e;
+            }
+        });
+
+        for (var i = 0; i < count; i++)
+        {
+            if (errors[i] is { } error)
+            {
+                System.Runtime.ExceptionServices.ExceptionDispatchInfo.Throw(error);
+            }
+
+            var id = batch.Id(i);
+            if (known[i] is { } entry)
+            {
+                if (entry.Entity is T tracked)
+                {
+                    into.Add(tracked);
+                    continue;
+                }
+
+                var untracked = entities[i]!;
+                type.SetId(untracked, id); // S3, though the session tracks this id otherwise (a pending raw store or delete)
+                into.Add(untracked);
+                continue;
+            }
+
+            var entity = entities[i]!;
+            Track(Loaded(id, batch.IdBytes(i), type, entity, batch.Json(i), batch.Version(i), batch.Ticks(i)));
+            into.Add(entity);
+        }
+    }
 }
