@@ -13,7 +13,7 @@ internal sealed class DocumentQuery<T>(DocumentSession session, JsonTypeInfo<T> 
 {
     private DocumentQuery<T> With(QuerySpec next) => new(session, typeInfo, type, next);
 
-    public IDocumentQuery<T> Where(Expression<Func<T, bool>> predicate) => With(spec.With(ExpressionTranslator.Conditions(predicate, typeInfo)));
+    public IDocumentQuery<T> Where(Expression<Func<T, bool>> predicate) => With(spec.With(TranslationCache.Conditions(predicate, typeInfo)));
 
     public IDocumentQuery<T> WhereIdStartsWith(string prefix)
     {
