@@ -111,8 +111,7 @@ internal sealed partial class DocumentSession
         using var scope = Enter();
         var count = batch.Count;
         var known = new SessionEntry?[count];
-        var entities = new T?[count];
-        var errors = new Exception?[count];
+        var outcomes = new object?[count];
         for (var i = 0; i < count; i++)
         {
             _byId.TryGetValue(batch.Id(i), out known[i]);
@@ -122,24 +121,24 @@ internal sealed partial class DocumentSession
         {
             if (known[i]?.Entity is T)
             {
-                return;
+                return known[i]!;
             }
 
             try
             {
-                entities[i] = Deserialize(batch.Json(i), typeInfo, batch.Id(i), type.Collection);
+                return Deserialize(batch.Json(i), typeInfo, batch.Id(i), type.Collection);
             }
             catch (Exception e)
             {
-                errors[i] = e;
+                return System.Runtime.ExceptionServices.ExceptionDispatchInfo.Capture(e);
             }
-        });
+        }, outcomes);
 
         for (var i = 0; i < count; i++)
         {
-            if (errors[i] is { } error)
+            if (outcomes[i] is System.Runtime.ExceptionServices.ExceptionDispatchInfo error)
             {
-                System.Runtime.ExceptionServices.ExceptionDispatchInfo.Throw(error);
+                error.Throw();
             }
 
             var id = batch.Id(i);
@@ -151,13 +150,13 @@ internal sealed partial class DocumentSession
                     continue;
                 }
 
-                var untracked = entities[i]!;
+                var untracked = (T)outcomes[i]!;
                 type.SetId(untracked, id); // S3, though the session tracks this id otherwise (a pending raw store or delete)
                 into.Add(untracked);
                 continue;
             }
 
-            var entity = entities[i]!;
+            var entity = (T)outcomes[i]!;
             Track(Loaded(id, batch.IdBytes(i), type, entity, batch.Json(i), batch.Version(i), batch.Ticks(i)));
             into.Add(entity);
         }
