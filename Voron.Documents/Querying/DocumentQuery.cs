@@ -13,7 +13,7 @@ internal sealed class DocumentQuery<T>(DocumentSession session, JsonTypeInfo<T> 
 {
     private DocumentQuery<T> With(QuerySpec next) => new(session, typeInfo, type, next);
 
-    public IDocumentQuery<T> Where(Expression<Func<T, bool>> predicate) => With(spec.With(ExpressionTranslator.Conditions(predicate, typeInfo)));
+    public IDocumentQuery<T> Where(Expression<Func<T, bool>> predicate) => With(spec.With(TranslationCache.Conditions(predicate, typeInfo)));
 
     public IDocumentQuery<T> WhereIdStartsWith(string prefix)
     {
@@ -76,17 +76,46 @@ internal sealed class DocumentQuery<T>(DocumentSession session, JsonTypeInfo<T> 
     public Task<bool> AnyAsync(Expression<Func<T, bool>> predicate, CancellationToken cancellationToken = default) =>
         ((DocumentQuery<T>)Where(predicate)).AnyAsync(cancellationToken);
 
+    /// <summary>Results pre-sized up to this many: a larger Take still grows the list as results come.</summary>
+    private const int MaxPresized = 256;
+
+    /// <summary>
+    /// Reads the results (their JSON copied once from the pages into a pooled batch), then turns them
+    /// into entities together (<see cref="DocumentSession.MaterializeAll{T}"/>). When reading stops
+    /// with an error, the results read before it are still materialized first, so the error a caller
+    /// sees and what the session tracks are those of reading and materializing one result at a time.
+    /// </summary>
     private List<T> Run(QuerySpec query, int limit, CancellationToken cancellationToken)
     {
         cancellationToken.ThrowIfCancellationRequested();
-        var results = new List<T>();
+        var expected = Math.Min(Math.Min(limit, query.Take ?? 0), MaxPresized);
+        var results = new List<T>(expected);
         using var run = session.OpenQuery(query);
+        using var batch = new ResultBatch(expected);
         try
         {
-            while (results.Count < limit && run.Cursor.MoveNext())
+            session.ReserveTracking(expected);
+            Exception? stopped = null;
+            try
             {
-                cancellationToken.ThrowIfCancellationRequested();
-                results.Add(session.Materialize(run.Cursor, type, typeInfo));
+                while (batch.Count < limit && run.Cursor.MoveNext(batch))
+                {
+                    if (cancellationToken.IsCancellationRequested)
+                    {
+                        batch.DropLast(); // read, not yet materialized, as one result at a time would leave it
+                        cancellationToken.ThrowIfCancellationRequested();
+                    }
+                }
+            }
+            catch (Exception e)
+            {
+                stopped = e;
+            }
+
+            session.MaterializeAll(batch, type, typeInfo, results);
+            if (stopped != null)
+            {
+                System.Runtime.ExceptionServices.ExceptionDispatchInfo.Throw(stopped);
             }
 
             run.Returned = results.Count;
@@ -103,6 +132,7 @@ internal sealed class DocumentQuery<T>(DocumentSession session, JsonTypeInfo<T> 
     {
         await Task.CompletedTask.ConfigureAwait(false);
         using var run = session.OpenQuery(spec);
+        var sink = new EntitySink<T>(session, type, typeInfo);
         var count = 0;
         while (true)
         {
@@ -110,12 +140,12 @@ internal sealed class DocumentQuery<T>(DocumentSession session, JsonTypeInfo<T> 
             T item;
             try
             {
-                if (!run.Cursor.MoveNext())
+                if (!run.Cursor.MoveNext(sink))
                 {
                     break;
                 }
 
-                item = session.Materialize(run.Cursor, type, typeInfo);
+                item = sink.Current!;
             }
             catch (Exception e)
             {

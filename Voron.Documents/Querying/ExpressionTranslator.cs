@@ -13,12 +13,45 @@ namespace Voron.Documents.Querying;
 /// </summary>
 internal static class ExpressionTranslator
 {
-    public static List<QueryCondition> Conditions(LambdaExpression predicate, JsonTypeInfo root)
+    public static List<QueryCondition> Conditions(LambdaExpression predicate, JsonTypeInfo root) => Conditions(predicate, root, null);
+
+    /// <summary>
+    /// Translates <paramref name="predicate"/>; with a <paramref name="recording"/>, also records how
+    /// (QC1 in TranslationCache.cs): each condition as a step over the values it read, and each value
+    /// the translation branched on.
+    /// </summary>
+    internal static List<QueryCondition> Conditions(LambdaExpression predicate, JsonTypeInfo root, TranslationRecording? recording)
     {
         ArgumentNullException.ThrowIfNull(predicate);
-        var conditions = new List<QueryCondition>();
+        var conditions = new Builder(recording);
         Visit(predicate.Body, predicate.Parameters[0], root, conditions);
-        return conditions;
+        return conditions.Results;
+    }
+
+    /// <summary>Collects the conditions; each is built by a step that reads values only through its <see cref="IQueryValues"/>.</summary>
+    private sealed class Builder(TranslationRecording? recording) : IQueryValues
+    {
+        public List<QueryCondition> Results { get; } = [];
+
+        public void Add(Func<IQueryValues, QueryCondition> step)
+        {
+            recording?.Steps.Add(step);
+            Results.Add(step(this));
+        }
+
+        /// <summary>A value the translation branches on: the replay must see the same one.</summary>
+        public object? Guard(Expression node)
+        {
+            var value = Value(node);
+            recording?.Guards.Add((node, value));
+            return value;
+        }
+
+        public object? Value(Expression node)
+        {
+            recording?.Read(node);
+            return ExpressionEvaluator.Evaluate(node);
+        }
     }
 
     public static QueryOrder Order(LambdaExpression key, JsonTypeInfo root, bool descending)
@@ -34,7 +67,7 @@ internal static class ExpressionTranslator
         return new QueryOrder(member.IsId ? null : JsonPath.Parse(member.Path), descending, member.IsId ? "id" : member.Path);
     }
 
-    private static void Visit(Expression expression, ParameterExpression parameter, JsonTypeInfo root, List<QueryCondition> into)
+    private static void Visit(Expression expression, ParameterExpression parameter, JsonTypeInfo root, Builder into)
     {
         switch (expression)
         {
@@ -48,15 +81,15 @@ internal static class ExpressionTranslator
                 Comparison(binary, kind, parameter, root, into);
                 return;
             case UnaryExpression { NodeType: ExpressionType.Not } not when MemberPaths.TryResolve(not.Operand, parameter, root) is { } negated && negated.ClrType == typeof(bool):
-                into.Add(Condition(negated, ConditionKind.Equal, false, not.ToString()));
+                into.Add(_ => Condition(negated, ConditionKind.Equal, false, not.ToString()));
                 return;
             case MemberExpression when expression.Type == typeof(bool) && MemberPaths.TryResolve(expression, parameter, root) is { } flag:
-                into.Add(Condition(flag, ConditionKind.Equal, true, expression.ToString()));
+                into.Add(_ => Condition(flag, ConditionKind.Equal, true, expression.ToString()));
                 return;
             case MethodCallExpression call:
                 MethodCall(call, parameter, root, into);
                 return;
-            case ConstantExpression { Value: true }:
+            case ConstantExpression constant when into.Guard(constant) is true:
                 return;
             default:
                 throw new NotSupportedException($"'{expression}' is not in the query subset: use ==, !=, <, <=, >, >= between a member and a value, joined by &&, StartsWith on strings and Contains on collections.");
@@ -83,7 +116,7 @@ internal static class ExpressionTranslator
         _ => kind,
     };
 
-    private static void Comparison(BinaryExpression binary, ConditionKind kind, ParameterExpression parameter, JsonTypeInfo root, List<QueryCondition> into)
+    private static void Comparison(BinaryExpression binary, ConditionKind kind, ParameterExpression parameter, JsonTypeInfo root, Builder into)
     {
         var (side, other, flipped) = ExpressionEvaluator.IsIndependentOf(binary.Right, parameter)
             ? (binary.Left, binary.Right, false)
@@ -100,13 +133,14 @@ internal static class ExpressionTranslator
 
         // string.CompareOrdinal(member, value) op 0
         if (MemberPaths.StripConvert(side) is MethodCallExpression { Method.Name: "CompareOrdinal", Method.DeclaringType: { } type, Arguments.Count: 2 } compare &&
-            type == typeof(string) && ExpressionEvaluator.Evaluate(other) is 0)
+            type == typeof(string) && into.Guard(other) is 0)
         {
             var (member, value, swapped) = ExpressionEvaluator.IsIndependentOf(compare.Arguments[1], parameter)
                 ? (compare.Arguments[0], compare.Arguments[1], false)
                 : (compare.Arguments[1], compare.Arguments[0], true);
             var resolved = Resolve(member, parameter, root, binary);
-            into.Add(Condition(resolved, swapped ? Flip(kind) : kind, ExpressionEvaluator.Evaluate(value), binary.ToString()));
+            var compared = swapped ? Flip(kind) : kind;
+            into.Add(values => Condition(resolved, compared, values.Value(value), binary.ToString()));
             return;
         }
 
@@ -116,27 +150,31 @@ internal static class ExpressionTranslator
             throw new NotSupportedException($"'{binary}': '{path.Path}' is a collection; use {path.Path}.Contains(value) to match an element.");
         }
 
-        into.Add(Condition(path, kind, ExpressionEvaluator.Evaluate(other), binary.ToString(), side, other.Type));
+        into.Add(values => Condition(path, kind, values.Value(other), binary.ToString(), side, other.Type));
     }
 
-    private static void MethodCall(MethodCallExpression call, ParameterExpression parameter, JsonTypeInfo root, List<QueryCondition> into)
+    private static void MethodCall(MethodCallExpression call, ParameterExpression parameter, JsonTypeInfo root, Builder into)
     {
         var method = call.Method;
         if (method.Name == "StartsWith" && method.DeclaringType == typeof(string) && call.Object != null)
         {
-            if (call.Arguments.Count == 2 && ExpressionEvaluator.Evaluate(call.Arguments[1]) is not StringComparison.Ordinal)
+            if (call.Arguments.Count == 2 && into.Guard(call.Arguments[1]) is not StringComparison.Ordinal)
             {
                 throw new NotSupportedException($"'{call}': StartsWith compares ordinally here; pass StringComparison.Ordinal or no comparison.");
             }
 
             var member = Resolve(call.Object, parameter, root, call);
-            var prefix = ExpressionEvaluator.Evaluate(call.Arguments[0]) switch
+            var argument = call.Arguments[0];
+            into.Add(values =>
             {
-                string text => text,
-                char c => c.ToString(),
-                var other => throw new NotSupportedException($"'{call}': the prefix must be a string, not {other?.GetType().Name ?? "null"}."),
-            };
-            into.Add(StartsWith(member, prefix, call.ToString()));
+                var prefix = values.Value(argument) switch
+                {
+                    string text => text,
+                    char c => c.ToString(),
+                    var other => throw new NotSupportedException($"'{call}': the prefix must be a string, not {other?.GetType().Name ?? "null"}."),
+                };
+                return StartsWith(member, prefix, call.ToString());
+            });
             return;
         }
 
@@ -161,8 +199,12 @@ internal static class ExpressionTranslator
             }
 
             var path = member.Path.EndsWith("[]", StringComparison.Ordinal) ? member.Path : member.Path + "[]";
-            var value = ConstantEncoder.Encode(ExpressionEvaluator.Evaluate(item), member.ElementTypeInfo!, path);
-            into.Add(new QueryCondition(JsonPath.Parse(path), ConditionKind.Equal, value, $"{path} contains {IndexKey.Describe(value)}"));
+            var element = item;
+            into.Add(values =>
+            {
+                var value = ConstantEncoder.Encode(values.Value(element), member.ElementTypeInfo!, path);
+                return new QueryCondition(JsonPath.Parse(path), ConditionKind.Equal, value, $"{path} contains {IndexKey.Describe(value)}");
+            });
             return;
         }
 

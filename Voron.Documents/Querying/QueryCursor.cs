@@ -7,10 +7,12 @@ namespace Voron.Documents.Querying;
 /// <summary>
 /// Runs a <see cref="QueryPlan"/> over one read transaction (I6), yielding matching documents one
 /// at a time. <see cref="IdBytes"/> and <see cref="Json"/> are valid until the next
-/// <see cref="MoveNext"/>: a result's JSON is copied (or decoded, when compressed) into a buffer
-/// reused per result while its record is at hand, so no result is looked up twice. A cursor that
-/// only counts (<c>readsJson</c> false) copies nothing it does not filter on. The transaction must
-/// stay open while the cursor is used. Not thread-safe.
+/// <see cref="MoveNext()"/>. With an <see cref="IQueryResultSink"/>, each result's JSON is handed
+/// over while its record is at hand: straight from the page when stored plain, so a result is
+/// neither looked up twice nor copied before it is read. Without one, the JSON is copied (or
+/// decoded) into a buffer reused per result. A cursor that only counts (<c>readsJson</c> false)
+/// copies nothing it does not filter on. The transaction must stay open while the cursor is used.
+/// Not thread-safe.
 /// </summary>
 internal sealed class QueryCursor : IDisposable
 {
@@ -35,6 +37,7 @@ internal sealed class QueryCursor : IDisposable
     private byte[] _json = [];
     private byte[] _currentId = [];
     private int _currentIdLength;
+    private string? _currentIdText;
     private RecordHeader _header;
     private bool _jsonReady;
 
@@ -67,7 +70,8 @@ internal sealed class QueryCursor : IDisposable
 
     public ReadOnlySpan<byte> IdBytes => _currentId.AsSpan(0, _currentIdLength);
 
-    public string Id => Encoding.UTF8.GetString(IdBytes);
+    /// <summary>The current id as a string, decoded once per result.</summary>
+    public string Id => _currentIdText ??= Encoding.UTF8.GetString(IdBytes);
 
     public RecordHeader Header => _header;
 
@@ -87,7 +91,10 @@ internal sealed class QueryCursor : IDisposable
 
     public DocumentMetadata Metadata => new(Id, _spec.Collection, _header.Version, _header.LastModified);
 
-    public bool MoveNext()
+    public bool MoveNext() => MoveNext(null);
+
+    /// <summary>Moves to the next result and, with a <paramref name="sink"/>, hands it the result's JSON before returning.</summary>
+    public bool MoveNext(IQueryResultSink? sink)
     {
         if (_done || (_spec.Take is { } take && _returned >= take))
         {
@@ -97,12 +104,12 @@ internal sealed class QueryCursor : IDisposable
 
         if (_plan.SortInMemory != null)
         {
-            return MoveNextSorted();
+            return MoveNextSorted(sink);
         }
 
         while (NextCandidate(out var fromIndex))
         {
-            if (!Accept(fromIndex))
+            if (!Accept(fromIndex, copyJson: sink == null, out var record))
             {
                 continue;
             }
@@ -114,6 +121,7 @@ internal sealed class QueryCursor : IDisposable
             }
 
             _returned++;
+            Deliver(sink, record);
             return true;
         }
 
@@ -121,15 +129,38 @@ internal sealed class QueryCursor : IDisposable
         return false;
     }
 
+    /// <summary>Hands the current result's JSON to <paramref name="sink"/>: the page's bytes when stored plain, else the decode buffer.</summary>
+    private void Deliver(IQueryResultSink? sink, ReadOnlySpan<byte> record)
+    {
+        if (sink == null)
+        {
+            return;
+        }
+
+        if (!_jsonReady && _header.Compressed)
+        {
+            LoadJson(record);
+        }
+
+        if (_jsonReady)
+        {
+            sink.Take(this, Json);
+            return;
+        }
+
+        byte[]? unused = null; // a plain body is returned in place; nothing is rented
+        sink.Take(this, DocumentRecord.Json(record, _header, ref unused, Id, _storePath));
+    }
+
     /// <summary>AllowScan with an order no index gives: gather every match with its sort keys, sort, then page.</summary>
-    private bool MoveNextSorted()
+    private bool MoveNextSorted(IQueryResultSink? sink)
     {
         if (_sorted == null)
         {
             _sorted = [];
             while (NextCandidate(out var fromIndex))
             {
-                if (Accept(fromIndex))
+                if (Accept(fromIndex, copyJson: false, out _))
                 {
                     _sorted.Add((IdBytes.ToArray(), SortKeys()));
                 }
@@ -161,12 +192,13 @@ internal sealed class QueryCursor : IDisposable
         SetCurrent(_sorted[_sortedPosition++].Id);
         _docs!.TryGet(IdBytes, out var record);
         _header = DocumentRecord.ReadHeader(record, Id, _storePath);
-        if (_readsJson)
+        if (_readsJson && sink == null)
         {
             LoadJson(record);
         }
 
         _returned++;
+        Deliver(sink, record);
         return true;
     }
 
@@ -252,10 +284,15 @@ internal sealed class QueryCursor : IDisposable
         return iterator.Seek(upper) ? iterator.MovePrevious() : iterator.SeekLast();
     }
 
-    /// <summary>Checks the current candidate against the plan's conditions and reads its record header.</summary>
-    private bool Accept(bool fromIndex)
+    /// <summary>
+    /// Checks the current candidate against the plan's conditions and reads its record header;
+    /// <paramref name="record"/> is the record on its page (valid until the cursor moves). The JSON is
+    /// copied only when a condition or the in-memory sort reads it, or <paramref name="copyJson"/> asks.
+    /// </summary>
+    private bool Accept(bool fromIndex, bool copyJson, out ReadOnlySpan<byte> record)
     {
         _jsonReady = false;
+        record = default;
         if (fromIndex && _plan.KeyConditions.Count > 0 && !KeyMatches(_iterator!.Key))
         {
             return false;
@@ -269,7 +306,7 @@ internal sealed class QueryCursor : IDisposable
             }
         }
 
-        if (_docs == null || !_docs.TryGet(IdBytes, out var record))
+        if (_docs == null || !_docs.TryGet(IdBytes, out record))
         {
             if (_plan.Kind == PlanKind.IdLookup)
             {
@@ -290,7 +327,7 @@ internal sealed class QueryCursor : IDisposable
             throw new CorruptionException(_storePath, 0, $"collection '{_spec.Collection}' lists document '{Id}', which belongs to '{DocumentRecord.CollectionName(record, _header)}' (L1 in Storage/DocumentTrees.cs).");
         }
 
-        if (_readsJson || _plan.DocumentConditions.Count > 0 || _plan.SortInMemory != null)
+        if ((_readsJson && copyJson) || _plan.DocumentConditions.Count > 0 || _plan.SortInMemory != null)
         {
             LoadJson(record);
         }
@@ -354,6 +391,7 @@ internal sealed class QueryCursor : IDisposable
 
         id.CopyTo(_currentId);
         _currentIdLength = id.Length;
+        _currentIdText = null;
         _jsonReady = false;
     }
 

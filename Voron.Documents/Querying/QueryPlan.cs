@@ -36,5 +36,9 @@ internal sealed class QueryPlan
     /// <summary>Sort keys applied in memory (only with AllowScan), or null when the read order is the order.</summary>
     public IReadOnlyList<QueryOrder>? SortInMemory { get; init; }
 
-    public required string Description { get; init; }
+    /// <summary>Builds <see cref="Description"/>: only Explain reads it, so a query that just runs never formats it.</summary>
+    public required Func<string> Describe { get; init; }
+
+    /// <summary>The plan in words (Explain).</summary>
+    public string Description => Describe();
 }

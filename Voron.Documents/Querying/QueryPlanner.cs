@@ -25,7 +25,7 @@ internal static class QueryPlanner
                 LookupId = byId.Value,
                 IdConditions = [.. conditions.Where(c => c.IsId && c != byId)],
                 DocumentConditions = [.. conditions.Where(c => !c.IsId)],
-                Description = $"id lookup {byId.Display}" + Checks(conditions.Where(c => c != byId)),
+                Describe = () => $"id lookup {byId.Display}" + Checks(conditions.Where(c => c != byId)),
             };
         }
 
@@ -68,7 +68,7 @@ internal static class QueryPlanner
                 DocumentConditions = [.. conditions.Where(c => !c.IsId)],
                 Descending = idOrder && orders[0].Descending,
                 SortInMemory = orders.Count == 0 || idOrder ? null : orders,
-                Description = $"scan of collection '{spec.Collection}' (AllowScan)" + Checks(conditions) + (orders.Count == 0 || idOrder ? "" : $"; sorted in memory by {string.Join(", ", orders)}"),
+                Describe = () => $"scan of collection '{spec.Collection}' (AllowScan)" + Checks(conditions) + (orders.Count == 0 || idOrder ? "" : $"; sorted in memory by {string.Join(", ", orders)}"),
             };
         }
 
@@ -188,7 +188,7 @@ internal static class QueryPlanner
             DocumentConditions = documentConditions,
             Dedup = multikey >= equalities,
             SortInMemory = orderServed ? null : spec.Orders,
-            Description = $"index '{index.Name}' ({string.Join(", ", index.Definition.Paths)}) on '{spec.Collection}'" +
+            Describe = () => $"index '{index.Name}' ({string.Join(", ", index.Definition.Paths)}) on '{spec.Collection}'" +
                           (bounds.Count > 0 ? $", range {string.Join(" && ", bounds)}" : ", every entry") +
                           (descending ? ", descending" : "") +
                           Checks(keyConditions.Select(k => k.Item2).Concat(idConditions).Concat(documentConditions)) +
@@ -226,7 +226,7 @@ internal static class QueryPlanner
             IdConditions = [.. spec.Conditions.Where(c => c.IsId)],
             DocumentConditions = [.. spec.Conditions.Where(c => !c.IsId)],
             SortInMemory = sortInMemory,
-            Description = (idRange.Count > 0 ? $"ids of '{spec.Collection}' with {string.Join(" && ", idRange.Select(c => c.Display))}" : $"every document of '{spec.Collection}'") +
+            Describe = () => (idRange.Count > 0 ? $"ids of '{spec.Collection}' with {string.Join(" && ", idRange.Select(c => c.Display))}" : $"every document of '{spec.Collection}'") +
                           " in id order" + (descending ? ", descending" : "") + Checks(spec.Conditions.Where(c => !c.IsId)) +
                           (sortInMemory == null ? "" : $"; sorted in memory by {string.Join(", ", sortInMemory)} (AllowScan)"),
         };

@@ -1,4 +1,3 @@
-using System.Buffers;
 using System.Text;
 using Voron.Documents.Indexing;
 using Voron.Documents.Sessions;
@@ -93,14 +92,15 @@ internal sealed class RawDocumentQuery(DocumentSession session, QuerySpec spec) 
     public Task<List<RawDocument>> ToListAsync(CancellationToken cancellationToken = default)
     {
         cancellationToken.ThrowIfCancellationRequested();
-        var results = new List<RawDocument>();
+        var results = new List<RawDocument>(Math.Min(spec.Take ?? 0, 256));
         using var run = session.OpenQuery(spec);
+        var sink = new RawSink();
         try
         {
-            while (run.Cursor.MoveNext())
+            while (run.Cursor.MoveNext(sink))
             {
+                results.Add(sink.Current!);
                 cancellationToken.ThrowIfCancellationRequested();
-                results.Add(Copy(run.Cursor));
             }
 
             run.Returned = results.Count;
@@ -126,18 +126,19 @@ internal sealed class RawDocumentQuery(DocumentSession session, QuerySpec spec) 
     {
         await Task.CompletedTask.ConfigureAwait(false);
         using var run = session.OpenQuery(spec);
+        var sink = new RawSink();
         while (true)
         {
             cancellationToken.ThrowIfCancellationRequested();
             RawDocument item;
             try
             {
-                if (!run.Cursor.MoveNext())
+                if (!run.Cursor.MoveNext(sink))
                 {
                     break;
                 }
 
-                item = Copy(run.Cursor);
+                item = sink.Current!;
             }
             catch (Exception e)
             {
@@ -148,13 +149,5 @@ internal sealed class RawDocumentQuery(DocumentSession session, QuerySpec spec) 
             run.Returned++;
             yield return item;
         }
-    }
-
-    private static RawDocument Copy(QueryCursor cursor)
-    {
-        var json = cursor.Json;
-        var buffer = ArrayPool<byte>.Shared.Rent(Math.Max(1, json.Length));
-        json.CopyTo(buffer);
-        return new RawDocument(cursor.Metadata, buffer, json.Length);
     }
 }

@@ -67,8 +67,11 @@ internal sealed partial class DocumentSession
         }
     }
 
-    /// <summary>The entity for the cursor's current document: the tracked object when the session has one, else deserialized and tracked.</summary>
-    internal T Materialize<T>(QueryCursor cursor, DocumentType type, JsonTypeInfo<T> typeInfo) where T : class
+    /// <summary>
+    /// The entity for the cursor's current document, whose JSON is <paramref name="json"/> (valid only
+    /// during the call): the tracked object when the session has one, else deserialized and tracked.
+    /// </summary>
+    internal T Materialize<T>(QueryCursor cursor, ReadOnlySpan<byte> json, DocumentType type, JsonTypeInfo<T> typeInfo) where T : class
     {
         using var scope = Enter();
         var id = cursor.Id;
@@ -79,14 +82,83 @@ internal sealed partial class DocumentSession
                 return tracked;
             }
 
-            var untracked = Deserialize(cursor.Json, typeInfo, id, type.Collection);
+            var untracked = Deserialize(json, typeInfo, id, type.Collection);
             type.SetId(untracked, id); // S3, though the session tracks this id otherwise (a pending raw store or delete)
             return untracked;
         }
 
-        var json = cursor.Json;
         var entity = Deserialize(json, typeInfo, id, type.Collection);
         Track(Loaded(id, cursor.IdBytes.ToArray(), type, entity, json, cursor.Header.Version, cursor.Header.Ticks));
         return entity;
+    }
+
+    /// <summary>Makes room in the session's maps for <paramref name="results"/> more tracked documents, so a query's results do not grow them step by step.</summary>
+    internal void ReserveTracking(int results)
+    {
+        _byId.EnsureCapacity(_byId.Count + results);
+        _byEntity.EnsureCapacity(_byEntity.Count + results);
+    }
+
+    /// <summary>
+    /// The entities of a batch of results, in order, as <see cref="Materialize{T}"/> would give them
+    /// one by one: tracked objects returned as they are, the others deserialized, tracked in order.
+    /// The deserializations run before any tracking, on up to two threads (<see cref="ParallelWork"/>;
+    /// JsonTypeInfo is thread-safe); a failure is thrown at its own result, after the ones before it
+    /// were tracked, as the one-by-one order would.
+    /// </summary>
+    internal void MaterializeAll<T>(ResultBatch batch, DocumentType type, JsonTypeInfo<T> typeInfo, List<T> into) where T : class
+    {
+        using var scope = Enter();
+        var count = batch.Count;
+        var known = new SessionEntry?[count];
+        var outcomes = new object?[count];
+        for (var i = 0; i < count; i++)
+        {
+            _byId.TryGetValue(batch.Id(i), out known[i]);
+        }
+
+        ParallelWork.Run(count, i =>
+        {
+            if (known[i]?.Entity is T)
+            {
+                return known[i]!;
+            }
+
+            try
+            {
+                return Deserialize(batch.Json(i), typeInfo, batch.Id(i), type.Collection);
+            }
+            catch (Exception e)
+            {
+                return System.Runtime.ExceptionServices.ExceptionDispatchInfo.Capture(e);
+            }
+        }, outcomes);
+
+        for (var i = 0; i < count; i++)
+        {
+            if (outcomes[i] is System.Runtime.ExceptionServices.ExceptionDispatchInfo error)
+            {
+                error.Throw();
+            }
+
+            var id = batch.Id(i);
+            if (known[i] is { } entry)
+            {
+                if (entry.Entity is T tracked)
+                {
+                    into.Add(tracked);
+                    continue;
+                }
+
+                var untracked = (T)outcomes[i]!;
+                type.SetId(untracked, id); // S3, though the session tracks this id otherwise (a pending raw store or delete)
+                into.Add(untracked);
+                continue;
+            }
+
+            var entity = (T)outcomes[i]!;
+            Track(Loaded(id, batch.IdBytes(i), type, entity, batch.Json(i), batch.Version(i), batch.Ticks(i)));
+            into.Add(entity);
+        }
     }
 }

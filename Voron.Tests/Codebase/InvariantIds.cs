@@ -84,6 +84,7 @@ internal sealed partial class InvariantIds
         ["M"] = "Core: transaction merger",
         ["MM"] = "Core: portable memory mapping",
         ["NC"] = "Documents: numeric comparisons in queries",
+        ["QC"] = "Documents: the query translation cache",
         ["O"] = "Tests: crash oracle (store model)",
         ["P"] = "Core: page header format",
         ["PD"] = "Core: page diff format",
