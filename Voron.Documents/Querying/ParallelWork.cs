@@ -2,22 +2,27 @@ namespace Voron.Documents.Querying;
 
 /// <summary>
 /// Computes <c>count</c> independent items on the calling thread with at most one thread-pool
-/// helper. Items are claimed one at a time and each result is published once (the first to finish
-/// wins). The caller never waits: after claiming what is left, it computes itself any item the
-/// helper claimed but has not finished (a helper the scheduler preempted cannot stall the query),
-/// so a busy pool costs only the queued call and at worst an item computed twice. A helper still
-/// inside a duplicate item when <see cref="Run"/> returns finishes it unseen (its result is dropped):
-/// the work must tolerate its inputs going away then (the query's batch buffer is returned to the pool).
+/// helper. Items are claimed one at a time, so each runs exactly once, on one of the two threads.
+/// The caller never waits for a helper that has not started: once the caller has claimed what is
+/// left, a helper that starts later finds the work closed and does nothing. It waits only for the
+/// one item a running helper is inside, so when <see cref="Run"/> returns no thread still reads the
+/// inputs (the query's batch buffer goes back to the pool right after).
 /// </summary>
 internal sealed class ParallelWork
 {
     /// <summary>Below this many items a helper is not worth its hand-off.</summary>
     public const int MinItemsForHelper = 8;
 
+    private const int Idle = 0;
+    private const int Working = 1;
+    private const int Closed = 2;
+
     private readonly Func<int, object> _work;
     private readonly object?[] _results;
     private readonly int _count;
+    private readonly object _sync = new();
     private int _next = -1;
+    private int _helper; // Idle, Working or Closed
 
     private ParallelWork(Func<int, object> work, object?[] results, int count)
     {
@@ -27,8 +32,8 @@ internal sealed class ParallelWork
     }
 
     /// <summary>
-    /// Fills <paramref name="results"/>[0..count) with <paramref name="work"/>'s results (never null),
-    /// on up to two threads; <paramref name="work"/> must not throw and may run twice for an item.
+    /// Fills <paramref name="results"/>[0..count) with <paramref name="work"/>'s results, on up to
+    /// two threads; <paramref name="work"/> must not throw (it returns its failure as a value).
     /// </summary>
     public static void Run(int count, Func<int, object> work, object?[] results)
     {
@@ -43,13 +48,28 @@ internal sealed class ParallelWork
         }
 
         var shared = new ParallelWork(work, results, count);
-        ThreadPool.QueueUserWorkItem(static state => state.Drain(), shared, preferLocal: false); // flows the caller's context (culture, AsyncLocal) to converters
+        ThreadPool.QueueUserWorkItem(static state => state.Help(), shared, preferLocal: false); // flows the caller's context (culture, AsyncLocal) to converters
         shared.Drain();
-        for (var i = 0; i < count; i++)
+        shared.Close();
+    }
+
+    private void Help()
+    {
+        if (Interlocked.CompareExchange(ref _helper, Working, Idle) != Idle)
         {
-            if (Volatile.Read(ref results[i]) == null)
+            return; // the caller already finished and closed the work
+        }
+
+        try
+        {
+            Drain();
+        }
+        finally
+        {
+            lock (_sync)
             {
-                Interlocked.CompareExchange(ref results[i], work(i), null); // claimed by the helper, not finished: do it here
+                _helper = Idle;
+                Monitor.PulseAll(_sync);
             }
         }
     }
@@ -57,9 +77,23 @@ internal sealed class ParallelWork
     private void Drain()
     {
         int item;
-        while ((item = Interlocked.Increment(ref _next)) < _count) // a helper starting late finds nothing left
+        while ((item = Interlocked.Increment(ref _next)) < _count)
         {
-            Interlocked.CompareExchange(ref _results[item], _work(item), null);
+            _results[item] = _work(item);
         }
+    }
+
+    /// <summary>Keeps a helper that has not started from starting, and waits for the item a running one is inside.</summary>
+    private void Close()
+    {
+        lock (_sync)
+        {
+            while (Interlocked.CompareExchange(ref _helper, Closed, Idle) == Working)
+            {
+                Monitor.Wait(_sync);
+            }
+        }
+
+        Interlocked.MemoryBarrier(); // the helper's results, written before it went idle, are seen here
     }
 }
