@@ -123,18 +123,26 @@ public sealed partial class DocumentStore
 
             return written;
         }
-        catch (Exception)
+        catch (Exception failure)
         {
+            Exception? batchFailure = null;
             while (pending.Count > 0)
             {
                 try
                 {
                     await pending.Dequeue().ConfigureAwait(false); // let a batch in flight finish before reporting
                 }
-                catch (Exception)
+                catch (Exception e)
                 {
-                    // the first failure is the one reported
+                    batchFailure ??= e; // the oldest batch's: later ones fail with it (BI3)
                 }
+            }
+
+            if (batchFailure != null && !ReferenceEquals(batchFailure, failure))
+            {
+                // BI3: the input (or the token) failed after a batch read before it had failed:
+                // the batch's failure comes first in input order.
+                System.Runtime.ExceptionServices.ExceptionDispatchInfo.Capture(batchFailure).Throw();
             }
 
             throw;

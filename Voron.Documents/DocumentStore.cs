@@ -309,8 +309,9 @@ public sealed partial class DocumentStore : IAsyncDisposable, IDisposable
             {
                 ComputeEntries(catalog, write, checkText && !write.TextChecked);
             }
-            catch
+            catch (Exception e) when (e is not InvalidJsonException)
             {
+                // Not a text error: a later write's text error would have come first in the old order.
                 for (var later = i + 1; checkText && later < writes.Count; later++)
                 {
                     if (writes[later] is { Json: { } json, TextChecked: false } pending)

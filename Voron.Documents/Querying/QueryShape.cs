@@ -130,7 +130,7 @@ internal sealed class QueryShape : IEquatable<QueryShape>
                 default:
                     // Other nodes are modelled only inside a slot (evaluated or refused there).
                     depends = !ExpressionEvaluator.IsIndependentOf(node, parameter);
-                    Unsupported |= depends;
+                    Unsupported |= depends || node is LambdaExpression; // a nested lambda (l => l.Tags) is translated by its body, which a slot would not key
                     break;
             }
 

@@ -114,6 +114,8 @@ public sealed class QueryTranslationCacheTests
         Assert.NotEqual(QueryShape.Of(byAge, Json.User), QueryShape.Of(byAge, new TestJson(new System.Text.Json.JsonSerializerOptions()).User));
         Expression<Func<User, bool>> nested = u => u.Tags.Any(t => t == u.Name); // a nested lambda over the document: no shape
         Assert.Null(QueryShape.Of(nested, Json.User));
+        Expression<Func<User, bool>> selected = u => u.Tags.Select(t => t.ToUpperInvariant()).Contains("X"); // a nested lambda not over the document: no shape either
+        Assert.Null(QueryShape.Of(selected, Json.User)); // a slot would key it by its type only, and replay one selector's path for another
     }
 
     [Fact]

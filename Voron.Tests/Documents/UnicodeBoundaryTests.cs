@@ -97,6 +97,21 @@ public sealed class UnicodeBoundaryTests(ITestOutputHelper output)
         return store;
     }
 
+    /// <summary>
+    /// Of several documents with bad text in one save, the error names the first the session
+    /// writes (the one-pass check went on to the later ones and reported the last).
+    /// </summary>
+    [Fact]
+    public async Task A_save_with_two_bad_texts_names_the_first()
+    {
+        await using var store = await OpenIndexedAsync();
+        await using var session = store.OpenSession();
+        session.Store(new RawText { Id = "c/1", A = "\\ud800" }, RawTextJson.Default.RawText);
+        session.Store(new RawText { Id = "c/2", A = "\\udc00" }, RawTextJson.Default.RawText);
+        var error = await Assert.ThrowsAsync<InvalidJsonException>(() => session.SaveChangesAsync());
+        Assert.Equal("c/1", error.Id);
+    }
+
     // Issue 28, defect 5: "\ud800" passed StoreRaw's check (Utf8JsonReader does not pair surrogate
     // escapes), then the save failed in the index with InvalidOperationException. Fixed: StoreRaw
     // checks escapes (JV2) and refuses with the escape's position.

@@ -121,6 +121,28 @@ public sealed class BulkInsertModelTests
         Assert.Equal(50, store.CheckIntegrity().Documents);
     }
 
+    /// <summary>BI3: a batch that failed before the input broke is the failure reported (it comes first in input order).</summary>
+    [Fact]
+    public async Task A_batch_failure_before_the_input_broke_is_the_one_reported()
+    {
+        await using var store = DocumentTestStore.InMemory(o => o.BulkInsertBatchSize = 10);
+        await store.EnsureIndexAsync(IndexDefinition.For(Json.User, "users_by_email", u => u.Email).AsUnique());
+        var users = Enumerable.Range(0, 25).Select(i => DocumentTestStore.NewUser($"u{i}", 1, i is 3 or 4 ? "dup@x" : $"{i}@x")).ToList();
+        IEnumerable<User> Input()
+        {
+            foreach (var user in users)
+            {
+                yield return user;
+            }
+
+            throw new InvalidDataException("the source broke"); // while the first two batches are still pending
+        }
+
+        var error = await Assert.ThrowsAsync<UniqueConstraintException>(() => store.BulkInsertAsync(Input(), Json.User));
+        Assert.Equal(users[4].Id, error.Id);
+        Assert.Equal(0, store.CheckIntegrity().Documents);
+    }
+
     [Fact]
     public async Task A_batch_after_a_failed_one_is_not_applied()
     {
