@@ -176,13 +176,15 @@ internal sealed class BulkBatch
 
         byte[]? rented = null;
         byte[][][] stored;
+        var extractor = indexes.Rent(); // SV2: not a new extractor for every replaced document
         try
         {
             var json = DocumentRecord.Json(record, header, ref rented, write.Id, _storePath);
-            stored = indexes.ComputeEntries(json, write.IdBytes, indexes.CreateExtractor());
+            stored = indexes.ComputeEntries(json, write.IdBytes, extractor);
         }
         finally
         {
+            indexes.Return(extractor);
             if (rented != null)
             {
                 System.Buffers.ArrayPool<byte>.Shared.Return(rented);
