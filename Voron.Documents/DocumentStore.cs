@@ -73,7 +73,9 @@ public sealed partial class DocumentStore : IAsyncDisposable, IDisposable
             Options = options;
             Telemetry = new DocumentsTelemetry(environment.Path, meterFactory);
             Ids = new IdGenerator(environment, environment.Path);
+            ExpiryField = options.Expiration.JsonField is { } field ? new ExpiryField(field) : null;
             _catalog = Initialize(environment);
+            StartSweeper();
         }
         catch
         {
@@ -159,6 +161,12 @@ public sealed partial class DocumentStore : IAsyncDisposable, IDisposable
     internal DocumentsTelemetry Telemetry { get; }
 
     internal IdGenerator Ids { get; }
+
+    /// <summary>The configured expiration field (ExpirationOptions.JsonField), or null.</summary>
+    internal ExpiryField? ExpiryField { get; }
+
+    /// <summary>"Now" for expiration (XE1), in UTC ticks, from <see cref="DocumentStoreOptions.TimeProvider"/>.</summary>
+    internal long NowTicks => Options.TimeProvider.GetUtcNow().UtcTicks;
 
     /// <summary>The newest index catalog this store has seen.</summary>
     internal IndexCatalog Catalog => _catalog;
@@ -373,6 +381,7 @@ public sealed partial class DocumentStore : IAsyncDisposable, IDisposable
             return;
         }
 
+        StopSweeper();
         OpenStores.Remove(Environment);
         if (_ownsEnvironment)
         {

@@ -52,6 +52,12 @@ public sealed class DocumentStoreOptions
     /// </summary>
     public JsonSerializerOptions? SerializerOptions { get; set; }
 
+    /// <summary>The clock the store reads "now" from (expiration, change-feed retention); tests pass a fake one.</summary>
+    public TimeProvider TimeProvider { get; set; } = TimeProvider.System;
+
+    /// <summary>Document expiration: the sweeper's cadence and batch, and the JSON field an expiry may come from (<see cref="ExpirationOptions"/>).</summary>
+    public ExpirationOptions Expiration { get; set; } = new();
+
     /// <summary>Throws <see cref="ArgumentException"/> naming the first setting that is not valid.</summary>
     public void Validate() => Validate(requireLocation: true);
 
@@ -87,7 +93,25 @@ public sealed class DocumentStoreOptions
         {
             throw new ArgumentException("DocumentStoreOptions.LazyFlushInterval must be positive.");
         }
+
+        if (TimeProvider == null)
+        {
+            throw new ArgumentException("DocumentStoreOptions.TimeProvider may not be null.");
+        }
+
+        if (Expiration == null)
+        {
+            throw new ArgumentException("DocumentStoreOptions.Expiration may not be null.");
+        }
+
+        Expiration.Validate();
     }
 
-    internal DocumentStoreOptions Clone() => (DocumentStoreOptions)MemberwiseClone();
+    internal DocumentStoreOptions Clone()
+    {
+        var clone = (DocumentStoreOptions)MemberwiseClone();
+        clone.TimeProvider = TimeProvider;
+        clone.Expiration = Expiration?.Clone()!;
+        return clone;
+    }
 }

@@ -20,6 +20,8 @@ namespace Voron.Documents.Storage;
 //                                      "idx/<collection>/<index>"  index definition record (Indexing/IndexDefinitionRecord.cs)
 //   @docs.col/<collection>             document id                 empty: the collection's members, in id order
 //   @docs.idx/<collection>/<index>     encoded values ++ id        empty: one entry per indexed value (Indexing/IndexKey.cs)
+//   @docs.expires (format 2)           expiry ticks, int64         empty: one entry per record with the Expires flag
+//                                      BIG-endian (8 B) ++ id      (DocumentRecord.cs), in expiry order (Storage/ExpiryIndex.cs)
 //
 // Rules the integrity check (DocumentStore.CheckIntegrityAsync) verifies:
 //   L1. Every @docs record's collection names a @docs.col tree that holds its id, and every id
@@ -28,6 +30,8 @@ namespace Voron.Documents.Storage;
 //       collection's documents (IndexEntries), no more, no fewer.
 //   L3. Versions are unique across the store and at most "version"; for every id of the
 //       shape "<collection>/<n>" in a collection, n <= "ctr/<collection>".
+//   L4. @docs.expires holds exactly one entry per @docs record with the Expires flag, its key the
+//       record's expiry ticks and id, and nothing else (XE2).
 // Compatibility: "format" is written when the store is first opened; a store whose format is
 // not StoreFormat is refused (FormatVersionException).
 
@@ -40,6 +44,7 @@ internal static class DocumentTrees
     public const string Meta = "@docs.meta";
     public const string CollectionPrefix = "@docs.col/";
     public const string IndexPrefix = "@docs.idx/";
+    public const string Expires = "@docs.expires";
 
     public static ReadOnlySpan<byte> FormatKey => "format"u8;
     public static ReadOnlySpan<byte> VersionKey => "version"u8;
