@@ -9,4 +9,8 @@ namespace Voron.Documents;
 /// the expected version of the next write.
 /// </param>
 /// <param name="LastModified">When the write that made this version was saved (UTC).</param>
-public sealed record DocumentMetadata(string Id, string Collection, long Version, DateTimeOffset LastModified);
+public sealed record DocumentMetadata(string Id, string Collection, long Version, DateTimeOffset LastModified)
+{
+    /// <summary>When the document expires (UTC): from then on reads treat it as absent and the sweeper deletes it. Null: it does not expire.</summary>
+    public DateTimeOffset? Expires { get; init; }
+}

@@ -229,7 +229,7 @@ public sealed partial class DocumentStore
                 $"Document '{id}' is {json.Length:N0} bytes of JSON; the store takes at most {Options.MaxDocumentBytes:N0} (DocumentStoreOptions.MaxDocumentBytes).");
         }
 
-        var record = DocumentRecord.Build(type.CollectionBytes, json, Options.CompressionThresholdBytes);
+        var record = DocumentRecord.Build(type.CollectionBytes, json, Options.CompressionThresholdBytes, ExpiryField?.Read(json, id!) ?? 0);
         return new PreparedWrite
         {
             Id = id!,
@@ -253,7 +253,7 @@ public sealed partial class DocumentStore
     {
         var (number, prefix) = PreparedWrite.GeneratedShape(id);
         Ids.ObserveId(id); // I5: whatever the collection
-        var record = DocumentRecord.Build(collectionBytes, json, Options.CompressionThresholdBytes);
+        var record = DocumentRecord.Build(collectionBytes, json, Options.CompressionThresholdBytes, ExpiryField?.Read(json, id) ?? 0);
         return new PreparedWrite
         {
             Id = id,

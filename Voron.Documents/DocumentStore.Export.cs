@@ -54,7 +54,7 @@ public sealed partial class DocumentStore
 
         var started = Stopwatch.GetTimestamp();
         using var read = Environment.BeginRead(); // XP1
-        using var cursor = new ExportCursor(read, Path, options?.Collection, options?.Progress);
+        using var cursor = new ExportCursor(read, Path, options?.Collection, options?.Progress, NowTicks);
         var buffer = ArrayPool<byte>.Shared.Rent(ExportBufferBytes);
         long bytes = 0;
         try

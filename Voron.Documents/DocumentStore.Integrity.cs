@@ -10,7 +10,7 @@ public sealed partial class DocumentStore
 {
     /// <summary>
     /// Reads every document and index entry of one snapshot and checks that they agree exactly
-    /// (L1..L4 in Storage/DocumentTrees.cs): every record is valid and holds one JSON object; each
+    /// (L1..L5 in Storage/DocumentTrees.cs): every record is valid and holds one JSON object; each
     /// collection lists exactly its documents; each ready index holds exactly the entries its
     /// definition computes from the documents (an index still being built: no entry that its
     /// documents do not compute); versions are unique and within the store's counter; generated ids
@@ -48,6 +48,7 @@ public sealed partial class DocumentStore
         var versions = new HashSet<long>();
         var extractors = new Dictionary<string, JsonPathExtractor>(StringComparer.Ordinal);
         var counters = new Dictionary<string, long>(StringComparer.Ordinal);
+        var expiring = new List<byte[]>();
         long documents = 0;
         long entries = 0;
         byte[]? rented = null;
@@ -63,6 +64,11 @@ public sealed partial class DocumentStore
                 var json = DocumentRecord.Json(iterator.Value, header, ref rented, idText, Path);
                 JsonValidation.ValidateObject(json, idText);
                 documents++;
+                if (header.ExpiresTicks != 0)
+                {
+                    expiring.Add(ExpiryIndex.Key(header.ExpiresTicks, id));
+                }
+
                 perCollection[collection] = perCollection.GetValueOrDefault(collection) + 1;
                 if (!versions.Add(header.Version) || header.Version > lastVersion)
                 {
@@ -149,6 +155,7 @@ public sealed partial class DocumentStore
         }
 
         CheckChangeLog(read, lastVersion); // L4
+        CheckExpiryTree(read, expiring);
         return new DocumentIntegrityReport(documents, perCollection.Count(c => c.Value > 0), catalog.Records.Count, entries, lastVersion);
     }
 
@@ -214,6 +221,44 @@ public sealed partial class DocumentStore
 
         return count;
     }
+
+    /// <summary>L5: @docs.expires holds exactly the keys of the records with an expiry (XE2), and nothing else.</summary>
+    private static void CheckExpiryTree(ReadTransaction read, List<byte[]> expected)
+    {
+        var tree = read.OpenTree(DocumentTrees.Expires);
+        expected.Sort(ByteComparer.Instance);
+        var at = 0;
+        if (tree != null)
+        {
+            var iterator = tree.Iterate();
+            for (var more = iterator.SeekFirst(); more; more = iterator.MoveNext())
+            {
+                var key = iterator.Key;
+                if (at >= expected.Count || !key.SequenceEqual(expected[at]))
+                {
+                    var missing = at < expected.Count && key.SequenceCompareTo(expected[at]) > 0;
+                    throw Violation(missing
+                        ? $"tree '{DocumentTrees.Expires}' lacks the entry of document '{Describe(expected[at])}' (L5)."
+                        : $"tree '{DocumentTrees.Expires}' has the entry {Convert.ToHexString(key)} ('{Describe(key)}'), which no record with that expiry has (L5).");
+                }
+
+                if (iterator.Value.Length != 0)
+                {
+                    throw Violation($"tree '{DocumentTrees.Expires}' has a value of {iterator.Value.Length} bytes for '{Describe(key)}'; values are empty (L5).");
+                }
+
+                at++;
+            }
+        }
+
+        if (at < expected.Count)
+        {
+            throw Violation($"tree '{DocumentTrees.Expires}' lacks the entry of document '{Describe(expected[at])}' (L5).");
+        }
+    }
+
+    private static string Describe(ReadOnlySpan<byte> expiryKey) =>
+        expiryKey.Length > ExpiryIndex.TicksSize ? Encoding.UTF8.GetString(expiryKey[ExpiryIndex.TicksSize..]) : Convert.ToHexString(expiryKey);
 
     private static InvalidOperationException Violation(string what) => new("Integrity: " + what);
 }

@@ -76,8 +76,10 @@ public sealed partial class DocumentStore : IAsyncDisposable, IDisposable
             Options = options;
             Telemetry = new DocumentsTelemetry(environment.Path, meterFactory);
             Ids = new IdGenerator(environment, environment.Path);
+            ExpiryField = options.Expiration.JsonField is { } field ? new ExpiryField(field) : null;
             _catalog = Initialize(environment, options.ChangeFeed.Enabled);
             StartChangeFeed();
+            StartSweeper();
         }
         catch
         {
@@ -163,6 +165,12 @@ public sealed partial class DocumentStore : IAsyncDisposable, IDisposable
     internal DocumentsTelemetry Telemetry { get; }
 
     internal IdGenerator Ids { get; }
+
+    /// <summary>The configured expiration field (ExpirationOptions.JsonField), or null.</summary>
+    internal ExpiryField? ExpiryField { get; }
+
+    /// <summary>"Now" for expiration (XE1), in UTC ticks, from <see cref="DocumentStoreOptions.TimeProvider"/>.</summary>
+    internal long NowTicks => Options.TimeProvider.GetUtcNow().UtcTicks;
 
     /// <summary>The newest index catalog this store has seen.</summary>
     internal IndexCatalog Catalog => _catalog;
@@ -352,6 +360,7 @@ public sealed partial class DocumentStore : IAsyncDisposable, IDisposable
         }
 
         StopChangeFeed(); // live feeds end (ObjectDisposedException) and the pruner stops before the environment closes
+        StopSweeper();
         OpenStores.Remove(Environment);
         if (_ownsEnvironment)
         {

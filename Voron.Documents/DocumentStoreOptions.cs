@@ -58,6 +58,9 @@ public sealed class DocumentStoreOptions
     /// <summary>Where the store reads "now" for its background work (change feed retention); default <see cref="System.TimeProvider.System"/>. Not bound from configuration.</summary>
     public TimeProvider TimeProvider { get; set; } = TimeProvider.System;
 
+    /// <summary>Document expiration: the sweeper's cadence and batch, and the JSON field an expiry may come from (<see cref="ExpirationOptions"/>).</summary>
+    public ExpirationOptions Expiration { get; set; } = new();
+
     /// <summary>Throws <see cref="ArgumentException"/> naming the first setting that is not valid.</summary>
     public void Validate() => Validate(requireLocation: true);
 
@@ -103,12 +106,20 @@ public sealed class DocumentStoreOptions
         {
             throw new ArgumentException("DocumentStoreOptions.ChangeFeed.Retention must be positive.");
         }
+
+        if (Expiration == null)
+        {
+            throw new ArgumentException("DocumentStoreOptions.Expiration may not be null.");
+        }
+
+        Expiration.Validate();
     }
 
     internal DocumentStoreOptions Clone()
     {
         var clone = (DocumentStoreOptions)MemberwiseClone();
         clone.ChangeFeed = ChangeFeed?.Clone()!;
+        clone.Expiration = Expiration?.Clone()!;
         return clone;
     }
 }

@@ -35,7 +35,26 @@ public interface IAsyncDocumentSession : IAsyncDisposable, IDisposable
     /// (else <see cref="InvalidJsonException"/> with the byte position, and nothing is pending),
     /// copied, and written at the next save.
     /// </summary>
+#pragma warning disable RS0027 // shipped with its optional parameter before the overload with an expiry was added
     void StoreRaw(string collection, string id, ReadOnlySpan<byte> utf8Json, long? expectedVersion = null);
+#pragma warning restore RS0027
+
+    /// <summary>
+    /// As <see cref="StoreRaw(string, string, ReadOnlySpan{byte}, long?)"/>, with an expiry:
+    /// <paramref name="expiresAt"/> (null: none, unless <see cref="ExpirationOptions.JsonField"/>
+    /// gives one) is when the document starts to count as absent (see <see cref="ExpirationOptions"/>).
+    /// </summary>
+    void StoreRaw(string collection, string id, ReadOnlySpan<byte> utf8Json, long? expectedVersion, DateTimeOffset? expiresAt);
+
+    /// <summary>
+    /// Sets (or, with null, removes) the expiry of a tracked entity (loaded, queried or stored in this
+    /// session); the next save writes it, even when the entity's JSON did not change. From
+    /// <paramref name="expiresAt"/> on, reads treat the document as absent and the sweeper deletes it
+    /// (<see cref="ExpirationOptions"/>). It wins over <see cref="ExpirationOptions.JsonField"/>. A
+    /// loaded document keeps its stored expiry through saves that do not set one.
+    /// Throws <see cref="InvalidOperationException"/> for an entity the session does not track.
+    /// </summary>
+    void SetExpiration<T>(T entity, DateTimeOffset? expiresAt) where T : class;
 
     /// <summary>Deletes the document <paramref name="id"/> at the next save (nothing happens if none exists).</summary>
     void Delete(string id);
@@ -67,7 +86,7 @@ public interface IAsyncDocumentSession : IAsyncDisposable, IDisposable
     /// <summary>A query over a collection's raw documents, by JSON paths.</summary>
     IRawDocumentQuery QueryRaw(string collection);
 
-    /// <summary>The id, collection, version and last-modified time of a tracked entity (version 0 until it is first saved), or null when the session does not track it.</summary>
+    /// <summary>The id, collection, version, last-modified time and expiry of a tracked entity (version 0 until it is first saved), or null when the session does not track it.</summary>
     DocumentMetadata? GetMetadata<T>(T entity) where T : class;
 
     /// <summary>Forgets every tracked entity and pending change (after a <see cref="ConcurrencyException"/>, to start over).</summary>

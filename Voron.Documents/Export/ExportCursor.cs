@@ -23,6 +23,7 @@ internal sealed class ExportCursor : IDisposable
     private readonly string _storePath;
     private readonly List<string> _collections = [];
     private readonly IProgress<long>? _progress;
+    private readonly long _nowTicks;
     private int _collection = -1;
     private byte[] _collectionBytes = [];
     private byte[] _collectionJson = [];
@@ -32,8 +33,15 @@ internal sealed class ExportCursor : IDisposable
     private byte[]? _minified;
     private byte[]? _stripped;
 
-    public ExportCursor(ReadTransaction read, string storePath, string? onlyCollection, IProgress<long>? progress)
+    /// <summary>A cursor over <paramref name="read"/>'s documents (of <paramref name="onlyCollection"/>, or all) of the store at <paramref name="storePath"/>, reporting to <paramref name="progress"/>.</summary>
+    /// <param name="read">The snapshot.</param>
+    /// <param name="storePath">For errors.</param>
+    /// <param name="onlyCollection">One collection, or null for all.</param>
+    /// <param name="progress">Told the documents written every 10,000.</param>
+    /// <param name="nowTicks">The export's "now" (UTC ticks): documents expired at it are left out (XE1).</param>
+    public ExportCursor(ReadTransaction read, string storePath, string? onlyCollection, IProgress<long>? progress, long nowTicks = 0)
     {
+        _nowTicks = nowTicks;
         _read = read;
         _storePath = storePath;
         _progress = progress;
@@ -94,6 +102,12 @@ internal sealed class ExportCursor : IDisposable
             if (!DocumentRecord.Collection(record, header).SequenceEqual(_collectionBytes))
             {
                 throw new CorruptionException(_storePath, DocumentRecord.HeaderSize, $"document '{Encoding.UTF8.GetString(id)}' is listed in collection '{_collections[_collection]}' but its record names another (L1).");
+            }
+
+            if (header.IsExpired(_nowTicks))
+            {
+                _positioned = false; // XE1: absent for readers
+                continue;
             }
 
             var needed = header.JsonLength + JsonLineText.MaxStringLength(id.Length) + _collectionJson.Length + LineOverhead;

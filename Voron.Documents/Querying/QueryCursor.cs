@@ -34,6 +34,7 @@ internal sealed class QueryCursor : IDisposable
     private int _skipped;
     private int _returned;
     private readonly bool _readsJson;
+    private readonly long _nowTicks;
     private byte[] _json = [];
     private byte[] _currentId = [];
     private int _currentIdLength;
@@ -41,8 +42,16 @@ internal sealed class QueryCursor : IDisposable
     private RecordHeader _header;
     private bool _jsonReady;
 
-    public QueryCursor(ReadTransaction transaction, QuerySpec spec, QueryPlan plan, string storePath, bool readsJson = true)
+    /// <summary>A cursor running <paramref name="plan"/> for <paramref name="spec"/> over <paramref name="transaction"/>.</summary>
+    /// <param name="transaction">The snapshot (I6), open while the cursor is used.</param>
+    /// <param name="spec">The query.</param>
+    /// <param name="plan">Its plan.</param>
+    /// <param name="storePath">For errors.</param>
+    /// <param name="readsJson">False for a cursor that only counts.</param>
+    /// <param name="nowTicks">The reader's "now" (UTC ticks): a document whose expiry is at or before it is skipped (XE1), before Skip and Take count it.</param>
+    public QueryCursor(ReadTransaction transaction, QuerySpec spec, QueryPlan plan, string storePath, bool readsJson = true, long nowTicks = 0)
     {
+        _nowTicks = nowTicks;
         _readsJson = readsJson;
         _transaction = transaction;
         _spec = spec;
@@ -89,7 +98,7 @@ internal sealed class QueryCursor : IDisposable
         }
     }
 
-    public DocumentMetadata Metadata => new(Id, _spec.Collection, _header.Version, _header.LastModified);
+    public DocumentMetadata Metadata => new(Id, _spec.Collection, _header.Version, _header.LastModified) { Expires = _header.Expires };
 
     public bool MoveNext() => MoveNext(null);
 
@@ -325,6 +334,11 @@ internal sealed class QueryCursor : IDisposable
             }
 
             throw new CorruptionException(_storePath, 0, $"collection '{_spec.Collection}' lists document '{Id}', which belongs to '{DocumentRecord.CollectionName(record, _header)}' (L1 in Storage/DocumentTrees.cs).");
+        }
+
+        if (_header.IsExpired(_nowTicks))
+        {
+            return false; // XE1: expired, absent for readers until the sweeper deletes it
         }
 
         if ((_readsJson && copyJson) || _plan.DocumentConditions.Count > 0 || _plan.SortInMemory != null)

@@ -10,7 +10,7 @@ namespace Voron.Documents.Querying;
 /// </summary>
 internal sealed class ResultBatch(int expected) : IQueryResultSink, IDisposable
 {
-    private readonly List<(string Id, byte[] IdBytes, long Version, long Ticks, int Offset, int Length)> _items = new(expected);
+    private readonly List<(string Id, byte[] IdBytes, long Version, long Ticks, long ExpiresTicks, int Offset, int Length)> _items = new(expected);
     private byte[] _json = ArrayPool<byte>.Shared.Rent(Math.Max(1024, expected * 1024));
     private int _used;
 
@@ -23,6 +23,8 @@ internal sealed class ResultBatch(int expected) : IQueryResultSink, IDisposable
     public long Version(int i) => _items[i].Version;
 
     public long Ticks(int i) => _items[i].Ticks;
+
+    public long ExpiresTicks(int i) => _items[i].ExpiresTicks;
 
     /// <summary>Result <paramref name="i"/>'s JSON, valid until the batch is disposed.</summary>
     public ReadOnlySpan<byte> Json(int i) => _json.AsSpan(_items[i].Offset, _items[i].Length);
@@ -38,7 +40,7 @@ internal sealed class ResultBatch(int expected) : IQueryResultSink, IDisposable
         }
 
         json.CopyTo(_json.AsSpan(_used));
-        _items.Add((cursor.Id, cursor.IdBytes.ToArray(), cursor.Header.Version, cursor.Header.Ticks, _used, json.Length));
+        _items.Add((cursor.Id, cursor.IdBytes.ToArray(), cursor.Header.Version, cursor.Header.Ticks, cursor.Header.ExpiresTicks, _used, json.Length));
         _used += json.Length;
     }
 

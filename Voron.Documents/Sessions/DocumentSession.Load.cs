@@ -121,6 +121,11 @@ internal sealed partial class DocumentSession
         }
 
         var header = DocumentRecord.ReadHeader(record, id, store.Path);
+        if (header.IsExpired(store.NowTicks))
+        {
+            return null; // XE1
+        }
+
         var collection = DocumentRecord.Collection(record, header);
         if (!collection.SequenceEqual(type.CollectionBytes))
         {
@@ -132,7 +137,7 @@ internal sealed partial class DocumentSession
         {
             var json = DocumentRecord.Json(record, header, ref rented, id, store.Path);
             var entity = Deserialize(json, typeInfo, id, type.Collection);
-            Track(Loaded(id, idBytes, type, entity, json, header.Version, header.Ticks));
+            Track(Loaded(id, idBytes, type, entity, json, header.Version, header.Ticks, header.ExpiresTicks));
             return entity;
         }
         finally
@@ -148,7 +153,7 @@ internal sealed partial class DocumentSession
     /// The entry of a document just read as <paramref name="entity"/>: its id member set from the
     /// document's id (S3); its snapshot (S1) is taken at save, from <see cref="SessionEntry.OriginalJson"/>.
     /// </summary>
-    private static SessionEntry Loaded(string id, byte[] idBytes, DocumentType type, object entity, ReadOnlySpan<byte> json, long version, long ticks)
+    private static SessionEntry Loaded(string id, byte[] idBytes, DocumentType type, object entity, ReadOnlySpan<byte> json, long version, long ticks, long expiresTicks)
     {
         type.SetId(entity, id);
         return new SessionEntry(id, idBytes)
@@ -161,6 +166,7 @@ internal sealed partial class DocumentSession
             OriginalJson = json.ToArray(),
             Version = version,
             Ticks = ticks,
+            ExpiresTicks = expiresTicks,
         };
     }
 
@@ -271,7 +277,12 @@ internal sealed partial class DocumentSession
         }
 
         var header = DocumentRecord.ReadHeader(record, id, store.Path);
-        var metadata = new DocumentMetadata(id, DocumentRecord.CollectionName(record, header), header.Version, header.LastModified);
+        if (header.IsExpired(store.NowTicks))
+        {
+            return null; // XE1
+        }
+
+        var metadata = new DocumentMetadata(id, DocumentRecord.CollectionName(record, header), header.Version, header.LastModified) { Expires = header.Expires };
         byte[]? rented = null;
         try
         {

@@ -57,7 +57,7 @@ internal sealed partial class DocumentSession
         {
             read = store.Environment.BeginRead();
             var plan = QueryPlanner.Plan(spec, store.CatalogFor(read));
-            return new QueryRun(read, new QueryCursor(read, spec, plan, store.Path, readsJson), operation);
+            return new QueryRun(read, new QueryCursor(read, spec, plan, store.Path, readsJson, store.NowTicks), operation);
         }
         catch (Exception e)
         {
@@ -88,7 +88,7 @@ internal sealed partial class DocumentSession
         }
 
         var entity = Deserialize(json, typeInfo, id, type.Collection);
-        Track(Loaded(id, cursor.IdBytes.ToArray(), type, entity, json, cursor.Header.Version, cursor.Header.Ticks));
+        Track(Loaded(id, cursor.IdBytes.ToArray(), type, entity, json, cursor.Header.Version, cursor.Header.Ticks, cursor.Header.ExpiresTicks));
         return entity;
     }
 
@@ -157,7 +157,7 @@ internal sealed partial class DocumentSession
             }
 
             var entity = (T)outcomes[i]!;
-            Track(Loaded(id, batch.IdBytes(i), type, entity, batch.Json(i), batch.Version(i), batch.Ticks(i)));
+            Track(Loaded(id, batch.IdBytes(i), type, entity, batch.Json(i), batch.Version(i), batch.Ticks(i), batch.ExpiresTicks(i)));
             into.Add(entity);
         }
     }

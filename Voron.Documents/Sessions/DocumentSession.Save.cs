@@ -91,9 +91,9 @@ internal sealed partial class DocumentSession
             else
             {
                 var pending = PendingJson(entry);
-                if (!pending.Changed)
+                if (!pending.Changed && (entry.PendingExpiresTicks is not { } set || set == entry.ExpiresTicks))
                 {
-                    continue; // unchanged since loaded or saved (S1): not written
+                    continue; // unchanged since loaded or saved (S1), its expiry too: not written
                 }
 
                 json = pending.Json;
@@ -111,7 +111,7 @@ internal sealed partial class DocumentSession
                 IdBytes = entry.IdBytes,
                 Collection = entry.Collection,
                 CollectionBytes = entry.CollectionBytes,
-                Record = DocumentRecord.Build(entry.CollectionBytes, json, store.Options.CompressionThresholdBytes),
+                Record = DocumentRecord.Build(entry.CollectionBytes, json, store.Options.CompressionThresholdBytes, ExpiryOf(entry, json)),
                 Json = json,
                 TextChecked = textChecked,
                 ExpectedVersion = expected,
@@ -125,6 +125,15 @@ internal sealed partial class DocumentSession
 
         return (writes, entries);
     }
+
+    /// <summary>
+    /// XE4. The expiry a save writes: the one the session set (SetExpiration, StoreRaw's
+    ///      expiresAt), else the JSON field's (ExpirationOptions.JsonField) when one is configured,
+    ///      else the one of the record the session loaded or last saved (none for a document it did
+    ///      not load: Store and StoreRaw replace the whole document).
+    /// </summary>
+    private long ExpiryOf(SessionEntry entry, byte[] json) =>
+        entry.PendingExpiresTicks ?? (store.ExpiryField is { } field ? field.Read(json, entry.Id) : entry.ExpiresTicks);
 
     /// <summary>
     /// What a typed entry's document would be if saved now: the entity's serialization (its id
@@ -195,6 +204,8 @@ internal sealed partial class DocumentSession
         entry.Version = result.Version;
         entry.Ticks = result.Ticks;
         entry.OriginalJson = write.Json;
+        entry.ExpiresTicks = DocumentRecord.BuiltExpiresTicks(write.Record);
+        entry.PendingExpiresTicks = null;
         entry.Snapshot = entry.PendingSnapshot;
         entry.PendingSnapshot = null;
         entry.ExpectedVersion = null;

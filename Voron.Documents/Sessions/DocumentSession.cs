@@ -103,7 +103,29 @@ internal sealed partial class DocumentSession(DocumentStore store) : IAsyncDocum
         Track(entry);
     }
 
-    public void StoreRaw(string collection, string id, ReadOnlySpan<byte> utf8Json, long? expectedVersion = null)
+    public void StoreRaw(string collection, string id, ReadOnlySpan<byte> utf8Json, long? expectedVersion = null) =>
+        StoreRawCore(collection, id, utf8Json, expectedVersion, null);
+
+    public void StoreRaw(string collection, string id, ReadOnlySpan<byte> utf8Json, long? expectedVersion, DateTimeOffset? expiresAt) =>
+        StoreRawCore(collection, id, utf8Json, expectedVersion, expiresAt == null ? null : ExpiryTicks(expiresAt.Value));
+
+    public void SetExpiration<T>(T entity, DateTimeOffset? expiresAt) where T : class
+    {
+        ArgumentNullException.ThrowIfNull(entity);
+        var ticks = expiresAt == null ? 0 : ExpiryTicks(expiresAt.Value);
+        using var scope = Enter();
+        if (!_byEntity.TryGetValue(entity, out var entry) || entry.State == EntryState.Delete)
+        {
+            throw new InvalidOperationException("This object is not tracked by the session (or is deleted in it); load, query or store it first, then set its expiration.");
+        }
+
+        entry.PendingExpiresTicks = ticks; // XE4: wins over the JSON field and the loaded expiry
+    }
+
+    private static long ExpiryTicks(DateTimeOffset expiresAt) =>
+        expiresAt.UtcTicks >= 1 ? expiresAt.UtcTicks : throw new ArgumentOutOfRangeException(nameof(expiresAt), expiresAt, "An expiry is a time after 0001-01-01T00:00:00Z.");
+
+    private void StoreRawCore(string collection, string id, ReadOnlySpan<byte> utf8Json, long? expectedVersion, long? expiresTicks)
     {
         CheckExpected(expectedVersion);
         using var scope = Enter();
@@ -130,6 +152,7 @@ internal sealed partial class DocumentSession(DocumentStore store) : IAsyncDocum
             CollectionBytes = collectionBytes,
             RawJson = utf8Json.ToArray(),
             ExpectedVersion = expectedVersion,
+            PendingExpiresTicks = expiresTicks, // a raw store replaces the document: no expiry kept (XE4)
             Version = existing?.Version ?? 0,
             OriginalJson = existing?.OriginalJson,
         });
@@ -183,7 +206,10 @@ internal sealed partial class DocumentSession(DocumentStore store) : IAsyncDocum
     }
 
     private static DocumentMetadata Metadata(SessionEntry entry) =>
-        new(entry.Id, entry.Collection ?? "", entry.Version, new DateTimeOffset(entry.Ticks, TimeSpan.Zero));
+        new(entry.Id, entry.Collection ?? "", entry.Version, new DateTimeOffset(entry.Ticks, TimeSpan.Zero))
+        {
+            Expires = (entry.PendingExpiresTicks ?? entry.ExpiresTicks) is var ticks and not 0 ? new DateTimeOffset(ticks, TimeSpan.Zero) : null,
+        };
 
     public void Clear()
     {

@@ -38,6 +38,12 @@ internal sealed class SessionEntry(string id, byte[] idBytes)
 
     public long Ticks { get; set; }
 
+    /// <summary>The expiry (UTC ticks, 0: none) of the record last loaded or saved: kept by later saves that set none (XE4).</summary>
+    public long ExpiresTicks { get; set; }
+
+    /// <summary>An expiry the session set (SetExpiration, StoreRaw's expiresAt) for the next save: 0 removes it; null: none set.</summary>
+    public long? PendingExpiresTicks { get; set; }
+
     /// <summary>The version a caller required explicitly.</summary>
     public long? ExpectedVersion { get; set; }
 

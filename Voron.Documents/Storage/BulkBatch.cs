@@ -58,10 +58,11 @@ internal sealed class BulkBatch
         }
 
         var docs = TreeOf(DocumentTrees.Documents);
+        var expiry = new ExpiryIndex(transaction);
         var count = _writes.Count;
         var existed = new bool[count];
         var oldEntries = new byte[count][][][];
-        RemoveStored(TreeOf, docs, existed, oldEntries);
+        RemoveStored(TreeOf, docs, existed, oldEntries, expiry);
 
         // Versions in input order (I4, BI1); records and collection entries in id order.
         var version = DocumentTrees.ReadInt64(meta, DocumentTrees.VersionKey, _storePath);
@@ -81,6 +82,7 @@ internal sealed class BulkBatch
             var write = _writes[i];
             DocumentRecord.Stamp(write.Record!, results[i].Version, ticks);
             docs.Put(write.IdBytes, write.Record);
+            expiry.Add(write.IdBytes, write.Record);
             if (!existed[i])
             {
                 if (!string.Equals(collectionName, write.Collection, StringComparison.Ordinal))
@@ -124,7 +126,7 @@ internal sealed class BulkBatch
     /// entries of a replaced document that its new version does not keep. Of several failures the
     /// first in input order is thrown (BI1), after the pass (the transaction is discarded then).
     /// </summary>
-    private void RemoveStored(Func<string, Tree> treeOf, Tree docs, bool[] existed, byte[][][][] oldEntries)
+    private void RemoveStored(Func<string, Tree> treeOf, Tree docs, bool[] existed, byte[][][][] oldEntries, ExpiryIndex expiry)
     {
         var failedAt = int.MaxValue;
         Exception? failure = null;
@@ -149,6 +151,7 @@ internal sealed class BulkBatch
                 else
                 {
                     existed[i] = true;
+                    expiry.Remove(write.IdBytes, header);
                     oldEntries[i] = RemoveOldEntries(treeOf, write, record, header);
                 }
             }

@@ -107,6 +107,6 @@ internal static class BulkPreparation
             throw new InvalidOperationException($"Bulk write '{write.Id}' has a compressed record and no JSON beside it."); // BI4
         }
 
-        return record.AsSpan(DocumentRecord.HeaderSize + record[DocumentRecord.CollectionLengthOffset]);
+        return record.AsSpan(DocumentRecord.BuiltBodyOffset(record));
     }
 }

@@ -16,26 +16,32 @@ namespace Voron.Documents.Storage;
 //   OFFSET  SIZE  NAME          MEANING
 //   0       1     format        RecordFormat (1)
 //   1       1     flags         bit 0 (Compressed): the body is one LZ4 block (the public LZ4 block
-//                               format, K4os.Compression.LZ4); the other bits are 0
+//                               format, K4os.Compression.LZ4); bit 1 (Expires, store format 2): the
+//                               expires field follows the collection name; the other bits are 0
 //   2       1     C             the collection name's length in bytes, 1..128
 //   3       1     reserved      0
 //   4       8     version       int64 LE: the document's version, >= 1 (unique across the store)
 //   12      8     last-modified int64 LE: UTC ticks (DateTime.Ticks) of the save that wrote it
 //   20      4     json length   int32 LE: the JSON's length uncompressed, 2..256 MiB
 //   24      C     collection    the collection name, UTF-8
-//   24+C    rest  body          the JSON (json length bytes), or an LZ4 block decoding to exactly json length bytes
+//   24+C    8     expires       only when flags has Expires (store format 2): int64 LE, the UTC ticks
+//                               (DateTime.Ticks) at and after which the document counts as absent
+//   24+C+E  rest  body          the JSON (json length bytes), or an LZ4 block decoding to exactly json
+//                               length bytes; E is 8 with Expires, else 0
 //
 // No checksum of its own: every store page carries a CRC32C that Voron.Core checks, so these
 // rules catch records written wrong, not disk damage. A record is valid iff
-//   DR1. it is at least 24 + C bytes long;
+//   DR1. it is at least 24 + C + E bytes long;
 //   DR2. format is RecordFormat;
-//   DR3. flags has no bit but Compressed, and reserved is 0;
+//   DR3. flags has no bit but Compressed and Expires, and reserved is 0 (a reader of store format 1
+//       knows no Expires bit and so refuses a record that carries an expiry);
 //   DR4. C is 1..128 and the collection name is valid UTF-8;
 //   DR5. version >= 1;
 //   DR6. last-modified is 0..DateTime.MaxValue.Ticks;
 //   DR7. json length is 2..DocumentLimits.MaxDocumentBytesCeiling;
 //   DR8. uncompressed: the body is exactly json length bytes; compressed: the body is shorter than
-//       json length and decodes to exactly json length bytes.
+//       json length and decodes to exactly json length bytes;
+//   DR9. with Expires, expires is 1..DateTime.MaxValue.Ticks.
 // A record breaking a rule raises CorruptionException (store, offset in the record, rule, id).
 // The JSON was validated as one object when it was stored and is not parsed again on read.
 //
@@ -50,6 +56,8 @@ internal static class DocumentRecord
 {
     public const byte RecordFormat = 1;
     public const byte Compressed = 1;
+    public const byte Expires = 2;
+    public const int ExpiresSize = 8;
 
     public const int FormatOffset = 0;
     public const int FlagsOffset = 1;
@@ -63,9 +71,15 @@ internal static class DocumentRecord
     /// <summary>
     /// A record for <paramref name="json"/> in <paramref name="collection"/>, with version and
     /// last-modified zero: <see cref="Stamp"/> sets them inside the transaction that writes it.
+    /// <paramref name="expiresTicks"/> (UTC ticks, 0: none) sets the Expires flag and field.
     /// </summary>
-    public static byte[] Build(ReadOnlySpan<byte> collection, ReadOnlySpan<byte> json, int compressionThreshold)
+    public static byte[] Build(ReadOnlySpan<byte> collection, ReadOnlySpan<byte> json, int compressionThreshold, long expiresTicks = 0)
     {
+        if (expiresTicks < 0 || expiresTicks > DateTime.MaxValue.Ticks)
+        {
+            throw new ArgumentOutOfRangeException(nameof(expiresTicks), expiresTicks, "DR9: expiry ticks are 0 (none) to DateTime.MaxValue.Ticks.");
+        }
+
         if (compressionThreshold > 0 && json.Length >= compressionThreshold)
         {
             var rented = ArrayPool<byte>.Shared.Rent(LZ4Codec.MaximumOutputSize(json.Length));
@@ -74,7 +88,7 @@ internal static class DocumentRecord
                 var length = LZ4Codec.Encode(json, rented.AsSpan(0, LZ4Codec.MaximumOutputSize(json.Length)), LZ4Level.L00_FAST);
                 if (length > 0 && length <= json.Length - (json.Length / 8))
                 {
-                    return Assemble(collection, json.Length, rented.AsSpan(0, length), Compressed);
+                    return Assemble(collection, json.Length, rented.AsSpan(0, length), Compressed, expiresTicks);
                 }
             }
             finally
@@ -83,20 +97,34 @@ internal static class DocumentRecord
             }
         }
 
-        return Assemble(collection, json.Length, json, 0);
+        return Assemble(collection, json.Length, json, 0, expiresTicks);
     }
 
-    private static byte[] Assemble(ReadOnlySpan<byte> collection, int jsonLength, ReadOnlySpan<byte> body, byte flags)
+    private static byte[] Assemble(ReadOnlySpan<byte> collection, int jsonLength, ReadOnlySpan<byte> body, byte flags, long expiresTicks)
     {
-        var record = new byte[HeaderSize + collection.Length + body.Length];
+        var expiresSize = expiresTicks != 0 ? ExpiresSize : 0;
+        var record = new byte[HeaderSize + collection.Length + expiresSize + body.Length];
         record[FormatOffset] = RecordFormat;
-        record[FlagsOffset] = flags;
+        record[FlagsOffset] = (byte)(flags | (expiresTicks != 0 ? Expires : 0));
         record[CollectionLengthOffset] = checked((byte)collection.Length);
         BinaryPrimitives.WriteInt32LittleEndian(record.AsSpan(JsonLengthOffset), jsonLength);
         collection.CopyTo(record.AsSpan(HeaderSize));
-        body.CopyTo(record.AsSpan(HeaderSize + collection.Length));
+        if (expiresTicks != 0)
+        {
+            BinaryPrimitives.WriteInt64LittleEndian(record.AsSpan(HeaderSize + collection.Length), expiresTicks);
+        }
+
+        body.CopyTo(record.AsSpan(HeaderSize + collection.Length + expiresSize));
         return record;
     }
+
+    /// <summary>The offset of the body of a record <see cref="Build"/> made (not yet stamped, so not one <see cref="ReadHeader"/> takes: DR5).</summary>
+    public static int BuiltBodyOffset(ReadOnlySpan<byte> record) =>
+        HeaderSize + record[CollectionLengthOffset] + ((record[FlagsOffset] & Expires) != 0 ? ExpiresSize : 0);
+
+    /// <summary>The expiry (UTC ticks, 0: none) of a record <see cref="Build"/> made.</summary>
+    public static long BuiltExpiresTicks(ReadOnlySpan<byte> record) =>
+        (record[FlagsOffset] & Expires) != 0 ? BinaryPrimitives.ReadInt64LittleEndian(record[(HeaderSize + record[CollectionLengthOffset])..]) : 0;
 
     /// <summary>Sets the version and last-modified time (DR5, DR6) of a built record.</summary>
     public static void Stamp(Span<byte> record, long version, long ticks)
@@ -105,7 +133,7 @@ internal static class DocumentRecord
         BinaryPrimitives.WriteInt64LittleEndian(record[LastModifiedOffset..], ticks);
     }
 
-    /// <summary>Reads and validates a record's header (DR1..DR7, and DR8's length rule when uncompressed).</summary>
+    /// <summary>Reads and validates a record's header (DR1..DR7, DR9, and DR8's length rule when uncompressed).</summary>
     public static RecordHeader ReadHeader(ReadOnlySpan<byte> record, string id, string storePath)
     {
         if (record.Length < HeaderSize)
@@ -119,7 +147,7 @@ internal static class DocumentRecord
         }
 
         var flags = record[FlagsOffset];
-        if ((flags & ~Compressed) != 0 || record[ReservedOffset] != 0)
+        if ((flags & ~(Compressed | Expires)) != 0 || record[ReservedOffset] != 0)
         {
             throw Corrupt(storePath, id, FlagsOffset, $"DR3: flags 0x{flags:X2}, reserved {record[ReservedOffset]}");
         }
@@ -153,7 +181,24 @@ internal static class DocumentRecord
             throw Corrupt(storePath, id, JsonLengthOffset, $"DR7: json length {jsonLength}");
         }
 
+        long expires = 0;
         var bodyOffset = HeaderSize + collectionLength;
+        if ((flags & Expires) != 0)
+        {
+            if (record.Length < bodyOffset + ExpiresSize)
+            {
+                throw Corrupt(storePath, id, bodyOffset, $"DR1: {record.Length} bytes, shorter than the header, collection and expiry field");
+            }
+
+            expires = BinaryPrimitives.ReadInt64LittleEndian(record[bodyOffset..]);
+            if (expires < 1 || expires > DateTime.MaxValue.Ticks)
+            {
+                throw Corrupt(storePath, id, bodyOffset, $"DR9: expiry ticks {expires}");
+            }
+
+            bodyOffset += ExpiresSize;
+        }
+
         var bodyLength = record.Length - bodyOffset;
         var compressed = (flags & Compressed) != 0;
         if (compressed ? bodyLength >= jsonLength : bodyLength != jsonLength)
@@ -161,7 +206,7 @@ internal static class DocumentRecord
             throw Corrupt(storePath, id, bodyOffset, $"DR8: a {(compressed ? "compressed" : "plain")} body of {bodyLength} bytes for {jsonLength} bytes of JSON");
         }
 
-        return new RecordHeader(version, ticks, compressed, collectionLength, jsonLength, bodyOffset);
+        return new RecordHeader(version, ticks, compressed, collectionLength, jsonLength, bodyOffset, expires);
     }
 
     /// <summary>Copies (or decodes, DR8) the JSON of a record into <paramref name="destination"/>, exactly <see cref="RecordHeader.JsonLength"/> bytes.</summary>

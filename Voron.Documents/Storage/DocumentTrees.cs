@@ -27,6 +27,8 @@ namespace Voron.Documents.Storage;
 //                                                                  deleted document, keyed by the version the write took
 //   @docs.col/<collection>             document id                 empty: the collection's members, in id order
 //   @docs.idx/<collection>/<index>     encoded values ++ id        empty: one entry per indexed value (Indexing/IndexKey.cs)
+//   @docs.expires (format 2)           expiry ticks, int64         empty: one entry per record with the Expires flag
+//                                      BIG-endian (8 B) ++ id      (DocumentRecord.cs), in expiry order (Storage/ExpiryIndex.cs)
 //
 // Rules the integrity check (DocumentStore.CheckIntegrityAsync) verifies:
 //   L1. Every @docs record's collection names a @docs.col tree that holds its id, and every id
@@ -39,6 +41,8 @@ namespace Voron.Documents.Storage;
 //   L4. Every @docs.changes entry is valid (Changes/ChangeLog.cs, CF6) and its key is at most
 //       "version"; while "feed.on" is 1, every document whose version is above
 //       "feed.from" has a Stored entry at its version naming its id and collection.
+//   L5. @docs.expires holds exactly one entry per @docs record with the Expires flag, its key the
+//       record's expiry ticks and id, and nothing else (XE2).
 // Compatibility: "format" is written when the store is first opened; a store whose format is
 // above StoreFormat is refused (FormatVersionException). Upgrade 1 -> 2 (Changes/ChangeFeedFormat.cs),
 // on open, in one write transaction: creates @docs.changes, sets "feed.from" to "version" (the
@@ -55,6 +59,7 @@ internal static class DocumentTrees
     public const string CollectionPrefix = "@docs.col/";
     public const string IndexPrefix = "@docs.idx/";
     public const string Changes = "@docs.changes";
+    public const string Expires = "@docs.expires";
 
     public static ReadOnlySpan<byte> FormatKey => "format"u8;
     public static ReadOnlySpan<byte> VersionKey => "version"u8;

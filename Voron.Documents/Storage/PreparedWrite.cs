@@ -56,5 +56,15 @@ internal sealed class PreparedWrite
     public static (long Number, string? Prefix) GeneratedShape(string id) =>
         DocumentNames.TryParseGeneratedShape(id, out var prefix, out var n) ? (n, prefix) : (0, null);
 
+    /// <summary>
+    /// A sweeper's delete (XE3): applied only when the stored record still expires at or before
+    /// <see cref="ExpiryCutoff"/>; otherwise skipped without error (the document was written again,
+    /// or its expiry moved, after the sweep read it).
+    /// </summary>
+    public bool ExpiredOnly { get; init; }
+
+    /// <summary>The sweep's "now" (UTC ticks), for <see cref="ExpiredOnly"/>.</summary>
+    public long ExpiryCutoff { get; init; }
+
     public bool IsDelete => Record == null;
 }

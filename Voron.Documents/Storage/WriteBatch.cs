@@ -35,6 +35,7 @@ internal sealed class WriteBatch(IndexCatalog catalog, IReadOnlyList<PreparedWri
         }
 
         var docs = transaction.CreateTree(DocumentTrees.Documents);
+        var expiry = new ExpiryIndex(transaction);
         var trees = new Dictionary<string, Tree>(StringComparer.Ordinal);
         Tree TreeOf(string name)
         {
@@ -61,6 +62,12 @@ internal sealed class WriteBatch(IndexCatalog catalog, IReadOnlyList<PreparedWri
             if (docs.TryGet(write.IdBytes, out var record))
             {
                 var header = DocumentRecord.ReadHeader(record, write.Id, storePath);
+                if (!ExpiryIndex.MayApply(write, header))
+                {
+                    continue; // XE3: not (or no longer) expired; the sweeper's delete is skipped
+                }
+
+                expiry.Remove(write.IdBytes, header);
                 actual = header.Version;
                 var collection = DocumentRecord.Collection(record, header);
                 var sameCollection = write.CollectionBytes != null && collection.SequenceEqual(write.CollectionBytes);
@@ -149,6 +156,7 @@ internal sealed class WriteBatch(IndexCatalog catalog, IReadOnlyList<PreparedWri
             changes.Stored(version, ticks, write); // CF1
             DocumentRecord.Stamp(write.Record!, version, ticks);
             docs.Put(write.IdBytes, write.Record);
+            expiry.Add(write.IdBytes, write.Record);
             if (!existed[i])
             {
                 TreeOf(DocumentTrees.CollectionTree(write.Collection!)).Put(write.IdBytes, Empty);

@@ -27,7 +27,7 @@ internal sealed class DocumentCommit
             _positions[changes[i].Id] = i;
             if (changes[i].Json is { } json)
             {
-                _records[i] = DocumentRecord.Build(Encoding.UTF8.GetBytes(changes[i].Collection), json, store.Options.CompressionThresholdBytes);
+                _records[i] = DocumentRecord.Build(Encoding.UTF8.GetBytes(changes[i].Collection), json, store.Options.CompressionThresholdBytes, store.ExpiryField?.Read(json, changes[i].Id) ?? 0);
             }
         }
     }

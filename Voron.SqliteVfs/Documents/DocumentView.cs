@@ -115,6 +115,11 @@ internal sealed class DocumentView(DocumentStore store, ReadTransaction snapshot
         }
 
         var header = DocumentRecord.ReadHeader(record, id, Store.Path);
+        if (header.ExpiresTicks != 0 && header.IsExpired(Store.Options.TimeProvider.GetUtcNow().UtcTicks))
+        {
+            return null; // XE1: expired documents are absent from the view (until swept, a write of the id still meets the record)
+        }
+
         var collectionBytes = DocumentRecord.Collection(record, header);
         if (_lastCollection == null || !collectionBytes.SequenceEqual(_lastCollectionBytes))
         {

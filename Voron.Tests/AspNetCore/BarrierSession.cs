@@ -22,6 +22,10 @@ internal sealed class BarrierSession(IAsyncDocumentSession inner, BarrierSession
 
     public void StoreRaw(string collection, string id, ReadOnlySpan<byte> utf8Json, long? expectedVersion = null) => inner.StoreRaw(collection, id, utf8Json, expectedVersion);
 
+    public void StoreRaw(string collection, string id, ReadOnlySpan<byte> utf8Json, long? expectedVersion, DateTimeOffset? expiresAt) => inner.StoreRaw(collection, id, utf8Json, expectedVersion, expiresAt);
+
+    public void SetExpiration<T>(T entity, DateTimeOffset? expiresAt) where T : class => inner.SetExpiration(entity, expiresAt);
+
     public void Delete(string id) => inner.Delete(id);
 
     public void Delete(string id, long expectedVersion) => inner.Delete(id, expectedVersion);

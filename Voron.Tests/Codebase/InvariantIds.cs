@@ -104,6 +104,7 @@ internal sealed partial class InvariantIds
         ["T"] = "Core: transactions",
         ["V"] = "SqliteVfs: database layer (locks, snapshots, commits)",
         ["VT"] = "SqliteVfs: native bridge of virtual-table modules",
+        ["XE"] = "Documents: document expiration",
         ["XP"] = "Documents: export and import (JSON Lines)",
     };
 
