@@ -121,7 +121,7 @@ internal static class CommandLine
     private static Command SyscallsChildCommand()
     {
         var mode = new Argument<string>("mode") { Description = "the engine mode" };
-        mode.AcceptOnlyFromAmong(SyscallsChild.Modes);
+        mode.AcceptOnlyFromAmong([.. SyscallsChild.Modes, .. SyscallsChild.SqlModes]);
         var directory = new Argument<string>("dir") { Description = "the store's directory" };
         var commits = new Argument<int>("commits") { Description = "measured commits after the warm-up" };
         var command = new Command(SyscallsChild.Command, "the child process of the syscalls experiment") { Hidden = true };

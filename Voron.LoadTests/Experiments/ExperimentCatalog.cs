@@ -157,6 +157,8 @@ internal static class ExperimentCatalog
             result => new ToolsExperiment(documents: result.GetValue(ToolsDocuments), rounds: result.GetValue(ToolsRounds))),
         new(new JournalExperiment(), [], _ => new JournalExperiment(), Writes: true),
         new(new SectionsExperiment(), [], _ => new SectionsExperiment(), Writes: true),
+        new(new StallsExperiment(), [], _ => new StallsExperiment(), Writes: true),
+        new(new AnatomyExperiment(), [], _ => new AnatomyExperiment(), Writes: true),
         Plain(new FileSizeExperiment()),
         Plain(new RecoveryExperiment()),
         Plain(new SyscallsExperiment()),

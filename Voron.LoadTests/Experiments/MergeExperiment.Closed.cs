@@ -48,6 +48,7 @@ internal sealed partial class MergeExperiment
                     ("opsPerFlush", result.Flushes == 0 ? null : result.Operations / (double)result.Flushes),
                     ("journalMedianMs", result.Journal is { Count: > 0 } j ? j.Median : null),
                     ("bytesWrittenPerOp", result.Written.HandedToWrite / (double?)result.Operations),
+                    ("cpuUsPerOp", result.Operations == 0 ? null : result.Cpu.TotalMicroseconds / result.Operations),
                     ("writeAmplification", result.Written.HandedToWrite / (double?)result.UserBytes),
                     ("storageWriteAmplification", result.Written.ToStorage / (double?)result.UserBytes),
                     ("onDiskMiB", StoreSize.MiB(result.OnDiskBytes)),
@@ -94,7 +95,7 @@ internal sealed partial class MergeExperiment
             foreach (var run in runs)
             {
                 var journalTimes = run.Writer is VoronMergedWriter voron ? journal.For(voron.Environment.Path) : null;
-                var result = new ClosedResult(run.Writer.Mode, callers, Pooled.Of(run.Rounds), run.Flushes, journalTimes, run.Written, StoreSize.Of(run.Writer.Directory));
+                var result = new ClosedResult(run.Writer.Mode, callers, Pooled.Of(run.Rounds), run.Flushes, journalTimes, run.Written, StoreSize.Of(run.Writer.Directory), run.Cpu);
                 results.Add(result);
                 var journalText = journalTimes is { Count: > 0 } ? $", journal record {journalTimes.Median:F2} ms (median)" : "";
                 context.Progress($"closed {pattern.Name,-10} {result.Mode,-18} {callers,5} callers: {result.PerSecond,10:N0} writes/s, " +
@@ -128,11 +129,15 @@ internal sealed partial class MergeExperiment
         /// <summary>Bytes written during the recorded rounds, their settles included.</summary>
         public WriteCounters Written { get; private set; } = WriteCounters.Zero(device);
 
+        /// <summary>The process's CPU time (every thread: callers, merger, flusher, GC, the load model) during the recorded rounds and their settles.</summary>
+        public TimeSpan Cpu { get; private set; }
+
         /// <summary>One round: <c>callers</c> copies writing for <paramref name="duration"/>, then the store's settle inside the measured span.</summary>
         public async Task<ScenarioStats> RoundAsync(ExperimentContext context, TimeSpan duration, bool record)
         {
             var flushesBefore = writer.Flushes;
             var writtenBefore = WriteCounters.Read(device);
+            var cpuBefore = Environment.CpuUsage.TotalTime;
             var scenario = PutScenario(writer,
                     c => pattern.Key(c.CopyNumber, _sequences[c.CopyNumber]++),
                     c => _values[c.CopyNumber])
@@ -143,6 +148,7 @@ internal sealed partial class MergeExperiment
             if (record)
             {
                 Written += WriteCounters.Read(device) - writtenBefore;
+                Cpu += Environment.CpuUsage.TotalTime - cpuBefore;
                 Rounds.Add(stats);
                 Flushes += writer.Flushes - flushesBefore;
             }
@@ -151,7 +157,7 @@ internal sealed partial class MergeExperiment
         }
     }
 
-    private sealed record ClosedResult(string Mode, int Callers, Pooled Latency, long Flushes, LatencySample? Journal, WriteCounters Written, long OnDiskBytes)
+    private sealed record ClosedResult(string Mode, int Callers, Pooled Latency, long Flushes, LatencySample? Journal, WriteCounters Written, long OnDiskBytes, TimeSpan Cpu)
     {
         public long Operations => Latency.Operations;
 

@@ -75,7 +75,7 @@ internal sealed partial class SqlExperiment : IExperiment
             }
 
             var results = new List<SqlResult>();
-            foreach (var (workload, connections) in _configurations ?? Configurations)
+            foreach (var (workload, connections) in _configurations ?? FromEnvironment() ?? Configurations)
             {
                 var totals = engines.ToDictionary(e => e.Name, _ => new SqlTotals());
                 for (var round = 1; round <= rounds; round++)
@@ -108,6 +108,28 @@ internal sealed partial class SqlExperiment : IExperiment
 
         AddNotes(report);
         return report;
+    }
+
+    /// <summary>
+    /// Configurations named in <c>VORON_SQL_CONFIGS</c> (<c>workload:connections</c>, separated by
+    /// commas, e.g. <c>insert:1,update:1</c>), for a short targeted run; null when it is not set.
+    /// </summary>
+    internal static (string Workload, int Connections)[]? FromEnvironment()
+    {
+        var text = Environment.GetEnvironmentVariable("VORON_SQL_CONFIGS");
+        if (string.IsNullOrWhiteSpace(text))
+        {
+            return null;
+        }
+
+        return [.. text.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries).Select(item =>
+        {
+            var parts = item.Split(':');
+            var configuration = (Workload: parts[0], Connections: int.Parse(parts[1], System.Globalization.CultureInfo.InvariantCulture));
+            return Configurations.Contains(configuration)
+                ? configuration
+                : throw new ArgumentException($"VORON_SQL_CONFIGS: '{item}' is not one of {string.Join(", ", Configurations.Select(c => $"{c.Workload}:{c.Connections}"))}.");
+        })];
     }
 
     private static void AddRows(Report report, List<SqlResult> results)

@@ -1,5 +1,6 @@
 using Voron.LoadTests.Data;
 using Voron.LoadTests.Engines;
+using Voron.LoadTests.Engines.Sql;
 
 namespace Voron.LoadTests.Experiments;
 
@@ -19,6 +20,14 @@ internal static class SyscallsChild
     /// <summary>voron: an explicit write transaction per commit; voron-merged: ExecuteAsync from one caller (a batch of one); the peers: one transaction per commit.</summary>
     internal static readonly string[] Modes = ["voron", "voron-merged", KvEngineCatalog.Sqlite, KvEngineCatalog.Lmdb];
 
+    /// <summary>
+    /// Modes the experiment does not run, for targeted counts by hand (issue 23, SQL from one
+    /// connection): single-row INSERT commits of a 1 KiB blob from one connection, on
+    /// <c>Vfs=voron</c> (<c>sql-voron</c>) and on stock SQLite in WAL mode (<c>sql-wal</c>), as the
+    /// <c>sql</c> experiment's engines open them.
+    /// </summary>
+    internal static readonly string[] SqlModes = ["sql-" + SqlEngine.Voron, "sql-" + SqlEngine.SqliteWal];
+
     internal const int WarmUpCommits = 100;
 
     internal static async Task<int> RunAsync(string mode, string directory, int commits, TextWriter output)
@@ -26,7 +35,29 @@ internal static class SyscallsChild
         Directory.CreateDirectory(directory);
         var value = MergeExperiment.Value(0);
         var total = WarmUpCommits + commits;
-        if (mode.StartsWith("voron", StringComparison.Ordinal))
+        if (SqlModes.Contains(mode))
+        {
+            using var engine = SqlEngine.Open(mode["sql-".Length..], directory);
+            using var connection = engine.Connect(0);
+            using (var create = connection.CreateCommand())
+            {
+                create.CommandText = "CREATE TABLE IF NOT EXISTS t (id INTEGER PRIMARY KEY, v BLOB)";
+                create.ExecuteNonQuery();
+            }
+
+            using var insert = connection.CreateCommand();
+            insert.CommandText = "INSERT INTO t (id, v) VALUES ($id, $v)";
+            var id = insert.Parameters.Add("$id", Microsoft.Data.Sqlite.SqliteType.Integer);
+            insert.Parameters.AddWithValue("$v", value);
+            for (var i = 0; i < total; i++)
+            {
+                id.Value = i;
+                insert.ExecuteNonQuery();
+            }
+
+            engine.Settle();
+        }
+        else if (mode.StartsWith("voron", StringComparison.Ordinal))
         {
             using var env = StorageEnvironment.Open(StorageEnvironmentOptions.ForDirectory(directory));
             for (var i = 0; i < total; i++)
