@@ -19,6 +19,12 @@ internal static class DocumentStoreOptionsBinder
         nameof(DocumentStoreOptions.LazyFlushInterval), nameof(DocumentStoreOptions.MaxDocumentBytes),
         nameof(DocumentStoreOptions.CompressionThresholdBytes), nameof(DocumentStoreOptions.OptimisticConcurrency),
         nameof(DocumentStoreOptions.BulkInsertBatchSize), nameof(DocumentStoreOptions.IndexBuildBatchSize),
+        nameof(DocumentStoreOptions.Expiration),
+    ];
+
+    private static readonly string[] ExpirationKeys =
+    [
+        nameof(ExpirationOptions.Enabled), nameof(ExpirationOptions.SweepInterval), nameof(ExpirationOptions.BatchSize), nameof(ExpirationOptions.JsonField),
     ];
 
     private static readonly string[] HostingKeys = [nameof(DocumentStoreHostingOptions.OpenOnStart), nameof(DocumentStoreHostingOptions.SlowCommitThreshold)];
@@ -31,6 +37,12 @@ internal static class DocumentStoreOptionsBinder
         CheckKeys(section);
         foreach (var child in section.GetChildren())
         {
+            if (Match(child.Key) == nameof(DocumentStoreOptions.Expiration))
+            {
+                BindExpiration(child, options.Expiration);
+                continue;
+            }
+
             if (child.Value is not { } value)
             {
                 continue;
@@ -64,6 +76,28 @@ internal static class DocumentStoreOptionsBinder
             {
                 case nameof(DocumentStoreHostingOptions.OpenOnStart): options.OpenOnStart = Bool(child); break;
                 case nameof(DocumentStoreHostingOptions.SlowCommitThreshold): options.SlowCommitThreshold = Duration(child); break;
+            }
+        }
+    }
+
+    /// <summary>The <c>Expiration</c> subsection (<see cref="ExpirationOptions"/>), as strict as the rest.</summary>
+    private static void BindExpiration(IConfigurationSection section, ExpirationOptions options)
+    {
+        foreach (var child in section.GetChildren())
+        {
+            var key = ExpirationKeys.FirstOrDefault(k => string.Equals(k, child.Key, StringComparison.OrdinalIgnoreCase))
+                ?? throw new InvalidOperationException($"Voron document store: unknown setting '{child.Key}' under '{section.Path}'. The settings are {string.Join(", ", ExpirationKeys)}.");
+            if (child.Value == null)
+            {
+                continue;
+            }
+
+            switch (key)
+            {
+                case nameof(ExpirationOptions.Enabled): options.Enabled = Bool(child); break;
+                case nameof(ExpirationOptions.SweepInterval): options.SweepInterval = Duration(child); break;
+                case nameof(ExpirationOptions.BatchSize): options.BatchSize = Int(child); break;
+                case nameof(ExpirationOptions.JsonField): options.JsonField = child.Value; break;
             }
         }
     }

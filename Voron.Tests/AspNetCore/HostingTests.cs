@@ -140,7 +140,7 @@ public sealed class HostingTests : IDisposable
         // (the binder is hand-written for Native AOT: DocumentStoreOptionsBinder).
         var settable = typeof(DocumentStoreOptions).GetProperties(BindingFlags.Public | BindingFlags.Instance)
             .Concat(typeof(DocumentStoreHostingOptions).GetProperties(BindingFlags.Public | BindingFlags.Instance))
-            .Where(p => p.SetMethod?.IsPublic == true && p.Name != nameof(DocumentStoreOptions.SerializerOptions))
+            .Where(p => p.SetMethod?.IsPublic == true && p.Name != nameof(DocumentStoreOptions.SerializerOptions) && p.Name != nameof(DocumentStoreOptions.TimeProvider))
             .Select(p => p.Name);
         Assert.Equal(settable.Order(), DocumentStoreOptionsBinder.Keys.Order());
 
@@ -149,6 +149,7 @@ public sealed class HostingTests : IDisposable
             ["s:path"] = "/var/lib/app", ["s:InMemory"] = "true", ["s:Durability"] = "lazy", ["s:LazyFlushInterval"] = "00:00:00.250",
             ["s:MaxDocumentBytes"] = "2048", ["s:CompressionThresholdBytes"] = "0", ["s:OptimisticConcurrency"] = "false",
             ["s:BulkInsertBatchSize"] = "7", ["s:IndexBuildBatchSize"] = "9", ["s:OpenOnStart"] = "false", ["s:SlowCommitThreshold"] = "00:00:02",
+            ["s:Expiration:Enabled"] = "false", ["s:Expiration:SweepInterval"] = "00:00:05", ["s:Expiration:BatchSize"] = "64", ["s:Expiration:JsonField"] = "expiresAt",
         }).Build().GetSection("s");
         var options = new DocumentStoreOptions();
         var hosting = new DocumentStoreHostingOptions();
@@ -159,6 +160,10 @@ public sealed class HostingTests : IDisposable
             (options.Path, options.InMemory, options.Durability, options.LazyFlushInterval, options.MaxDocumentBytes, options.CompressionThresholdBytes,
                 options.OptimisticConcurrency, options.BulkInsertBatchSize, options.IndexBuildBatchSize));
         Assert.Equal((false, TimeSpan.FromSeconds(2)), (hosting.OpenOnStart, hosting.SlowCommitThreshold));
+        Assert.Equal((false, TimeSpan.FromSeconds(5), 64, "expiresAt"),
+            (options.Expiration.Enabled, options.Expiration.SweepInterval, options.Expiration.BatchSize, options.Expiration.JsonField));
+        var misspelt = new ConfigurationBuilder().AddInMemoryCollection(new Dictionary<string, string?> { ["s:Expiration:Intervall"] = "00:00:05" }).Build().GetSection("s");
+        Assert.Contains("Intervall", Assert.Throws<InvalidOperationException>(() => DocumentStoreOptionsBinder.Bind(misspelt, new DocumentStoreOptions())).Message, StringComparison.Ordinal);
     }
 
     [Theory]
