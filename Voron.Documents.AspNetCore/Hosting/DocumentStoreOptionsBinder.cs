@@ -20,6 +20,12 @@ internal static class DocumentStoreOptionsBinder
         nameof(DocumentStoreOptions.CompressionThresholdBytes), nameof(DocumentStoreOptions.OptimisticConcurrency),
         nameof(DocumentStoreOptions.BulkInsertBatchSize), nameof(DocumentStoreOptions.IndexBuildBatchSize),
         nameof(DocumentStoreOptions.ChangeFeed),
+        nameof(DocumentStoreOptions.Expiration),
+    ];
+
+    private static readonly string[] ExpirationKeys =
+    [
+        nameof(ExpirationOptions.Enabled), nameof(ExpirationOptions.SweepInterval), nameof(ExpirationOptions.BatchSize), nameof(ExpirationOptions.JsonField),
     ];
 
     private static readonly string[] ChangeFeedKeys = [nameof(ChangeFeedOptions.Enabled), nameof(ChangeFeedOptions.Retention)];
@@ -37,6 +43,12 @@ internal static class DocumentStoreOptionsBinder
             if (Match(child.Key) == nameof(DocumentStoreOptions.ChangeFeed))
             {
                 BindChangeFeed(child, options.ChangeFeed);
+                continue;
+            }
+
+            if (Match(child.Key) == nameof(DocumentStoreOptions.Expiration))
+            {
+                BindExpiration(child, options.Expiration);
                 continue;
             }
 
@@ -96,6 +108,28 @@ internal static class DocumentStoreOptionsBinder
             else
             {
                 options.Retention = Duration(child);
+            }
+        }
+    }
+
+    /// <summary>The <c>Expiration</c> subsection (<see cref="ExpirationOptions"/>), as strict as the rest.</summary>
+    private static void BindExpiration(IConfigurationSection section, ExpirationOptions options)
+    {
+        foreach (var child in section.GetChildren())
+        {
+            var key = ExpirationKeys.FirstOrDefault(k => string.Equals(k, child.Key, StringComparison.OrdinalIgnoreCase))
+                ?? throw new InvalidOperationException($"Voron document store: unknown setting '{child.Key}' under '{section.Path}'. The settings are {string.Join(", ", ExpirationKeys)}.");
+            if (child.Value == null)
+            {
+                continue;
+            }
+
+            switch (key)
+            {
+                case nameof(ExpirationOptions.Enabled): options.Enabled = Bool(child); break;
+                case nameof(ExpirationOptions.SweepInterval): options.SweepInterval = Duration(child); break;
+                case nameof(ExpirationOptions.BatchSize): options.BatchSize = Int(child); break;
+                case nameof(ExpirationOptions.JsonField): options.JsonField = child.Value; break;
             }
         }
     }

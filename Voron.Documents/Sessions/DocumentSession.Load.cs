@@ -25,7 +25,7 @@ internal sealed partial class DocumentSession
             }
 
             using var read = store.Environment.BeginRead();
-            var loaded = LoadTracked(read, id, idBytes, type, typeInfo);
+            var loaded = LoadTracked(read, id, idBytes, type, typeInfo, store.NowTicks);
             operation.Complete(loaded == null ? 0 : 1);
             return Task.FromResult(loaded);
         }
@@ -47,6 +47,7 @@ internal sealed partial class DocumentSession
         try
         {
             var results = new Dictionary<string, T?>(StringComparer.Ordinal);
+            var now = store.NowTicks; // XE1: one "now" for the snapshot
             ReadTransaction? read = null;
             try
             {
@@ -65,7 +66,7 @@ internal sealed partial class DocumentSession
                     }
 
                     read ??= store.Environment.BeginRead(); // I6: one snapshot for every id
-                    results[id] = LoadTracked(read, id, idBytes, type, typeInfo);
+                    results[id] = LoadTracked(read, id, idBytes, type, typeInfo, now);
                 }
             }
             finally
@@ -112,7 +113,7 @@ internal sealed partial class DocumentSession
     }
 
     /// <summary>Reads, deserializes and starts tracking a stored document, or returns null when there is none.</summary>
-    private T? LoadTracked<T>(ReadTransaction read, string id, byte[] idBytes, DocumentType type, JsonTypeInfo<T> typeInfo) where T : class
+    private T? LoadTracked<T>(ReadTransaction read, string id, byte[] idBytes, DocumentType type, JsonTypeInfo<T> typeInfo, long nowTicks) where T : class
     {
         var docs = read.OpenTree(DocumentTrees.Documents);
         if (docs == null || !docs.TryGet(idBytes, out var record))
@@ -121,7 +122,7 @@ internal sealed partial class DocumentSession
         }
 
         var header = DocumentRecord.ReadHeader(record, id, store.Path);
-        if (header.IsExpired(store.NowTicks))
+        if (header.IsExpired(nowTicks))
         {
             return null; // XE1
         }

@@ -179,6 +179,7 @@ internal static class ExperimentCatalog
                 duration: result.GetValue(SqlDocsSeconds) is { } seconds ? TimeSpan.FromSeconds(seconds) : null,
                 rounds: result.GetValue(SqlDocsRounds),
                 engines: result.GetValue(SqlDocsEngineNames))),
+        Plain(new ExpiryExperiment()),
     ];
 
     /// <summary>The experiment named <paramref name="name"/> with its default settings, or null.</summary>

@@ -150,6 +150,7 @@ public sealed class HostingTests : IDisposable
             ["s:MaxDocumentBytes"] = "2048", ["s:CompressionThresholdBytes"] = "0", ["s:OptimisticConcurrency"] = "false",
             ["s:BulkInsertBatchSize"] = "7", ["s:IndexBuildBatchSize"] = "9", ["s:OpenOnStart"] = "false", ["s:SlowCommitThreshold"] = "00:00:02",
             ["s:ChangeFeed:Enabled"] = "false", ["s:ChangeFeed:Retention"] = "1.00:00:00",
+            ["s:Expiration:Enabled"] = "false", ["s:Expiration:SweepInterval"] = "00:00:05", ["s:Expiration:BatchSize"] = "64", ["s:Expiration:JsonField"] = "expiresAt",
         }).Build().GetSection("s");
         var options = new DocumentStoreOptions();
         var hosting = new DocumentStoreHostingOptions();
@@ -161,6 +162,10 @@ public sealed class HostingTests : IDisposable
                 options.OptimisticConcurrency, options.BulkInsertBatchSize, options.IndexBuildBatchSize));
         Assert.Equal((false, TimeSpan.FromSeconds(2)), (hosting.OpenOnStart, hosting.SlowCommitThreshold));
         Assert.Equal((false, TimeSpan.FromDays(1)), (options.ChangeFeed.Enabled, options.ChangeFeed.Retention));
+        Assert.Equal((false, TimeSpan.FromSeconds(5), 64, "expiresAt"),
+            (options.Expiration.Enabled, options.Expiration.SweepInterval, options.Expiration.BatchSize, options.Expiration.JsonField));
+        var misspelt = new ConfigurationBuilder().AddInMemoryCollection(new Dictionary<string, string?> { ["s:Expiration:Intervall"] = "00:00:05" }).Build().GetSection("s");
+        Assert.Contains("Intervall", Assert.Throws<InvalidOperationException>(() => DocumentStoreOptionsBinder.Bind(misspelt, new DocumentStoreOptions())).Message, StringComparison.Ordinal);
     }
 
     [Theory]
