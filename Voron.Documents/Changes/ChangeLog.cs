@@ -95,6 +95,8 @@ internal static class ChangeLog
         var iterator = changes.Iterate();
         Span<byte> start = stackalloc byte[8];
         WriteKey(start, after == long.MaxValue ? after : after + 1);
+        byte[] lastCollection = [];
+        string? lastName = null;
         var added = 0;
         var budget = (long)max * ScanFactor;
         for (var more = iterator.Seek(start); more && added < max && budget-- > 0; more = iterator.MoveNext())
@@ -111,7 +113,13 @@ internal static class ChangeLog
                 continue;
             }
 
-            var name = wanted != null ? collection! : Encoding.UTF8.GetString(entry.Collection);
+            if (wanted == null && !entry.Collection.SequenceEqual(lastCollection))
+            {
+                lastCollection = entry.Collection.ToArray(); // runs of one collection share their name
+                lastName = Encoding.UTF8.GetString(lastCollection);
+            }
+
+            var name = wanted != null ? collection! : lastName!;
             var id = Encoding.UTF8.GetString(entry.Id);
             var change = new DocumentChange(entry.Version, id, name, entry.Kind, new DateTimeOffset(entry.Ticks, TimeSpan.Zero));
             if (docs != null && entry.Kind == DocumentChangeKind.Stored)
