@@ -21,7 +21,9 @@ internal sealed class DocumentModel
     {
         if (Users.TryGetValue(id, out var old) && old.User.Email is { } oldEmail)
         {
-            EmailOwners.Remove(oldEmail);
+            // Only while this document still owns it: a session that trades emails (a -> b, b -> a)
+            // is applied put by put, and an earlier put may have given the old email to another id.
+            Release(oldEmail, id);
         }
         else if (!Users.ContainsKey(id))
         {
@@ -36,6 +38,14 @@ internal sealed class DocumentModel
         }
     }
 
+    private void Release(string email, string id)
+    {
+        if (EmailOwners.TryGetValue(email, out var owner) && owner == id)
+        {
+            EmailOwners.Remove(email);
+        }
+    }
+
     public void Remove(string id)
     {
         if (!Users.Remove(id, out var old))
@@ -45,7 +55,7 @@ internal sealed class DocumentModel
 
         if (old.User.Email is { } email)
         {
-            EmailOwners.Remove(email);
+            Release(email, id);
         }
 
         var position = _positions[id];
