@@ -80,6 +80,7 @@ public sealed partial class StorageEnvironment : IDisposable
     private bool _resourcesReleased;
 
     private volatile CommittedState _committed;
+    private readonly CommitWaiters _commitWaiters = new();
 
     private StorageEnvironment(StorageEnvironmentOptions options, IDisposable storeLock, Pager pager, JournalWriter journal,
         CommittedState committed, HeaderRecord header)
@@ -94,7 +95,10 @@ public sealed partial class StorageEnvironment : IDisposable
         PageTable = new PageTable(new Scratch.ScratchFile(_fileSystem, _layout.ScratchFile, options.MaxDataFileSize), options.MaxPageVersionMemory);
         // The subsystems below get what they need as seams, never the environment (Pebble's
         // commitEnv): nothing below this type points back up to it.
-        _failures = new FailureSink(options.Directory, () => _options.OnFailure);
+        _failures = new FailureSink(options.Directory, () => _options.OnFailure)
+        {
+            Failed = () => _commitWaiters.Terminate(() => new EnvironmentFailedException(Path, _failures!.Failure!)), // CW1
+        };
         _flusher = new DataFileFlusher(new FlusherSeams
         {
             Journal = journal,
@@ -122,7 +126,7 @@ public sealed partial class StorageEnvironment : IDisposable
             JournalFailed = () => journal.Failure != null,
             Publish = prepared => PageTable.Publish(prepared.TxId, prepared.Pages, prepared.FreedPages, CaptureRetention),
             QueueForFlush = _flusher.Enqueue,
-            MakeVisible = committed => _committed = committed,
+            MakeVisible = MakeVisible,
             Hook = step => _options.CommitHook?.Invoke(step),
             Path = Path,
         });
@@ -147,6 +151,33 @@ public sealed partial class StorageEnvironment : IDisposable
 
     /// <summary>The id of the last committed transaction (0 for a new store).</summary>
     public long LastCommittedTransactionId => _committed.TxId;
+
+    /// <summary>
+    /// Completes when a transaction with an id above <paramref name="afterTransactionId"/> is
+    /// committed and visible to readers (visible means durable: C3), at once if one is already. For
+    /// followers of the store's changes: read, remember the read transaction's id, wait past it.
+    /// </summary>
+    /// <param name="afterTransactionId">Usually the id of the last read transaction (<see cref="ReadTransaction.Id"/>) or <see cref="LastCommittedTransactionId"/>.</param>
+    /// <param name="cancellationToken">Ends the wait with <see cref="OperationCanceledException"/>.</param>
+    /// <exception cref="ObjectDisposedException">The store is disposed (before or during the wait).</exception>
+    /// <exception cref="EnvironmentFailedException">The store failed (fail-stop) before such a commit: none will come until it is reopened.</exception>
+    public Task WaitForCommitAsync(long afterTransactionId, CancellationToken cancellationToken = default)
+    {
+        if (_committed.TxId > afterTransactionId)
+        {
+            return Task.CompletedTask;
+        }
+
+        ObjectDisposedException.ThrowIf(IsDisposed, this);
+        return _commitWaiters.WaitAsync(() => _committed.TxId, afterTransactionId, cancellationToken);
+    }
+
+    /// <summary>C3: readers see the commit from here; then waiters for it wake (CW1, CW2).</summary>
+    private void MakeVisible(CommittedState committed)
+    {
+        _committed = committed;
+        _commitWaiters.Signal();
+    }
 
     /// <summary>The id of the last transaction the data file holds and has synced.</summary>
     public long LastFlushedTransactionId => _flusher.FlushedTxId;
@@ -510,6 +541,7 @@ public sealed partial class StorageEnvironment : IDisposable
             }
 
             _disposed = true;
+            _commitWaiters.Terminate(() => new ObjectDisposedException(nameof(StorageEnvironment), "The store was disposed while waiting for a commit.")); // CW1
             while (_commitsInProgress > 0)
             {
                 Monitor.Wait(_readersLock); // LC3: an explicit commit under way finishes first

@@ -10,7 +10,7 @@ public sealed partial class DocumentStore
 {
     /// <summary>
     /// Reads every document and index entry of one snapshot and checks that they agree exactly
-    /// (L1..L3 in Storage/DocumentTrees.cs): every record is valid and holds one JSON object; each
+    /// (L1..L4 in Storage/DocumentTrees.cs): every record is valid and holds one JSON object; each
     /// collection lists exactly its documents; each ready index holds exactly the entries its
     /// definition computes from the documents (an index still being built: no entry that its
     /// documents do not compute); versions are unique and within the store's counter; generated ids
@@ -83,6 +83,7 @@ public sealed partial class DocumentStore
                     }
                 }
 
+                CheckLogged(read, meta, header.Version, id, DocumentRecord.Collection(iterator.Value, header)); // L4
                 var members = read.OpenTree(DocumentTrees.CollectionTree(collection));
                 if (members == null || !members.TryGet(id, out _))
                 {
@@ -147,6 +148,7 @@ public sealed partial class DocumentStore
             }
         }
 
+        CheckChangeLog(read, lastVersion); // L4
         return new DocumentIntegrityReport(documents, perCollection.Count(c => c.Value > 0), catalog.Records.Count, entries, lastVersion);
     }
 

@@ -3,6 +3,7 @@ using System.Diagnostics.Metrics;
 using System.Runtime.CompilerServices;
 using System.Text.Json;
 using System.Text.Json.Serialization.Metadata;
+using Voron.Documents.Changes;
 using Voron.Documents.Diagnostics;
 using Voron.Documents.Indexing;
 using Voron.Documents.Serialization;
@@ -34,7 +35,9 @@ namespace Voron.Documents;
 //   I3. A write with an expected version commits only if the stored version (0: none) equals it,
 //       checked in the transaction that writes.
 //   I4. Versions come from one counter ("version" in @docs.meta) raised in the writing
-//       transaction: unique across the store, and a later write has a larger one.
+//       transaction: unique across the store, and a later write has a larger one. A delete of
+//       a stored document takes one too (its change log entry's position, CF1), though the
+//       session reports none.
 //   I5. Generated ids take n from IdGenerator, seeded from "ctr/<collection>"; every stored id of
 //       the shape "<collection>/<n>", in whatever collection (ids are unique across the store),
 //       raises that counter to n in its transaction (and the generator at Store time), and the
@@ -73,7 +76,9 @@ public sealed partial class DocumentStore : IAsyncDisposable, IDisposable
             Options = options;
             Telemetry = new DocumentsTelemetry(environment.Path, meterFactory);
             Ids = new IdGenerator(environment, environment.Path);
-            _catalog = Initialize(environment);
+            _catalog = Initialize(environment, options.ChangeFeed.Enabled);
+            LowestSubscriptionPosition = read => Voron.Documents.Subscriptions.SubscriptionTable.LowestPosition(read, environment.Path); // SU3
+            StartChangeFeed();
         }
         catch
         {
@@ -167,51 +172,25 @@ public sealed partial class DocumentStore : IAsyncDisposable, IDisposable
 
     internal void ThrowIfDisposed() => ObjectDisposedException.ThrowIf(IsDisposed, this);
 
-    /// <summary>Checks (or writes, on a new store) the layout's format version and loads the catalog.</summary>
-    private static IndexCatalog Initialize(StorageEnvironment environment)
+    /// <summary>Checks (or writes, on a new store; upgrades, on a format-1 store) the layout's format version and the feed's state, and loads the catalog.</summary>
+    private static IndexCatalog Initialize(StorageEnvironment environment, bool feedOn)
     {
         using (var read = environment.BeginRead())
         {
-            if (read.OpenTree(DocumentTrees.Meta) is { } meta)
+            if (!ChangeFeedFormat.NeedsWrite(read, feedOn, environment.Path))
             {
-                CheckFormat(meta, environment.Path);
                 return IndexCatalog.Load(read, environment.Path);
             }
         }
 
         using (var write = environment.BeginWrite())
         {
-            var meta = write.CreateTree(DocumentTrees.Meta);
-            if (meta.TryGet(DocumentTrees.FormatKey, out _))
-            {
-                CheckFormat(meta, environment.Path);
-            }
-            else
-            {
-                Span<byte> format = stackalloc byte[4];
-                System.Buffers.Binary.BinaryPrimitives.WriteInt32LittleEndian(format, DocumentTrees.StoreFormat);
-                meta.Put(DocumentTrees.FormatKey, format);
-                write.CreateTree(DocumentTrees.Documents);
-                write.Commit();
-            }
+            ChangeFeedFormat.Apply(write, feedOn, environment.Path);
+            write.Commit();
         }
 
         using var after = environment.BeginRead();
         return IndexCatalog.Load(after, environment.Path);
-    }
-
-    private static void CheckFormat(Tree meta, string path)
-    {
-        if (!meta.TryGet(DocumentTrees.FormatKey, out var value) || value.Length != 4)
-        {
-            throw new CorruptionException(path, 0, $"tree '{DocumentTrees.Meta}' has no valid format key.");
-        }
-
-        var format = System.Buffers.Binary.BinaryPrimitives.ReadInt32LittleEndian(value);
-        if (format != DocumentTrees.StoreFormat)
-        {
-            throw new FormatVersionException(path, format, DocumentTrees.StoreFormat);
-        }
     }
 
     /// <summary>The catalog <paramref name="transaction"/> sees (the snapshot held, unless the transaction sees another generation); publishes a newer one.</summary>
@@ -377,6 +356,7 @@ public sealed partial class DocumentStore : IAsyncDisposable, IDisposable
             return;
         }
 
+        StopChangeFeed(); // live feeds end (ObjectDisposedException) and the pruner stops before the environment closes
         OpenStores.Remove(Environment);
         _subscriptionsClosing.Cancel(); // SU2: subscription waiters fail
         if (_ownsEnvironment)

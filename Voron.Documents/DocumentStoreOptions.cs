@@ -52,6 +52,12 @@ public sealed class DocumentStoreOptions
     /// </summary>
     public JsonSerializerOptions? SerializerOptions { get; set; }
 
+    /// <summary>The change feed: whether writes are logged for <see cref="DocumentStore.Changes"/>, and how long changes are kept.</summary>
+    public ChangeFeedOptions ChangeFeed { get; set; } = new();
+
+    /// <summary>Where the store reads "now" for its background work (change feed retention); default <see cref="System.TimeProvider.System"/>. Not bound from configuration.</summary>
+    public TimeProvider TimeProvider { get; set; } = TimeProvider.System;
+
     /// <summary>Throws <see cref="ArgumentException"/> naming the first setting that is not valid.</summary>
     public void Validate() => Validate(requireLocation: true);
 
@@ -87,7 +93,22 @@ public sealed class DocumentStoreOptions
         {
             throw new ArgumentException("DocumentStoreOptions.LazyFlushInterval must be positive.");
         }
+
+        if (ChangeFeed == null || TimeProvider == null)
+        {
+            throw new ArgumentException($"DocumentStoreOptions.{(ChangeFeed == null ? nameof(ChangeFeed) : nameof(TimeProvider))} may not be null.");
+        }
+
+        if (ChangeFeed.Retention <= TimeSpan.Zero)
+        {
+            throw new ArgumentException("DocumentStoreOptions.ChangeFeed.Retention must be positive.");
+        }
     }
 
-    internal DocumentStoreOptions Clone() => (DocumentStoreOptions)MemberwiseClone();
+    internal DocumentStoreOptions Clone()
+    {
+        var clone = (DocumentStoreOptions)MemberwiseClone();
+        clone.ChangeFeed = ChangeFeed?.Clone()!;
+        return clone;
+    }
 }

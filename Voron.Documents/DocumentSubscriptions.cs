@@ -1,3 +1,4 @@
+using Voron.Documents.Changes;
 using Voron.Documents.Storage;
 using Voron.Documents.Subscriptions;
 
@@ -58,7 +59,8 @@ public sealed class DocumentSubscriptions
         ArgumentOutOfRangeException.ThrowIfNegative(since);
         var collectionBytes = collection == null ? [] : DocumentNames.CollectionBytes(collection);
         _store.ThrowIfDisposed();
-        var record = SubscriptionRecord.Encode(since, DateTime.UtcNow.Ticks, collectionBytes);
+        ThrowIfFeedOff();
+        var record = SubscriptionRecord.Encode(since, _store.Options.TimeProvider.GetUtcNow().UtcTicks, collectionBytes);
         var path = _store.Path;
         return _store.Environment.ExecuteAsync(transaction =>
         {
@@ -67,6 +69,12 @@ public sealed class DocumentSubscriptions
             if (since > last)
             {
                 throw new ArgumentOutOfRangeException(nameof(since), since, $"The store's last version is {last}; a subscription starts at or before it.");
+            }
+
+            var oldest = ChangeLog.Oldest(transaction, path);
+            if (since < oldest)
+            {
+                throw new ChangeFeedPositionException(since, oldest);
             }
 
             var tree = transaction.CreateTree(SubscriptionRecord.Tree);
@@ -112,6 +120,8 @@ public sealed class DocumentSubscriptions
     {
         var nameBytes = SubscriptionRecord.NameBytes(name);
         options = (options ?? new SubscriptionWorkerOptions()).Validated();
+        _store.ThrowIfDisposed();
+        ThrowIfFeedOff();
         _ = await GetAsync(name, cancellationToken).ConfigureAwait(false) ?? throw new SubscriptionNotFoundException(name);
         var lease = await _leases.AcquireAsync(name, options.WaitTimeout, cancellationToken).ConfigureAwait(false);
         try
@@ -125,6 +135,15 @@ public sealed class DocumentSubscriptions
         {
             lease.Dispose();
             throw;
+        }
+    }
+
+    /// <summary>Subscriptions read the change log: with the feed off nothing is logged, so creating or opening one is refused (reading and deleting are not).</summary>
+    private void ThrowIfFeedOff()
+    {
+        if (!_store.Options.ChangeFeed.Enabled)
+        {
+            throw new InvalidOperationException("The change feed is off for this store, and subscriptions read it: set DocumentStoreOptions.ChangeFeed.Enabled = true and open the store again.");
         }
     }
 }

@@ -15,6 +15,9 @@ internal sealed class FailureSink
     private readonly Func<Action<Exception>?> _observer;
     private volatile Exception? _failure;
 
+    /// <summary>Called once, at the failure, before the observer is queued (waiters for commits end: CW1).</summary>
+    public Action? Failed { get; init; }
+
     /// <param name="path">The store's path, for the metric's tag and the exceptions.</param>
     /// <param name="observer">The observer to call at the failure (read then: options may set it late).</param>
     public FailureSink(string path, Func<Action<Exception>?> observer)
@@ -34,6 +37,7 @@ internal sealed class FailureSink
             return;
         }
 
+        Failed?.Invoke();
         VoronMetrics.RecordSafely(() => VoronMetrics.StoreFailures.Add(1, VoronMetrics.StoreTag(_path), new("voron.failure.type", cause.GetType().Name)));
         if (_observer() is { } observer)
         {

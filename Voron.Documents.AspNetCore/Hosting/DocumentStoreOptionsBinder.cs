@@ -19,7 +19,10 @@ internal static class DocumentStoreOptionsBinder
         nameof(DocumentStoreOptions.LazyFlushInterval), nameof(DocumentStoreOptions.MaxDocumentBytes),
         nameof(DocumentStoreOptions.CompressionThresholdBytes), nameof(DocumentStoreOptions.OptimisticConcurrency),
         nameof(DocumentStoreOptions.BulkInsertBatchSize), nameof(DocumentStoreOptions.IndexBuildBatchSize),
+        nameof(DocumentStoreOptions.ChangeFeed),
     ];
+
+    private static readonly string[] ChangeFeedKeys = [nameof(ChangeFeedOptions.Enabled), nameof(ChangeFeedOptions.Retention)];
 
     private static readonly string[] HostingKeys = [nameof(DocumentStoreHostingOptions.OpenOnStart), nameof(DocumentStoreHostingOptions.SlowCommitThreshold)];
 
@@ -31,6 +34,12 @@ internal static class DocumentStoreOptionsBinder
         CheckKeys(section);
         foreach (var child in section.GetChildren())
         {
+            if (Match(child.Key) == nameof(DocumentStoreOptions.ChangeFeed))
+            {
+                BindChangeFeed(child, options.ChangeFeed);
+                continue;
+            }
+
             if (child.Value is not { } value)
             {
                 continue;
@@ -64,6 +73,29 @@ internal static class DocumentStoreOptionsBinder
             {
                 case nameof(DocumentStoreHostingOptions.OpenOnStart): options.OpenOnStart = Bool(child); break;
                 case nameof(DocumentStoreHostingOptions.SlowCommitThreshold): options.SlowCommitThreshold = Duration(child); break;
+            }
+        }
+    }
+
+    /// <summary>The <c>ChangeFeed</c> subsection (ChangeFeed:Enabled, ChangeFeed:Retention); strict like the rest.</summary>
+    private static void BindChangeFeed(IConfigurationSection section, ChangeFeedOptions options)
+    {
+        foreach (var child in section.GetChildren())
+        {
+            var key = ChangeFeedKeys.FirstOrDefault(k => string.Equals(k, child.Key, StringComparison.OrdinalIgnoreCase))
+                ?? throw new InvalidOperationException($"Voron document store: unknown setting '{child.Path}'. The change feed's settings are {string.Join(", ", ChangeFeedKeys)}.");
+            if (child.Value == null)
+            {
+                continue;
+            }
+
+            if (key == nameof(ChangeFeedOptions.Enabled))
+            {
+                options.Enabled = Bool(child);
+            }
+            else
+            {
+                options.Retention = Duration(child);
             }
         }
     }

@@ -1,4 +1,5 @@
 using System.Text;
+using Voron.Documents.Changes;
 using Voron.Documents.Indexing;
 
 namespace Voron.Documents.Storage;
@@ -66,9 +67,11 @@ internal sealed class BulkBatch
         var version = DocumentTrees.ReadInt64(meta, DocumentTrees.VersionKey, _storePath);
         var ticks = DateTime.UtcNow.Ticks;
         var results = new WriteResult[count];
+        var changes = ChangeRecorder.Open(transaction, meta); // CF1
         for (var i = 0; i < count; i++)
         {
             results[i] = new WriteResult(++version, ticks, existed[i]);
+            changes.Stored(version, ticks, _writes[i]); // CF1: in version order, so the log's tree appends
         }
 
         Tree? collectionTree = null;

@@ -3,7 +3,7 @@ using System.Text;
 
 namespace Voron.Documents.Storage;
 
-// FORMAT: document store layout, version 1 — the named trees Voron.Documents keeps in a
+// FORMAT: document store layout, version 2 — the named trees Voron.Documents keeps in a
 // StorageEnvironment (tree names are UTF-8; every name starts with "@docs" so a store opened
 // over an environment that also holds other trees does not collide with them).
 //
@@ -18,6 +18,15 @@ namespace Voron.Documents.Storage;
 //                                                                  above it; stores written before this rule may
 //                                                                  hold such ids of other collections above it)
 //                                      "idx/<collection>/<index>"  index definition record (Indexing/IndexDefinitionRecord.cs)
+//                                      "feed.from"                 int64 LE: the oldest position a change feed may start
+//                                                                  after: the log holds every change above it (pruning
+//                                                                  and turning the feed on raise it; format 2)
+//                                      "feed.on"                   1 B: 1 while writes append to @docs.changes, 0 while
+//                                                                  the store is open with the feed off (format 2)
+//   @docs.changes                      version, int64 BIG-endian   change entry (Changes/ChangeLog.cs): one per stored or
+//                                                                  deleted document, keyed by the version the write took
+//   @docs.subs                         subscription name, UTF-8    subscription record (Subscriptions/SubscriptionRecord.cs;
+//                                                                  created by the first subscription; format 2)
 //   @docs.col/<collection>             document id                 empty: the collection's members, in id order
 //   @docs.idx/<collection>/<index>     encoded values ++ id        empty: one entry per indexed value (Indexing/IndexKey.cs)
 //
@@ -26,26 +35,36 @@ namespace Voron.Documents.Storage;
 //       in a @docs.col tree has a record of that collection in @docs (membership is exact).
 //   L2. Every index tree holds exactly the entries its definition computes from the
 //       collection's documents (IndexEntries), no more, no fewer.
-//   L3. Versions are unique across the store and at most "version"; for every id of the
-//       shape "<collection>/<n>" in a collection, n <= "ctr/<collection>".
+//   L3. Versions are unique across the store and at most "version" (a delete takes one too, for
+//       its change entry); for every id of the shape "<collection>/<n>" in a collection,
+//       n <= "ctr/<collection>".
+//   L4. Every @docs.changes entry is valid (Changes/ChangeLog.cs, CF6) and its key is at most
+//       "version"; while "feed.on" is 1, every document whose version is above
+//       "feed.from" has a Stored entry at its version naming its id and collection.
 // Compatibility: "format" is written when the store is first opened; a store whose format is
-// not StoreFormat is refused (FormatVersionException).
+// above StoreFormat is refused (FormatVersionException). Upgrade 1 -> 2 (Changes/ChangeFeedFormat.cs),
+// on open, in one write transaction: creates @docs.changes, sets "feed.from" to "version" (the
+// history before the upgrade is not in the log), "feed.on", and "format" = 2. Format 1 had no
+// log, and its deletes took no version.
 
 /// <summary>Names of the trees and meta keys of the document store; see the FORMAT block above.</summary>
 internal static class DocumentTrees
 {
-    public const int StoreFormat = 1;
+    public const int StoreFormat = 2;
 
     public const string Documents = "@docs";
     public const string Meta = "@docs.meta";
     public const string CollectionPrefix = "@docs.col/";
     public const string IndexPrefix = "@docs.idx/";
+    public const string Changes = "@docs.changes";
 
     public static ReadOnlySpan<byte> FormatKey => "format"u8;
     public static ReadOnlySpan<byte> VersionKey => "version"u8;
     public static ReadOnlySpan<byte> GenerationKey => "gen"u8;
     public static ReadOnlySpan<byte> CounterPrefix => "ctr/"u8;
     public static ReadOnlySpan<byte> IndexDefinitionPrefix => "idx/"u8;
+    public static ReadOnlySpan<byte> FeedFromKey => "feed.from"u8;
+    public static ReadOnlySpan<byte> FeedOnKey => "feed.on"u8;
 
     public static string CollectionTree(string collection) => CollectionPrefix + collection;
 

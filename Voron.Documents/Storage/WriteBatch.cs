@@ -1,4 +1,5 @@
 using System.Text;
+using Voron.Documents.Changes;
 using Voron.Documents.Indexing;
 
 namespace Voron.Documents.Storage;
@@ -128,6 +129,7 @@ internal sealed class WriteBatch(IndexCatalog catalog, IReadOnlyList<PreparedWri
         // Phase 2: write records and add what is new.
         var version = DocumentTrees.ReadInt64(meta, DocumentTrees.VersionKey, storePath);
         var ticks = DateTime.UtcNow.Ticks;
+        var changes = ChangeRecorder.Open(transaction, meta); // CF1
         var results = new WriteResult[Writes.Count];
         Dictionary<string, long>? counters = null;
         for (var i = 0; i < Writes.Count; i++)
@@ -139,6 +141,7 @@ internal sealed class WriteBatch(IndexCatalog catalog, IReadOnlyList<PreparedWri
                 {
                     docs.Delete(write.IdBytes);
                     TreeOf(DocumentTrees.CollectionTree(storedCollections[i]!)).Delete(write.IdBytes);
+                    changes.Deleted(++version, ticks, storedCollections[i]!, write); // I4: the tombstone's position (CF1)
                 }
 
                 results[i] = new WriteResult(0, ticks, existed[i]);
@@ -146,6 +149,7 @@ internal sealed class WriteBatch(IndexCatalog catalog, IReadOnlyList<PreparedWri
             }
 
             version++; // I4
+            changes.Stored(version, ticks, write); // CF1
             DocumentRecord.Stamp(write.Record!, version, ticks);
             docs.Put(write.IdBytes, write.Record);
             if (!existed[i])

@@ -140,7 +140,7 @@ public sealed class HostingTests : IDisposable
         // (the binder is hand-written for Native AOT: DocumentStoreOptionsBinder).
         var settable = typeof(DocumentStoreOptions).GetProperties(BindingFlags.Public | BindingFlags.Instance)
             .Concat(typeof(DocumentStoreHostingOptions).GetProperties(BindingFlags.Public | BindingFlags.Instance))
-            .Where(p => p.SetMethod?.IsPublic == true && p.Name != nameof(DocumentStoreOptions.SerializerOptions))
+            .Where(p => p.SetMethod?.IsPublic == true && p.Name != nameof(DocumentStoreOptions.SerializerOptions) && p.Name != nameof(DocumentStoreOptions.TimeProvider))
             .Select(p => p.Name);
         Assert.Equal(settable.Order(), DocumentStoreOptionsBinder.Keys.Order());
 
@@ -149,6 +149,7 @@ public sealed class HostingTests : IDisposable
             ["s:path"] = "/var/lib/app", ["s:InMemory"] = "true", ["s:Durability"] = "lazy", ["s:LazyFlushInterval"] = "00:00:00.250",
             ["s:MaxDocumentBytes"] = "2048", ["s:CompressionThresholdBytes"] = "0", ["s:OptimisticConcurrency"] = "false",
             ["s:BulkInsertBatchSize"] = "7", ["s:IndexBuildBatchSize"] = "9", ["s:OpenOnStart"] = "false", ["s:SlowCommitThreshold"] = "00:00:02",
+            ["s:ChangeFeed:Enabled"] = "false", ["s:ChangeFeed:Retention"] = "1.00:00:00",
         }).Build().GetSection("s");
         var options = new DocumentStoreOptions();
         var hosting = new DocumentStoreHostingOptions();
@@ -159,6 +160,7 @@ public sealed class HostingTests : IDisposable
             (options.Path, options.InMemory, options.Durability, options.LazyFlushInterval, options.MaxDocumentBytes, options.CompressionThresholdBytes,
                 options.OptimisticConcurrency, options.BulkInsertBatchSize, options.IndexBuildBatchSize));
         Assert.Equal((false, TimeSpan.FromSeconds(2)), (hosting.OpenOnStart, hosting.SlowCommitThreshold));
+        Assert.Equal((false, TimeSpan.FromDays(1)), (options.ChangeFeed.Enabled, options.ChangeFeed.Retention));
     }
 
     [Theory]
