@@ -47,7 +47,8 @@ public sealed class DocumentSubscriptions
     /// batch holds the changes after it; 0: every change the log holds). Throws
     /// <see cref="InvalidOperationException"/> when it exists, <see cref="ArgumentOutOfRangeException"/>
     /// when <paramref name="since"/> is negative or past the store's last version, and
-    /// <see cref="ChangeFeedPositionException"/> when it is older than the change log retains.
+    /// <see cref="ChangeFeedPositionException"/> when it is older than the change log retains;
+    /// <see cref="InvalidOperationException"/> too when the change feed is off (<see cref="ChangeFeedOptions.Enabled"/>).
     /// </summary>
     /// <param name="name">1 to 200 UTF-8 bytes, no control characters.</param>
     /// <param name="since">The position to start after: a document version.</param>
@@ -114,7 +115,8 @@ public sealed class DocumentSubscriptions
     /// While another worker holds it, waits up to <see cref="SubscriptionWorkerOptions.WaitTimeout"/>
     /// (zero: not at all), then throws <see cref="SubscriptionInUseException"/>. Throws
     /// <see cref="SubscriptionNotFoundException"/> for an unknown name, and
-    /// <see cref="ObjectDisposedException"/> when the store is (or gets) disposed.
+    /// <see cref="ObjectDisposedException"/> when the store is (or gets) disposed, and
+    /// <see cref="InvalidOperationException"/> when the change feed is off.
     /// </summary>
     public async Task<SubscriptionWorker> OpenAsync(string name, SubscriptionWorkerOptions? options = null, CancellationToken cancellationToken = default)
     {
