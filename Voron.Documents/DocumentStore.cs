@@ -78,6 +78,7 @@ public sealed partial class DocumentStore : IAsyncDisposable, IDisposable
             Ids = new IdGenerator(environment, environment.Path);
             ExpiryField = options.Expiration.JsonField is { } field ? new ExpiryField(field) : null;
             _catalog = Initialize(environment, options.ChangeFeed.Enabled);
+            LowestSubscriptionPosition = read => Voron.Documents.Subscriptions.SubscriptionTable.LowestPosition(read, environment.Path); // SU3
             StartChangeFeed();
             StartSweeper();
         }
@@ -256,7 +257,11 @@ public sealed partial class DocumentStore : IAsyncDisposable, IDisposable
     /// Computes index entries for <paramref name="writes"/> with the current catalog and submits
     /// them as one merged operation (I1), again with a newer catalog when it changed (I2).
     /// </summary>
-    internal async Task<WriteResult[]> SubmitAsync(IReadOnlyList<PreparedWrite> writes, CancellationToken cancellationToken)
+    internal Task<WriteResult[]> SubmitAsync(IReadOnlyList<PreparedWrite> writes, CancellationToken cancellationToken) =>
+        SubmitAsync(writes, null, cancellationToken);
+
+    /// <summary>As <see cref="SubmitAsync(IReadOnlyList{PreparedWrite}, CancellationToken)"/>, acknowledging a subscription batch in the same operation (SU1).</summary>
+    internal async Task<WriteResult[]> SubmitAsync(IReadOnlyList<PreparedWrite> writes, Subscriptions.SubscriptionAck? ack, CancellationToken cancellationToken)
     {
         // The door for serializer output (JV1, JV2 in Serialization/JsonValidation.cs): raw JSON was
         // checked whole by StoreRaw; a custom converter can write anything into a typed document.
@@ -268,7 +273,7 @@ public sealed partial class DocumentStore : IAsyncDisposable, IDisposable
             var catalog = _catalog;
             ComputeEntries(catalog, writes, checkText);
             checkText = false;
-            var batch = new WriteBatch(catalog, writes, Path);
+            var batch = new WriteBatch(catalog, writes, Path) { Ack = ack };
             try
             {
                 return await Environment.ExecuteAsync(batch.Apply, cancellationToken).ConfigureAwait(false);
@@ -362,6 +367,7 @@ public sealed partial class DocumentStore : IAsyncDisposable, IDisposable
         StopChangeFeed(); // live feeds end (ObjectDisposedException) and the pruner stops before the environment closes
         StopSweeper();
         OpenStores.Remove(Environment);
+        _subscriptionsClosing.Cancel(); // SU2: subscription waiters fail
         if (_ownsEnvironment)
         {
             Environment.Dispose();

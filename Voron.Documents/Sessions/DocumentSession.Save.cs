@@ -9,16 +9,18 @@ internal sealed partial class DocumentSession
     {
         using var scope = Enter();
         var (writes, entries) = CollectChanges();
-        if (writes.Count == 0)
+        if (writes.Count == 0 && Ack == null)
         {
             return; // nothing changed: no transaction
         }
+
+        Ack?.ThrowIfUnusable();
 
         var operation = store.Telemetry.Start(DocumentsDiagnostics.Operations.SaveChanges, OnlyCollection(writes));
         WriteResult[] results;
         try
         {
-            results = await store.SubmitAsync(writes, cancellationToken).ConfigureAwait(false);
+            results = await store.SubmitAsync(writes, Ack, cancellationToken).ConfigureAwait(false);
         }
         catch (Exception e)
         {
@@ -27,6 +29,8 @@ internal sealed partial class DocumentSession
         }
 
         operation.Complete(writes.Count);
+        Ack?.Completed(); // SU1: committed with the documents; later saves are ordinary
+        Ack = null;
         for (var i = 0; i < writes.Count; i++)
         {
             Saved(entries[i], writes[i], results[i]);
@@ -40,6 +44,11 @@ internal sealed partial class DocumentSession
     /// <summary>The one collection every write is in (a delete by id of an unknown document counts as null), or null when they differ.</summary>
     private static string? OnlyCollection(List<PreparedWrite> writes)
     {
+        if (writes.Count == 0)
+        {
+            return null; // a subscription acknowledgement alone
+        }
+
         var collection = writes[0].Collection;
         for (var i = 1; i < writes.Count; i++)
         {

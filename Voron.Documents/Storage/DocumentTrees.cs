@@ -25,6 +25,8 @@ namespace Voron.Documents.Storage;
 //                                                                  the store is open with the feed off (format 2)
 //   @docs.changes                      version, int64 BIG-endian   change entry (Changes/ChangeLog.cs): one per stored or
 //                                                                  deleted document, keyed by the version the write took
+//   @docs.subs                         subscription name, UTF-8    subscription record (Subscriptions/SubscriptionRecord.cs;
+//                                                                  created by the first subscription; format 2)
 //   @docs.col/<collection>             document id                 empty: the collection's members, in id order
 //   @docs.idx/<collection>/<index>     encoded values ++ id        empty: one entry per indexed value (Indexing/IndexKey.cs)
 //   @docs.expires (format 2)           expiry ticks, int64         empty: one entry per record with the Expires flag

@@ -25,6 +25,9 @@ internal sealed class WriteBatch(IndexCatalog catalog, IReadOnlyList<PreparedWri
 
     public IReadOnlyList<PreparedWrite> Writes { get; } = writes;
 
+    /// <summary>A subscription batch acknowledged in this operation (SU1), or null.</summary>
+    public Subscriptions.SubscriptionAck? Ack { get; init; }
+
     public WriteResult[] Apply(WriteTransaction transaction)
     {
         var meta = transaction.CreateTree(DocumentTrees.Meta);
@@ -210,6 +213,7 @@ internal sealed class WriteBatch(IndexCatalog catalog, IReadOnlyList<PreparedWri
         }
 
         DocumentTrees.WriteInt64(meta, DocumentTrees.VersionKey, version);
+        Ack?.Apply(transaction); // SU1: with the documents, or nothing
         return results;
     }
 

@@ -100,6 +100,7 @@ internal sealed partial class InvariantIds
         ["SI"] = "Core: inspecting a store without opening it",
         ["SP"] = "Core: section allocation policy",
         ["ST"] = "Core: store statistics",
+        ["SU"] = "Documents: subscriptions (stored positions, one worker, acknowledgement)",
         ["SV"] = "Documents: the save path (text check and index values in one pass)",
         ["T"] = "Core: transactions",
         ["V"] = "SqliteVfs: database layer (locks, snapshots, commits)",
