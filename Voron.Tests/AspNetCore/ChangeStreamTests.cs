@@ -166,6 +166,31 @@ public sealed class ChangeStreamTests : IDisposable
     }
 
     [Fact]
+    public async Task Changes_that_are_ready_together_go_out_in_one_flush_not_one_per_event()
+    {
+        var body = new FlushCountingFilter("/changes");
+        await using var app = await StartAppAsync("/changes", o => o.KeepAliveInterval = Timeout.InfiniteTimeSpan, body);
+        var store = app.Services.GetRequiredService<DocumentStore>();
+        await using (var session = store.OpenSession())
+        {
+            for (var i = 0; i < 200; i++)
+            {
+                session.StoreRaw("products", $"products/{i}", """{"name":"n"}"""u8);
+            }
+
+            await session.SaveChangesAsync(); // 200 changes in one commit: all ready when the stream reads
+        }
+
+        using var client = app.GetTestClient();
+        using var response = await OpenAsync(client, "/changes");
+        using var events = new EventStreamReader(await response.Content.ReadAsStreamAsync());
+        var received = await events.EventsAsync(200);
+
+        Assert.Equal(Enumerable.Range(0, 200).Select(i => $"products/{i}").Order(StringComparer.Ordinal), received.Select(e => e.Json.GetProperty("id").GetString()!).Order(StringComparer.Ordinal));
+        Assert.InRange(body.Flushes, 1, 10); // SE3: the opening flush, then the history in a few writes (32 KiB each at most), not 200
+    }
+
+    [Fact]
     public async Task A_client_that_disconnects_ends_the_servers_enumeration_and_the_store_stays_usable()
     {
         // No keep-alive: only the disconnect itself (RequestAborted) can end the waiting stream.
@@ -344,6 +369,51 @@ public sealed class ChangeStreamTests : IDisposable
         {
             return null;
         }
+    }
+
+    /// <summary>Counts the flushes of the answers to <paramref name="path"/> (the response body replaced by a counting stream).</summary>
+    private sealed class FlushCountingFilter(string path) : IStartupFilter
+    {
+        private int _flushes;
+
+        public int Flushes => Volatile.Read(ref _flushes);
+
+        public Action<IApplicationBuilder> Configure(Action<IApplicationBuilder> next) => app =>
+        {
+            app.Use(async (context, inner) =>
+            {
+                if (context.Request.Path == path)
+                {
+                    context.Response.Body = new CountingStream(context.Response.Body, () => Interlocked.Increment(ref _flushes));
+                }
+
+                await inner(context);
+            });
+            next(app);
+        };
+    }
+
+    private sealed class CountingStream(Stream inner, Action flushed) : Stream
+    {
+        public override bool CanRead => false;
+        public override bool CanSeek => false;
+        public override bool CanWrite => true;
+        public override long Length => throw new NotSupportedException();
+        public override long Position { get => throw new NotSupportedException(); set => throw new NotSupportedException(); }
+        public override void Flush() => throw new NotSupportedException("the stream flushes asynchronously");
+
+        public override async Task FlushAsync(CancellationToken cancellationToken)
+        {
+            flushed();
+            await inner.FlushAsync(cancellationToken);
+        }
+
+        public override int Read(byte[] buffer, int offset, int count) => throw new NotSupportedException();
+        public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
+        public override void SetLength(long value) => throw new NotSupportedException();
+        public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException("the stream writes asynchronously");
+        public override ValueTask WriteAsync(ReadOnlyMemory<byte> buffer, CancellationToken cancellationToken = default) => inner.WriteAsync(buffer, cancellationToken);
+        public override Task WriteAsync(byte[] buffer, int offset, int count, CancellationToken cancellationToken) => inner.WriteAsync(buffer, offset, count, cancellationToken);
     }
 
     /// <summary>Tells when a request to <paramref name="path"/> has left the pipeline (its endpoint returned).</summary>
