@@ -96,6 +96,47 @@ public sealed class DocumentsExperimentTests : IDisposable
     }
 
     [Fact]
+    public async Task The_change_feed_workloads_report_voron_rows_with_their_variants_and_targets()
+    {
+        using var output = new StringWriter();
+        using var context = ExperimentContext.Create(output, quick: true, _directory.Combine("feed"));
+
+        var report = await new DocumentsExperiment(documents: 1000, duration: TimeSpan.FromMilliseconds(50), warmUp: false,
+            engines: ["voron", "sqlite"], workloads: ["feed-read", "feed-latency", "feed-cost"]).RunAsync(context);
+
+        using var json = JsonDocument.Parse(report.ToJson());
+        var rows = json.RootElement.GetProperty("rows").EnumerateArray().ToList();
+        Assert.All(rows, r => Assert.Equal("voron", r.GetProperty("engine").GetString())); // SQLite has no change feed
+        var read = rows.Where(r => r.GetProperty("workload").GetString() == "feed-read").ToList();
+        Assert.Equal(["includeJson false", "includeJson true"], read.Select(r => r.GetProperty("variant").GetString()));
+        Assert.All(read, r => Assert.Equal(1000, r.GetProperty("ops").GetInt64())); // the bulk insert's history, every change once
+        Assert.All(read, r => Assert.True(r.GetProperty("opsPerSec").GetDouble() > 0));
+        Assert.Contains(read[0].GetProperty("met").GetString(), Verdicts);
+        Assert.Equal(JsonValueKind.Null, read[1].GetProperty("met").ValueKind);
+
+        var latency = Assert.Single(rows, r => r.GetProperty("workload").GetString() == "feed-latency");
+        Assert.True(latency.GetProperty("ops").GetInt64() >= 10);
+        Assert.True(latency.GetProperty("p99Ms").GetDouble() >= latency.GetProperty("p50Ms").GetDouble());
+        Assert.Contains(latency.GetProperty("met").GetString(), Verdicts);
+
+        var cost = rows.Where(r => r.GetProperty("workload").GetString() == "feed-cost").ToList();
+        Assert.Equal(["feed on", "feed off"], cost.Select(r => r.GetProperty("variant").GetString()));
+        Assert.All(cost, r => Assert.Equal(DocumentsExperiment.FeedCostCallers, r.GetProperty("callers").GetInt32()));
+        Assert.All(cost, r => Assert.True(r.GetProperty("ops").GetInt64() > 0));
+        Assert.Equal(cost[0].GetProperty("opsPerSec").GetDouble() / cost[1].GetProperty("opsPerSec").GetDouble(), cost[0].GetProperty("vsFeedOff").GetDouble(), 0.01); // the report rounds
+        Assert.Contains(cost[0].GetProperty("met").GetString(), Verdicts);
+        Assert.Equal(JsonValueKind.Null, cost[1].GetProperty("vsFeedOff").ValueKind);
+        Assert.Equal(3, json.RootElement.GetProperty("targetsMet").GetInt32() + json.RootElement.GetProperty("targetsMissed").GetInt32());
+    }
+
+    [Fact]
+    public void The_change_feed_workloads_are_in_every_workload_and_chosen_by_name()
+    {
+        Assert.Equal(DocumentWorkloads.Feed, DocumentWorkloads.All.Where(DocumentWorkloads.Feed.Contains));
+        Assert.Empty(CommandLine.Parse(["documents", "--workloads", "feed-read,feed-latency,feed-cost"]).Errors);
+    }
+
+    [Fact]
     public void The_engine_floor_has_insert_load_and_bulk_only_and_is_in_the_engine_order()
     {
         Assert.Contains("voron-kv", DocumentEngineNames.All);

@@ -25,7 +25,7 @@ namespace Voron.LoadTests.Experiments;
 /// operation (<see cref="ProcessCost"/>); Voron's rows say which of issue 22's targets they meet
 /// (<see cref="DocumentTargets"/>); after the bulk insert, each Voron store's leaf fill per tree.
 /// </summary>
-internal sealed class DocumentsExperiment : IExperiment
+internal sealed partial class DocumentsExperiment : IExperiment
 {
     internal static readonly int[] InsertCallers = [1, 16, 64, 256];
     internal static readonly int[] LoadThreads = [1, 2];
@@ -103,9 +103,10 @@ internal sealed class DocumentsExperiment : IExperiment
         {
             context.Progress("warming up every engine on small stores (not reported)");
             var warmUp = TimeSpan.FromTicks(Math.Min(duration.Ticks, TimeSpan.FromMilliseconds(100).Ticks));
-            await RunEnginesAsync(context, "warm-up-", engines => RunWorkloadsAsync(context, report: null, engines, Math.Min(2000, documents), warmUp)).ConfigureAwait(false);
+            await RunEnginesAsync(context, "warm-up-", engines => RunWorkloadsAsync(context, report: null, engines, Math.Min(2000, documents), warmUp, feedRows: null, "warm-up-")).ConfigureAwait(false);
         }
 
+        var feedRows = new List<(string Column, object? Value)[]>();
         var results = await RunEnginesAsync(context, "", engines =>
         {
             foreach (var engine in engines)
@@ -113,15 +114,27 @@ internal sealed class DocumentsExperiment : IExperiment
                 report.AddFact($"durability.{engine.Name}", engine.Durability);
             }
 
-            return RunWorkloadsAsync(context, report, engines, documents, duration);
+            return RunWorkloadsAsync(context, report, engines, documents, duration, feedRows, "");
         }).ConfigureAwait(false);
         AddRows(report, results);
+        foreach (var row in feedRows)
+        {
+            report.AddRow(row);
+        }
+
         AddTargetCounts(report);
 
         report.AddNote("Targets (issue 22, ratios from one run, on voron's rows: target and met, yes/no/n-a per target in the target's order): insert at 64 callers " +
                        ">= 10x SQLite and >= 0.5x the engine floor (vsFloor); insert from 1 caller >= 1.5x SQLite; bulk >= 2x SQLite's batched insert, >= 0.5x " +
                        "the floor's bulk put and >= 100,000 documents per second; load on 1 and 2 threads >= 3x SQLite; query-eq and query-range >= 1.5x SQLite. " +
                        "The facts targetsMet and targetsMissed count them.");
+        report.AddNote("The change feed's rows (issue 27; voron only, column variant): feed-read reads the bulk insert's history through " +
+                       "DocumentStore.Changes(0) without and with the JSON (includeJson), in interleaved rounds (3; 1 with --quick), target >= 200,000 " +
+                       "changes/s without the JSON; feed-latency saves 1,000 profiles per second paced (open loop) for --seconds while one consumer " +
+                       "reads Changes live, and times each save from SaveChangesAsync completing to its change arriving (matched by the save's " +
+                       "version; a change that arrived before the save's continuation ran counts 0 ms), target p99 <= 5 ms; feed-cost inserts at " +
+                       "64 callers into two new stores, the change feed on and off, --seconds split over the interleaved rounds (the order " +
+                       "alternating), vsFeedOff = on's rate over off's, target >= 0.9 (the feed's bookkeeping costs at most 10%).");
         report.AddNote("voron-kv is the engine floor: Voron.Core alone, its StorageEnvironment opened as the document store opens its own (Durable, the same " +
                        "options), one tree, key = the id's UTF-8 bytes, value = the profile's JSON from the same source-generated serializer (serialized in the " +
                        "timed operation, as a save does). insert: one StorageEnvironment.ExecuteAsync put per operation (the merger), the same callers; bulk: the " +
@@ -186,8 +199,11 @@ internal sealed class DocumentsExperiment : IExperiment
         }
     }
 
-    private async Task<List<DocumentRunResult>> RunWorkloadsAsync(ExperimentContext context, Report? report, List<IDocumentEngine> engines, long documents, TimeSpan duration)
+    private async Task<List<DocumentRunResult>> RunWorkloadsAsync(ExperimentContext context, Report? report, List<IDocumentEngine> engines, long documents, TimeSpan duration,
+        List<(string Column, object? Value)[]>? feedRows, string prefix)
     {
+        var voron = engines.OfType<VoronDocumentEngine>().FirstOrDefault(); // the change feed's workloads are Voron's alone
+        var feedRounds = context.Quick || report == null ? 1 : 3;
         var results = new List<DocumentRunResult>();
         var round = 0;
 
@@ -256,6 +272,11 @@ internal sealed class DocumentsExperiment : IExperiment
             },
             (engine, stats) => new DocumentRunResult(engine.Name, DocumentWorkloads.Bulk, 1, written, stats.Seconds, stats.Seconds * 1000, stats.Seconds * 1000, 0)).ConfigureAwait(false);
 
+        if (voron != null && Reports(DocumentWorkloads.FeedRead))
+        {
+            await RunFeedReadAsync(context, voron, documents, feedRounds, feedRows).ConfigureAwait(false); // before any other write: the history is the bulk insert's
+        }
+
         foreach (var threads in LoadThreads)
         {
             await RunClosedAsync(DocumentWorkloads.Load, threads, settle: false, async (handle, caller, sequence) =>
@@ -289,6 +310,16 @@ internal sealed class DocumentsExperiment : IExperiment
                 await handle.InsertAsync(profile).ConfigureAwait(false);
                 return Response.Ok();
             }).ConfigureAwait(false);
+        }
+
+        if (voron != null && Reports(DocumentWorkloads.FeedLatency))
+        {
+            await RunFeedLatencyAsync(context, voron, documents, duration, feedRows).ConfigureAwait(false);
+        }
+
+        if (voron != null && Reports(DocumentWorkloads.FeedCost))
+        {
+            await RunFeedCostAsync(context, prefix, documents, duration, feedRounds, feedRows).ConfigureAwait(false);
         }
 
         return results;

@@ -97,6 +97,7 @@ internal sealed partial class InvariantIds
         ["S"] = "Documents: sessions",
         ["SC"] = "Core: scratch file",
         ["SD"] = "SqliteVfs: SQL over documents (voron_docs)",
+        ["SE"] = "AspNetCore: the change stream (server-sent events)",
         ["SI"] = "Core: inspecting a store without opening it",
         ["SP"] = "Core: section allocation policy",
         ["ST"] = "Core: store statistics",

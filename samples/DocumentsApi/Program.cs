@@ -28,6 +28,7 @@ builder.Services.AddOpenTelemetry().WithMetrics(metrics => metrics
 var app = builder.Build();
 app.UseExceptionHandler();
 app.MapProducts();
+app.MapDocumentChanges();                                    // GET /changes: committed changes as server-sent events; Last-Event-ID or ?since= resumes
 app.MapHealthChecks("/health");
 app.MapPrometheusScrapingEndpoint();                         // GET /metrics
 app.Lifetime.ApplicationStopped.Register(() =>               // after the store closed

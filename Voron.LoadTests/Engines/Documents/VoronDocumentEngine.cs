@@ -15,9 +15,13 @@ internal sealed class VoronDocumentEngine : IDocumentEngine
 
     private VoronDocumentEngine(DocumentStore store) => Store = store;
 
-    public static async Task<VoronDocumentEngine> OpenAsync(string directory)
+    /// <param name="directory">The store's directory.</param>
+    /// <param name="changeFeed">Whether the store keeps its change feed (DocumentStoreOptions.ChangeFeed.Enabled; the feed-cost workload compares both).</param>
+    public static async Task<VoronDocumentEngine> OpenAsync(string directory, bool changeFeed = true)
     {
-        var store = DocumentStore.Open(new DocumentStoreOptions { Path = directory, Durability = DurabilityMode.Durable });
+        var options = new DocumentStoreOptions { Path = directory, Durability = DurabilityMode.Durable };
+        options.ChangeFeed.Enabled = changeFeed;
+        var store = DocumentStore.Open(options);
         await store.EnsureIndexAsync(IndexDefinition.For(Json.Profile, "profiles_by_city", p => p.City)).ConfigureAwait(false);
         await store.EnsureIndexAsync(IndexDefinition.For(Json.Profile, "profiles_by_age", p => p.Age)).ConfigureAwait(false);
         return new VoronDocumentEngine(store);
@@ -36,6 +40,15 @@ internal sealed class VoronDocumentEngine : IDocumentEngine
     public Task<long> BulkInsertAsync(IEnumerable<Profile> profiles) => Store.BulkInsertAsync(profiles, Json.Profile);
 
     public void EndRound() => Store.Environment.FlushToDataFile();
+
+    /// <summary>Stores one new profile in its own session; returns the version the save gave it (the feed-latency workload matches it to the change).</summary>
+    public async ValueTask<long> SaveAsync(Profile profile)
+    {
+        await using var session = Store.OpenSession();
+        session.Store(profile, Json.Profile);
+        await session.SaveChangesAsync().ConfigureAwait(false);
+        return session.GetMetadata(profile)!.Version;
+    }
 
     public void Dispose() => Store.Dispose();
 
