@@ -44,6 +44,9 @@ namespace Voron.Transactions;
 //   T8. A raw page (a page file's block, PageFiles/PageFileFormat.cs) has no page header: T5
 //       does not stamp it and the pager does not validate it as a header page; its checksum is
 //       kept in the page file's map entry (LowLevelTransaction.RawPages.cs).
+//   T9. A page this transaction created is journaled as a diff against zeros unless it is a
+//       tree page or overflow run whose zero bytes are at most a quarter of it: that one is
+//       journaled whole (IsDenseNewPage). Either decodes to the same bytes (no format change).
 
 /// <summary>The page-level transaction under <see cref="ReadTransaction"/> and <see cref="WriteTransaction"/>.</summary>
 internal sealed partial class LowLevelTransaction : IPageAccess, IAllocatorPages
@@ -357,6 +360,12 @@ internal sealed partial class LowLevelTransaction : IPageAccess, IAllocatorPages
         {
             var (pageNumber, current) = pages[i];
             var isNew = _allocated!.Contains(pageNumber);
+            if (isNew && IsDenseNewPage(pageNumber, current))
+            {
+                result[i] = new JournalPage(pageNumber, current);
+                continue;
+            }
+
             var output = arena.AsSpan(used, current.Length);
             var length = isNew ? PageDiff.ComputeAgainstZeros(current, output) : PageDiff.Compute(GetPreviousVersion(pageNumber)[..current.Length], current, output);
             if (length < 0)
@@ -371,6 +380,36 @@ internal sealed partial class LowLevelTransaction : IPageAccess, IAllocatorPages
         }
 
         return result;
+    }
+
+    /// <summary>
+    /// T9: a page this transaction created whose zero bytes (a tree page's free gap, the tail of
+    /// an overflow run's last page) are at most a quarter of it is journaled as its full image: a
+    /// diff against zeros would scan and copy nearly all of it to drop little (a full leaf of an
+    /// in-order load, a new overflow run), and the record's LZ4 compression shrinks the short
+    /// zero stretch anyway. Sparser new pages (the page a split starts) keep the diff.
+    /// </summary>
+    private bool IsDenseNewPage(long pageNumber, byte[] current)
+    {
+        if (IsRaw(pageNumber))
+        {
+            return false; // T8: no header to read the gap from
+        }
+
+        long zeros;
+        switch (PageHeader.GetFlags(current))
+        {
+            case PageFlags.Leaf or PageFlags.Branch:
+                zeros = PageHeader.GetUpper(current) - (long)PageHeader.GetLower(current);
+                break;
+            case PageFlags.Overflow:
+                zeros = current.Length - PageHeader.Size - (long)PageHeader.GetOverflowSize(current);
+                break;
+            default:
+                return false;
+        }
+
+        return zeros >= 0 && zeros * 4 <= current.Length;
     }
 
     internal static byte[] TreeNameKey(string name)

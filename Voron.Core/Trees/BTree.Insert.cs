@@ -53,7 +53,11 @@ internal sealed partial class BTree
             return;
         }
 
-        var found = DescendForUpdate(key);
+        if (!TryAppendPath(key, out var found))
+        {
+            found = DescendForUpdate(key);
+        }
+
         var level = _state.Depth - 1;
         var leafNumber = _pathPages[level];
         var index = _pathIndexes[level];
@@ -74,6 +78,7 @@ internal sealed partial class BTree
                     TreePageEditor.WriteLeafNode(TreePageEditor.NodeAt(_pages.ModifyPage(leafNumber), index, nodeSize), key, value, 0);
                 }
 
+                KeepRightEdge();
                 return;
             }
 
@@ -107,6 +112,7 @@ internal sealed partial class BTree
                 (_lastInsertPage, _lastInsertIndex) = (leafNumber, index);
             }
 
+            KeepRightEdge();
             return;
         }
 
@@ -122,6 +128,9 @@ internal sealed partial class BTree
 
         SplitLeaf(key, value, run, nodeSize, ascending);
     }
+
+    /// <summary>BT13: a Put that changed no branch and no other leaf keeps a right-edge path valid for the next Put.</summary>
+    private void KeepRightEdge() => _rightEdgeVersion = _descentOnRightEdge ? _version : -1;
 
     /// <summary>Writes <paramref name="value"/> to a new overflow run and returns its first page.</summary>
     private long WriteRun(ReadOnlySpan<byte> value)

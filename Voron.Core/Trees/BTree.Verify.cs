@@ -39,6 +39,42 @@ internal sealed partial class BTree
         }
     }
 
+    /// <summary>
+    /// The integrity walk of <see cref="Verify"/> that also measures how full the pages are
+    /// (<see cref="TreeOccupancy"/>). As expensive as Verify: for tests, diagnostics and experiments.
+    /// </summary>
+    public TreeOccupancy MeasureOccupancy()
+    {
+        long leafPages = 0, branchPages = 0, runs = 0, overflowPages = 0, leafUsed = 0, branchUsed = 0, overflowValues = 0;
+        var histogram = new long[TreeOccupancy.HistogramBuckets];
+        Verify((pageNumber, pageCount) =>
+        {
+            var page = _pages.GetPage(pageNumber);
+            switch (PageHeader.GetFlags(page))
+            {
+                case PageFlags.Leaf:
+                    var used = UsedBytes(page, pageNumber);
+                    leafPages++;
+                    leafUsed += used;
+                    histogram[TreeOccupancy.Bucket(used)]++;
+                    break;
+                case PageFlags.Branch:
+                    branchPages++;
+                    branchUsed += UsedBytes(page, pageNumber);
+                    break;
+                case PageFlags.Overflow:
+                    runs++;
+                    overflowPages += pageCount;
+                    overflowValues += PageHeader.GetOverflowSize(page);
+                    break;
+            }
+        });
+
+        return new TreeOccupancy(leafPages, branchPages, runs, overflowPages, leafUsed, branchUsed, overflowValues, histogram);
+
+        int UsedBytes(ReadOnlySpan<byte> page, long pageNumber) => TreePage.Open(page, pageNumber, _file).UsedBytes;
+    }
+
     /// <summary>Checks one page and its subtree; every key must lie in [low, high) (BT3).</summary>
     private void VerifyPage(VerifyWalk walk, long pageNumber, int level, ReadOnlySpan<byte> low, bool hasLow, ReadOnlySpan<byte> high, bool hasHigh)
     {

@@ -57,6 +57,12 @@ namespace Voron.Trees;
 // BT12. (Soft) any other full leaf first shares its nodes evenly with its right sibling under the
 //      same parent when the pair and the new node take at most 90% of two pages and a cut fits
 //      both (TryShareWithRightSibling); only then does it split.
+// BT13. A Put reuses the previous Put's path instead of descending from the root only when that
+//      path ran along the right edge to the tree's last leaf, no mutation came between (the
+//      Version is exactly one past the one the previous Put left, and no descent came between:
+//      DescendForUpdate forgets the hint), that Put changed no branch and no other page (no split,
+//      share or spill), and the new key is above the leaf's last key: an in-order load then costs
+//      one compare per key, not a search per level.
 //
 // Bytes from pages are validated (TreePage: B1-B8) and raise CorruptionException; Debug.Assert
 // is kept for what this code has proven itself.
@@ -77,6 +83,13 @@ internal sealed partial class BTree
     // inserts in the middle of the tree from random ones. A hint only: stale after merges.
     private long _lastInsertPage;
     private int _lastInsertIndex = -1;
+
+    // BT13: the Version after which the recorded path still runs along the right edge of the
+    // tree to its last leaf (no change since but the Put that left it so); -1 when not known.
+    private long _rightEdgeVersion = -1;
+
+    // Whether the last DescendForUpdate took the last child of every branch on its way.
+    private bool _descentOnRightEdge;
 
     // Working buffers of structural changes, made on the first one.
     private NodeScratch? _scratch;
@@ -168,7 +181,9 @@ internal sealed partial class BTree
             Array.Resize(ref _pathIndexes, _state.Depth * 2);
         }
 
+        _rightEdgeVersion = -1; // BT13: the path is about to change (a Delete that finds nothing bumps no Version)
         var pageNumber = _state.RootPage;
+        var rightEdge = true;
         for (var level = 0; ; level++)
         {
             var page = OpenPage(pageNumber, level);
@@ -177,13 +192,42 @@ internal sealed partial class BTree
             {
                 var found = page.SearchLeaf(key);
                 _pathIndexes[level] = found >= 0 ? found : ~found;
+                _descentOnRightEdge = rightEdge;
                 return found;
             }
 
             var index = page.SearchBranch(key);
             _pathIndexes[level] = index;
+            rightEdge &= index == page.Count - 1;
             pageNumber = page.GetChild(index);
         }
+    }
+
+    /// <summary>
+    /// BT13: when the recorded path is known to end at the tree's last leaf and nothing changed
+    /// since, a key above that leaf's last key is an append: the path is reused with the new slot
+    /// past the last node, and no descent from the root is made. Returns false (nothing changed)
+    /// otherwise; the caller then descends.
+    /// </summary>
+    private bool TryAppendPath(ReadOnlySpan<byte> key, out int found)
+    {
+        found = 0;
+        if (_rightEdgeVersion != _version - 1)
+        {
+            return false;
+        }
+
+        var level = _state.Depth - 1;
+        var leaf = OpenPage(_pathPages[level], level);
+        if (key.SequenceCompareTo(leaf.GetKey(leaf.Count - 1)) <= 0)
+        {
+            return false;
+        }
+
+        _pathIndexes[level] = leaf.Count;
+        _descentOnRightEdge = true;
+        found = ~leaf.Count;
+        return true;
     }
 
     /// <summary>Whether the recorded path above <paramref name="level"/> runs along the right edge of the tree.</summary>

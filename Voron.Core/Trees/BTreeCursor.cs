@@ -19,6 +19,11 @@ internal sealed class BTreeCursor
     private int _leafLevel = -1;
     private long _version;
 
+    // The current leaf's entry count, read when the cursor lands on the leaf: the version check
+    // (BT10) guarantees the leaf is unchanged while the cursor is positioned, so moving within it
+    // opens no page (a scan opened each leaf twice per entry before).
+    private int _leafCount;
+
     internal BTreeCursor(BTree tree) => _tree = tree;
 
     /// <summary>Whether the cursor is on an entry.</summary>
@@ -100,8 +105,7 @@ internal sealed class BTreeCursor
         }
 
         EnsureCurrent();
-        var leaf = _tree.OpenPage(_pages[_leafLevel], _leafLevel);
-        if (_indexes[_leafLevel] + 1 < leaf.Count)
+        if (_indexes[_leafLevel] + 1 < _leafCount)
         {
             _indexes[_leafLevel]++;
             return true;
@@ -179,6 +183,7 @@ internal sealed class BTreeCursor
             {
                 _leafLevel = level;
                 count = page.Count;
+                _leafCount = count;
                 var found = page.SearchLeaf(key);
                 exact = found >= 0;
                 return exact ? found : ~found;
@@ -202,6 +207,7 @@ internal sealed class BTreeCursor
             if (page.IsLeaf)
             {
                 _leafLevel = level;
+                _leafCount = page.Count;
                 return true;
             }
 

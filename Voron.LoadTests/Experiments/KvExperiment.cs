@@ -27,6 +27,7 @@ namespace Voron.LoadTests.Experiments;
 /// <c>--runs</c> times (default 5), the engines' order rotated each run, reported as the median
 /// with min and max. Bytes written come from /proc/self/io; the size on disk is every file of the store.
 /// After each insert workload every store must scan to the right count and find a sample of its keys.
+/// After the first run's in-order load, each Voron store's page occupancy is a fact (<c>leafFill.voron.seq-insert-1tx</c>).
 /// </summary>
 internal sealed partial class KvExperiment : IExperiment
 {
@@ -106,7 +107,7 @@ internal sealed partial class KvExperiment : IExperiment
                 var order = Rotation.For(engines, run);
                 report.AddFact($"orderRun{run + 1}", string.Join(", ", order.Select(k => k.Name)));
                 context.Progress($"run {run + 1} of {runs}, engines in the order {string.Join(", ", order.Select(k => k.Name))}");
-                RunOnce(context, order, data, run, readStores, results);
+                RunOnce(context, report, order, data, run, readStores, results);
             }
         }
         finally
@@ -125,13 +126,18 @@ internal sealed partial class KvExperiment : IExperiment
     }
 
     /// <summary>One run of every workload, each for every engine in <paramref name="order"/> before the next workload.</summary>
-    private static void RunOnce(ExperimentContext context, IReadOnlyList<KvEngineKind> order, KvDataSet data, int run,
+    private static void RunOnce(ExperimentContext context, Report report, IReadOnlyList<KvEngineKind> order, KvDataSet data, int run,
         Dictionary<string, IKvEngine> readStores, List<KvRun> results)
     {
         foreach (var kind in order)
         {
             using var store = Fresh(context, kind, SeqInsert, run);
             results.Add(MeasureWrites(context, store, SeqInsert, [data.Sequential], run, data.Sequential));
+            if (run == 0)
+            {
+                AddLeafFill(report, store, SeqInsert);
+            }
+
             Discard(store);
         }
 
@@ -208,6 +214,22 @@ internal sealed partial class KvExperiment : IExperiment
             store.Dispose();
             throw;
         }
+    }
+
+    /// <summary>
+    /// After a Voron store's in-order load (first run, untimed): how full its tree's pages are
+    /// (BTree.MeasureOccupancy through <see cref="FileSize.VoronSpace"/>, as the filesize
+    /// experiment walks a store), as the fact <c>leafFill.&lt;engine&gt;.&lt;workload&gt;</c>.
+    /// </summary>
+    private static void AddLeafFill(Report report, IKvEngine store, string workload)
+    {
+        if (store is not Engines.Voron.VoronKvEngine voron)
+        {
+            return;
+        }
+
+        var tree = FileSize.VoronSpace.Measure(voron.Environment).Trees.First(t => t.Name == Engines.Voron.VoronKvEngine.TreeName);
+        report.AddFact($"leafFill.{store.Name}.{workload}", tree.Occupancy.ToString());
     }
 
     private static IKvEngine Fresh(ExperimentContext context, KvEngineKind kind, string workload, int run) =>

@@ -7,7 +7,7 @@ namespace Voron.LoadTests.Experiments.FileSize;
 /// <summary>
 /// Where a Voron store's pages go, read with internal access (this program sees Voron.Core's
 /// internals): every tree walked by its integrity walk (BTree.Verify), each page it owns looked
-/// at once — a leaf's used bytes, an overflow run's value bytes — and the allocator's free,
+/// at once (BTree.MeasureOccupancy: a leaf's used bytes, an overflow run's value bytes) and the allocator's free,
 /// pending and structure pages. Runs in a write transaction that is rolled back: it excludes
 /// commits and changes nothing. Reads every page: for experiments, not a hot path.
 /// </summary>
@@ -21,10 +21,10 @@ internal sealed record VoronSpace(long HighWaterPages, long FreePages, long Pend
         using var write = environment.BeginWrite();
         var transaction = write.Low;
         var allocator = transaction.Allocator;
-        var trees = new List<TreeSpace> { Walk(transaction, "(root catalog)", transaction.Root) };
+        var trees = new List<TreeSpace> { Walk("(root catalog)", transaction.Root) };
         foreach (var name in transaction.TreeNames())
         {
-            trees.Add(Walk(transaction, name, transaction.OpenTree(name) ?? throw new InvalidOperationException($"tree '{name}' is listed but cannot be opened")));
+            trees.Add(Walk(name, transaction.OpenTree(name) ?? throw new InvalidOperationException($"tree '{name}' is listed but cannot be opened")));
         }
 
         long free = 0;
@@ -40,39 +40,18 @@ internal sealed record VoronSpace(long HighWaterPages, long FreePages, long Pend
         return new VoronSpace(allocator.NextPageNumber, free, pending, allocator.StructurePages().Count, trees);
     }
 
-    private static TreeSpace Walk(LowLevelTransaction transaction, string name, BTree tree)
+    private static TreeSpace Walk(string name, BTree tree)
     {
-        long leafUsed = 0;
-        long branchUsed = 0;
-        long overflowValues = 0;
-        long runs = 0;
-        tree.Verify((pageNumber, _) =>
-        {
-            var page = transaction.GetPage(pageNumber);
-            var used = PageHeader.GetLower(page) - PageHeader.Size + (Constants.PageSize - PageHeader.GetUpper(page));
-            switch (PageHeader.GetFlags(page))
-            {
-                case PageFlags.Leaf:
-                    leafUsed += used;
-                    break;
-                case PageFlags.Branch:
-                    branchUsed += used;
-                    break;
-                case PageFlags.Overflow:
-                    overflowValues += PageHeader.GetOverflowSize(page);
-                    runs++;
-                    break;
-            }
-        });
-
+        var occupancy = tree.MeasureOccupancy();
         var state = tree.State;
-        return new TreeSpace(name, state.EntryCount, state.LeafPages, state.BranchPages, state.OverflowPages, runs, leafUsed, branchUsed, overflowValues);
+        return new TreeSpace(name, state.EntryCount, state.LeafPages, state.BranchPages, state.OverflowPages, occupancy.OverflowRuns,
+            occupancy.LeafUsedBytes, occupancy.BranchUsedBytes, occupancy.OverflowValueBytes, occupancy);
     }
 }
 
 /// <summary>One tree's pages by kind, and how full they are.</summary>
 internal sealed record TreeSpace(string Name, long Entries, long LeafPages, long BranchPages, long OverflowPages, long OverflowRuns,
-    long LeafUsedBytes, long BranchUsedBytes, long OverflowValueBytes)
+    long LeafUsedBytes, long BranchUsedBytes, long OverflowValueBytes, TreeOccupancy Occupancy)
 {
     /// <summary>Bytes of slots and nodes over the leaves' capacity (8,128 bytes each).</summary>
     public double LeafFill => LeafPages == 0 ? 0 : LeafUsedBytes / (double)(LeafPages * TreePage.Capacity);
