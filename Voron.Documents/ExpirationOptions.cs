@@ -12,7 +12,7 @@ public sealed class ExpirationOptions
     /// <summary>Whether the background sweeper runs (default true). Expired documents are hidden from reads either way; <see cref="DocumentStore.SweepExpiredAsync"/> sweeps on demand.</summary>
     public bool Enabled { get; set; } = true;
 
-    /// <summary>How long the sweeper waits between sweeps. Must be positive; default 60 s.</summary>
+    /// <summary>How long the sweeper waits between sweeps: positive and at most <see cref="MaxSweepInterval"/> (about 49.7 days); default 60 s.</summary>
     public TimeSpan SweepInterval { get; set; } = TimeSpan.FromSeconds(60);
 
     /// <summary>Deletes per merged operation (one transaction shared with other sessions' saves): 1 to 10,000, default 256.</summary>
@@ -27,6 +27,9 @@ public sealed class ExpirationOptions
     /// </summary>
     public string? JsonField { get; set; }
 
+    /// <summary>The longest <see cref="SweepInterval"/>: the longest wait a timer takes (uint.MaxValue - 1 milliseconds, about 49.7 days).</summary>
+    internal static readonly TimeSpan MaxSweepInterval = TimeSpan.FromMilliseconds(uint.MaxValue - 1);
+
     internal ExpirationOptions Clone() => (ExpirationOptions)MemberwiseClone();
 
     internal void Validate()
@@ -34,6 +37,12 @@ public sealed class ExpirationOptions
         if (SweepInterval <= TimeSpan.Zero)
         {
             throw new ArgumentException("DocumentStoreOptions.Expiration.SweepInterval must be positive.");
+        }
+
+        if (SweepInterval > MaxSweepInterval)
+        {
+            // a longer timer throws at every wait, and the sweeper would spin on the error
+            throw new ArgumentException($"DocumentStoreOptions.Expiration.SweepInterval must be at most {MaxSweepInterval} (uint.MaxValue - 1 milliseconds); it is {SweepInterval}.");
         }
 
         if (BatchSize is < 1 or > 10_000)
