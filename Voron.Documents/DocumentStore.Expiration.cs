@@ -16,9 +16,10 @@ namespace Voron.Documents;
 //   so other sessions' saves interleave with a long sweep.
 //
 //   XE1. A reader treats a record whose expiry is at or before its "now" (Options.TimeProvider,
-//        read once per load, query or export) as absent: loads of one id and many, raw loads,
-//        queries (the cursor skips it before Skip and Take count it), the SQL voron_docs view and
-//        exports. Writes do not: they meet the record until the sweeper deletes it.
+//        read once per load, query, export or SQL cursor) as absent: loads of one id and many, raw
+//        loads, queries (the cursor skips it before Skip and Take count it), the SQL voron_docs
+//        view and exports. A store of its id counts it as absent too (XE6); a delete still meets
+//        it, and so does a unique check of another document's value, until the sweeper deletes it.
 //   XE3. The sweeper's delete of a document (PreparedWrite.ExpiredOnly) is applied only if, in
 //        the deleting transaction, the stored record still has an expiry at or before the sweep's
 //        cutoff; otherwise it is skipped without error (the document was written again meanwhile).

@@ -273,7 +273,7 @@ public sealed partial class DocumentStore : IAsyncDisposable, IDisposable
             var catalog = _catalog;
             ComputeEntries(catalog, writes, checkText);
             checkText = false;
-            var batch = new WriteBatch(catalog, writes, Path) { Ack = ack };
+            var batch = new WriteBatch(catalog, writes, Path) { Ack = ack, Clock = Options.TimeProvider };
             try
             {
                 return await Environment.ExecuteAsync(batch.Apply, cancellationToken).ConfigureAwait(false);

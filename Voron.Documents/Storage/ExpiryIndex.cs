@@ -49,6 +49,15 @@ internal sealed class ExpiryIndex(WriteTransaction transaction)
     public static bool MayApply(PreparedWrite write, in RecordHeader stored) =>
         !write.ExpiredOnly || (stored.ExpiresTicks != 0 && stored.ExpiresTicks <= write.ExpiryCutoff);
 
+    /// <summary>
+    /// XE6. a store (not a delete) of an id whose record expired at the batch's "now" but is not
+    /// swept yet meets no document: reads hide it (XE1), so an expected version of 0 holds, the
+    /// id may go to another collection, and the old record's index and collection entries are
+    /// removed as a delete would before the new document is written as a new one.
+    /// </summary>
+    public static bool CountsAsAbsent(PreparedWrite write, in RecordHeader stored, long nowTicks) =>
+        !write.IsDelete && !write.ExpiredOnly && stored.IsExpired(nowTicks);
+
     public static byte[] Key(long ticks, ReadOnlySpan<byte> id)
     {
         var key = new byte[TicksSize + id.Length];

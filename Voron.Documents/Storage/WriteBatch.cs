@@ -28,6 +28,9 @@ internal sealed class WriteBatch(IndexCatalog catalog, IReadOnlyList<PreparedWri
     /// <summary>A subscription batch acknowledged in this operation (SU1), or null.</summary>
     public Subscriptions.SubscriptionAck? Ack { get; init; }
 
+    /// <summary>The store's clock: a record expired at its "now" counts as absent for stores (XE6).</summary>
+    public TimeProvider Clock { get; init; } = TimeProvider.System;
+
     public WriteResult[] Apply(WriteTransaction transaction)
     {
         var meta = transaction.CreateTree(DocumentTrees.Meta);
@@ -56,6 +59,7 @@ internal sealed class WriteBatch(IndexCatalog catalog, IReadOnlyList<PreparedWri
         var oldEntries = new byte[Writes.Count][][][];
 
         // Phase 1: read, check, remove what goes away.
+        var now = Clock.GetUtcNow().UtcTicks;
         for (var i = 0; i < Writes.Count; i++)
         {
             var write = Writes[i];
@@ -75,12 +79,13 @@ internal sealed class WriteBatch(IndexCatalog catalog, IReadOnlyList<PreparedWri
                 var collection = DocumentRecord.Collection(record, header);
                 var sameCollection = write.CollectionBytes != null && collection.SequenceEqual(write.CollectionBytes);
                 storedCollection = sameCollection ? write.Collection! : Encoding.UTF8.GetString(collection);
-                if (write.ExpectedVersion is { } expected && expected != actual)
+                var gone = ExpiryIndex.CountsAsAbsent(write, header, now); // XE6
+                if (write.ExpectedVersion is { } expected && expected != (gone ? 0 : actual))
                 {
-                    throw new ConcurrencyException(write.Id, expected, actual);
+                    throw new ConcurrencyException(write.Id, expected, gone ? 0 : actual);
                 }
 
-                if (!write.IsDelete && !sameCollection)
+                if (!write.IsDelete && !sameCollection && !gone)
                 {
                     throw new InvalidOperationException($"Document '{write.Id}' belongs to collection '{storedCollection}'; it cannot be stored in collection '{write.Collection}'. Delete it first, or use another id.");
                 }
@@ -115,12 +120,18 @@ internal sealed class WriteBatch(IndexCatalog catalog, IReadOnlyList<PreparedWri
                         var tree = TreeOf(indexes.Indexes[x].TreeName);
                         foreach (var key in stored[x])
                         {
-                            if (write.IsDelete || !Contains(write.NewEntries![x], key))
+                            if (write.IsDelete || gone || !Contains(write.NewEntries![x], key))
                             {
                                 tree.Delete(key);
                             }
                         }
                     }
+                }
+
+                if (gone)
+                {
+                    TreeOf(DocumentTrees.CollectionTree(storedCollection)).Delete(write.IdBytes); // stored below as a new document
+                    continue;
                 }
 
                 existed[i] = true;

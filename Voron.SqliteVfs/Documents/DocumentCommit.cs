@@ -97,6 +97,6 @@ internal sealed class DocumentCommit
             writes[i] = write;
         }
 
-        _results = new WriteBatch(catalog, writes, _store.Path).Apply(transaction);
+        _results = new WriteBatch(catalog, writes, _store.Path) { Clock = _store.Options.TimeProvider }.Apply(transaction);
     }
 }

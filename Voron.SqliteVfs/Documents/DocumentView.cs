@@ -29,6 +29,9 @@ internal sealed class DocumentView(DocumentStore store, ReadTransaction snapshot
     private byte[]? _lastCollectionBytes;
     private string? _lastCollection;
 
+    /// <summary>"Now" for expiry (XE1), read once: every row of a statement's cursor is judged at the same instant.</summary>
+    private long? _now;
+
     public DocumentStore Store { get; } = store;
 
     public ReadTransaction Snapshot { get; } = snapshot;
@@ -115,9 +118,9 @@ internal sealed class DocumentView(DocumentStore store, ReadTransaction snapshot
         }
 
         var header = DocumentRecord.ReadHeader(record, id, Store.Path);
-        if (header.ExpiresTicks != 0 && header.IsExpired(Store.Options.TimeProvider.GetUtcNow().UtcTicks))
+        if (header.ExpiresTicks != 0 && header.IsExpired(_now ??= Store.Options.TimeProvider.GetUtcNow().UtcTicks))
         {
-            return null; // XE1: expired documents are absent from the view (until swept, a write of the id still meets the record)
+            return null; // XE1: expired documents are absent from the view; an INSERT of the id replaces the record (XE6)
         }
 
         var collectionBytes = DocumentRecord.Collection(record, header);

@@ -7,8 +7,8 @@ namespace Voron.Tests.Documents.Expiration;
 /// <summary>
 /// Expiration's promises one by one: the record field and its rules (DR3, DR9), SetExpiration and
 /// the StoreRaw overload, the expiry kept by later saves (XE4), the JSON field (sessions, bulk
-/// insert, import) and its bad values, bad options, the sweeper's re-check (XE3), the limit that
-/// writes still meet an unswept expired document, and the background loop (XE5).
+/// insert, import) and its bad values, bad options, the sweeper's re-check (XE3), a store of an
+/// expired id (XE6) and the unique limit, and the background loop (XE5).
 /// </summary>
 public sealed class ExpirationTests
 {
@@ -126,11 +126,12 @@ public sealed class ExpirationTests
     }
 
     [Fact]
-    public async Task An_expired_document_is_absent_for_reads_but_writes_meet_it_until_it_is_swept()
+    public async Task An_expired_document_is_absent_for_reads_and_for_a_store_of_its_id_but_a_unique_check_meets_it_until_it_is_swept()
     {
         var clock = new ManualClock(Start);
         await using var store = Open(clock);
         await store.EnsureIndexAsync(IndexDefinition.For(Json.User, "users_by_email", u => u.Email).AsUnique());
+        await store.EnsureIndexAsync(IndexDefinition.For(Json.User, "users_by_age", u => u.Age));
         await using (var session = store.OpenSession())
         {
             session.StoreRaw("User", "users/1", Utf8("""{"name":"a","email":"a@x","age":1}"""), null, Start.AddMinutes(1));
@@ -145,20 +146,15 @@ public sealed class ExpirationTests
             Assert.Empty(await session.Query(Json.User).Where(u => u.Email == "a@x").ToListAsync());
         }
 
-        // The limit: an expected version of 0 and a unique value still meet the unswept record.
-        await using (var session = store.OpenSession())
-        {
-            session.StoreRaw("User", "users/1", Utf8("""{"name":"b","age":2}"""), expectedVersion: 0);
-            await Assert.ThrowsAsync<ConcurrencyException>(() => session.SaveChangesAsync());
-        }
-
+        // The limit: another document's unique value still meets the unswept record.
         await using (var session = store.OpenSession())
         {
             session.StoreRaw("User", "users/2", Utf8("""{"name":"c","email":"a@x","age":2}"""));
             await Assert.ThrowsAsync<UniqueConstraintException>(() => session.SaveChangesAsync());
         }
 
-        Assert.Equal(1, await store.SweepExpiredAsync());
+        // XE6: a store of the id meets no document: an expected version of 0 holds, and the old
+        // record's index entries go (its unique value is free for users/2 in the same save).
         await using (var session = store.OpenSession())
         {
             session.StoreRaw("User", "users/1", Utf8("""{"name":"b","age":2}"""), expectedVersion: 0);
@@ -166,7 +162,95 @@ public sealed class ExpirationTests
             await session.SaveChangesAsync();
         }
 
+        await using (var session = store.OpenSession())
+        {
+            var replaced = await session.LoadAsync("users/1", Json.User);
+            Assert.Equal("b", replaced!.Name);
+            Assert.Null(session.GetMetadata(replaced)!.Expires);
+            Assert.Equal(2, (await session.Query(Json.User).Where(u => u.Age == 2).ToListAsync()).Count);
+            Assert.Empty(await session.Query(Json.User).Where(u => u.Age == 1).ToListAsync());
+        }
+
+        Assert.Equal(0, await store.SweepExpiredAsync()); // the new users/1 has no expiry
         Assert.Equal(2, store.CheckIntegrity().Documents);
+    }
+
+    [Fact]
+    public async Task A_store_of_an_expired_id_may_change_its_collection_and_a_stale_expected_version_fails()
+    {
+        var clock = new ManualClock(Start);
+        await using var store = Open(clock);
+        await store.EnsureIndexAsync(IndexDefinition.For(Json.User, "users_by_age", u => u.Age));
+        long version;
+        await using (var session = store.OpenSession())
+        {
+            session.StoreRaw("User", "things/1", Utf8("""{"name":"a","age":5}"""), null, Start.AddMinutes(1));
+            await session.SaveChangesAsync();
+        }
+
+        await using (var session = store.OpenSession())
+        {
+            using var stored = await session.LoadRawAsync("things/1");
+            version = stored!.Metadata.Version;
+        }
+
+        clock.Advance(TimeSpan.FromMinutes(2));
+        await using (var session = store.OpenSession())
+        {
+            session.StoreRaw("User", "things/1", Utf8("""{"name":"b","age":6}"""), expectedVersion: version);
+            var stale = await Assert.ThrowsAsync<ConcurrencyException>(() => session.SaveChangesAsync()); // absent: 0, not the hidden version
+            Assert.Equal(0, stale.ActualVersion);
+        }
+
+        await using (var session = store.OpenSession())
+        {
+            session.StoreRaw("Other", "things/1", Utf8("""{"name":"c"}"""), expectedVersion: 0);
+            await session.SaveChangesAsync();
+            Assert.Empty(await session.Query(Json.User).Where(u => u.Age == 5).ToListAsync());
+            Assert.Equal(0, await session.QueryRaw("User").AllowScan().CountAsync());
+            Assert.Equal(1, await session.QueryRaw("Other").AllowScan().CountAsync());
+        }
+
+        Assert.Equal(1, store.CheckIntegrity().Documents);
+    }
+
+    [Fact]
+    public async Task A_json_field_set_on_an_existing_store_expires_only_documents_stored_again()
+    {
+        using var directory = new Voron.Testing.TempDirectory();
+        var clock = new ManualClock(Start);
+        await using (var store = DocumentTestStore.InDirectory(directory.Path, o => o.TimeProvider = clock))
+        {
+            await store.BulkInsertAsync([new Expiring { Id = "e/1", Name = "a", ExpiresAt = Start.AddMinutes(1) }, new Expiring { Id = "e/2", Name = "b", ExpiresAt = Start.AddMinutes(1) }], ExpiryJson.Default.Expiring);
+        }
+
+        clock.Advance(TimeSpan.FromMinutes(2));
+        await using (var store = DocumentTestStore.InDirectory(directory.Path, o => { o.TimeProvider = clock; o.Expiration.Enabled = false; o.Expiration.JsonField = "expiresAt"; }))
+        {
+            // Written before the field was configured: no expiry, and a load and save without changes keeps it so.
+            await using (var session = store.OpenSession())
+            {
+                Assert.NotNull(await session.LoadAsync("e/1", ExpiryJson.Default.Expiring));
+                await session.SaveChangesAsync();
+            }
+
+            await using (var session = store.OpenSession())
+            {
+                Assert.Equal(2, await session.QueryRaw("Expiring").AllowScan().CountAsync());
+            }
+
+            // The remedy: store them again (a bulk insert of the same documents, or an export then an import).
+            await store.BulkInsertAsync([new Expiring { Id = "e/1", Name = "a", ExpiresAt = Start.AddMinutes(1) }], ExpiryJson.Default.Expiring);
+            var export = new MemoryStream();
+            await store.ExportAsync(export);
+            Assert.Equal(1, (await store.ImportAsync(new MemoryStream(export.ToArray()))).Imported); // e/2 (e/1 is hidden, so not exported)
+            await using (var session = store.OpenSession())
+            {
+                Assert.Equal(0, await session.QueryRaw("Expiring").AllowScan().CountAsync());
+            }
+
+            Assert.Equal(2, await store.SweepExpiredAsync());
+        }
     }
 
     [Fact]
@@ -243,6 +327,8 @@ public sealed class ExpirationTests
 
         Refused(e => e.SweepInterval = TimeSpan.Zero, "SweepInterval");
         Refused(e => e.SweepInterval = TimeSpan.FromSeconds(-1), "SweepInterval");
+        Refused(e => e.SweepInterval = TimeSpan.FromDays(50), "SweepInterval"); // a timer this long throws at every wait
+        Refused(e => e.SweepInterval = TimeSpan.FromMilliseconds(uint.MaxValue), "SweepInterval");
         Refused(e => e.BatchSize = 0, "BatchSize");
         Refused(e => e.BatchSize = 10_001, "BatchSize");
         Refused(e => e.JsonField = "", "JsonField");
@@ -252,6 +338,7 @@ public sealed class ExpirationTests
         Assert.Throws<ArgumentException>(() => new DocumentStoreOptions { InMemory = true, Expiration = null! }.Validate());
         Assert.Throws<ArgumentException>(() => new DocumentStoreOptions { InMemory = true, TimeProvider = null! }.Validate());
         new DocumentStoreOptions { InMemory = true, Expiration = { BatchSize = 10_000, JsonField = "expires_at", SweepInterval = TimeSpan.FromMilliseconds(1) } }.Validate();
+        new DocumentStoreOptions { InMemory = true, Expiration = { SweepInterval = TimeSpan.FromMilliseconds(uint.MaxValue - 1) } }.Validate();
     }
 
     [Fact]
