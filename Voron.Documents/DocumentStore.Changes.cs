@@ -40,12 +40,13 @@ public sealed partial class DocumentStore
     /// Runs until <paramref name="cancellationToken"/> is cancelled (<see cref="OperationCanceledException"/>)
     /// or the store is disposed (<see cref="ObjectDisposedException"/>).
     /// </summary>
-    /// <param name="since">The position to start after: 0 for everything kept, else the version of the last change handled.</param>
+    /// <param name="since">The position to start after: 0 for everything the log holds now (from <see cref="OldestChangePosition"/>, so changes already pruned are skipped: that is retention), else the version of the last change handled.</param>
     /// <param name="collection">Only this collection's changes (positions still advance past others).</param>
     /// <param name="includeJson">Fill <see cref="DocumentChange.Json"/> for stored versions the documents still hold.</param>
     /// <param name="cancellationToken">Ends the enumeration.</param>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="since"/> is negative.</exception>
-    /// <exception cref="ChangeFeedPositionException"><paramref name="since"/> is below <see cref="OldestChangePosition"/> (also while enumerating, if retention prunes past a slow consumer).</exception>
+    /// <exception cref="ChangeFeedPositionException"><paramref name="since"/> is not 0 and below <see cref="OldestChangePosition"/> (also while enumerating, if retention prunes past a slow consumer), or above the store's last version (a store restored from a backup, or one that lost commits in a crash with lazy durability).</exception>
+    /// <exception cref="EnvironmentFailedException">The store failed (a write error); the enumeration ends with it.</exception>
     /// <exception cref="InvalidOperationException">The change feed is off (<see cref="ChangeFeedOptions.Enabled"/>).</exception>
     /// <exception cref="ObjectDisposedException">The store is disposed.</exception>
     public IAsyncEnumerable<DocumentChange> Changes(long since = 0, string? collection = null, bool includeJson = false, CancellationToken cancellationToken = default)
@@ -58,10 +59,9 @@ public sealed partial class DocumentStore
             Storage.DocumentNames.CollectionBytes(collection, nameof(collection));
         }
 
-        var oldest = OldestChangePosition;
-        if (since < oldest)
+        using (var read = Environment.BeginRead())
         {
-            throw new ChangeFeedPositionException(since, oldest);
+            ChangeLog.Start(read, since, Path); // refused here, before the enumeration starts; Follow checks again in its first read (CF8)
         }
 
         return Follow(since, collection, includeJson, cancellationToken);
@@ -79,6 +79,7 @@ public sealed partial class DocumentStore
     {
         using var linked = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken, _closing.Token);
         var batch = new List<DocumentChange>(ChangeBatchSize);
+        var first = true;
         while (true)
         {
             cancellationToken.ThrowIfCancellationRequested();
@@ -88,6 +89,12 @@ public sealed partial class DocumentStore
             long scanned;
             using (var read = Environment.BeginRead()) // CF2: disposed before the batch is yielded
             {
+                if (first)
+                {
+                    position = ChangeLog.Start(read, position, Path); // CF8: in the snapshot of the first read
+                    first = false;
+                }
+
                 var oldest = ChangeLog.Oldest(read, Path);
                 if (position < oldest)
                 {

@@ -44,10 +44,11 @@ public sealed class DocumentSubscriptions
 
     /// <summary>
     /// Creates subscription <paramref name="name"/> at position <paramref name="since"/> (its first
-    /// batch holds the changes after it; 0: every change the log holds). Throws
+    /// batch holds the changes after it; 0: every change the log holds, from
+    /// <see cref="DocumentStore.OldestChangePosition"/>, which is the position stored). Throws
     /// <see cref="InvalidOperationException"/> when it exists, <see cref="ArgumentOutOfRangeException"/>
     /// when <paramref name="since"/> is negative or past the store's last version, and
-    /// <see cref="ChangeFeedPositionException"/> when it is older than the change log retains;
+    /// <see cref="ChangeFeedPositionException"/> when it is not 0 and older than the change log retains;
     /// <see cref="InvalidOperationException"/> too when the change feed is off (<see cref="ChangeFeedOptions.Enabled"/>).
     /// </summary>
     /// <param name="name">1 to 200 UTF-8 bytes, no control characters.</param>
@@ -61,7 +62,7 @@ public sealed class DocumentSubscriptions
         var collectionBytes = collection == null ? [] : DocumentNames.CollectionBytes(collection);
         _store.ThrowIfDisposed();
         ThrowIfFeedOff();
-        var record = SubscriptionRecord.Encode(since, _store.Options.TimeProvider.GetUtcNow().UtcTicks, collectionBytes);
+        var incarnation = SubscriptionRecord.NewIncarnation();
         var path = _store.Path;
         return _store.Environment.ExecuteAsync(transaction =>
         {
@@ -73,7 +74,8 @@ public sealed class DocumentSubscriptions
             }
 
             var oldest = ChangeLog.Oldest(transaction, path);
-            if (since < oldest)
+            var start = since == 0 ? oldest : since; // CF8: 0 is the oldest retained position
+            if (start < oldest)
             {
                 throw new ChangeFeedPositionException(since, oldest);
             }
@@ -84,7 +86,7 @@ public sealed class DocumentSubscriptions
                 throw new InvalidOperationException($"A subscription named '{name}' exists already; open it, or delete it first.");
             }
 
-            tree.Put(nameBytes, record);
+            tree.Put(nameBytes, SubscriptionRecord.Encode(start, incarnation, collectionBytes));
         }, cancellationToken);
     }
 

@@ -24,7 +24,7 @@ public sealed class SubscriptionWorker : IAsyncDisposable
         Store = store;
         Name = name;
         NameBytes = nameBytes;
-        CreatedTicks = record.CreatedTicks;
+        Incarnation = record.Incarnation;
         Collection = record.Collection;
         _position = record.Position;
         _maxBatchSize = options.MaxBatchSize;
@@ -45,7 +45,7 @@ public sealed class SubscriptionWorker : IAsyncDisposable
 
     internal byte[] NameBytes { get; }
 
-    internal long CreatedTicks { get; }
+    internal long Incarnation { get; }
 
     internal string? Collection { get; }
 
@@ -55,7 +55,9 @@ public sealed class SubscriptionWorker : IAsyncDisposable
     /// none. Until acknowledged, the same changes come again. Throws
     /// <see cref="SubscriptionNotFoundException"/> when the subscription was deleted,
     /// <see cref="ChangeFeedPositionException"/> when its position is older than the change log
-    /// retains, and <see cref="ObjectDisposedException"/> when this worker or the store is disposed
+    /// retains or above the store's last version (a store restored from a backup, or one that lost
+    /// commits in a crash with lazy durability: create the subscription again from a position you
+    /// know), <see cref="EnvironmentFailedException"/> when the store failed, and <see cref="ObjectDisposedException"/> when this worker or the store is disposed
     /// (also while waiting).
     /// </summary>
     public async Task<SubscriptionBatch> NextBatchAsync(CancellationToken cancellationToken = default)
@@ -71,7 +73,7 @@ public sealed class SubscriptionWorker : IAsyncDisposable
             long seen;
             using (var read = Store.Environment.BeginRead())
             {
-                if (SubscriptionTable.Find(read, NameBytes, StorePath) is not { } record || record.CreatedTicks != CreatedTicks)
+                if (SubscriptionTable.Find(read, NameBytes, StorePath) is not { } record || record.Incarnation != Incarnation)
                 {
                     throw Deleted();
                 }
@@ -87,6 +89,11 @@ public sealed class SubscriptionWorker : IAsyncDisposable
                 if (start < oldest)
                 {
                     throw new ChangeFeedPositionException(start, oldest);
+                }
+
+                if (start > ChangeLog.Last(read, StorePath))
+                {
+                    throw ChangeFeedPositionException.Ahead(start, oldest, ChangeLog.Last(read, StorePath)); // CF8
                 }
 
                 ChangeLog.Read(read, cursor, Collection, _includeJson, _maxBatchSize, changes, out scanned, StorePath);

@@ -17,7 +17,7 @@ namespace Voron.Documents.AspNetCore.Http;
 //   SE2. Everything the endpoint can refuse is refused before the response starts, as problem
 //       details: a Last-Event-ID or since that is not one whole number from 0 to 2^63-1, or a
 //       collection that is empty, repeated or not a collection name, 400; a position older than the
-//       store retains (ChangeFeedPositionException from DocumentStore.Changes) 410 Gone with "requested" and "oldest" (the client
+//       store retains, or above its last version (a restored backup: ChangeFeedPositionException from DocumentStore.Changes) 410 Gone with "requested" and "oldest" (the client
 //       must read the data again and resume from what it read: reconnecting cannot help, and
 //       EventSource does not retry a 4xx); a store whose change feed is off 404. A position pruned
 //       while the stream runs (between the check and the read, or under a reader slower than the
@@ -66,7 +66,7 @@ internal sealed class ChangeStreamEndpoint(DocumentChangesOptions options)
         }
         catch (ChangeFeedPositionException old)
         {
-            await AnswerAsync(context, Gone(old.Requested, old.Oldest)).ConfigureAwait(false);
+            await AnswerAsync(context, Gone(old)).ConfigureAwait(false);
             return;
         }
         catch (ArgumentException bad) when (bad.ParamName == "collection") // a '/', a control character, too long (DocumentLimitException)
@@ -212,14 +212,17 @@ internal sealed class ChangeStreamEndpoint(DocumentChangesOptions options)
     private static ProblemDetails BadRequest(string detail) =>
         new() { Status = StatusCodes.Status400BadRequest, Title = "Bad request", Detail = detail };
 
-    private static ProblemDetails Gone(long requested, long oldest)
+    private static ProblemDetails Gone(ChangeFeedPositionException old)
     {
+        var (requested, oldest) = (old.Requested, old.Oldest);
         var problem = new ProblemDetails
         {
             Status = StatusCodes.Status410Gone,
-            Title = "Change feed position no longer retained",
-            Detail = $"The changes after {requested} are no longer retained (DocumentStore's ChangeFeed.Retention); the oldest position accepted is {oldest}. " +
-                     "Read the data again and resume from the version it had.",
+            Title = requested > oldest ? "Change feed position ahead of the store" : "Change feed position no longer retained",
+            Detail = requested > oldest // ahead of the store (CF8)
+                ? old.Message
+                : $"The changes after {requested} are no longer retained (DocumentStore's ChangeFeed.Retention); the oldest position accepted is {oldest}. " +
+                  "Read the data again and resume from the version it had.",
         };
         problem.Extensions["requested"] = requested;
         problem.Extensions["oldest"] = oldest;

@@ -39,6 +39,11 @@ namespace Voron.Documents.Changes;
 //   CF7. A feed that has read everything of a snapshot waits for a commit after that snapshot's
 //        transaction id (StorageEnvironment.WaitForCommitAsync, CW1): a commit made after it
 //        read always wakes it, and it never polls.
+//   CF8. A feed starts after a position from 0 to the store's last version, checked in the snapshot
+//        of its first read: 0 means the oldest retained position (everything the log holds), a
+//        position below "feed.from" was pruned, and one above "version" is ahead of the store (a
+//        restored backup, or commits lost in a crash with DurabilityMode.Lazy): the versions above
+//        "version" will be given again to other changes, so a feed there would skip them silently.
 
 /// <summary>Appends to and reads the change log (@docs.changes); see the FORMAT block above.</summary>
 internal static class ChangeLog
@@ -67,6 +72,37 @@ internal static class ChangeLog
         collection.CopyTo(value[HeaderSize..]);
         id.CopyTo(value[(HeaderSize + collection.Length)..]);
         changes.Put(key, value);
+    }
+
+    /// <summary>The store's last version ("version"): the largest position a feed may start after.</summary>
+    public static long Last(ReadTransaction read, string storePath) =>
+        read.OpenTree(DocumentTrees.Meta) is { } meta ? DocumentTrees.ReadInt64(meta, DocumentTrees.VersionKey, storePath) : 0;
+
+    /// <summary>
+    /// The position a feed asked to start after <paramref name="since"/> reads after, checked in
+    /// <paramref name="read"/>'s snapshot (CF8): 0 is the oldest retained position; a position
+    /// below it, or above the last version, throws <see cref="ChangeFeedPositionException"/>.
+    /// </summary>
+    public static long Start(ReadTransaction read, long since, string storePath)
+    {
+        var oldest = Oldest(read, storePath);
+        if (since == 0)
+        {
+            return oldest;
+        }
+
+        if (since < oldest)
+        {
+            throw new ChangeFeedPositionException(since, oldest);
+        }
+
+        var last = Last(read, storePath);
+        if (since > last)
+        {
+            throw ChangeFeedPositionException.Ahead(since, oldest, last);
+        }
+
+        return since;
     }
 
     /// <summary>The smallest position a feed may start after ("feed.from"; 0 for a store that logged from its start).</summary>

@@ -29,7 +29,7 @@ internal sealed class SubscriptionAck(SubscriptionWorker worker, SubscriptionBat
         }
 
         var record = SubscriptionRecord.Decode(worker.NameBytes, value, worker.StorePath);
-        if (record.CreatedTicks != worker.CreatedTicks)
+        if (record.Incarnation != worker.Incarnation)
         {
             throw worker.Deleted();
         }
@@ -41,7 +41,7 @@ internal sealed class SubscriptionAck(SubscriptionWorker worker, SubscriptionBat
                 "the batch was acknowledged already, or another worker acknowledged meanwhile. Nothing of this save was written; take the next batch.");
         }
 
-        var updated = SubscriptionRecord.Encode(batch.EndPosition, record.CreatedTicks, value[SubscriptionRecord.CollectionOffset..]);
+        var updated = SubscriptionRecord.Encode(batch.EndPosition, record.Incarnation, value[SubscriptionRecord.CollectionOffset..]);
         tree.Put(worker.NameBytes, updated);
     }
 

@@ -12,24 +12,25 @@ namespace Voron.Documents.Subscriptions;
 //
 //   key:   the subscription's name, UTF-8, 1..MaxNameBytes bytes
 //
-//   0          8               16
-//   +----------+---------------+------------...
-//   | position | created ticks | collection
-//   +----------+---------------+------------...
+//   0          8             16
+//   +----------+-------------+------------...
+//   | position | incarnation | collection
+//   +----------+-------------+------------...
 //
 //   OFFSET  SIZE  NAME           MEANING
 //   0       8     position       int64 LE: the acknowledged position, a document version (a
 //                                position in the change log): every change with a version at or
 //                                below it was handed to a worker and acknowledged (SU1)
-//   8       8     created ticks  int64 LE: UTC ticks of CreateAsync; with the name, the
-//                                subscription's identity (a worker of a deleted subscription
-//                                does not take over one created again under its name)
+//   8       8     incarnation    int64 LE: a random number drawn by CreateAsync; with the name,
+//                                the subscription's identity (a worker of a deleted subscription
+//                                does not take over one created again under its name, however
+//                                soon: a clock could give both the same ticks)
 //   16      rest  collection     the collection the subscription follows, UTF-8; empty: all
 //
 // No checksum of its own (store pages carry a CRC32C). A record is valid iff
 //   SU5. the key is 1..MaxNameBytes bytes of valid UTF-8 without control characters;
 //   SU6. the value is at least 16 bytes long;
-//   SU7. position >= 0 and created ticks is 0..DateTime.MaxValue.Ticks;
+//   SU7. position >= 0 (the incarnation may be any value);
 //   SU8. the collection is empty, or a valid collection name (1..128 bytes of UTF-8, no '/', no
 //        control characters).
 // A record breaking a rule raises CorruptionException (store, the rule, the name).
@@ -38,12 +39,12 @@ namespace Voron.Documents.Subscriptions;
 // version 1 has no subscriptions and gets the tree when the first one is created.
 
 /// <summary>A decoded subscription record (see the FORMAT block above).</summary>
-internal readonly record struct SubscriptionRecord(long Position, long CreatedTicks, string? Collection)
+internal readonly record struct SubscriptionRecord(long Position, long Incarnation, string? Collection)
 {
     public const string Tree = "@docs.subs";
     public const int MaxNameBytes = 200;
     public const int PositionOffset = 0;
-    public const int CreatedOffset = 8;
+    public const int IncarnationOffset = 8;
     public const int CollectionOffset = 16;
 
     /// <summary>The UTF-8 bytes of a valid subscription name: 1..<see cref="MaxNameBytes"/> bytes of well-formed UTF-16, no control characters.</summary>
@@ -61,11 +62,14 @@ internal readonly record struct SubscriptionRecord(long Position, long CreatedTi
         return bytes.AsSpan(0, written).ToArray();
     }
 
-    public static byte[] Encode(long position, long createdTicks, ReadOnlySpan<byte> collection)
+    /// <summary>A new subscription's incarnation: random, so a subscription created again under a name is another one.</summary>
+    public static long NewIncarnation() => BinaryPrimitives.ReadInt64LittleEndian(System.Security.Cryptography.RandomNumberGenerator.GetBytes(8));
+
+    public static byte[] Encode(long position, long incarnation, ReadOnlySpan<byte> collection)
     {
         var value = new byte[CollectionOffset + collection.Length];
         BinaryPrimitives.WriteInt64LittleEndian(value.AsSpan(PositionOffset), position);
-        BinaryPrimitives.WriteInt64LittleEndian(value.AsSpan(CreatedOffset), createdTicks);
+        BinaryPrimitives.WriteInt64LittleEndian(value.AsSpan(IncarnationOffset), incarnation);
         collection.CopyTo(value.AsSpan(CollectionOffset));
         return value;
     }
@@ -80,16 +84,16 @@ internal readonly record struct SubscriptionRecord(long Position, long CreatedTi
         }
 
         var position = BinaryPrimitives.ReadInt64LittleEndian(value[PositionOffset..]);
-        var created = BinaryPrimitives.ReadInt64LittleEndian(value[CreatedOffset..]);
-        if (position < 0 || created < 0 || created > DateTime.MaxValue.Ticks)
+        var incarnation = BinaryPrimitives.ReadInt64LittleEndian(value[IncarnationOffset..]);
+        if (position < 0)
         {
-            throw Corrupt(storePath, name, $"SU7: position {position} or created ticks {created} is out of range.");
+            throw Corrupt(storePath, name, $"SU7: position {position} is out of range.");
         }
 
         var collection = value[CollectionOffset..];
         if (collection.IsEmpty)
         {
-            return new SubscriptionRecord(position, created, null);
+            return new SubscriptionRecord(position, incarnation, null);
         }
 
         if (collection.Length > DocumentLimits.MaxCollectionNameBytes || !TryDecode(collection, out var text) ||
@@ -98,7 +102,7 @@ internal readonly record struct SubscriptionRecord(long Position, long CreatedTi
             throw Corrupt(storePath, name, $"SU8: its collection ({collection.Length} bytes) is not a valid collection name.");
         }
 
-        return new SubscriptionRecord(position, created, text);
+        return new SubscriptionRecord(position, incarnation, text);
     }
 
     /// <summary>The name a key holds (SU5).</summary>

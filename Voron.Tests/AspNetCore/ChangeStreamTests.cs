@@ -250,16 +250,36 @@ public sealed class ChangeStreamTests : IDisposable
         Assert.True(oldest > 0);
         using var client = factory.CreateClient();
 
-        using var response = await OpenAsync(client, "/changes?since=0");
+        using var response = await OpenAsync(client, "/changes?since=1");
 
         Assert.Equal(HttpStatusCode.Gone, response.StatusCode);
         Assert.Equal("application/problem+json", response.Content.Headers.ContentType?.MediaType);
         using var problem = JsonDocument.Parse(await response.Content.ReadAsStringAsync());
         Assert.Equal(oldest, problem.RootElement.GetProperty("oldest").GetInt64());
-        Assert.Equal(0, problem.RootElement.GetProperty("requested").GetInt64());
+        Assert.Equal(1, problem.RootElement.GetProperty("requested").GetInt64());
 
         using var accepted = await OpenAsync(client, $"/changes?since={oldest}");
         Assert.Equal(HttpStatusCode.OK, accepted.StatusCode);
+        using var zero = await OpenAsync(client, "/changes?since=0"); // CF8: 0 is the oldest retained position
+        Assert.Equal(HttpStatusCode.OK, zero.StatusCode);
+        using var none = await OpenAsync(client, "/changes");
+        Assert.Equal(HttpStatusCode.OK, none.StatusCode);
+    }
+
+    [Fact]
+    public async Task A_position_ahead_of_the_store_is_410()
+    {
+        await using var factory = new DocumentsApiFactory(_directory.Combine("store"));
+        var store = factory.Services.GetRequiredService<DocumentStore>();
+        await SaveAsync(store, "products", "products/a");
+        using var client = factory.CreateClient();
+
+        using var response = await OpenAsync(client, "/changes?since=1000");
+
+        Assert.Equal(HttpStatusCode.Gone, response.StatusCode);
+        using var problem = JsonDocument.Parse(await response.Content.ReadAsStringAsync());
+        Assert.Equal(1000, problem.RootElement.GetProperty("requested").GetInt64());
+        Assert.Contains("ahead of the store", problem.RootElement.GetProperty("detail").GetString(), StringComparison.Ordinal);
     }
 
     [Fact]
