@@ -90,17 +90,9 @@ internal static class DocumentStoreOptionsBinder
     }
 
     /// <summary>The <c>ChangeFeed</c> subsection (ChangeFeed:Enabled, ChangeFeed:Retention); strict like the rest.</summary>
-    private static void BindChangeFeed(IConfigurationSection section, ChangeFeedOptions options)
-    {
-        foreach (var child in section.GetChildren())
+    private static void BindChangeFeed(IConfigurationSection section, ChangeFeedOptions options) =>
+        BindSubsection(section, ChangeFeedKeys, (key, child) =>
         {
-            var key = ChangeFeedKeys.FirstOrDefault(k => string.Equals(k, child.Key, StringComparison.OrdinalIgnoreCase))
-                ?? throw new InvalidOperationException($"Voron document store: unknown setting '{child.Path}'. The change feed's settings are {string.Join(", ", ChangeFeedKeys)}.");
-            if (child.Value == null)
-            {
-                continue;
-            }
-
             if (key == nameof(ChangeFeedOptions.Enabled))
             {
                 options.Enabled = Bool(child);
@@ -109,27 +101,35 @@ internal static class DocumentStoreOptionsBinder
             {
                 options.Retention = Duration(child);
             }
-        }
-    }
+        });
 
     /// <summary>The <c>Expiration</c> subsection (<see cref="ExpirationOptions"/>), as strict as the rest.</summary>
-    private static void BindExpiration(IConfigurationSection section, ExpirationOptions options)
-    {
-        foreach (var child in section.GetChildren())
+    private static void BindExpiration(IConfigurationSection section, ExpirationOptions options) =>
+        BindSubsection(section, ExpirationKeys, (key, child) =>
         {
-            var key = ExpirationKeys.FirstOrDefault(k => string.Equals(k, child.Key, StringComparison.OrdinalIgnoreCase))
-                ?? throw new InvalidOperationException($"Voron document store: unknown setting '{child.Key}' under '{section.Path}'. The settings are {string.Join(", ", ExpirationKeys)}.");
-            if (child.Value == null)
-            {
-                continue;
-            }
-
             switch (key)
             {
                 case nameof(ExpirationOptions.Enabled): options.Enabled = Bool(child); break;
                 case nameof(ExpirationOptions.SweepInterval): options.SweepInterval = Duration(child); break;
                 case nameof(ExpirationOptions.BatchSize): options.BatchSize = Int(child); break;
                 case nameof(ExpirationOptions.JsonField): options.JsonField = child.Value; break;
+            }
+        });
+
+    /// <summary>
+    /// Binds an options subsection: every key must be one of <paramref name="keys"/> (without case,
+    /// as the configuration binder compares), else an error naming it and the keys there are; a
+    /// null value leaves the setting as it is.
+    /// </summary>
+    private static void BindSubsection(IConfigurationSection section, string[] keys, Action<string, IConfigurationSection> set)
+    {
+        foreach (var child in section.GetChildren())
+        {
+            var key = keys.FirstOrDefault(k => string.Equals(k, child.Key, StringComparison.OrdinalIgnoreCase))
+                ?? throw new InvalidOperationException($"Voron document store: unknown setting '{child.Key}' under '{section.Path}'. The settings there are {string.Join(", ", keys)}.");
+            if (child.Value != null)
+            {
+                set(key, child);
             }
         }
     }
