@@ -175,6 +175,9 @@ internal sealed partial class LowLevelTransaction : IPageAccess, IAllocatorPages
         return copy;
     }
 
+    /// <summary>BT12's question: the page is in <see cref="_dirty"/> (modified or created here).</summary>
+    public bool HoldsWritableCopy(long pageNumber) => _dirty != null && _dirty.ContainsKey(pageNumber);
+
     public Span<byte> AllocatePages(int pageCount, out long pageNumber)
     {
         RequireWritable();

@@ -92,6 +92,7 @@ internal sealed partial class BTree
             FreeRun(oldRun, oldValueSize);
         }
 
+        var leafWasWritable = _pages.HoldsWritableCopy(leafNumber); // BT12: asked before this Put's own ModifyPage
         var page = _pages.ModifyPage(leafNumber);
         if (found >= 0)
         {
@@ -121,7 +122,7 @@ internal sealed partial class BTree
             return;
         }
 
-        if (!ascending && TryShareWithRightSibling(key, value, run, nodeSize, index))
+        if (!ascending && TryShareWithRightSibling(key, value, run, nodeSize, index, leafWasWritable))
         {
             return;
         }

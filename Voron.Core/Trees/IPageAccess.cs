@@ -32,6 +32,13 @@ internal interface IPageAccess
     Span<byte> ModifyPage(long pageNumber);
 
     /// <summary>
+    /// Whether this transaction already holds a writable copy of the page: it modified the page
+    /// (<see cref="ModifyPage"/>) or created it (<see cref="AllocatePages"/>). A hint for choices
+    /// that cost journal bytes only on pages the transaction has left untouched (BT12).
+    /// </summary>
+    bool HoldsWritableCopy(long pageNumber);
+
+    /// <summary>
     /// Allocates <paramref name="pageCount"/> consecutive pages and returns a zeroed, writable
     /// buffer over all of them, with the page number already in the header. The caller sets the
     /// flags (and OverflowSize for a run).

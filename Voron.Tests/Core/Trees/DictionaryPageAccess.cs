@@ -61,6 +61,8 @@ internal sealed class DictionaryPageAccess : IPageAccess
         return page;
     }
 
+    public bool HoldsWritableCopy(long pageNumber) => _writableThisTransaction.Contains(pageNumber);
+
     public Span<byte> AllocatePages(int pageCount, out long pageNumber)
     {
         EnsureWritable();
