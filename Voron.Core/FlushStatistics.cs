@@ -5,8 +5,8 @@ namespace Voron;
 /// <summary>What one flush of committed pages to the data file did.</summary>
 /// <param name="UpToTransactionId">The data file now holds every transaction up to this one.</param>
 /// <param name="Transactions">How many committed transactions this flush covered.</param>
-/// <param name="Pages">Pages written (an overflow run counts each of its pages).</param>
-/// <param name="Bytes">Bytes written to the data file.</param>
+/// <param name="Pages">Pages written, whole or only their changed 4 KiB halves (an overflow run counts each of its pages).</param>
+/// <param name="Bytes">Bytes written to the data file: less than <see cref="Pages"/> times the page size when only changed halves were written.</param>
 /// <param name="Seeks">Discontiguous runs written: one gathered write each.</param>
 /// <param name="LeafPages">Written pages whose header says tree leaf.</param>
 /// <param name="BranchPages">Written pages whose header says tree branch.</param>

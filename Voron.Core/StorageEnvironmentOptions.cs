@@ -238,6 +238,13 @@ public sealed class StorageEnvironmentOptions
     internal Action<Flushing.FlushStep>? FlushHook { get; set; }
 
     /// <summary>
+    /// Whether the flush writes only the 4 KiB units of a page its commits changed (FL10,
+    /// Flushing/FlushUnits.cs). On by default; off writes every page whole — the A/B switch, and
+    /// the reference the flush-unit tests compare the data file with.
+    /// </summary>
+    internal bool FlushChangedUnitsOnly { get; set; } = true;
+
+    /// <summary>
     /// Test hook: called at each step of every commit (<see cref="Transactions.CommitStep"/>) on
     /// the committing thread. Tests throw there to fail a commit at that step. Null (inert)
     /// outside tests.

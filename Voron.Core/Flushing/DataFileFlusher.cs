@@ -18,7 +18,9 @@ namespace Voron.Flushing;
 //        or the last published commit when no reader is live (FL1)
 //     2. batch = the unflushed commits with tx <= F (FL4); pages = every page they wrote; for
 //        each, the newest version with tx <= F from the page table
-//     3. data file: extend, write the pages as gathered runs (Pager.WritePages)
+//     3. data file: extend, write the pages as gathered runs (Pager.WritePages) — of each page
+//        only the 4 KiB units the batch's commits changed (the OR of their masks, FL10), whole
+//        where a mask is unknown or the page lies past the file's end before the flush
 //     4. data file: FlushData (fdatasync)                           (FL2: before the header)
 //     5. header: revision + 1, LastSyncedTxId = F, journal position after F's record,
 //        state as of F; written to the other copy and FlushData'd   (FL3: before releasing)
@@ -66,6 +68,17 @@ namespace Voron.Flushing;
 //        ended below F (a commit visible but not yet queued when F was fixed), pruning could drop
 //        the newest version <= the batch's end, and the flush would skip that page or write
 //        another's, while its header claims the batch (found in review, issue 17).
+//   FL10. The flush writes, of each page (or overflow run), at least every 4 KiB unit whose bytes
+//        differ between the data file's version and the version it writes (Flushing/FlushUnits.cs).
+//        Each commit carries a mask per page (PreparedCommit.FlushUnits): the units its diff
+//        against the previous version touches; every unit when the page is stored whole, created
+//        by the commit (its diff is against zeros, not against what the file holds there: a
+//        freed page's old bytes), when diffs are off, or when the mask is unknown. The data file
+//        holds every page as of the last flush (recovery writes whole pages and syncs before the
+//        store opens), and the batch is exactly the commits after it up to F (FL4, FL9), each
+//        diffed against the one before it; so the OR of the batch's masks covers every changed
+//        byte. Pages past the file's end before the flush are written whole. Off through
+//        StorageEnvironmentOptions.FlushChangedUnitsOnly (the A/B, and the tests' reference).
 //
 //   The background flush wakes when the backlog (page bytes summed per committed transaction)
 //   crosses FlushThresholdBytes, when a flush ends with the backlog at the threshold again, and
@@ -319,11 +332,8 @@ internal sealed class DataFileFlusher : IDisposable
             throw new InvalidOperationException($"FL9: the flush pinned tx {horizon} but its batch ends at tx {last.TxId}.");
         }
 
-        var pageNumbers = new HashSet<long>();
-        foreach (var transaction in batch)
-        {
-            pageNumbers.UnionWith(transaction.Pages);
-        }
+        var units = ChangedUnits(batch);
+        var pageNumbers = units.Keys;
 
         var start = Stopwatch.GetTimestamp();
         if (_options.Durability == DurabilityMode.Lazy)
@@ -333,7 +343,7 @@ internal sealed class DataFileFlusher : IDisposable
 
         var images = _seams.PageTable.NewestUpTo(pageNumbers, last.TxId).ConvertAll(p => new KeyValuePair<long, ReadOnlyMemory<byte>>(p.Key, p.Value));
         var pager = _seams.Pager;
-        var seeks = pager.WritePages(images);
+        var (seeks, written) = pager.WritePages(images, UnitsToWrite(images, units, pager.PageCount));
         Step(FlushStep.PagesWritten);
         pager.Sync(); // FL2
         Step(FlushStep.DataSynced);
@@ -361,20 +371,58 @@ internal sealed class DataFileFlusher : IDisposable
             _unflushedBytes -= batch.Sum(t => t.Bytes);
         }
 
-        return Statistics(last.TxId, batch.Count, images, seeks, Stopwatch.GetElapsedTime(start));
+        return Statistics(last.TxId, batch.Count, images, seeks, written, Stopwatch.GetElapsedTime(start));
+    }
+
+    /// <summary>
+    /// FL10: per page the batch wrote or freed, the 4 KiB units any of its commits changed (the OR
+    /// of their masks; every unit where a commit's mask is unknown).
+    /// </summary>
+    private static Dictionary<long, ulong> ChangedUnits(List<UnflushedTransaction> batch)
+    {
+        var units = new Dictionary<long, ulong>();
+        foreach (var transaction in batch)
+        {
+            for (var i = 0; i < transaction.Pages.Length; i++)
+            {
+                var mask = transaction.Units is { } known && i < known.Length ? known[i] : FlushUnits.All;
+                var pageNumber = transaction.Pages[i];
+                units[pageNumber] = units.GetValueOrDefault(pageNumber) | mask;
+            }
+        }
+
+        return units;
+    }
+
+    /// <summary>
+    /// FL10: what to write of each image — the batch's changed units, except every unit when the
+    /// switch is off or when the image reaches past the data file's end before this flush (those
+    /// bytes were never written: there is nothing to keep).
+    /// </summary>
+    private ulong[] UnitsToWrite(List<KeyValuePair<long, ReadOnlyMemory<byte>>> images, Dictionary<long, ulong> units, long pagesBefore)
+    {
+        var result = new ulong[images.Count];
+        for (var i = 0; i < images.Count; i++)
+        {
+            var (pageNumber, image) = images[i];
+            var pastEnd = pageNumber + image.Length / Constants.PageSize > pagesBefore;
+            result[i] = _options.FlushChangedUnitsOnly && !pastEnd ? units[pageNumber] : FlushUnits.All;
+        }
+
+        return result;
     }
 
     /// <summary>The test hook at <paramref name="step"/> (FlushStep); inert without one.</summary>
     private void Step(FlushStep step) => _options.FlushHook?.Invoke(step);
 
     /// <summary>Counts the written images by the kind their page header names.</summary>
-    private static FlushStatistics Statistics(long upTo, int transactions, List<KeyValuePair<long, ReadOnlyMemory<byte>>> images, int seeks, TimeSpan duration)
+    private static FlushStatistics Statistics(long upTo, int transactions, List<KeyValuePair<long, ReadOnlyMemory<byte>>> images, int seeks, long written, TimeSpan duration)
     {
-        long bytes = 0, leaves = 0, branches = 0, overflows = 0, freeSpace = 0;
+        long pageCount = 0, leaves = 0, branches = 0, overflows = 0, freeSpace = 0;
         foreach (var (_, image) in images)
         {
-            bytes += image.Length;
             var pages = image.Length / Constants.PageSize;
+            pageCount += pages;
             switch (PageHeader.GetFlags(image.Span))
             {
                 case PageFlags.Leaf:
@@ -392,7 +440,7 @@ internal sealed class DataFileFlusher : IDisposable
             }
         }
 
-        return new FlushStatistics(upTo, transactions, bytes / Constants.PageSize, bytes, seeks, leaves, branches, overflows, freeSpace, duration);
+        return new FlushStatistics(upTo, transactions, pageCount, written, seeks, leaves, branches, overflows, freeSpace, duration);
     }
 
     private async Task RunAsync()

@@ -271,34 +271,49 @@ internal sealed unsafe partial class Pager : IDisposable
 
     /// <summary>
     /// Writes page images (each a whole page or run, keyed by first page number) sorted by page
-    /// number, one gathered write per contiguous run. Returns the number of runs (seeks). An image
-    /// may be any memory (a managed array, or a page version in the scratch file's mapping).
+    /// number, one gathered write per contiguous stretch of bytes. With <paramref name="units"/>
+    /// (one mask per image, Flushing/FlushUnits.cs, FL10) only the marked 4 KiB units of each image
+    /// are written; the rest of it must already hold the same bytes in the file. Returns the number
+    /// of gathered writes (seeks) and the bytes written. An image may be any memory (a managed
+    /// array, or a page version in the scratch file's mapping).
     /// </summary>
-    public int WritePages(IReadOnlyList<KeyValuePair<long, ReadOnlyMemory<byte>>> sortedPages)
+    public (int Runs, long Bytes) WritePages(IReadOnlyList<KeyValuePair<long, ReadOnlyMemory<byte>>> sortedPages, IReadOnlyList<ulong>? units = null)
     {
-        var runs = 0;
-        var i = 0;
-        var batch = new List<ReadOnlyMemory<byte>>();
-        while (i < sortedPages.Count)
+        var run = new GatheredRun(this);
+        for (var i = 0; i < sortedPages.Count; i++)
         {
-            var start = sortedPages[i].Key;
-            var next = start;
-            batch.Clear();
-            while (i < sortedPages.Count && sortedPages[i].Key == next)
+            var (pageNumber, image) = sortedPages[i];
+            var offset = pageNumber * Constants.PageSize;
+            EnsurePageCount(pageNumber + image.Length / Constants.PageSize);
+            var mask = units?[i] ?? Flushing.FlushUnits.All;
+            if (Flushing.FlushUnits.IsWhole(mask, image.Length))
             {
-                var image = sortedPages[i].Value;
-                batch.Add(image);
-                next += image.Length / Constants.PageSize;
-                i++;
+                run.Add(offset, image);
+                continue;
             }
 
-            EnsurePageCount(next);
-            _file.Write(start * Constants.PageSize, batch);
-            ForgetVerified(start, checked((int)(next - start)));
-            runs++;
+            var count = Flushing.FlushUnits.Count(image.Length);
+            for (var unit = 0; unit < count; unit++)
+            {
+                if ((mask & (1UL << unit)) == 0)
+                {
+                    continue;
+                }
+
+                var end = unit;
+                while (end + 1 < count && (mask & (1UL << (end + 1))) != 0)
+                {
+                    end++;
+                }
+
+                const int size = Flushing.FlushUnits.UnitSize;
+                run.Add(offset + (long)unit * size, image.Slice(unit * size, (end - unit + 1) * size));
+                unit = end;
+            }
         }
 
-        return runs;
+        run.Write();
+        return (run.Runs, run.Bytes);
     }
 
     /// <summary>Writes one page image at its place (creation and recovery).</summary>

@@ -131,7 +131,7 @@ internal sealed class CommitPipeline
             _seams.Hook(CommitStep.Published);
             // FL9 (Flushing/DataFileFlusher.cs): the flusher has the commit before anyone can see
             // it, so every transaction up to the committed id is queued when a flush pins it.
-            _seams.QueueForFlush(new UnflushedTransaction(prepared.TxId, [.. prepared.Pages.Select(p => p.Key), .. prepared.FreedPages], prepared.Bytes, prepared.State, end));
+            _seams.QueueForFlush(new UnflushedTransaction(prepared.TxId, [.. prepared.Pages.Select(p => p.Key), .. prepared.FreedPages], prepared.Bytes, prepared.State, end, prepared.FlushUnits));
             _seams.Hook(CommitStep.Enqueued);
             _seams.MakeVisible(new CommittedState(prepared.TxId, prepared.State, prepared.FreeSpace, end)); // C3
             _seams.Hook(CommitStep.Visible);

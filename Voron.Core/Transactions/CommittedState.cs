@@ -11,5 +11,9 @@ namespace Voron.Transactions;
 /// </summary>
 internal sealed record CommittedState(long TxId, EnvironmentState State, FreeSpaceSummary FreeSpace, JournalPosition JournalEnd);
 
-/// <summary>A committed transaction the flusher has yet to copy to the data file.</summary>
-internal sealed record UnflushedTransaction(long TxId, long[] Pages, long Bytes, EnvironmentState State, JournalPosition JournalEnd);
+/// <summary>
+/// A committed transaction the flusher has yet to copy to the data file. <c>Units</c> (FL10,
+/// Flushing/FlushUnits.cs): the 4 KiB units it changed of each of the first <c>Units.Length</c>
+/// pages; every unit of the others (freed pages) and of all when null.
+/// </summary>
+internal sealed record UnflushedTransaction(long TxId, long[] Pages, long Bytes, EnvironmentState State, JournalPosition JournalEnd, ulong[]? Units = null);

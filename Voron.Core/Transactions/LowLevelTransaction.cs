@@ -339,13 +339,20 @@ internal sealed partial class LowLevelTransaction : IPageAccess, IAllocatorPages
         _prepared = true; // T7: the pages below are what the journal and the page table get
         var state = new EnvironmentState(Root.State, Allocator.NextPageNumber, Allocator.DirectoryPage);
         byte[]? arena = null;
-        var journalPages = diffs ? DiffPages(pages, out arena) : pages.ConvertAll(p => new JournalPage(p.Key, p.Value)).ToArray();
+        ulong[]? units = null; // FL10: without diffs every unit of every page is written
+        var journalPages = diffs ? DiffPages(pages, out arena, out units) : pages.ConvertAll(p => new JournalPage(p.Key, p.Value)).ToArray();
         // A page freed and allocated again by this transaction has a version, not a tombstone.
         long[] freed = [.. _freed!.Where(p => !dirty.ContainsKey(p)).Distinct()];
-        return new PreparedCommit(Id, state, Allocator.ToSummary(), pages, dirty, journalPages, freed, arena);
+        return new PreparedCommit(Id, state, Allocator.ToSummary(), pages, dirty, journalPages, freed, arena, units);
     }
 
-    private JournalPage[] DiffPages(List<KeyValuePair<long, byte[]>> pages, out byte[] arena)
+    /// <summary>
+    /// The journal entries of <paramref name="pages"/>, and (FL10) the 4 KiB units of each that
+    /// the flush must write: those a diff against the previous version touches; every unit of a
+    /// page stored whole and of a page this transaction created (its diff is against zeros, not
+    /// against what the data file holds at that place: a freed page's old bytes, or nothing).
+    /// </summary>
+    private JournalPage[] DiffPages(List<KeyValuePair<long, byte[]>> pages, out byte[] arena, out ulong[] units)
     {
         long total = 0;
         foreach (var (_, bytes) in pages)
@@ -359,10 +366,12 @@ internal sealed partial class LowLevelTransaction : IPageAccess, IAllocatorPages
         arena = PreparedCommit.RentDiffArena(checked((int)total));
         var used = 0;
         var result = new JournalPage[pages.Count];
+        units = new ulong[pages.Count];
         for (var i = 0; i < pages.Count; i++)
         {
             var (pageNumber, current) = pages[i];
             var isNew = _allocated!.Contains(pageNumber);
+            units[i] = Flushing.FlushUnits.All;
             if (isNew && IsDenseNewPage(pageNumber, current))
             {
                 result[i] = new JournalPage(pageNumber, current);
@@ -375,6 +384,11 @@ internal sealed partial class LowLevelTransaction : IPageAccess, IAllocatorPages
             {
                 result[i] = new JournalPage(pageNumber, current);
                 continue;
+            }
+
+            if (!isNew)
+            {
+                units[i] = Flushing.FlushUnits.FromDiff(output[..length], current.Length);
             }
 
             var encoding = isNew ? JournalPageEncoding.DiffAgainstZeros : JournalPageEncoding.DiffAgainstPrevious;

@@ -13,9 +13,10 @@ namespace Voron.Transactions;
 internal sealed class PreparedCommit
 {
     public PreparedCommit(long txId, EnvironmentState state, FreeSpaceSummary freeSpace, List<KeyValuePair<long, byte[]>> pages,
-        Dictionary<long, byte[]> pagesByNumber, JournalPage[] journalPages, long[] freedPages, byte[]? diffArena = null)
+        Dictionary<long, byte[]> pagesByNumber, JournalPage[] journalPages, long[] freedPages, byte[]? diffArena = null, ulong[]? flushUnits = null)
     {
         _diffArena = diffArena;
+        FlushUnits = flushUnits;
         FreedPages = freedPages;
         TxId = txId;
         State = state;
@@ -48,6 +49,12 @@ internal sealed class PreparedCommit
 
     /// <summary>The same pages by number, for a transaction that builds on this one before it is published.</summary>
     public IReadOnlyDictionary<long, byte[]> PagesByNumber { get; }
+
+    /// <summary>
+    /// FL10 (Flushing/FlushUnits.cs): for each of <see cref="Pages"/>, the 4 KiB units this
+    /// commit changed; null when not known (every unit of every page).
+    /// </summary>
+    public ulong[]? FlushUnits { get; }
 
     /// <summary>What the journal stores for each page: a full image or a diff.</summary>
     public JournalPage[] JournalPages { get; }
