@@ -24,6 +24,9 @@ namespace Voron.Transactions;
 //             batch runs while N is written and flushed
 //     sync:   WriteAndPublish(N); release _writeLock; loop
 //   committer (at most one at a time, C1): WriteAndPublish(N), then acknowledge N's operations (C2)
+//   caller runs (TransactionMerger.CallerRuns.cs, MG1–MG3): when the merger is idle — nothing in
+//     flight, the write lock free, the queue empty — a submitter with no synchronization context
+//     does all of the above itself for its one operation, with no thread hop; otherwise it queues
 //
 // Invariants:
 //   M1. Operations may run more than once (when a batch-mate throws, the others run again on a
@@ -33,7 +36,8 @@ namespace Voron.Transactions;
 //   M3. Disposal is deterministic: the batch in progress and the in-flight commit finish, every
 //       operation still queued fails with ObjectDisposedException, then the writer task ends.
 //   M4. The queue is bounded (MaxQueuedOperations): submitters wait for room (backpressure), and
-//       at most one batch is in flight while the next one runs.
+//       at most one batch is in flight while the next one runs (a caller-run batch counts as
+//       one: it starts only when none is in flight, MG1, and never enters the queue).
 //   M6. An operation is synchronous: it runs on a view of the batch's transaction that closes
 //       when the delegate returns (T7), so code that runs later — after an await, or from a
 //       callback that kept the transaction — throws instead of writing into pages the batch has
@@ -60,7 +64,7 @@ namespace Voron.Transactions;
 //       exception's type, was reported to its own operations and never ends the writer.
 
 /// <summary>Merges concurrent write operations into shared transactions and journal flushes.</summary>
-internal sealed class TransactionMerger : IDisposable
+internal sealed partial class TransactionMerger : IDisposable
 {
     private readonly CommitPipeline _pipeline;
     private readonly MergerSeams _seams;
@@ -69,7 +73,7 @@ internal sealed class TransactionMerger : IDisposable
     private readonly Channel<MergedOperation> _queue;
     private readonly Task _writer;
     private readonly KeyValuePair<string, object?> _tag;
-    private readonly OperationSynchronizationContext _context = new(); // used by the writer only
+    private readonly OperationSynchronizationContext _context = new(); // used under the write lock only (writer or caller-run batch)
 
     [ThreadStatic]
     private static TransactionMerger? t_running; // the merger whose operation this thread runs (LC4)
@@ -119,6 +123,11 @@ internal sealed class TransactionMerger : IDisposable
         _seams.ThrowIfUnusable();
         var merged = new MergedOperation<T>(operation);
         merged.Arm(cancellationToken);
+        if (TryRunOnCaller(merged)) // MG1: an idle merger lets the submitting thread run the batch
+        {
+            return merged.Task;
+        }
+
         return _queue.Writer.TryWrite(merged) ? merged.Task : WaitForRoomAsync(merged, cancellationToken);
     }
 
@@ -453,13 +462,15 @@ internal sealed class TransactionMerger : IDisposable
     /// <summary>The merger's state in one line, for hang reports and debugging.</summary>
     public string Describe() =>
         $"merger: writer {_writer.Status}, in-flight commit {InFlight.Status}, {(_queue.Reader.CanCount ? _queue.Reader.Count.ToString(System.Globalization.CultureInfo.InvariantCulture) : "?")} queued, " +
-        $"closing {_closing}, queue {(_queue.Reader.Completion.IsCompleted ? "closed" : "open")}, environment {(_failures.Failure is { } f ? "failed: " + f.Message : "usable")}";
+        $"caller-run batches {Volatile.Read(ref _callerRuns)}, closing {_closing}, queue {(_queue.Reader.Completion.IsCompleted ? "closed" : "open")}, environment {(_failures.Failure is { } f ? "failed: " + f.Message : "usable")}";
 
     /// <summary>Stops taking operations and waits for the writer to finish (M3).</summary>
     public void Dispose()
     {
         _closing = true;
+        Interlocked.MemoryBarrier(); // MG3: a caller-run batch that missed the flag is counted, and waited for below
         _queue.Writer.TryComplete();
         _writer.GetAwaiter().GetResult();
+        WaitForCallerRuns();
     }
 }
