@@ -24,7 +24,7 @@ namespace Voron.Transactions;
 //             batch runs while N is written and flushed
 //     sync:   WriteAndPublish(N); release _writeLock; loop
 //   committer (at most one at a time, C1): WriteAndPublish(N), then acknowledge N's operations (C2)
-//   caller runs (TransactionMerger.CallerRuns.cs, MG1–MG3): when the merger is idle — nothing in
+//   caller runs (TransactionMerger.CallerRuns.cs, MG1–MG3; opt-in switch): when the merger is idle — nothing in
 //     flight, the write lock free, the queue empty — a submitter with no synchronization context
 //     does all of the above itself for its one operation, with no thread hop; otherwise it queues
 //
@@ -462,7 +462,7 @@ internal sealed partial class TransactionMerger : IDisposable
     /// <summary>The merger's state in one line, for hang reports and debugging.</summary>
     public string Describe() =>
         $"merger: writer {_writer.Status}, in-flight commit {InFlight.Status}, {(_queue.Reader.CanCount ? _queue.Reader.Count.ToString(System.Globalization.CultureInfo.InvariantCulture) : "?")} queued, " +
-        $"caller-run batches {Volatile.Read(ref _callerRuns)}, closing {_closing}, queue {(_queue.Reader.Completion.IsCompleted ? "closed" : "open")}, environment {(_failures.Failure is { } f ? "failed: " + f.Message : "usable")}";
+        $"caller-run batches {Volatile.Read(ref _callerRunning)}, closing {_closing}, queue {(_queue.Reader.Completion.IsCompleted ? "closed" : "open")}, environment {(_failures.Failure is { } f ? "failed: " + f.Message : "usable")}";
 
     /// <summary>Stops taking operations and waits for the writer to finish (M3).</summary>
     public void Dispose()

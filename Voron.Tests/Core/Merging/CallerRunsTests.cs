@@ -12,6 +12,13 @@ namespace Voron.Tests.Core.Merging;
 /// </summary>
 public sealed class CallerRunsTests
 {
+    public CallerRunsTests()
+    {
+        // Off by default (TransactionMerger.CallerRunsSwitch). Process-wide: other tests may take
+        // the path too while this class runs, which they must (and did, when it was on) tolerate.
+        AppContext.SetSwitch(TransactionMerger.CallerRunsSwitch, true);
+    }
+
     private static byte[] Key(int i)
     {
         var key = new byte[4];
