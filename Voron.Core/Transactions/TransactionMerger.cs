@@ -24,9 +24,10 @@ namespace Voron.Transactions;
 //             batch runs while N is written and flushed
 //     sync:   WriteAndPublish(N); release _writeLock; loop
 //   committer (at most one at a time, C1): WriteAndPublish(N), then acknowledge N's operations (C2)
-//   caller runs (TransactionMerger.CallerRuns.cs, MG1–MG3; opt-in switch): when the merger is idle — nothing in
-//     flight, the write lock free, the queue empty — a submitter with no synchronization context
-//     does all of the above itself for its one operation, with no thread hop; otherwise it queues
+//   caller runs (TransactionMerger.CallerRuns.cs, MG1–MG4): when the merger is idle — nothing in
+//     flight, the write lock free, the queue empty — the submitter does all of the above itself
+//     for its one operation, with no thread hop; otherwise it queues. Every wait for the
+//     in-flight commit claims a caller-run write nobody has run yet (ClaimInFlight, MG4)
 //
 // Invariants:
 //   M1. Operations may run more than once (when a batch-mate throws, the others run again on a
@@ -123,8 +124,9 @@ internal sealed partial class TransactionMerger : IDisposable
         _seams.ThrowIfUnusable();
         var merged = new MergedOperation<T>(operation);
         merged.Arm(cancellationToken);
-        if (TryRunOnCaller(merged)) // MG1: an idle merger lets the submitting thread run the batch
+        if (SynchronizationContext.Current == null && TryRunOnCaller(merged, out var write)) // MG1, MG2: an idle merger lets the submitting thread run the batch
         {
+            write?.Run(); // MG4: claimed at once, so the task returned has completed
             return merged.Task;
         }
 
@@ -225,6 +227,7 @@ internal sealed partial class TransactionMerger : IDisposable
                 }
 
                 prepared = _pipeline.Prepare(transaction);
+                Volatile.Write(ref _lastBatchOperations, operations.Count); // caller runs only after a batch of one
             }
             catch (Exception e)
             {
@@ -237,7 +240,7 @@ internal sealed partial class TransactionMerger : IDisposable
                 return;
             }
 
-            if (previous != null && await InFlight.ConfigureAwait(false) != null) // C1, C4: N - 1 first
+            if (previous != null && await ClaimInFlight().ConfigureAwait(false) != null) // C1, C4: N - 1 first (MG4: running it if nobody has)
             {
                 prepared?.ReleaseDiffArena(); // built on a commit that failed: never written
                 if (_failures.Failure != null)
@@ -317,6 +320,7 @@ internal sealed partial class TransactionMerger : IDisposable
                     break;
                 }
 
+                StartUnclaimedCallerWrite(); // MG4: this wait must not be for a write nobody runs
                 var arrival = reader.WaitToReadAsync().AsTask();
                 await Task.WhenAny(arrival, inFlight).ConfigureAwait(false);
                 continue;
@@ -457,7 +461,7 @@ internal sealed partial class TransactionMerger : IDisposable
     }
 
     /// <summary>Waits for the in-flight commit; its outcome was reported to its own operations (it never throws).</summary>
-    private async Task WaitForInFlightQuietly() => await InFlight.ConfigureAwait(false);
+    private async Task WaitForInFlightQuietly() => await ClaimInFlight().ConfigureAwait(false); // MG4
 
     /// <summary>The merger's state in one line, for hang reports and debugging.</summary>
     public string Describe() =>
@@ -472,5 +476,6 @@ internal sealed partial class TransactionMerger : IDisposable
         _queue.Writer.TryComplete();
         _writer.GetAwaiter().GetResult();
         WaitForCallerRuns();
+        ClaimInFlight().GetAwaiter().GetResult(); // MG4: a caller-run write published after the writer's last wait
     }
 }

@@ -14,8 +14,8 @@ public sealed class CallerRunsTests
 {
     public CallerRunsTests()
     {
-        // Off by default (TransactionMerger.CallerRunsSwitch). Process-wide: other tests may take
-        // the path too while this class runs, which they must (and did, when it was on) tolerate.
+        // On by default (TransactionMerger.CallerRunsSwitch); set here so these tests do not
+        // depend on the default. Process-wide, read when a store opens.
         AppContext.SetSwitch(TransactionMerger.CallerRunsSwitch, true);
     }
 
@@ -329,5 +329,154 @@ public sealed class CallerRunsTests
 
         Assert.Equal(kinds.Count(kind => kind is 0 or 3), tree.Count);
         env.CheckIntegrity();
+    }
+
+    /// <summary>Submits a deferred operation (the VFS's form) from a thread with no synchronization context.</summary>
+    private static (Task Task, TransactionMerger.CallerWrite? Write, List<Exception?> Acks) SubmitDeferred(StorageEnvironment env, int key) =>
+        Task.Run(() =>
+        {
+            var acks = new List<Exception?>();
+            var task = env.ExecuteDeferred(tx => tx.CreateTree("t").Put(Key(key), [(byte)key]), error =>
+            {
+                lock (acks)
+                {
+                    acks.Add(error);
+                }
+            }, mayRunHere: true, out var write);
+            return (task, write, acks);
+        }).GetAwaiter().GetResult();
+
+    public enum Claimer
+    {
+        Submitter,
+        ExplicitTransaction,
+        QueuedOperation,
+        Dispose,
+    }
+
+    [Theory]
+    [InlineData(Claimer.Submitter)]
+    [InlineData(Claimer.ExplicitTransaction)]
+    [InlineData(Claimer.QueuedOperation)]
+    [InlineData(Claimer.Dispose)]
+    public async Task A_deferred_caller_write_runs_exactly_once_whoever_claims_it(Claimer claimer)
+    {
+        var fs = StoreFactory.NewFileSystem();
+        var env = StorageEnvironment.Open(Options(fs));
+        var (task, write, acks) = SubmitDeferred(env, 1);
+        Assert.NotNull(write); // an idle store: prepared on the submitter's thread, its write left to be claimed
+        Assert.False(task.IsCompleted, "not durable before its write ran");
+        var journalBefore = env.JournalWrites;
+
+        switch (claimer)
+        {
+            case Claimer.Submitter:
+                write.Run();
+                break;
+            case Claimer.ExplicitTransaction:
+                using (var tx = await env.BeginWriteAsync())
+                {
+                    // MG4: the explicit transaction waited for the in-flight commit by running it
+                    Assert.True(task.IsCompletedSuccessfully, "the in-flight write ran before the explicit transaction began");
+                    tx.CreateTree("t").Put(Key(2), [2]);
+                    tx.Commit();
+                }
+
+                break;
+            case Claimer.QueuedOperation:
+                // Not idle (a commit in flight): queued, and the writer claims the write it builds on.
+                await Task.Run(() => env.ExecuteAsync(tx => tx.CreateTree("t").Put(Key(2), [2]))).WaitAsync(TimeSpan.FromSeconds(60));
+                break;
+            case Claimer.Dispose:
+                env.Dispose();
+                break;
+        }
+
+        await task.WaitAsync(TimeSpan.FromSeconds(60));
+        write.Run(); // claimed already: runs nothing
+        Assert.Equal(new Exception?[] { null }, acks); // acknowledged once, durable
+        if (claimer != Claimer.Dispose)
+        {
+            Assert.True(env.JournalWrites - journalBefore >= 1);
+            env.CloseWithoutFlush(); // recovery from the journal alone
+        }
+
+        using var reopened = StorageEnvironment.Open(Options(fs));
+        using var read = reopened.BeginRead();
+        var tree = read.OpenTree("t")!;
+        Assert.True(tree.TryGet(Key(1), out var value));
+        Assert.Equal(1, value[0]);
+        Assert.Equal(claimer is Claimer.ExplicitTransaction or Claimer.QueuedOperation ? 2 : 1, tree.Count);
+    }
+
+    [Fact]
+    public async Task A_deferred_operation_not_allowed_to_run_here_is_queued_and_acknowledged_once()
+    {
+        using var env = StorageEnvironment.Open(Options(StoreFactory.NewFileSystem()));
+        var acks = new List<Exception?>();
+        var (task, write) = await Task.Run(() =>
+        {
+            var task = env.ExecuteDeferred(_ => throw new InvalidOperationException("refused"), error =>
+            {
+                lock (acks)
+                {
+                    acks.Add(error);
+                }
+            }, mayRunHere: false, out var write);
+            return (task, write);
+        });
+
+        Assert.Null(write);
+        var error = await Assert.ThrowsAsync<InvalidOperationException>(() => task.WaitAsync(TimeSpan.FromSeconds(60)));
+        Assert.Equal("refused", error.Message);
+        lock (acks)
+        {
+            Assert.Single(acks);
+            Assert.Same(error, acks[0]);
+        }
+    }
+
+    [Fact]
+    public async Task After_a_batch_of_several_callers_run_nothing_inline_until_a_batch_of_one()
+    {
+        using var env = StorageEnvironment.Open(Options(StoreFactory.NewFileSystem()));
+        using var gate = new ManualResetEventSlim();
+        using var running = new ManualResetEventSlim();
+        var blocker = env.ExecuteAsync(_ =>
+        {
+            running.Set();
+            gate.Wait(TimeSpan.FromSeconds(60));
+        }); // queued (this thread has a context)
+        Assert.True(running.Wait(TimeSpan.FromSeconds(30)));
+        var queued = await Task.Run(() => Enumerable.Range(0, 4).Select(i => env.ExecuteAsync(tx => tx.CreateTree("t").Put(Key(i), [1]))).ToArray());
+        gate.Set();
+        await Task.WhenAll([blocker, .. queued]); // the writer's next batch held the four
+
+        var first = await Task.Run(() =>
+        {
+            var submitter = Environment.CurrentManagedThreadId;
+            var runner = -1;
+            var task = env.ExecuteAsync(tx =>
+            {
+                runner = Environment.CurrentManagedThreadId;
+                tx.CreateTree("t").Put(Key(10), [1]);
+            });
+            task.Wait(TimeSpan.FromSeconds(60));
+            return runner == submitter;
+        });
+        Assert.False(first, "callers that arrived together keep merging: the next one is queued");
+
+        var second = await Task.Run(() =>
+        {
+            var submitter = Environment.CurrentManagedThreadId;
+            var runner = -1;
+            var task = env.ExecuteAsync(tx =>
+            {
+                runner = Environment.CurrentManagedThreadId;
+                tx.CreateTree("t").Put(Key(11), [1]);
+            });
+            return task.IsCompletedSuccessfully && runner == submitter;
+        });
+        Assert.True(second, "after the writer's batch of one, a lone caller runs inline again");
     }
 }
