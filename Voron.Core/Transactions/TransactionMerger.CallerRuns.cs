@@ -57,12 +57,12 @@ internal sealed partial class TransactionMerger
 
     /// <summary>
     /// The AppContext switch that turns caller-run batches off when set to false (on otherwise):
-    /// in runtimeconfig.json's configProperties, or with AppContext.SetSwitch before the store
-    /// opens. Off, every operation goes through the queue and the writer task.
+    /// in runtimeconfig.json's configProperties, or with AppContext.SetSwitch before the store's
+    /// options are made (StorageEnvironmentOptions.CallerRuns). Off, every operation goes
+    /// through the queue and the writer task.
     /// </summary>
     public const string CallerRunsSwitch = "Voron.Merger.CallerRuns";
 
-    private readonly bool _callerRuns = !AppContext.TryGetSwitch(CallerRunsSwitch, out var enabled) || enabled; // read when the store opens
 
     /// <summary>
     /// MG4: the in-flight commit's outcome, after claiming and running a caller-run batch's write
@@ -123,7 +123,7 @@ internal sealed partial class TransactionMerger
     private bool TryRunOnCaller(MergedOperation operation, out CallerWrite? write)
     {
         write = null;
-        if (!_callerRuns || !InFlight.IsCompleted || Volatile.Read(ref _lastBatchOperations) > 1) // not idle, or not a lone caller
+        if (!_options.CallerRuns || !InFlight.IsCompleted || Volatile.Read(ref _lastBatchOperations) > 1) // not idle, or not a lone caller
         {
             return false;
         }

@@ -12,13 +12,6 @@ namespace Voron.Tests.Core.Merging;
 /// </summary>
 public sealed class CallerRunsTests
 {
-    public CallerRunsTests()
-    {
-        // On by default (TransactionMerger.CallerRunsSwitch); set here so these tests do not
-        // depend on the default. Process-wide, read when a store opens.
-        AppContext.SetSwitch(TransactionMerger.CallerRunsSwitch, true);
-    }
-
     private static byte[] Key(int i)
     {
         var key = new byte[4];
@@ -33,6 +26,7 @@ public sealed class CallerRunsTests
         options.JournalFileSize = 4 << 20;
         options.MaxDataFileSize = 4L << 30;
         options.AsyncCommit = asyncCommit;
+        options.CallerRuns = true; // the default (TransactionMerger.CallerRunsSwitch), set so these tests do not depend on it
         return options;
     }
 
