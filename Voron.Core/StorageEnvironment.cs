@@ -292,6 +292,23 @@ public sealed partial class StorageEnvironment : IDisposable
     public Task<T> ExecuteAsync<T>(Func<WriteTransaction, T> operation, CancellationToken cancellationToken = default) =>
         _merger.EnqueueAsync(operation, cancellationToken);
 
+    /// <summary>
+    /// The SQLite VFS's commit (MG4): as <see cref="ExecuteAsync(Action{WriteTransaction}, CancellationToken)"/>,
+    /// but on an idle store the operation runs and is prepared on this thread and
+    /// <paramref name="write"/> is its journal write, which the caller runs once it released its
+    /// own lock (<c>write?.Run()</c>); <paramref name="acknowledged"/> gets the outcome on the thread
+    /// that completes it. With <paramref name="mayRunHere"/> false it is always queued.
+    /// </summary>
+    internal Task ExecuteDeferred(Action<WriteTransaction> operation, Action<Exception?> acknowledged, bool mayRunHere, out Transactions.TransactionMerger.CallerWrite? write)
+    {
+        ArgumentNullException.ThrowIfNull(operation);
+        return _merger.EnqueueDeferred(tx =>
+        {
+            operation(tx);
+            return true;
+        }, acknowledged, mayRunHere, out write);
+    }
+
     // M6: an async lambda prefers these overloads to the ones above, so `ExecuteAsync(async tx => ...)`
     // is a compile-time error naming the reason instead of a batch that commits at the first await.
 
@@ -351,7 +368,7 @@ public sealed partial class StorageEnvironment : IDisposable
     {
         // The in-flight commit's outcome never throws here: a clean failure (C5) was its
         // operations' business, and a failure of the store is what the check below reports.
-        _merger.InFlight.GetAwaiter().GetResult();
+        _merger.ClaimInFlight().GetAwaiter().GetResult(); // MG4: running a caller-run write nobody has run yet
         ThrowIfUnusable();
     }
 

@@ -252,6 +252,13 @@ public sealed class StorageEnvironmentOptions
     internal Action<Transactions.CommitStep>? CommitHook { get; set; }
 
     /// <summary>
+    /// Whether a lone writer's merged operation may run on its submitting thread (merger MG1–MG4):
+    /// the AppContext switch <c>Voron.Merger.CallerRuns</c> (on unless set to false) when the
+    /// options are made; tests that need every operation queued turn it off for one store.
+    /// </summary>
+    internal bool CallerRuns { get; set; } = !AppContext.TryGetSwitch(Transactions.TransactionMerger.CallerRunsSwitch, out var enabled) || enabled;
+
+    /// <summary>
     /// Called once when the store fails (fail-stop: <see cref="StorageEnvironment.IsFailed"/>),
     /// with the exception that stopped it, on a thread-pool thread (never inside the engine's
     /// locks, so it may dispose the store). Exceptions it throws are ignored. Default none.

@@ -186,9 +186,16 @@ public sealed partial class DocumentStore
                 await PruneChangesAsync(closing).ConfigureAwait(false);
             }
 #pragma warning disable CA1031 // a failed or closing store: the next round tries again, disposal ends the loop
-            catch (Exception) when (!closing.IsCancellationRequested)
+            catch (Exception)
 #pragma warning restore CA1031
             {
+                // Disposal sets the store's flag before it cancels the loop, so a round that
+                // started in between meets ObjectDisposedException (or anything else) as the loop
+                // is being stopped: that ends it quietly, as the cancellation would.
+                if (closing.IsCancellationRequested)
+                {
+                    return;
+                }
             }
         }
     }

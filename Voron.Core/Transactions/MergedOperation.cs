@@ -12,6 +12,16 @@ internal abstract class MergedOperation
     private int _stage;
     private CancellationTokenRegistration _registration;
 
+    /// <summary>
+    /// Called once, on the thread that completes the operation (the committer, or a caller-run
+    /// batch's claimer), with null when it is durable, else why it failed or was canceled, once
+    /// the task has completed (its continuations run on the thread pool meanwhile). For a
+    /// submitter that waits on its own terms
+    /// (the SQLite VFS publishes its version as durable here): saves the thread hop a
+    /// continuation costs. Must be short and must not throw.
+    /// </summary>
+    public Action<Exception?>? Acknowledged { get; init; }
+
     /// <summary>Arms cancellation: until the operation starts, the token cancels it.</summary>
     public void Arm(CancellationToken cancellationToken)
     {
@@ -64,9 +74,27 @@ internal sealed class MergedOperation<T>(Func<WriteTransaction, T> operation) : 
         }
     }
 
-    public override void Complete() => _completion.TrySetResult(_result);
+    public override void Complete()
+    {
+        if (_completion.TrySetResult(_result))
+        {
+            Acknowledged?.Invoke(null);
+        }
+    }
 
-    public override void Fail(Exception error) => _completion.TrySetException(error);
+    public override void Fail(Exception error)
+    {
+        if (_completion.TrySetException(error))
+        {
+            Acknowledged?.Invoke(error);
+        }
+    }
 
-    protected override void SetCanceled(CancellationToken token) => _completion.TrySetCanceled(token);
+    protected override void SetCanceled(CancellationToken token)
+    {
+        if (_completion.TrySetCanceled(token))
+        {
+            Acknowledged?.Invoke(new OperationCanceledException(token));
+        }
+    }
 }

@@ -24,6 +24,10 @@ namespace Voron.Transactions;
 //             batch runs while N is written and flushed
 //     sync:   WriteAndPublish(N); release _writeLock; loop
 //   committer (at most one at a time, C1): WriteAndPublish(N), then acknowledge N's operations (C2)
+//   caller runs (TransactionMerger.CallerRuns.cs, MG1–MG4): when the merger is idle — nothing in
+//     flight, the write lock free, the queue empty — the submitter does all of the above itself
+//     for its one operation, with no thread hop; otherwise it queues. Every wait for the
+//     in-flight commit claims a caller-run write nobody has run yet (ClaimInFlight, MG4)
 //
 // Invariants:
 //   M1. Operations may run more than once (when a batch-mate throws, the others run again on a
@@ -33,7 +37,8 @@ namespace Voron.Transactions;
 //   M3. Disposal is deterministic: the batch in progress and the in-flight commit finish, every
 //       operation still queued fails with ObjectDisposedException, then the writer task ends.
 //   M4. The queue is bounded (MaxQueuedOperations): submitters wait for room (backpressure), and
-//       at most one batch is in flight while the next one runs.
+//       at most one batch is in flight while the next one runs (a caller-run batch counts as
+//       one: it starts only when none is in flight, MG1, and never enters the queue).
 //   M6. An operation is synchronous: it runs on a view of the batch's transaction that closes
 //       when the delegate returns (T7), so code that runs later — after an await, or from a
 //       callback that kept the transaction — throws instead of writing into pages the batch has
@@ -60,7 +65,7 @@ namespace Voron.Transactions;
 //       exception's type, was reported to its own operations and never ends the writer.
 
 /// <summary>Merges concurrent write operations into shared transactions and journal flushes.</summary>
-internal sealed class TransactionMerger : IDisposable
+internal sealed partial class TransactionMerger : IDisposable
 {
     private readonly CommitPipeline _pipeline;
     private readonly MergerSeams _seams;
@@ -69,7 +74,7 @@ internal sealed class TransactionMerger : IDisposable
     private readonly Channel<MergedOperation> _queue;
     private readonly Task _writer;
     private readonly KeyValuePair<string, object?> _tag;
-    private readonly OperationSynchronizationContext _context = new(); // used by the writer only
+    private readonly OperationSynchronizationContext _context = new(); // used under the write lock only (writer or caller-run batch)
 
     [ThreadStatic]
     private static TransactionMerger? t_running; // the merger whose operation this thread runs (LC4)
@@ -119,6 +124,12 @@ internal sealed class TransactionMerger : IDisposable
         _seams.ThrowIfUnusable();
         var merged = new MergedOperation<T>(operation);
         merged.Arm(cancellationToken);
+        if (SynchronizationContext.Current == null && TryRunOnCaller(merged, out var write)) // MG1, MG2: an idle merger lets the submitting thread run the batch
+        {
+            write?.Run(); // MG4: claimed at once, so the task returned has completed
+            return merged.Task;
+        }
+
         return _queue.Writer.TryWrite(merged) ? merged.Task : WaitForRoomAsync(merged, cancellationToken);
     }
 
@@ -216,6 +227,7 @@ internal sealed class TransactionMerger : IDisposable
                 }
 
                 prepared = _pipeline.Prepare(transaction);
+                Volatile.Write(ref _lastBatchOperations, operations.Count); // caller runs only after a batch of one
             }
             catch (Exception e)
             {
@@ -228,7 +240,7 @@ internal sealed class TransactionMerger : IDisposable
                 return;
             }
 
-            if (previous != null && await InFlight.ConfigureAwait(false) != null) // C1, C4: N - 1 first
+            if (previous != null && await ClaimInFlight().ConfigureAwait(false) != null) // C1, C4: N - 1 first (MG4: running it if nobody has)
             {
                 prepared?.ReleaseDiffArena(); // built on a commit that failed: never written
                 if (_failures.Failure != null)
@@ -308,6 +320,7 @@ internal sealed class TransactionMerger : IDisposable
                     break;
                 }
 
+                StartUnclaimedCallerWrite(); // MG4: this wait must not be for a write nobody runs
                 var arrival = reader.WaitToReadAsync().AsTask();
                 await Task.WhenAny(arrival, inFlight).ConfigureAwait(false);
                 continue;
@@ -448,18 +461,21 @@ internal sealed class TransactionMerger : IDisposable
     }
 
     /// <summary>Waits for the in-flight commit; its outcome was reported to its own operations (it never throws).</summary>
-    private async Task WaitForInFlightQuietly() => await InFlight.ConfigureAwait(false);
+    private async Task WaitForInFlightQuietly() => await ClaimInFlight().ConfigureAwait(false); // MG4
 
     /// <summary>The merger's state in one line, for hang reports and debugging.</summary>
     public string Describe() =>
         $"merger: writer {_writer.Status}, in-flight commit {InFlight.Status}, {(_queue.Reader.CanCount ? _queue.Reader.Count.ToString(System.Globalization.CultureInfo.InvariantCulture) : "?")} queued, " +
-        $"closing {_closing}, queue {(_queue.Reader.Completion.IsCompleted ? "closed" : "open")}, environment {(_failures.Failure is { } f ? "failed: " + f.Message : "usable")}";
+        $"caller-run batches {Volatile.Read(ref _callerRunning)}, closing {_closing}, queue {(_queue.Reader.Completion.IsCompleted ? "closed" : "open")}, environment {(_failures.Failure is { } f ? "failed: " + f.Message : "usable")}";
 
     /// <summary>Stops taking operations and waits for the writer to finish (M3).</summary>
     public void Dispose()
     {
         _closing = true;
+        Interlocked.MemoryBarrier(); // MG3: a caller-run batch that missed the flag is counted, and waited for below
         _queue.Writer.TryComplete();
         _writer.GetAwaiter().GetResult();
+        WaitForCallerRuns();
+        ClaimInFlight().GetAwaiter().GetResult(); // MG4: a caller-run write published after the writer's last wait
     }
 }

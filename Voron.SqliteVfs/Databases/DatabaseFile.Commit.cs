@@ -63,18 +63,20 @@ internal sealed unsafe partial class DatabaseFile
         _documents = null;
         _writer = false;
         DatabaseVersion? version = null;
+        Voron.Transactions.TransactionMerger.CallerWrite? write = null;
         try
         {
             writes.DropUnchanged(snapshot);
             if (!writes.IsEmpty || documents != null)
             {
-                version = _database.Submit(writes, snapshot, documents); // V13: pages and documents, one version
+                version = _database.Submit(writes, snapshot, out write, documents); // V13: pages and documents, one version
                 _snapshot = snapshot.With(version); // the connection reads its own commit from here on
             }
         }
         finally
         {
             _database.WriteLock.Release(this); // V7: the next writer builds on this version at once
+            write?.Run(); // merger MG4: the store was idle, so this thread writes the journal record itself
         }
 
         if (version != null)

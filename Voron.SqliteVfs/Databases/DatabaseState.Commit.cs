@@ -8,9 +8,12 @@ internal sealed partial class DatabaseState
     /// V7: makes <paramref name="writes"/>, built on <paramref name="snapshot"/> under the write
     /// lock, the newest version and submits it to the store's merger. Returns at once; the
     /// version's <see cref="DatabaseVersion.Durable"/> completes when it is durable or failed.
+    /// When the store was idle the version's store transaction ran on this thread and
+    /// <paramref name="write"/> is its journal write, which the caller runs once it released the
+    /// database's write lock (merger MG4), so a lone connection's commit crosses no thread.
     /// </summary>
     /// <remarks>The caller has run <see cref="WriteSet.DropUnchanged"/> and found the set or <paramref name="documents"/> not empty.</remarks>
-    public DatabaseVersion Submit(WriteSet writes, Snapshot snapshot, Documents.DocumentCommit? documents = null)
+    public DatabaseVersion Submit(WriteSet writes, Snapshot snapshot, out Voron.Transactions.TransactionMerger.CallerWrite? write, Documents.DocumentCommit? documents = null)
     {
         if (Environment.Failure is { } failure)
         {
@@ -18,6 +21,7 @@ internal sealed partial class DatabaseState
         }
 
         DatabaseVersion version;
+        bool lone;
         lock (_sync)
         {
             var parent = _head?.Sequence ?? _durableSequence;
@@ -30,6 +34,7 @@ internal sealed partial class DatabaseState
                     : new StaleCommitException(Name, snapshot.HeadSequence, parent);
             }
 
+            lone = _inFlight.Count == 0; // no commit of this database is being written
             var sequence = ++_lastSequence;
             if (writes.Blocks.TryGetValue(0, out var page1))
             {
@@ -50,18 +55,23 @@ internal sealed partial class DatabaseState
             }
         }
 
-        Task durable;
+        write = null;
         try
         {
-            durable = Environment.ExecuteAsync(transaction => Apply(transaction, version));
+            // The acknowledgement publishes the version on the thread that completes it: no
+            // continuation hop between the journal's fdatasync and the waiting connection.
+            // Only a lone writer runs the store transaction here (inside this database's write
+            // lock): with a commit of this database still being written or connections waiting
+            // for the lock, it is handed to the merger, so the lock is released at once and the
+            // commits merge.
+            lone = lone && WriteLock.Waiting == 0;
+            _ = Environment.ExecuteDeferred(transaction => Apply(transaction, version), error => Completed(version, error), lone, out write);
         }
         catch (Exception e)
         {
-            durable = Task.FromException(e); // refused at submission (a failed or disposed store)
+            Completed(version, e); // refused at submission (a failed or disposed store)
         }
 
-        durable.ContinueWith(task => Completed(version, task.Exception?.InnerException), CancellationToken.None,
-            TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
         return version;
     }
 

@@ -84,6 +84,7 @@ internal sealed partial class InvariantIds
         ["LC"] = "Core: environment lifecycle (dispose)",
         ["LF"] = "Core: lock file holder record",
         ["M"] = "Core: transaction merger",
+        ["MG"] = "Core: transaction merger, caller-run batches",
         ["MM"] = "Core: portable memory mapping",
         ["NC"] = "Documents: numeric comparisons in queries",
         ["QC"] = "Documents: the query translation cache",
