@@ -142,7 +142,12 @@ internal sealed partial class TransactionMerger : IDisposable
         }
         catch (ChannelClosedException)
         {
-            throw ClosedError();
+            // M2: the operation itself fails, so its acknowledgement (MergedOperation.Acknowledged)
+            // hears of it too, not only the task returned here. Canceled first: it stays canceled.
+            if (merged.TryStart())
+            {
+                merged.Fail(ClosedError());
+            }
         }
 
         return await merged.Task.ConfigureAwait(false);

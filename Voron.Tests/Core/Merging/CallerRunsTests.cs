@@ -473,4 +473,49 @@ public sealed class CallerRunsTests
         });
         Assert.True(second, "after the writer's batch of one, a lone caller runs inline again");
     }
+
+    [Fact]
+    public async Task An_acknowledgement_waiting_for_room_in_a_full_queue_hears_of_disposal()
+    {
+        var options = Options(StoreFactory.NewFileSystem());
+        options.CallerRuns = false; // the writer runs the blocker, so the queue fills behind it
+        options.MaxQueuedOperations = 1;
+        var env = StorageEnvironment.Open(options);
+        using var gate = new ManualResetEventSlim();
+        using var running = new ManualResetEventSlim();
+        var blocker = env.ExecuteAsync(_ =>
+        {
+            running.Set();
+            gate.Wait(TimeSpan.FromSeconds(60));
+        });
+        Assert.True(running.Wait(TimeSpan.FromSeconds(30)));
+        var queued = env.ExecuteAsync(tx => tx.CreateTree("t").Put(Key(1), [1])); // the queue's one place
+
+        var acks = new List<Exception?>();
+        using var acknowledged = new ManualResetEventSlim();
+        var waiting = env.ExecuteDeferred(tx => tx.CreateTree("t").Put(Key(2), [2]), error =>
+        {
+            lock (acks)
+            {
+                acks.Add(error);
+            }
+
+            acknowledged.Set();
+        }, mayRunHere: true, out var write);
+        Assert.Null(write);
+        Assert.False(waiting.IsCompleted, "waiting for room");
+
+        var disposing = Task.Run(env.Dispose); // closes the queue: the waiting submission is refused
+        Assert.True(acknowledged.Wait(TimeSpan.FromSeconds(30)), "M2: the acknowledgement heard of the refusal");
+        gate.Set();
+        await disposing.WaitAsync(TimeSpan.FromSeconds(60));
+        await blocker;
+        await queued;
+        await Assert.ThrowsAsync<ObjectDisposedException>(() => waiting);
+        lock (acks)
+        {
+            Assert.Single(acks);
+            Assert.IsType<ObjectDisposedException>(acks[0]);
+        }
+    }
 }
