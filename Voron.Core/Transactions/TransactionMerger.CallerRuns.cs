@@ -26,7 +26,10 @@ namespace Voron.Transactions;
 //                   the database's next writer builds on the version while it is written.
 //   not idle: the operation goes to the queue as before (the writer runs it)
 //
-// The switch Voron.Merger.CallerRuns (on unless set to false) turns it off for every store opened after.
+// The AppContext switch Voron.Merger.CallerRuns set to false turns it off for every store whose
+// options are made after (StorageEnvironmentOptions.CallerRuns, which tests set per store). On a
+// machine whose cores other processes keep busy the queued path was faster (its pool threads spin
+// and keep their cores): docs/results/2026-11-27-core-after.md.
 //
 // Invariants:
 //   MG1. A caller-run batch is a writer batch of one operation: it holds the write lock while it

@@ -30,6 +30,23 @@ public sealed class CallerRunsTests
         return options;
     }
 
+    /// <summary>
+    /// Queues an operation that holds the merger's writer (and the write lock) until
+    /// <paramref name="gate"/> is set, and returns once it runs. Submitted from the test's own
+    /// thread, which has a synchronization context, so the writer runs it (MG2).
+    /// </summary>
+    private static Task HoldTheWriter(StorageEnvironment env, ManualResetEventSlim gate)
+    {
+        using var running = new ManualResetEventSlim();
+        var blocker = env.ExecuteAsync(_ =>
+        {
+            running.Set();
+            gate.Wait(TimeSpan.FromSeconds(60));
+        });
+        Assert.True(running.Wait(TimeSpan.FromSeconds(30)), "the writer started the blocker");
+        return blocker;
+    }
+
     [Theory]
     [InlineData(true)]
     [InlineData(false)]
@@ -123,13 +140,7 @@ public sealed class CallerRunsTests
     {
         using var env = StorageEnvironment.Open(Options(StoreFactory.NewFileSystem()));
         using var gate = new ManualResetEventSlim();
-        using var running = new ManualResetEventSlim();
-        var blocker = env.ExecuteAsync(_ =>
-        {
-            running.Set();
-            gate.Wait(TimeSpan.FromSeconds(60));
-        }); // queued (this thread has a context): the writer holds the write lock while it runs
-        Assert.True(running.Wait(TimeSpan.FromSeconds(30)), "the writer started the blocker");
+        var blocker = HoldTheWriter(env, gate);
 
         var ran = 0;
         var submitted = await Task.Run(() => Enumerable.Range(0, 10)
@@ -435,13 +446,7 @@ public sealed class CallerRunsTests
     {
         using var env = StorageEnvironment.Open(Options(StoreFactory.NewFileSystem()));
         using var gate = new ManualResetEventSlim();
-        using var running = new ManualResetEventSlim();
-        var blocker = env.ExecuteAsync(_ =>
-        {
-            running.Set();
-            gate.Wait(TimeSpan.FromSeconds(60));
-        }); // queued (this thread has a context)
-        Assert.True(running.Wait(TimeSpan.FromSeconds(30)));
+        var blocker = HoldTheWriter(env, gate);
         var queued = await Task.Run(() => Enumerable.Range(0, 4).Select(i => env.ExecuteAsync(tx => tx.CreateTree("t").Put(Key(i), [1]))).ToArray());
         gate.Set();
         await Task.WhenAll([blocker, .. queued]); // the writer's next batch held the four
@@ -482,13 +487,7 @@ public sealed class CallerRunsTests
         options.MaxQueuedOperations = 1;
         var env = StorageEnvironment.Open(options);
         using var gate = new ManualResetEventSlim();
-        using var running = new ManualResetEventSlim();
-        var blocker = env.ExecuteAsync(_ =>
-        {
-            running.Set();
-            gate.Wait(TimeSpan.FromSeconds(60));
-        });
-        Assert.True(running.Wait(TimeSpan.FromSeconds(30)));
+        var blocker = HoldTheWriter(env, gate);
         var queued = env.ExecuteAsync(tx => tx.CreateTree("t").Put(Key(1), [1])); // the queue's one place
 
         var acks = new List<Exception?>();
