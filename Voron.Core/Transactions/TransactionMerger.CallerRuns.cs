@@ -99,22 +99,15 @@ internal sealed partial class TransactionMerger
     /// </summary>
     public Task<T> EnqueueDeferred<T>(Func<WriteTransaction, T> operation, Action<Exception?> acknowledged, bool mayRunHere, out CallerWrite? write)
     {
-        ArgumentNullException.ThrowIfNull(operation);
         ArgumentNullException.ThrowIfNull(acknowledged);
-        if (AsyncOperationRefusal.IsAwaitable<T>())
-        {
-            throw AsyncOperationRefusal.Refuse(nameof(operation)); // M6
-        }
-
-        _seams.ThrowIfUnusable();
-        var merged = new MergedOperation<T>(operation) { Acknowledged = acknowledged };
+        var merged = Admit(operation, acknowledged);
         write = null;
         if (mayRunHere && _options.AsyncCommit && TryRunOnCaller(merged, out write))
         {
             return merged.Task;
         }
 
-        return _queue.Writer.TryWrite(merged) ? merged.Task : WaitForRoomAsync(merged, CancellationToken.None);
+        return Queue(merged, CancellationToken.None);
     }
 
     /// <summary>

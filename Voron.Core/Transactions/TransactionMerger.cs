@@ -115,14 +115,7 @@ internal sealed partial class TransactionMerger : IDisposable
     /// </summary>
     public Task<T> EnqueueAsync<T>(Func<WriteTransaction, T> operation, CancellationToken cancellationToken)
     {
-        ArgumentNullException.ThrowIfNull(operation);
-        if (AsyncOperationRefusal.IsAwaitable<T>())
-        {
-            throw AsyncOperationRefusal.Refuse(nameof(operation)); // M6
-        }
-
-        _seams.ThrowIfUnusable();
-        var merged = new MergedOperation<T>(operation);
+        var merged = Admit(operation, acknowledged: null);
         merged.Arm(cancellationToken);
         if (SynchronizationContext.Current == null && TryRunOnCaller(merged, out var write)) // MG1, MG2: an idle merger lets the submitting thread run the batch
         {
@@ -130,8 +123,25 @@ internal sealed partial class TransactionMerger : IDisposable
             return merged.Task;
         }
 
-        return _queue.Writer.TryWrite(merged) ? merged.Task : WaitForRoomAsync(merged, cancellationToken);
+        return Queue(merged, cancellationToken);
     }
+
+    /// <summary>What every submission checks (M6, a usable store) before its operation is run or queued.</summary>
+    private MergedOperation<T> Admit<T>(Func<WriteTransaction, T> operation, Action<Exception?>? acknowledged)
+    {
+        ArgumentNullException.ThrowIfNull(operation);
+        if (AsyncOperationRefusal.IsAwaitable<T>())
+        {
+            throw AsyncOperationRefusal.Refuse(nameof(operation)); // M6
+        }
+
+        _seams.ThrowIfUnusable();
+        return new MergedOperation<T>(operation) { Acknowledged = acknowledged };
+    }
+
+    /// <summary>Puts <paramref name="merged"/> in the queue, or waits for room in it (M4).</summary>
+    private Task<T> Queue<T>(MergedOperation<T> merged, CancellationToken cancellationToken) =>
+        _queue.Writer.TryWrite(merged) ? merged.Task : WaitForRoomAsync(merged, cancellationToken);
 
     /// <summary>M4: the queue is full; wait for room (or cancellation, or disposal).</summary>
     private async Task<T> WaitForRoomAsync<T>(MergedOperation<T> merged, CancellationToken cancellationToken)
