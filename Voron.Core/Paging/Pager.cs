@@ -1,4 +1,6 @@
 using System.Buffers.Binary;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 using Voron.Platform;
 
 namespace Voron.Paging;
@@ -88,6 +90,18 @@ internal sealed unsafe partial class Pager : IDisposable
     public string Path => _file.Path;
 
     private byte* Base => (byte*)Volatile.Read(ref _base);
+
+    /// <summary>
+    /// Whether <paramref name="bytes"/> lie in the mapping as it is now: such bytes stay mapped
+    /// until dispose. A span from a view the portable mapping has since moved away from (MM1)
+    /// answers false, which only costs its holder a fetch.
+    /// </summary>
+    public bool Contains(ReadOnlySpan<byte> bytes)
+    {
+        var start = (byte*)Unsafe.AsPointer(ref MemoryMarshal.GetReference(bytes));
+        var mapping = Base;
+        return start >= mapping && start + bytes.Length <= mapping + _map.ReservedLength;
+    }
 
     /// <summary>The most pages the file may hold while open (MaxDataFileSize).</summary>
     public long MaxPageCount => _map.ReservedLength / Constants.PageSize;

@@ -175,6 +175,9 @@ internal sealed partial class LowLevelTransaction : IPageAccess, IAllocatorPages
         return copy;
     }
 
+    /// <summary>A page the data file's mapping holds, not a version in memory (BTreeCursor keeps its address).</summary>
+    public bool IsMapped(ReadOnlySpan<byte> page) => _environment.Pager.Contains(page);
+
     /// <summary>BT12's question: the page is in <see cref="_dirty"/> (modified or created here).</summary>
     public bool HoldsWritableCopy(long pageNumber) => _dirty != null && _dirty.ContainsKey(pageNumber);
 

@@ -1,4 +1,6 @@
 using System.Diagnostics;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 using Voron.Paging;
 
 namespace Voron.Trees;
@@ -128,9 +130,12 @@ internal sealed partial class BTree
     /// <param name="allowEmpty">Only while a delete rebalances: a leaf it emptied may be opened (never a branch).</param>
     /// <param name="pageNumber">The page to open.</param>
     /// <param name="level">The depth it was reached at (0 = the root; leaves are at depth - 1).</param>
-    internal TreePage OpenPage(long pageNumber, int level, bool allowEmpty = false)
+    internal TreePage OpenPage(long pageNumber, int level, bool allowEmpty = false) =>
+        CheckLevel(TreePage.Open(_pages.GetPage(pageNumber), pageNumber, _file, allowEmpty && level == _state.Depth - 1), level);
+
+    /// <summary>BT2: leaves are exactly the pages at the last level.</summary>
+    private TreePage CheckLevel(TreePage page, int level)
     {
-        var page = TreePage.Open(_pages.GetPage(pageNumber), pageNumber, _file, allowEmpty && level == _state.Depth - 1);
         if (page.IsLeaf != (level == _state.Depth - 1))
         {
             page.ThrowCorrupt($"rule BT2: a {(page.IsLeaf ? "leaf" : "branch")} at level {level} of a tree of depth {_state.Depth}");
@@ -138,6 +143,26 @@ internal sealed partial class BTree
 
         return page;
     }
+
+    /// <summary>
+    /// <see cref="OpenPage(long, int, bool)"/>, and the page's address when it lies in the data
+    /// file's mapping (<see cref="IPageAccess.IsMapped"/>), else 0.
+    /// </summary>
+    internal unsafe TreePage OpenPage(long pageNumber, int level, out nint mappedAddress)
+    {
+        var bytes = _pages.GetPage(pageNumber);
+        var page = CheckLevel(TreePage.Open(bytes, pageNumber, _file), level);
+        mappedAddress = _pages.IsMapped(bytes) ? (nint)Unsafe.AsPointer(ref MemoryMarshal.GetReference(bytes)) : 0;
+        return page;
+    }
+
+    /// <summary>
+    /// The leaf <see cref="OpenPage(long, int, out nint)"/> found at <paramref name="mappedAddress"/>,
+    /// neither fetched nor checked again: while the tree's version is unchanged (BT10) and its
+    /// transaction is open, mapped bytes stay where they are and as they were (PG1).
+    /// </summary>
+    internal unsafe TreePage ReopenMappedLeaf(nint mappedAddress, long pageNumber, int count, int upper) =>
+        TreePage.Reopen(new ReadOnlySpan<byte>((void*)mappedAddress, Constants.PageSize), pageNumber, _file, count, upper);
 
     /// <summary>The value of leaf node <paramref name="index"/>, inline or from its overflow run.</summary>
     internal ReadOnlySpan<byte> ReadValue(TreePage leaf, int index)

@@ -27,6 +27,16 @@ internal interface IPageAccess
     /// </summary>
     ReadOnlySpan<byte> GetPage(long pageNumber);
 
+    /// <summary>
+    /// Whether <paramref name="page"/>, a span <see cref="GetPage"/> returned, lies in the data
+    /// file's read-only mapping. Such bytes stay at their address until the store is disposed, and
+    /// the flusher does not rewrite them while a transaction that reads them is open (PG1 in
+    /// Paging/Pager.cs), so a cursor may keep the address of the leaf it is on rather than fetch
+    /// the leaf again for every entry (BTreeCursor). False for pages held in memory (versions not
+    /// yet in the data file, this transaction's copies): only a reference keeps those alive.
+    /// </summary>
+    bool IsMapped(ReadOnlySpan<byte> page);
+
     /// <summary>A writable copy of a single page (never an overflow run), made once per
     /// transaction; later calls return the same buffer.</summary>
     Span<byte> ModifyPage(long pageNumber);

@@ -186,6 +186,13 @@ internal readonly ref struct TreePage
         return new TreePage(page, file, pageNumber, count, upper, flags == PageFlags.Leaf);
     }
 
+    /// <summary>
+    /// A leaf <see cref="Open"/> accepted earlier, opened again at the same bytes without checking
+    /// B1 and B3 again: only for bytes that cannot have changed since (BTreeCursor's mapped leaf).
+    /// </summary>
+    public static TreePage Reopen(ReadOnlySpan<byte> page, long pageNumber, string file, int count, int upper) =>
+        new(page, file, pageNumber, count, upper, isLeaf: true);
+
     /// <summary>The key of node <paramref name="index"/> (empty for a branch's first node).</summary>
     public ReadOnlySpan<byte> GetKey(int index)
     {

@@ -88,6 +88,55 @@ public sealed class SnapshotIsolationTests(ITestOutputHelper output)
         env.CheckIntegrity();
     }
 
+    /// <summary>
+    /// A cursor on a leaf in the data file's mapping keeps the leaf's address (BTreeCursor): the
+    /// writer rewriting every value and the flusher writing the data file twice must not change
+    /// what the positioned cursor reads next (PG1 in Paging/Pager.cs).
+    /// </summary>
+    [Fact]
+    public void A_positioned_cursor_on_a_flushed_leaf_reads_its_snapshot_after_writes_and_flushes()
+    {
+        var fs = Engine.StoreFactory.NewFileSystem();
+        using var env = StorageEnvironment.Open(Engine.StoreFactory.Options(fs));
+        const int keys = 3000;
+        Write(env, generation: 1);
+        env.FlushToDataFile();
+
+        using var read = env.BeginRead();
+        var iterator = read.OpenTree("t")!.Iterate();
+        Assert.True(iterator.Seek(Key(10)));
+        Assert.Equal(1L, BitConverter.ToInt64(iterator.Value));
+
+        Write(env, generation: 2);
+        env.FlushToDataFile();
+        Write(env, generation: 3);
+        env.FlushToDataFile();
+
+        var seen = 1;
+        while (iterator.MoveNext())
+        {
+            Assert.Equal(1L, BitConverter.ToInt64(iterator.Value));
+            seen++;
+        }
+
+        Assert.Equal(keys - 10, seen);
+        using var latest = env.BeginRead();
+        Assert.True(latest.OpenTree("t")!.TryGet(Key(10), out var value));
+        Assert.Equal(3L, BitConverter.ToInt64(value));
+
+        static void Write(StorageEnvironment env, long generation)
+        {
+            using var tx = env.BeginWrite();
+            var tree = tx.CreateTree("t");
+            for (var i = 0; i < keys; i++)
+            {
+                tree.Put(Key(i), BitConverter.GetBytes(generation));
+            }
+
+            tx.Commit();
+        }
+    }
+
     private static long[] ReadAll(Tree tree)
     {
         var values = new long[tree.Count];

@@ -63,6 +63,9 @@ internal sealed class DictionaryPageAccess : IPageAccess
 
     public bool HoldsWritableCopy(long pageNumber) => _writableThisTransaction.Contains(pageNumber);
 
+    /// <summary>Never: these pages are movable arrays, not a mapping.</summary>
+    public bool IsMapped(ReadOnlySpan<byte> page) => false;
+
     public Span<byte> AllocatePages(int pageCount, out long pageNumber)
     {
         EnsureWritable();

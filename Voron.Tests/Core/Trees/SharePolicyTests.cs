@@ -168,6 +168,8 @@ public sealed class SharePolicyTests
 
         public ReadOnlySpan<byte> GetPage(long pageNumber) => inner.GetPage(pageNumber);
 
+        public bool IsMapped(ReadOnlySpan<byte> page) => inner.IsMapped(page);
+
         public Span<byte> ModifyPage(long pageNumber)
         {
             // A leaf's first modification in this Put tells whether the transaction held it before.
