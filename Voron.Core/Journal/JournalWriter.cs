@@ -45,10 +45,9 @@ namespace Voron.Journal;
 //   J10. Zeros ahead of the log: journal space past the end of the log reads as zeros before a
 //       record is written into it — a new file is preallocated (zeros), the writer fills the
 //       space from the log's end to the next 1 MiB boundary with zeros before a record goes
-//       there (PrewriteZeros, so the record's fdatasync need not write the inode; a record of
-//       1 MiB or more goes into the preallocated zeros as they are, and only the space after it
-//       is zero-filled), and a resumed file's tail is zeroed before the resumed writer starts
-//       (ClearTail). It never writes over a record. Recovery relies on it: a torn record's unwritten sectors are zeros.
+//       there (PrewriteZeros, so the record's fdatasync need not write the inode), and a resumed
+//       file's tail is zeroed before the resumed writer starts (ClearTail). It never
+//       writes over a record. Recovery relies on it: a torn record's unwritten sectors are zeros.
 //   J11. Every record says how far the journal was durable when it was written (DurableThrough):
 //       in durable mode the transaction before it (J3); in lazy mode the last one a flush (Sync,
 //       a rotation, the open) had made durable. Recovery reads a later record's DurableThrough as
@@ -80,8 +79,8 @@ internal sealed partial class JournalWriter : IDisposable
     public const long DefaultFileSize = 64L << 20;
 
     /// <summary>The record buffer is kept between appends up to this size; a larger record borrows
-    /// one from the shared pool for its append (Rent), so one huge transaction does not pin its
-    /// memory for the writer's life.</summary>
+    /// one from the shared pool until the next append (Rent), so one huge transaction does not pin
+    /// its memory for the writer's life.</summary>
     private const int RetainedBufferLimit = 8 << 20;
 
     /// <summary>Preallocated journal space is zero-filled ahead of the records in chunks of this size (PrewriteZeros).</summary>
@@ -102,7 +101,7 @@ internal sealed partial class JournalWriter : IDisposable
     private long _durableThrough; // J11: every record up to this transaction is durable
     private long _lastCommitTime; // CommitTime of the last record encoded (FORMAT block in JournalRecord.cs): never goes back
     private byte[] _buffer = [];
-    private readonly List<byte[]> _rented = []; // borrowed for the current append (Rent)
+    private readonly List<byte[]> _rented = []; // borrowed from the shared pool until the next append (Rent)
     private byte[] _scratch = [];
     private long _bytesWritten;
     private bool _unsynced; // lazy records written to _file since its last FlushData
@@ -205,6 +204,7 @@ internal sealed partial class JournalWriter : IDisposable
         long commitTime = 0)
     {
         ThrowIfUnusable();
+        ReturnRented(); // the previous append's, if it was larger than RetainedBufferLimit
         ArgumentNullException.ThrowIfNull(pages);
         if (transactionId != _nextTransactionId)
         {
@@ -224,87 +224,80 @@ internal sealed partial class JournalWriter : IDisposable
                 $"Transaction {transactionId} needs a {JournalRecord.RecordSize(payloadSize)}-byte journal record; the largest is {JournalRecord.MaxRecordSize}.", nameof(pages));
         }
 
+        var encodeStart = Stopwatch.GetTimestamp();
+        var flags = sync ? JournalRecordFlags.None : JournalRecordFlags.Lazy;
+        var raw = (int)payloadSize;
+        var stored = raw;
+        // The entries go straight into the record; compression, when it pays, replaces them.
+        var buffer = RecordBuffer((int)JournalRecord.RecordSize(raw));
+        var payload = buffer.AsSpan(JournalRecord.HeaderSize, raw);
+        JournalRecord.EncodeEntries(payload, pages);
+        if (compress && raw >= JournalRecord.CompressionThreshold && (_previousCompressionPaid || SampleCompresses(payload)))
+        {
+            var bound = Compression.Lz4Block.MaxCompressedLength(raw);
+            var scratch = ScratchBuffer(bound);
+            var compressed = Compression.Lz4Block.Compress(payload, scratch.AsSpan(0, bound));
+            _previousCompressionPaid = JournalRecord.CompressionPays(raw, compressed);
+            if (_previousCompressionPaid)
+            {
+                scratch.AsSpan(0, compressed).CopyTo(payload);
+                flags |= JournalRecordFlags.Lz4Compressed;
+                stored = compressed;
+            }
+        }
+
+        var record = buffer.AsSpan(0, (int)JournalRecord.RecordSize(stored));
+        _encodeTicks += Stopwatch.GetTimestamp() - encodeStart;
+        var recordSize = record.Length;
         try
         {
-            var encodeStart = Stopwatch.GetTimestamp();
-            var flags = sync ? JournalRecordFlags.None : JournalRecordFlags.Lazy;
-            var raw = (int)payloadSize;
-            var stored = raw;
-            // The entries go straight into the record; compression, when it pays, replaces them.
-            var buffer = RecordBuffer((int)JournalRecord.RecordSize(raw));
-            var payload = buffer.AsSpan(JournalRecord.HeaderSize, raw);
-            JournalRecord.EncodeEntries(payload, pages);
-            if (compress && raw >= JournalRecord.CompressionThreshold && (_previousCompressionPaid || SampleCompresses(payload)))
+            if (_fileLength - _offset < recordSize)
             {
-                var bound = Compression.Lz4Block.MaxCompressedLength(raw);
-                var scratch = ScratchBuffer(bound);
-                var compressed = Compression.Lz4Block.Compress(payload, scratch.AsSpan(0, bound));
-                _previousCompressionPaid = JournalRecord.CompressionPays(raw, compressed);
-                if (_previousCompressionPaid)
+                if (_offset == 0)
                 {
-                    scratch.AsSpan(0, compressed).CopyTo(payload);
-                    flags |= JournalRecordFlags.Lz4Compressed;
-                    stored = compressed;
+                    GrowForFirstRecord(recordSize); // JA8
+                }
+                else
+                {
+                    Rotate(recordSize);
                 }
             }
 
-            var record = buffer.AsSpan(0, (int)JournalRecord.RecordSize(stored));
+            // The checksums name the file the record goes into, so the header is built after the rotation.
+            encodeStart = Stopwatch.GetTimestamp();
+            var stamped = commitTime > 0 ? Math.Max(_lastCommitTime, commitTime) : 0;
+            JournalRecord.EncodeHeader(record, new RecordBinding(_storeId, _fileNumber), transactionId, state, pages.Count, stored, raw, flags, _durableThrough,
+                stamped);
             _encodeTicks += Stopwatch.GetTimestamp() - encodeStart;
-            var recordSize = record.Length;
-            try
+            if (_offset + recordSize > _writtenUpTo)
             {
-                if (_fileLength - _offset < recordSize)
-                {
-                    if (_offset == 0)
-                    {
-                        GrowForFirstRecord(recordSize); // JA8
-                    }
-                    else
-                    {
-                        Rotate(recordSize);
-                    }
-                }
-
-                // The checksums name the file the record goes into, so the header is built after the rotation.
-                encodeStart = Stopwatch.GetTimestamp();
-                var stamped = commitTime > 0 ? Math.Max(_lastCommitTime, commitTime) : 0;
-                JournalRecord.EncodeHeader(record, new RecordBinding(_storeId, _fileNumber), transactionId, state, pages.Count, stored, raw, flags, _durableThrough,
-                    stamped);
-                _encodeTicks += Stopwatch.GetTimestamp() - encodeStart;
-                if (_offset + recordSize > _writtenUpTo)
-                {
-                    PrewriteZeros(recordSize);
-                }
-
-                // J3: one positional write of the whole record, durable before we return (J2) —
-                // except in lazy mode, where Sync (called on a timer) makes it durable later.
-                _file.Write(_offset, record);
-                _lastCommitTime = Math.Max(_lastCommitTime, stamped);
-                if (sync)
-                {
-                    _file.FlushData();
-                    _durableThrough = transactionId; // J11
-                }
-
-                _unsynced |= !sync;
-            }
-            catch (Exception e)
-            {
-                _failure = e;
-                throw;
+                PrewriteZeros(_offset + recordSize);
             }
 
-            _bytesWritten += recordSize;
-            var start = Position;
-            _offset += recordSize;
-            _nextTransactionId++;
-            Debug.Assert(_offset <= _fileLength, "J4: a record never spans files");
-            return new JournalRecordLocation(start, Position);
+            // J3: one positional write of the whole record, durable before we return (J2) —
+            // except in lazy mode, where Sync (called on a timer) makes it durable later.
+            _file.Write(_offset, record);
+            _lastCommitTime = Math.Max(_lastCommitTime, stamped);
+            if (sync)
+            {
+                _file.FlushData();
+                _durableThrough = transactionId; // J11
+            }
+
+            _unsynced |= !sync;
         }
-        finally
+        catch (Exception e)
         {
-            ReturnRented(); // a record of more than RetainedBufferLimit borrowed its buffers from the shared pool
+            _failure = e;
+            throw;
         }
+
+        _bytesWritten += recordSize;
+        var start = Position;
+        _offset += recordSize;
+        _nextTransactionId++;
+        Debug.Assert(_offset <= _fileLength, "J4: a record never spans files");
+        return new JournalRecordLocation(start, Position);
     }
 
     /// <summary>
@@ -333,32 +326,32 @@ internal sealed partial class JournalWriter : IDisposable
 
     /// <summary>
     /// Writes zeros over the preallocated space from where the log ends to the next chunk boundary
-    /// at or past the end of the record about to be written (<paramref name="recordSize"/> bytes
-    /// at the log's end). Preallocated blocks are "unwritten" to the file system (ext4, XFS): the
-    /// first write into one changes the file's block map, so the fdatasync after it must write the
-    /// inode too — on the machine we measure on, 4 KiB + fdatasync costs ~0.18 ms into
-    /// preallocated space and ~0.12 ms into written space (the machine experiment). Zeros are what
-    /// preallocated space reads as anyway, so recovery sees the same bytes either way; the zeros
-    /// are made durable by the fdatasync of the record that follows. Only space past the log's end
-    /// (and past any record) is written.
+    /// at or past <paramref name="end"/>. Preallocated blocks are "unwritten" to the file system
+    /// (ext4, XFS): the first write into one changes the file's block map, so the fdatasync after it
+    /// must write the inode too — on the machine we measure on, 4 KiB + fdatasync costs ~0.18 ms
+    /// into preallocated space and ~0.12 ms into written space (the machine experiment). Zeros are
+    /// what preallocated space reads as anyway, so recovery sees the same bytes either way; the
+    /// zeros are made durable by the fdatasync of the record that follows. Only space past the
+    /// log's end (and past any record) is written.
     /// <para>
-    /// A record of a chunk or more (a bulk load's transaction) goes straight into preallocated
-    /// space: only the space after it is zeroed. Zeroing its own range first would copy as many
-    /// zero bytes into the page cache as the record has, to save an inode write (~0.15 ms with
-    /// 1 MiB in the machine experiment) that is small beside the record's own write and flush.
+    /// A record of a chunk or more is zero-filled first too, although its own write would cover
+    /// the space: the zeros are overwritten in the page cache before they reach the disk (the
+    /// storage bytes of a 1M-entry load in key order are the same either way), and on Linux 6.18
+    /// one 115 MiB write into preallocated space that nothing had written took 340–370 ms, against
+    /// 23 ms over the zeros plus ~35 ms for the zeros in 1 MiB writes (strace of the kv experiment,
+    /// 2026-11-27; cause not established).
     /// </para>
     /// </summary>
-    private void PrewriteZeros(long recordSize)
+    private void PrewriteZeros(long end)
     {
-        var end = _offset + recordSize;
-        var from = recordSize >= PrewriteChunk ? Math.Max(_writtenUpTo, end) : Math.Max(_writtenUpTo, _offset);
+        var from = Math.Max(_writtenUpTo, _offset);
         var to = Math.Min(_fileLength, (end + PrewriteChunk - 1) / PrewriteChunk * PrewriteChunk);
         for (var at = from; at < to; at += PrewriteChunk)
         {
             _file.Write(at, Zeros.AsSpan(0, (int)Math.Min(PrewriteChunk, to - at)));
         }
 
-        _writtenUpTo = Math.Max(_writtenUpTo, to);
+        _writtenUpTo = to;
     }
 
     /// <summary>
@@ -417,6 +410,7 @@ internal sealed partial class JournalWriter : IDisposable
         {
             _disposed = true;
             _file.Dispose();
+            ReturnRented();
         }
     }
 
@@ -482,9 +476,10 @@ internal sealed partial class JournalWriter : IDisposable
 
     /// <summary>
     /// A buffer for a record larger than the writer keeps, from <see cref="ArrayPool{T}.Shared"/>
-    /// until the append ends: a bulk load commits one such record after another, and a fresh
-    /// array each time had the kernel fault in and clear every page of it again (8% of a
-    /// 1M-entry load's time in a perf profile). The pool lets go of it under memory pressure.
+    /// until the next append or dispose: a bulk load commits one such record after another, and a
+    /// fresh array each time had the kernel fault in and clear every page of it again (8% of the
+    /// samples in a perf profile of four 1M-entry loads in key order). The pool lets go of it
+    /// under memory pressure.
     /// </summary>
     private byte[] Rent(int size)
     {
