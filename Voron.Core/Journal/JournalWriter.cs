@@ -338,8 +338,8 @@ internal sealed partial class JournalWriter : IDisposable
     /// the space: the zeros are overwritten in the page cache before they reach the disk (the
     /// storage bytes of a 1M-entry load in key order are the same either way), and on Linux 6.18
     /// one 115 MiB write into preallocated space that nothing had written took 340–370 ms, against
-    /// 23 ms over the zeros plus ~35 ms for the zeros in 1 MiB writes (strace of the kv experiment,
-    /// 2026-11-27; cause not established).
+    /// 23–26 ms over the zeros plus 29–40 ms for the zeros in 1 MiB writes (strace of the kv
+    /// experiment, 2026-11-27; cause not established).
     /// </para>
     /// </summary>
     private void PrewriteZeros(long end)

@@ -509,7 +509,11 @@ public sealed class CallerRunsTests
         gate.Set();
         await disposing.WaitAsync(TimeSpan.FromSeconds(60));
         await blocker;
-        await queued;
+        // M3: the operation in the queue's one place either joined the batch in progress or was
+        // still queued when the store closed; which one depends on when the writer saw the close
+        // (CI once saw the second), so either outcome is right here.
+        var queuedOutcome = await Record.ExceptionAsync(() => queued);
+        Assert.True(queuedOutcome is null or ObjectDisposedException, $"M3: the queued operation ended with {queuedOutcome}");
         await Assert.ThrowsAsync<ObjectDisposedException>(() => waiting);
         lock (acks)
         {
