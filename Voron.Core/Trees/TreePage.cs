@@ -315,7 +315,7 @@ internal readonly ref struct TreePage
             var middle = (int)((uint)(low + high) >> 1);
             PrefetchNode((int)((uint)(low + middle - 1) >> 1), low <= middle - 1);
             PrefetchNode((int)((uint)(middle + 1 + high) >> 1), middle + 1 <= high);
-            var comparison = GetKey(middle).SequenceCompareTo(key);
+            var comparison = CompareKeys(GetKey(middle), key);
             if (comparison == 0)
             {
                 return middle;
@@ -344,7 +344,7 @@ internal readonly ref struct TreePage
         while (low <= high)
         {
             var middle = (int)((uint)(low + high) >> 1);
-            if (GetKey(middle).SequenceCompareTo(key) <= 0)
+            if (CompareKeys(GetKey(middle), key) <= 0)
             {
                 found = middle;
                 low = middle + 1;
@@ -374,6 +374,28 @@ internal readonly ref struct TreePage
             int offset = BinaryPrimitives.ReadUInt16LittleEndian(_page[(PageHeader.Size + (index * SlotSize))..]);
             Sse.Prefetch0((byte*)Unsafe.AsPointer(ref MemoryMarshal.GetReference(_page)) + (offset & (Constants.PageSize - 1)));
         }
+    }
+
+    /// <summary>
+    /// Byte-wise key order (the sign of <see cref="MemoryExtensions.SequenceCompareTo{T}(ReadOnlySpan{T}, ReadOnlySpan{T})"/>),
+    /// decided by the first eight bytes read as one big-endian integer when both keys have them and
+    /// they differ: the searches' probes then make no call. Random point reads of 1M 8-byte keys
+    /// spent a third of their samples in the searches' calls to SequenceCompareTo.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static int CompareKeys(ReadOnlySpan<byte> left, ReadOnlySpan<byte> right)
+    {
+        if (left.Length >= sizeof(ulong) && right.Length >= sizeof(ulong))
+        {
+            var a = BinaryPrimitives.ReadUInt64BigEndian(left);
+            var b = BinaryPrimitives.ReadUInt64BigEndian(right);
+            if (a != b)
+            {
+                return a < b ? -1 : 1;
+            }
+        }
+
+        return left.SequenceCompareTo(right);
     }
 
     /// <summary>Where node <paramref name="index"/> starts (for BTree.Verify's B8 check).</summary>

@@ -1,12 +1,14 @@
 using System.Buffers.Binary;
 using System.Text;
 using Voron.Paging;
+using Voron.Testing;
 using Voron.Trees;
+using Xunit.Abstractions;
 
 namespace Voron.Tests.Core.Trees;
 
 /// <summary>The tree page format (TreePage.cs FORMAT block): layout and the B rules on read.</summary>
-public sealed class TreePageTests
+public sealed class TreePageTests(ITestOutputHelper output)
 {
     private readonly DictionaryPageAccess _store = new();
 
@@ -246,5 +248,39 @@ public sealed class TreePageTests
         var error = Assert.Throws<CorruptionException>(() => wrong.TryGet(Key(1), out _));
 
         Assert.Contains("BT2", error.Reason, StringComparison.Ordinal);
+    }
+    /// <summary>
+    /// The searches' key comparison (TreePage.CompareKeys, an eight-byte fast path) orders keys as
+    /// SequenceCompareTo does, for random keys of 0–20 bytes that often share a prefix, equal
+    /// keys, and keys that are prefixes of each other.
+    /// </summary>
+    [Fact]
+    public void CompareKeys_orders_keys_as_SequenceCompareTo_does()
+    {
+        var seed = TestSeed.Next(output, nameof(CompareKeys_orders_keys_as_SequenceCompareTo_does));
+        var random = new Random(seed);
+        var prefix = new byte[12];
+        random.NextBytes(prefix);
+        for (var i = 0; i < 200_000; i++)
+        {
+            var left = NewKey(random, prefix);
+            var right = random.Next(10) == 0 ? (byte[])left.Clone() : random.Next(10) == 0 ? left[..random.Next(left.Length + 1)] : NewKey(random, prefix);
+            var expected = Math.Sign(left.AsSpan().SequenceCompareTo(right));
+            Assert.True(expected == Math.Sign(TreePage.CompareKeys(left, right)),
+                $"seed {seed}: {Convert.ToHexString(left)} vs {Convert.ToHexString(right)}");
+        }
+
+        static byte[] NewKey(Random random, byte[] prefix)
+        {
+            var key = new byte[random.Next(21)];
+            random.NextBytes(key);
+            prefix.AsSpan(0, Math.Min(key.Length, random.Next(prefix.Length + 1))).CopyTo(key);
+            if (key.Length > 0 && random.Next(4) == 0)
+            {
+                key[random.Next(key.Length)] = (byte)(random.Next(2) == 0 ? 0 : 0xFF);
+            }
+
+            return key;
+        }
     }
 }
