@@ -380,7 +380,7 @@ internal readonly ref struct TreePage
     /// Byte-wise key order (the sign of <see cref="MemoryExtensions.SequenceCompareTo{T}(ReadOnlySpan{T}, ReadOnlySpan{T})"/>),
     /// decided by the first eight bytes read as one big-endian integer when both keys have them and
     /// they differ: the searches' probes then make no call. Random point reads of 1M 8-byte keys
-    /// spent a third of their samples in the searches' calls to SequenceCompareTo.
+    /// spent 16% of their samples in SequenceCompareTo, called by every probe.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal static int CompareKeys(ReadOnlySpan<byte> left, ReadOnlySpan<byte> right)
