@@ -9,9 +9,10 @@ public sealed partial class StorageEnvironment
     //
     //   generations — every live transaction (reader, explicit writer, merged batch while it holds
     //   the write lock) is counted in the generation current when it began. A flush that removes
-    //   spilled versions advances the generation afterwards (RetireGeneration) and their slots
-    //   wait until no transaction of that generation or an older one is live: only those can have
-    //   found the versions. Generations advance only when spilled versions are flushed, so the
+    //   versions advances the generation afterwards (RetireGeneration) and their scratch slots and
+    //   page buffers (Transactions/PageBufferPool.cs) wait until no transaction of that generation
+    //   or an older one is live: only those can have found the versions. Generations advance once
+    //   per flush at most, and only transactions that are live keep an older one counted, so the
     //   count of older generations with live transactions stays tiny.
     //
     //   the flush pin — the horizon F of the flush under way (FL8 in Flushing/DataFileFlusher.cs):
@@ -60,7 +61,7 @@ public sealed partial class StorageEnvironment
     }
 
     /// <summary>
-    /// PT7: called after spilled versions left the page table. Returns the generation their slots
+    /// PT7: called after versions left the page table. Returns the generation their slots and buffers
     /// wait on — every transaction that may have found them began in it or earlier — and starts a
     /// new one for transactions that begin from now on.
     /// </summary>
@@ -96,7 +97,7 @@ public sealed partial class StorageEnvironment
             var oldest = _liveInOlderGenerations.Count > 0 ? _liveInOlderGenerations.First().Key
                 : _liveInGeneration > 0 ? _generation
                 : long.MaxValue;
-            return new VersionRetention([.. snapshots], _committed.TxId, oldest);
+            return new VersionRetention([.. snapshots], _committed.TxId, oldest, _generation);
         }
     }
 

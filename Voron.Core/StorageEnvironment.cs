@@ -92,7 +92,8 @@ public sealed partial class StorageEnvironment : IDisposable
         Pager = pager;
         Journal = journal;
         _committed = committed;
-        PageTable = new PageTable(new Scratch.ScratchFile(_fileSystem, _layout.ScratchFile, options.MaxDataFileSize), options.MaxPageVersionMemory);
+        PageTable = new PageTable(new Scratch.ScratchFile(_fileSystem, _layout.ScratchFile, options.MaxDataFileSize), options.MaxPageVersionMemory,
+            new PageBufferPool(options.RecyclePageBuffers ? PageBufferPoolCapacity(options.MaxPageVersionMemory) : 0));
         // The subsystems below get what they need as seams, never the environment (Pebble's
         // commitEnv): nothing below this type points back up to it.
         _failures = new FailureSink(options.Directory, () => _options.OnFailure)
@@ -194,6 +195,12 @@ public sealed partial class StorageEnvironment : IDisposable
     internal Pager Pager { get; }
 
     internal PageTable PageTable { get; }
+
+    /// <summary>
+    /// PB3: buffers the pool keeps, each way — as many as the page-version budget holds, at most
+    /// 64 MiB worth (8,192 pages), so an idle store holds no more than that beyond its versions.
+    /// </summary>
+    internal static int PageBufferPoolCapacity(long maxPageVersionMemory) => (int)(Math.Min(maxPageVersionMemory, 64L << 20) / Constants.PageSize);
 
     internal JournalWriter Journal { get; }
 

@@ -245,6 +245,12 @@ public sealed class StorageEnvironmentOptions
     internal bool FlushChangedUnitsOnly { get; set; } = true;
 
     /// <summary>
+    /// Whether page buffers that left the page table are handed to later copy-on-write copies
+    /// (Transactions/PageBufferPool.cs). On by default; off allocates every copy — the A/B switch.
+    /// </summary>
+    internal bool RecyclePageBuffers { get; set; } = true;
+
+    /// <summary>
     /// Test hook: called at each step of every commit (<see cref="Transactions.CommitStep"/>) on
     /// the committing thread. Tests throw there to fail a commit at that step. Null (inert)
     /// outside tests.

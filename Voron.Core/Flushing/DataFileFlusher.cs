@@ -344,6 +344,7 @@ internal sealed class DataFileFlusher : IDisposable
         var images = _seams.PageTable.NewestUpTo(pageNumbers, last.TxId).ConvertAll(p => new KeyValuePair<long, ReadOnlyMemory<byte>>(p.Key, p.Value));
         var pager = _seams.Pager;
         var (seeks, written) = pager.WritePages(images, UnitsToWrite(images, units, pager.PageCount));
+        var kinds = PageKinds.Of(images); // now: once the page table drops them, their buffers may be recycled (PB1)
         Step(FlushStep.PagesWritten);
         pager.Sync(); // FL2
         Step(FlushStep.DataSynced);
@@ -371,7 +372,8 @@ internal sealed class DataFileFlusher : IDisposable
             _unflushedBytes -= batch.Sum(t => t.Bytes);
         }
 
-        return Statistics(last.TxId, batch.Count, images, seeks, written, Stopwatch.GetElapsedTime(start));
+        return new FlushStatistics(last.TxId, batch.Count, kinds.Pages, written, seeks, kinds.Leaves, kinds.Branches, kinds.Overflows, kinds.FreeSpace,
+            Stopwatch.GetElapsedTime(start));
     }
 
     /// <summary>
@@ -414,34 +416,6 @@ internal sealed class DataFileFlusher : IDisposable
 
     /// <summary>The test hook at <paramref name="step"/> (FlushStep); inert without one.</summary>
     private void Step(FlushStep step) => _options.FlushHook?.Invoke(step);
-
-    /// <summary>Counts the written images by the kind their page header names.</summary>
-    private static FlushStatistics Statistics(long upTo, int transactions, List<KeyValuePair<long, ReadOnlyMemory<byte>>> images, int seeks, long written, TimeSpan duration)
-    {
-        long pageCount = 0, leaves = 0, branches = 0, overflows = 0, freeSpace = 0;
-        foreach (var (_, image) in images)
-        {
-            var pages = image.Length / Constants.PageSize;
-            pageCount += pages;
-            switch (PageHeader.GetFlags(image.Span))
-            {
-                case PageFlags.Leaf:
-                    leaves += pages;
-                    break;
-                case PageFlags.Branch:
-                    branches += pages;
-                    break;
-                case PageFlags.Overflow:
-                    overflows += pages;
-                    break;
-                case PageFlags.FreeSpace:
-                    freeSpace += pages;
-                    break;
-            }
-        }
-
-        return new FlushStatistics(upTo, transactions, pageCount, written, seeks, leaves, branches, overflows, freeSpace, duration);
-    }
 
     private async Task RunAsync()
     {

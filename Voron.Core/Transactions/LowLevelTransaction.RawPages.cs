@@ -52,13 +52,13 @@ internal sealed partial class LowLevelTransaction
             return own;
         }
 
-        var copy = GC.AllocateUninitializedArray<byte>(Constants.PageSize, pinned: true); // pinned: see ModifyPage
+        var copy = _environment.PageTable.Buffers.Rent(); // see ModifyPage
         if (!overwrite)
         {
             GetRawPage(pageNumber, checksum, owner).CopyTo(copy);
         }
 
-        dirty[pageNumber] = copy;
+        SetDirty(dirty, pageNumber, copy); // counted in DirtyBytes like any page (M8)
         (_rawPages ??= []).Add(pageNumber);
         return copy;
     }

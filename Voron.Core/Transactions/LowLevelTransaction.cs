@@ -169,7 +169,8 @@ internal sealed partial class LowLevelTransaction : IPageAccess, IAllocatorPages
         // data file has them (a flush threshold's worth, seconds under load), and on the ordinary
         // heap each was copied twice by promotion and its bytes set off a gen-0 collection every
         // few milliseconds (GC pauses fell from ~14% to ~2% of wall time under merged writes).
-        var copy = GC.AllocateUninitializedArray<byte>(current.Length, pinned: true);
+        // Those that left the page table come back through the pool (PageBufferPool.cs, PB1).
+        var copy = _environment.PageTable.Buffers.Rent();
         current.CopyTo(copy);
         SetDirty(dirty, pageNumber, copy);
         return copy;
@@ -191,7 +192,17 @@ internal sealed partial class LowLevelTransaction : IPageAccess, IAllocatorPages
     public Span<byte> CreatePage(long pageNumber, int pageCount)
     {
         var dirty = RequireWritable();
-        var buffer = GC.AllocateArray<byte>(checked(pageCount * Constants.PageSize), pinned: true); // zeroed; pinned as in ModifyPage
+        byte[] buffer;
+        if (pageCount == 1)
+        {
+            buffer = _environment.PageTable.Buffers.Rent(); // as in ModifyPage
+            Array.Clear(buffer);
+        }
+        else
+        {
+            buffer = GC.AllocateArray<byte>(checked(pageCount * Constants.PageSize), pinned: true); // zeroed; pinned as in ModifyPage; runs are not recycled (PB2)
+        }
+
         PageHeader.SetPageNumber(buffer, pageNumber);
         SetDirty(dirty, pageNumber, buffer);
         _allocated!.Add(pageNumber);

@@ -19,6 +19,7 @@ internal sealed partial class PageTable
         lock (_mutation)
         {
             var retention = capture(); // under the lock, as Publish does: a removal's retirement (PT7) is never newer than it
+            _buffers.ReleaseRetired(retention.OldestGeneration); // PT9: first, so nothing this pass retires is released from this capture
             // Only a change of the live snapshots can make versions of untouched pages prunable;
             // otherwise the pages published to since the last pass are all there is to look at.
             var candidates = retention.Snapshots.AsSpan().SequenceEqual(_lastSnapshots) ? [.. _touched] : _multiVersion.ToArray();
@@ -74,6 +75,7 @@ internal sealed partial class PageTable
 
         var kept = new List<PageVersion>(versions.Length);
         List<PageVersion>? spilled = null;
+        List<byte[]>? buffers = null;
         for (var i = 0; i < versions.Length; i++)
         {
             if (keep[i])
@@ -82,7 +84,7 @@ internal sealed partial class PageTable
             }
             else
             {
-                Forget(versions[i], ref spilled);
+                Forget(versions[i], ref spilled, ref buffers);
             }
         }
 
@@ -90,6 +92,11 @@ internal sealed partial class PageTable
         foreach (var version in spilled ?? [])
         {
             _scratch.Free(version.ScratchOffset, version.Length); // PT7: nobody resolved to it while it could be read
+        }
+
+        foreach (var buffer in buffers ?? [])
+        {
+            _buffers.Retire(buffer, retention.CurrentGeneration); // PT9
         }
     }
 }

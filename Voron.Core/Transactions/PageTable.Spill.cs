@@ -40,6 +40,7 @@ internal sealed partial class PageTable
             var replaced = (PageVersion[])versions.Clone();
             replaced[index] = PageVersion.Spilled(txIds[i], offsets[i], bytes.Length);
             _versions[pageNumber] = replaced; // PT1: same bytes, now in the slot; the array is left untouched
+            _buffers.Retire(bytes, retention.CurrentGeneration); // PT9: for the transactions that may hold it
             Interlocked.Add(ref _memoryBytes, -bytes.Length);
             Interlocked.Add(ref _spilledBytes, bytes.Length);
             _inMemoryVersions--;

@@ -20,7 +20,7 @@ namespace Voron.Transactions;
 //   PT1. Versions of a page are sorted by transaction id, and each version's bytes never change
 //        once published (readers hold spans into them without locks). Spilling replaces an entry
 //        by one naming a scratch slot that holds the same bytes; the managed array is left as it
-//        is, alive while anyone still holds it.
+//        is until no transaction can hold it (PT9).
 //   PT2. A version is published only after its journal record is durable (a reader never sees
 //        data that is not yet durable).
 //   PT3. The flusher writes to the data file only the newest version with tx <= F of each page,
@@ -54,6 +54,13 @@ namespace Voron.Transactions;
 //   PT8. After every Publish and every maintenance pass the managed bytes of the versions held
 //        here (MemoryBytes) are at most the budget: the oldest-published versions in memory are
 //        spilled first. The budget counts page bytes only, not the table's bookkeeping.
+//   PT9. A page buffer that leaves the table (its version pruned, flushed and removed, or
+//        spilled) is retired to the page buffer pool with a generation no older than any
+//        transaction's that could have found it — the removal's (RetireGeneration) for a flushed
+//        version, the current one (captured under this lock, where it cannot advance) for a
+//        pruned or spilled one — and handed to a new copy only after those transactions ended
+//        (PageBufferPool PB1). Buffers are released only at the start of a maintenance pass, from
+//        the generations of that pass's capture: never a buffer retired after the capture.
 //
 // Reads are lock-free (ConcurrentDictionary lookups and immutable arrays); publishing, pruning,
 // spilling and removal take _mutation (lock order: _mutation, then the readers' lock).
@@ -64,6 +71,7 @@ internal sealed partial class PageTable : IDisposable
     private readonly ConcurrentDictionary<long, PageVersion[]> _versions = new();
     private readonly object _mutation = new();
     private readonly ScratchFile _scratch;
+    private readonly PageBufferPool _buffers;
     private readonly long _budget;
 
     // Pages with versions; read without a lock so an empty table (everything flushed, the
@@ -74,11 +82,15 @@ internal sealed partial class PageTable : IDisposable
     private long _memoryBytes;
     private long _spilledBytes;
 
-    public PageTable(ScratchFile scratch, long memoryBudget)
+    public PageTable(ScratchFile scratch, long memoryBudget, PageBufferPool buffers)
     {
         _scratch = scratch;
         _budget = memoryBudget;
+        _buffers = buffers;
     }
+
+    /// <summary>Where page buffers that left the table wait for their readers, then go to new copies (PT9).</summary>
+    public PageBufferPool Buffers => _buffers;
 
     public int PageCount => Volatile.Read(ref _pageCount);
 
@@ -229,6 +241,7 @@ internal sealed partial class PageTable : IDisposable
         lock (_mutation)
         {
             List<PageVersion>? retired = null;
+            List<byte[]>? buffers = null;
             foreach (var pageNumber in pageNumbers)
             {
                 if (!_versions.TryGetValue(pageNumber, out var versions))
@@ -246,19 +259,24 @@ internal sealed partial class PageTable : IDisposable
                 {
                     if (version.TxId <= upToTxId)
                     {
-                        Forget(version, ref retired);
+                        Forget(version, ref retired, ref buffers);
                     }
                 }
 
                 SetVersions(pageNumber, keep);
             }
 
-            if (retired != null)
+            if (retired != null || buffers != null)
             {
                 var generation = retireGeneration(); // after the removal: later transactions cannot find them
-                foreach (var version in retired)
+                foreach (var version in retired ?? [])
                 {
                     _scratch.Retire(version.ScratchOffset, version.Length, generation);
+                }
+
+                foreach (var buffer in buffers ?? [])
+                {
+                    _buffers.Retire(buffer, generation); // PT9
                 }
             }
 
@@ -266,13 +284,18 @@ internal sealed partial class PageTable : IDisposable
         }
     }
 
-    /// <summary>Accounts for a version leaving the table; a spilled one goes to <paramref name="spilled"/> (the caller frees or retires its slot).</summary>
-    private void Forget(PageVersion version, ref List<PageVersion>? spilled)
+    /// <summary>
+    /// Accounts for a version leaving the table; a spilled one goes to <paramref name="spilled"/>
+    /// (the caller frees or retires its slot), an in-memory one's buffer to
+    /// <paramref name="buffers"/> (the caller retires it: PT9).
+    /// </summary>
+    private void Forget(PageVersion version, ref List<PageVersion>? spilled, ref List<byte[]>? buffers)
     {
         if (version.Bytes != null)
         {
             Interlocked.Add(ref _memoryBytes, -version.Length);
             _inMemoryVersions--;
+            (buffers ??= []).Add(version.Bytes);
         }
         else if (version.IsSpilled)
         {

@@ -90,6 +90,7 @@ internal sealed partial class InvariantIds
         ["QC"] = "Documents: the query translation cache",
         ["O"] = "Tests: crash oracle (store model)",
         ["P"] = "Core: page header format",
+        ["PB"] = "Core: page buffer pool",
         ["PD"] = "Core: page diff format",
         ["PF"] = "Core: page file format",
         ["PG"] = "Core: pager",

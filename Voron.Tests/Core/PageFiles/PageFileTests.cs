@@ -140,6 +140,29 @@ public sealed class PageFileTests
         prepared.ReleaseDiffArena();
     }
 
+    /// <summary>
+    /// M8 bounds a merged batch by the bytes of the pages it holds (DirtyBytes): a raw page a block
+    /// write copies counts like any page (it once went into the transaction's pages uncounted).
+    /// </summary>
+    [Fact]
+    public void Every_page_a_transaction_holds_counts_in_its_dirty_bytes_raw_pages_included()
+    {
+        using var env = StorageEnvironment.Open(StoreFactory.Options(StoreFactory.NewFileSystem()));
+        using (var tx = env.BeginWrite())
+        {
+            tx.CreatePageFile("f").Write(0, Pattern(4 * 8192, 8));
+            tx.Commit();
+        }
+
+        env.FlushToDataFile();
+        using var write = env.BeginWrite();
+        var file = write.OpenPageFile("f")!;
+        file.Write(0, Pattern(8192, 9)); // a whole block: the copy is not read first (overwrite)
+        file.Write(2 * 8192 + 100, [1, 2, 3]); // a part: the copy starts from the current version
+        Assert.Equal((long)write.Low.DirtyPageCount * Constants.PageSize, write.Low.DirtyBytes);
+        Assert.True(write.Low.DirtyPageCount >= 3, $"two blocks and the map leaf: {write.Low.DirtyPageCount} pages held");
+    }
+
     [Fact]
     public void A_damaged_block_in_the_data_file_is_a_corruption_naming_the_page_file()
     {
