@@ -60,7 +60,9 @@ namespace Voron.Transactions;
 //        version, the current one (captured under this lock, where it cannot advance) for a
 //        pruned or spilled one — and handed to a new copy only after those transactions ended
 //        (PageBufferPool PB1). Buffers are released only at the start of a maintenance pass, from
-//        the generations of that pass's capture: never a buffer retired after the capture.
+//        the generations of that pass's capture: never a buffer retired after the capture. The
+//        flusher, which reads its images without being a transaction, runs those passes itself
+//        under its flush lock, so no buffer is released while a flush still reads its images.
 //
 // Reads are lock-free (ConcurrentDictionary lookups and immutable arrays); publishing, pruning,
 // spilling and removal take _mutation (lock order: _mutation, then the readers' lock).
