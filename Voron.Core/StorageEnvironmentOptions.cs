@@ -246,9 +246,11 @@ public sealed class StorageEnvironmentOptions
 
     /// <summary>
     /// Whether page buffers that left the page table are handed to later copy-on-write copies
-    /// (Transactions/PageBufferPool.cs). On by default; off allocates every copy — the A/B switch.
+    /// (Transactions/PageBufferPool.cs). On by default; off allocates every copy — the A/B switch,
+    /// also for the load tests' processes through the environment variable
+    /// <c>VORON_RECYCLE_PAGE_BUFFERS=0</c>.
     /// </summary>
-    internal bool RecyclePageBuffers { get; set; } = true;
+    internal bool RecyclePageBuffers { get; set; } = Environment.GetEnvironmentVariable("VORON_RECYCLE_PAGE_BUFFERS") != "0";
 
     /// <summary>
     /// Test hook: called at each step of every commit (<see cref="Transactions.CommitStep"/>) on
