@@ -105,14 +105,14 @@ internal sealed class PageBufferPool
     /// <summary>PB1: frees the retired buffers whose generation is older than every live transaction's. Under the page table's lock.</summary>
     public void ReleaseRetired(long oldestLiveGeneration)
     {
-        while (_retired.TryPeek(out var retired) && retired.Generation < oldestLiveGeneration)
+        lock (_freeLock) // once per pass, not per buffer: the writer's Rent waits on it
         {
-            _retired.Dequeue();
-#if DEBUG
-            retired.Buffer.AsSpan().Fill(Poison); // PB4
-#endif
-            lock (_freeLock)
+            while (_retired.TryPeek(out var retired) && retired.Generation < oldestLiveGeneration)
             {
+                _retired.Dequeue();
+#if DEBUG
+                retired.Buffer.AsSpan().Fill(Poison); // PB4
+#endif
                 if (_free.Count < Capacity)
                 {
                     _free.Push(retired.Buffer);
