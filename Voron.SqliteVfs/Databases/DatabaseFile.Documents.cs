@@ -15,6 +15,9 @@ internal sealed partial class DatabaseFile
     /// <summary>The document changes of the current write transaction (SD7), or null.</summary>
     public PendingDocuments? PendingDocuments => _documents;
 
+    /// <summary>SD7: the write transaction's changes, whose undo log a savepoint names a point of, made empty if there are none yet; null outside a write transaction.</summary>
+    public PendingDocuments? DocumentsForSavepoint() => _writer ? _documents ??= new PendingDocuments() : _documents;
+
     /// <summary>V13: where a voron_docs write goes: the write transaction this connection holds on the database.</summary>
     public PendingDocuments DocumentsForWrite()
     {

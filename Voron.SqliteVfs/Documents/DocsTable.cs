@@ -45,9 +45,13 @@ namespace Voron.SqliteVfs.Documents;
 // SD6. Every change carries the version the transaction read (0: no document), so a change
 //     commits only over that version (I3): WHERE version = ? is an If-Match, and a session that
 //     wrote the document since fails the COMMIT. A document whose newest state is an in-flight
-//     commit of the same database expects what that commit wrote.
+//     commit of the same database expects what that commit wrote; one this transaction deleted and
+//     inserts again expects the version the delete read.
 // SD7. Changes live in the connection's write transaction on the database (PendingDocuments), with
-//     SQLite's savepoints: a failed statement, ROLLBACK TO and ROLLBACK undo them.
+//     SQLite's savepoints: a failed statement, ROLLBACK TO and ROLLBACK undo them. The tables of a
+//     database share the changes and one undo log; each table keeps the savepoints SQLite tells it
+//     of as points in that log, a savepoint it was not told of being where it joined the
+//     transaction (TableSavepoints.cs has SQLite's order of calls and why this is exact).
 // SD8. xSync, while the write lock is held, checks every change's expected version against the
 //     newest committed state: a conflict fails the COMMIT there (SQLite ignores xCommit's errors),
 //     before anything is submitted. The merged operation checks again (V14).
@@ -322,7 +326,7 @@ internal sealed class DocsTable(DocumentStore store, DatabaseFile file, TableSpe
 
         var idBytes = ValidId(id);
         var existing = view.Find(id, idBytes, readJson: false);
-        var expected = new Expectation(0);
+        var expected = view.ExpectedForAbsent(id); // SD6: a document this transaction deleted still expects the version it deleted
         if (existing != null)
         {
             switch (VirtualTableRegistry.OnConflict(db))
@@ -493,11 +497,25 @@ internal sealed class DocsTable(DocumentStore store, DatabaseFile file, TableSpe
 
     public override void Sync() => file.CheckDocumentsBeforeCommit(Store); // SD8
 
-    public override void Savepoint(int level) => file.PendingDocuments?.Savepoint(level);
+    private readonly TableSavepoints _savepoints = new();
 
-    public override void Release(int level) => file.PendingDocuments?.Release(level);
+    public override void Begin() => _savepoints.Join(file.DocumentsForSavepoint()?.Position ?? 0); // SD7
 
-    public override void RollbackTo(int level) => file.PendingDocuments?.RollbackTo(level);
+    public override void Savepoint(int level) => _savepoints.Begin(level, file.DocumentsForSavepoint()?.Position ?? 0);
 
-    public override void Rollback() => file.PendingDocuments?.Clear();
+    public override void Release(int level) => _savepoints.Release(level);
+
+    public override void RollbackTo(int level)
+    {
+        var position = _savepoints.RollbackTo(level);
+        file.PendingDocuments?.UndoTo(position);
+    }
+
+    public override void Rollback()
+    {
+        _savepoints.Clear();
+        file.PendingDocuments?.Clear();
+    }
+
+    public override void Commit() => _savepoints.Clear();
 }

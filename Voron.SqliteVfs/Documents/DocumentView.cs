@@ -103,6 +103,14 @@ internal sealed class DocumentView(DocumentStore store, ReadTransaction snapshot
         return FindStored(id, idBytes, readJson);
     }
 
+    /// <summary>
+    /// SD6: what a new document <paramref name="id"/> must find stored at commit when this
+    /// transaction sees none: the version this transaction deleted, if it deleted one; else none
+    /// (a delete in flight leaves none either).
+    /// </summary>
+    public Expectation ExpectedForAbsent(string id) =>
+        Own != null && Own.TryGet(id, out var own) && own.IsDelete ? own.Expected : new Expectation(0);
+
     /// <summary>The document as the store snapshot holds it.</summary>
     public DocumentState? FindStored(string id, byte[] idBytes, bool readJson = true)
     {

@@ -26,54 +26,35 @@ internal sealed record PendingDocument(string Id, byte[] IdBytes, string Collect
 }
 
 /// <summary>
-/// SD7: the document changes of one connection's write transaction on one database, with SQLite's
-/// savepoints: <see cref="Savepoint"/> marks, <see cref="RollbackTo"/> undoes back to a mark (a
-/// statement that failed part-way, ROLLBACK TO), <see cref="Release"/> forgets marks. Shared by
-/// every voron_docs table of the database on that connection (SQLite calls each of them; the
-/// calls are idempotent).
+/// SD7: the document changes of one connection's write transaction on one database, shared by
+/// every voron_docs table of the database on that connection, with an undo log of the whole
+/// transaction: <see cref="Position"/> names a point of it, <see cref="UndoTo"/> goes back to one.
+/// Which point a savepoint is, each table decides (<see cref="TableSavepoints"/>).
 /// </summary>
 internal sealed class PendingDocuments
 {
     private readonly Dictionary<string, PendingDocument> _byId = new(StringComparer.Ordinal);
     private readonly List<(string Id, PendingDocument? Before)> _log = [];
-    private readonly List<(int Level, int Position)> _marks = [];
 
     public bool IsEmpty => _byId.Count == 0;
 
     public IEnumerable<PendingDocument> All => _byId.Values;
+
+    /// <summary>The undo log's end: every change made from here on is undone by <see cref="UndoTo"/> of this position.</summary>
+    public int Position => _log.Count;
 
     public bool TryGet(string id, out PendingDocument document) => _byId.TryGetValue(id, out document!);
 
     public void Set(PendingDocument document)
     {
         _byId.TryGetValue(document.Id, out var before);
-        if (_marks.Count > 0)
-        {
-            _log.Add((document.Id, before));
-        }
-
+        _log.Add((document.Id, before));
         _byId[document.Id] = document;
     }
 
-    public void Savepoint(int level)
+    /// <summary>Undoes every change made since <paramref name="position"/>, newest first (a position past the end undoes nothing).</summary>
+    public void UndoTo(int position)
     {
-        _marks.RemoveAll(m => m.Level >= level);
-        _marks.Add((level, _log.Count));
-    }
-
-    public void Release(int level)
-    {
-        _marks.RemoveAll(m => m.Level >= level);
-        if (_marks.Count == 0)
-        {
-            _log.Clear();
-        }
-    }
-
-    public void RollbackTo(int level)
-    {
-        var mark = _marks.FindLast(m => m.Level <= level);
-        var position = _marks.Count == 0 ? 0 : (mark == default && _marks[0].Level > level ? 0 : mark.Position);
         for (var i = _log.Count - 1; i >= position; i--)
         {
             var (id, before) = _log[i];
@@ -87,14 +68,15 @@ internal sealed class PendingDocuments
             }
         }
 
-        _log.RemoveRange(position, _log.Count - position);
-        _marks.RemoveAll(m => m.Level > level);
+        if (position < _log.Count)
+        {
+            _log.RemoveRange(position, _log.Count - position);
+        }
     }
 
     public void Clear()
     {
         _byId.Clear();
         _log.Clear();
-        _marks.Clear();
     }
 }
