@@ -32,8 +32,8 @@ internal sealed partial class DatabaseFile
 
     /// <summary>
     /// SD3: the documents a statement reads: the snapshot's store transaction, the database's
-    /// in-flight commits that changed documents (a connection that only reads waits until they are
-    /// durable, V3), and this transaction's own changes.
+    /// in-flight commits that changed documents (a writer's snapshot, V4), and this transaction's
+    /// own changes. Never waits.
     /// </summary>
     public DocumentView OpenDocumentView(DocumentStore store)
     {
@@ -46,7 +46,7 @@ internal sealed partial class DatabaseFile
         Snapshot? owned = null;
         if (snapshot == null)
         {
-            snapshot = owned = _database.TakeSnapshot();
+            snapshot = owned = _database.TakeDurable();
         }
 
         try
@@ -54,17 +54,10 @@ internal sealed partial class DatabaseFile
             List<DocumentCommit>? commits = null;
             foreach (var version in snapshot.InFlight)
             {
-                if (version.Documents == null)
+                if (version.Documents != null)
                 {
-                    continue;
+                    (commits ??= []).Add(version.Documents); // V15: only a writer's snapshot has versions in flight
                 }
-
-                if (!ReadsAsWriter && !version.IsDurable)
-                {
-                    _database.WaitDurableForRead(version); // V15: V3 for documents
-                }
-
-                (commits ??= []).Add(version.Documents);
             }
 
             return new DocumentView(store, snapshot.Store, commits ?? [], _writer ? _documents : null, owned);

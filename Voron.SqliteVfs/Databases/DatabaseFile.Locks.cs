@@ -76,9 +76,6 @@ internal sealed partial class DatabaseFile
         return true;
     }
 
-    /// <summary>Whether reads take the newest submitted state without waiting (V4) rather than V3's rule.</summary>
-    private bool ReadsAsWriter => _writer || (_ticket == TicketState.Used && _database.WriteLock.IsHeldBy(this));
-
     /// <summary>xLock: NONE → SHARED (V2), SHARED → RESERVED (V1, V5, V6), RESERVED → EXCLUSIVE (at once).</summary>
     public override int Lock(int level)
     {
@@ -90,18 +87,24 @@ internal sealed partial class DatabaseFile
 
         if (_level == SqliteConstants.LockNone)
         {
-            _snapshot = _database.TakeSnapshot();
-            _level = SqliteConstants.LockShared;
             if (_ticket == TicketState.Issued && !_database.WriteLock.IsHeldBy(this))
             {
                 _ticket = TicketState.None; // the ticket lapsed (V6)
             }
-            else if (_ticket == TicketState.Issued)
+
+            if (_ticket == TicketState.Issued)
             {
-                // V6: the re-run. Nobody else can commit while this connection holds the
-                // ticket, so the snapshot just taken is the newest and stays so.
+                // V6: the re-run, which will write. Nobody else can commit while this connection
+                // holds the ticket, so the newest submitted state stays the newest.
+                _snapshot = _database.TakeNewest();
                 _ticket = TicketState.Used;
             }
+            else
+            {
+                _snapshot = _database.TakeDurable(); // V2: never waits, never sees a commit in flight
+            }
+
+            _level = SqliteConstants.LockShared;
         }
 
         if (level == SqliteConstants.LockShared)
@@ -156,7 +159,7 @@ internal sealed partial class DatabaseFile
         Snapshot? newest = null;
         if (freshness == Freshness.Advance)
         {
-            newest = _database.TakeSnapshot();
+            newest = _database.TakeNewest();
             if (_readDocuments && DocumentsChanged(_snapshot!, newest))
             {
                 // V16: the transaction read documents that changed since; moving it forward would

@@ -6,13 +6,13 @@ internal sealed partial class DatabaseFile
 {
     private const int BlockSize = PageFile.BlockSize;
 
-    /// <summary>xRead, by V3 (readers) or V4 (the writer); zero-fills past the end with SQLITE_IOERR_SHORT_READ.</summary>
+    /// <summary>xRead from the connection's snapshot (V2, V4); zero-fills past the end with SQLITE_IOERR_SHORT_READ.</summary>
     public override int Read(Span<byte> destination, long offset)
     {
         if (_snapshot == null)
         {
             // SQLite reads the header at open, before it takes SHARED.
-            using var transient = _database.TakeSnapshot();
+            using var transient = _database.TakeDurable();
             return ReadFrom(transient, destination, offset, track: false);
         }
 
@@ -95,17 +95,7 @@ internal sealed partial class DatabaseFile
             }
         }
 
-        var bytes = snapshot.Find(block, out var from);
-        if (from != null && !ReadsAsWriter)
-        {
-            // V3: wait for the commit whose bytes this read would observe.
-            var pending = block == 0 ? (ObservesPage1Content(inBlock, target.Length) ? snapshot.PendingPage1Content() : null) : from;
-            if (pending is { IsDurable: false })
-            {
-                _database.WaitDurableForRead(pending);
-            }
-        }
-
+        var bytes = snapshot.Find(block, out _); // V3: never waits
         if (bytes.IsEmpty)
         {
             target.Clear();
@@ -114,13 +104,5 @@ internal sealed partial class DatabaseFile
         {
             bytes.Slice(inBlock, target.Length).CopyTo(target);
         }
-    }
-
-    /// <summary>V3's exemption: bytes 24..39 and 92..99 of page 1 are served without waiting.</summary>
-    private static bool ObservesPage1Content(int start, int count)
-    {
-        var end = start + count;
-        static bool Inside(int s, int e, int lo, int hi) => s >= lo && e <= hi;
-        return !(Inside(start, end, 24, 40) || Inside(start, end, 92, 100));
     }
 }

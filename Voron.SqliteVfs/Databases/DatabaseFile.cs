@@ -81,7 +81,7 @@ internal sealed partial class DatabaseFile : VfsFile
     private T TransientSnapshot<T>(Func<Snapshot, T> read)
     {
         // SQLite asks for the size (and reads the header) at open, before it takes SHARED.
-        using var snapshot = _database.TakeSnapshot();
+        using var snapshot = _database.TakeDurable();
         return read(snapshot);
     }
 }

@@ -31,7 +31,7 @@ namespace Voron.SqliteVfs.Databases;
 //
 // Lock levels of one connection (DatabaseFile), each transition and the method that makes it:
 //
-//            Lock(SHARED): V2 snapshot                  Lock(RESERVED): V1 wait, V5 fresh?
+//            Lock(SHARED): V2 durable snapshot          Lock(RESERVED): V1 wait, V5 fresh?
 //    NONE ------------------------------> SHARED ------------------------------------> RESERVED
 //     ^   <-- Unlock(NONE): drop snapshot   |  ^                                         |  |
 //     |                                     |  |  Unlock(SHARED): V10 rollback           |  | Lock(EXCLUSIVE)
@@ -59,25 +59,29 @@ namespace Voron.SqliteVfs.Databases;
 //       gives up after at most its command timeout + LockTimeout + 150 ms.
 //     A refusal records why in VoronSqlite.LastError (a TimeoutException) and counts in
 //     DatabaseState.Waits. SHARED, PENDING and EXCLUSIVE never wait. The VFS's other waits are
-//     for the store's journal flush, not for another connection (V3, V7, V10): like a stock
+//     for the store's journal flush, not for another connection (V7, V10, V15): like a stock
 //     database's fsync they are not bounded by busy_timeout.
-// V2. xLock(SHARED) takes the connection's snapshot: the newest *submitted* state of the
-//     database — a store read transaction plus the in-flight commits after it. It does not
-//     move until xUnlock(NONE), except forward under V5 and with the connection's own commit.
-// V3. Below RESERVED, a read of bytes that an in-flight commit changed waits until that commit
-//     is durable (and fails if it failed): a transaction that only reads never observes a commit
-//     that is not yet durable. Exempt, because SQLite reads them before it asks for RESERVED
-//     and waiting there would make every writer wait for the previous flush: page 1's bytes
-//     24..39 and 92..99 (change counter, page count, free-list head and count, version) and the
-//     file size. PRAGMA page_count, freelist_count and data_version may run ahead of durability.
+// V2. xLock(SHARED) takes the connection's snapshot: the newest *durable* state of the database,
+//     one store read transaction (it sees durable commits only), with no commit in flight in it.
+//     A V6 ticket's re-run takes the newest submitted state instead (V4: it holds the write lock
+//     and will write). The snapshot does not move until xUnlock(NONE), except forward under V5
+//     and with the connection's own commit.
+// V3. A transaction that only reads never waits and never observes a commit that is not yet
+//     durable: its snapshot holds none (V2). So nobody else's commit, in flight or failed, can
+//     delay or fail a read. The file size and page 1's header fields a reader sees are durable
+//     ones too; PRAGMA page_count, freelist_count and data_version inside a write transaction
+//     may run ahead of durability (V4).
 // V4. A connection that holds the write lock (or a V6 ticket) reads the newest submitted state
 //     without waiting: it builds on commits that are not yet durable (V8 fails it if they fail).
-// V5. At xLock(RESERVED) a connection whose snapshot predates the newest submitted commit is
-//     moved forward to it (a fresh snapshot) when none of the commits in between changed the
-//     file size, page 1 beyond its change counter, or a block SQLite may hold in its page cache
-//     (every block the connection read or wrote since SQLite last dropped its cache, which the
-//     VFS sees from the 16-byte version read at each SHARED). SQLite's cache is then exactly
-//     right for the newest state but for page 1's change counter, which V7 overwrites.
+// V5. At xLock(RESERVED) a connection whose snapshot predates the newest submitted commit (a
+//     durable snapshot under V2 does whenever commits are in flight) is moved forward to it (a
+//     fresh snapshot) when none of the commits in between changed the file size, page 1 beyond
+//     its change counter, or a block SQLite may hold in its page cache (every block the
+//     connection read or wrote since SQLite last dropped its cache, which the VFS sees from the
+//     16-byte version read at each SHARED). SQLite's cache is then exactly right for the newest
+//     state but for page 1's change counter, which V7 overwrites. BEGIN IMMEDIATE and an
+//     autocommit write read no more than page 1 before RESERVED, so they move forward unless a
+//     commit in between grew or shrank the file or changed page 1's content.
 // V6. A stale connection that cannot move forward keeps the write lock as a ticket and gets
 //     SQLITE_SCHEMA, so sqlite3_step re-prepares and re-runs the statement at once; the re-run
 //     takes SHARED again, gets a fresh snapshot (nobody else can commit: it holds the ticket)
@@ -122,9 +126,11 @@ namespace Voron.SqliteVfs.Databases;
 //     fail too); COMMIT fails with SQLITE_CONSTRAINT and VoronSqlite.LastError holds the
 //     ConcurrencyException or UniqueConstraintException. SD8 checks the same at xSync, before
 //     anything is submitted, so this happens only when a session commits in between.
-// V15. Documents follow V3 and V4: a connection below RESERVED that reads documents first waits
-//     for the in-flight versions that changed documents to be durable; a writer reads them
-//     without waiting, and a change it makes to such a document expects what that version wrote.
+// V15. Documents follow V2–V4: a connection below RESERVED reads the documents of its durable
+//     snapshot and never waits; a writer reads the in-flight versions' documents without waiting,
+//     a change it makes to such a document expects what that version wrote, and reading such a
+//     document's version or last_modified (assigned when the version applies) waits until that
+//     version is durable (and fails, like the writer's COMMIT would, if it failed).
 // V16. V5 does not move a snapshot that served a document read before the write lock (a deferred
 //     transaction that read first) past a commit that changed documents (the store's document
 //     version counter moved, or an in-flight version carries documents): the transaction would
@@ -188,7 +194,6 @@ internal sealed partial class DatabaseState
     /// <summary>Republishes <see cref="_chain"/>; called under _sync after every change.</summary>
     private void Publish() => _chain = new Chain(_inFlight.Count == 0 ? [] : [.. _inFlight], _head?.Sequence ?? _durableSequence);
 
-    private int _readersWaiting;
     private long _advanced;
     private long _reruns;
 
@@ -198,23 +203,6 @@ internal sealed partial class DatabaseState
     internal void CountAdvance() => Interlocked.Increment(ref _advanced);
 
     internal void CountRerun() => Interlocked.Increment(ref _reruns);
-
-    /// <summary>Reads waiting under V3 for an in-flight commit to become durable (tests).</summary>
-    internal int ReadersWaiting => Volatile.Read(ref _readersWaiting);
-
-    /// <summary>V3: waits until <paramref name="version"/> is durable; throws why it failed.</summary>
-    public void WaitDurableForRead(DatabaseVersion version)
-    {
-        Interlocked.Increment(ref _readersWaiting);
-        try
-        {
-            version.WaitDurable();
-        }
-        finally
-        {
-            Interlocked.Decrement(ref _readersWaiting);
-        }
-    }
 
     /// <summary>Commits submitted and not yet durable (tests).</summary>
     internal int InFlightCount
@@ -243,8 +231,24 @@ internal sealed partial class DatabaseState
         return read.OpenPageFile(Name) != null;
     }
 
-    /// <summary>V2: the newest submitted state — a store snapshot and the in-flight versions after it.</summary>
-    public Snapshot TakeSnapshot()
+    /// <summary>V2: the newest durable state — a store snapshot, nothing in flight. Never waits.</summary>
+    public Snapshot TakeDurable()
+    {
+        var store = Environment.BeginRead(); // a store read transaction sees durable commits only
+        try
+        {
+            var file = store.OpenPageFile(Name);
+            return new Snapshot(store, file, [], file?.Sequence ?? 0);
+        }
+        catch
+        {
+            store.Dispose();
+            throw;
+        }
+    }
+
+    /// <summary>V4, V5, V6: the newest submitted state — a store snapshot and the in-flight versions after it.</summary>
+    public Snapshot TakeNewest()
     {
         while (true)
         {

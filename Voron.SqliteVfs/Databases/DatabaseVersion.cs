@@ -14,6 +14,11 @@ internal sealed class DatabaseVersion
     public DatabaseVersion(long sequence, long parentSequence, WriteSet writes, long parentLength, Block0Change block0, Documents.DocumentCommit? documents = null)
     {
         Documents = documents;
+        if (documents != null)
+        {
+            documents.Version = this;
+        }
+
         Sequence = sequence;
         ParentSequence = parentSequence;
         Blocks = writes.Blocks;

@@ -36,7 +36,7 @@ internal sealed class Snapshot : IDisposable
 
     /// <summary>
     /// Finds block <paramref name="block"/>: its bytes (empty = zeros) and the in-flight version
-    /// they come from (null = the durable store). No waiting here: V3 is the caller's.
+    /// they come from (null = the durable store).
     /// </summary>
     public ReadOnlySpan<byte> Find(long block, out DatabaseVersion? from)
     {
@@ -62,21 +62,7 @@ internal sealed class Snapshot : IDisposable
         return _file != null && _file.TryGetBlock(block, out var stored) ? stored : default;
     }
 
-    /// <summary>V3 for page 1's content: the newest in-flight version that changed it beyond the header fields, if not yet durable.</summary>
-    public DatabaseVersion? PendingPage1Content()
-    {
-        for (var i = _versions.Length - 1; i >= 0; i--)
-        {
-            if (_versions[i].Block0 == Block0Change.Content)
-            {
-                return _versions[i].IsDurable ? null : _versions[i];
-            }
-        }
-
-        return null;
-    }
-
-    /// <summary>Copies block <paramref name="block"/> (zeros for a hole) into <paramref name="destination"/>, without V3's wait.</summary>
+    /// <summary>Copies block <paramref name="block"/> (zeros for a hole) into <paramref name="destination"/>.</summary>
     public bool ReadBlock(long block, byte[] destination)
     {
         var bytes = Find(block, out _);

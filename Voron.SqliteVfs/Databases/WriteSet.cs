@@ -82,7 +82,7 @@ internal sealed class WriteSet
 
     /// <summary>
     /// Drops blocks equal to the snapshot's (SQLite rewrites pages it did not change) and says
-    /// how block 0 changed (V3, V5). A commit that changes anything carries block 0, so V7 can
+    /// how block 0 changed (V5). A commit that changes anything carries block 0, so V7 can
     /// give it a new change counter: that is what tells every other connection to drop its cache.
     /// Called once, before the write set is submitted.
     /// </summary>

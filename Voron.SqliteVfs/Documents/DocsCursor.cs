@@ -490,7 +490,7 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
 
     private static void SetVersion(ResultContext result, DocumentState row)
     {
-        if (row.Version is { } version)
+        if (row.Stamp().Version is { } version)
         {
             result.SetInt64(version);
         }
@@ -502,7 +502,7 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
 
     private static void SetTicks(ResultContext result, DocumentState row)
     {
-        if (Timestamp(row.Ticks) is { } text)
+        if (Timestamp(row.Stamp().Ticks) is { } text)
         {
             result.SetText(text);
         }

@@ -20,9 +20,9 @@ namespace Voron.SqliteVfs.Documents;
 //     voron_docs and SQL over a table of JSON text answer alike. The declared type is SQLite's
 //     column affinity for comparisons and for values written (SD5).
 // SD3. A statement reads its database's snapshot (V2): the same store read transaction as its
-//     tables, plus the database's commits in flight after it, plus its own transaction's changes
-//     (DocumentView). A reader waits for in-flight commits that changed documents, as V3 waits
-//     for pages: a transaction that only reads never sees a commit that is not yet durable.
+//     tables, plus, for a writer, the database's commits in flight after it (V4), plus its own
+//     transaction's changes (DocumentView). A transaction that only reads reads durable documents
+//     and never waits (V15).
 // SD4. Plans (BestIndex): id = and id IN (one xFilter for the list), id ranges, equality on an
 //     index's leading paths and a range on the next (indexes whose paths are declared columns),
 //     else a scan of the collection. Only id constraints are omitted (SQLite re-checks every path

@@ -34,6 +34,34 @@ internal sealed class DocumentCommit
 
     public IReadOnlyList<PendingDocument> Changes { get; }
 
+    /// <summary>The database version this commit is the document half of (set when it is submitted, V13).</summary>
+    public Databases.DatabaseVersion? Version { get; set; }
+
+    /// <summary>Whether the version is durable: <see cref="Results"/> are final.</summary>
+    public bool IsDurable => Version?.IsDurable == true;
+
+    /// <summary>
+    /// V15: what the change at <paramref name="position"/> was given, once the version is durable
+    /// (the merged operation may run more than once, M1, so only then are the results final).
+    /// Waits for it; if it failed, throws why, as the COMMIT of a transaction built on it would fail.
+    /// </summary>
+    public WriteResult DurableResult(int position, string id)
+    {
+        var version = Version ?? throw new InvalidOperationException("The commit was read before it was submitted.");
+        try
+        {
+            version.WaitDurable();
+        }
+        catch (Exception e)
+        {
+            throw new Interop.VirtualTables.VirtualTableException(
+                Vfs.ErrorCodes.From(e, Interop.SqliteConstants.IoErr),
+                $"Document '{id}' was written by another connection's commit that failed ({e.Message}); this transaction read it and cannot commit. Roll back and run it again.", e);
+        }
+
+        return Results![position];
+    }
+
     /// <summary>The versions the last run of <see cref="Apply"/> gave (null before it ran).</summary>
     public WriteResult[]? Results => _results;
 

@@ -12,7 +12,26 @@ namespace Voron.SqliteVfs.Documents;
 /// <param name="Ticks">When it was last written (UTC ticks), or null while not assigned.</param>
 /// <param name="Version">The stored version, or null while it is not assigned yet (the transaction's own change, a commit in flight).</param>
 /// <param name="Expected">What a change of this document must find stored at commit (SD6).</param>
-internal sealed record DocumentState(string Id, string Collection, byte[] Json, long? Version, long? Ticks, Expectation Expected);
+/// <param name="InFlight">The commit in flight that wrote this state (V4: a writer's snapshot), or null.</param>
+internal sealed record DocumentState(string Id, string Collection, byte[] Json, long? Version, long? Ticks, Expectation Expected, DocumentCommit? InFlight = null)
+{
+    /// <summary>
+    /// V15: the version and time of this state. For a commit in flight they are assigned when it
+    /// applies, so this waits until it is durable: a writer reads the same values in every
+    /// statement, and an If-Match (WHERE version = ?) can match. Null for the transaction's own
+    /// changes.
+    /// </summary>
+    public (long? Version, long? Ticks) Stamp()
+    {
+        if (Version != null || InFlight == null)
+        {
+            return (Version, Ticks);
+        }
+
+        var result = InFlight.DurableResult(Expected.ParentIndex, Id);
+        return (result.Version, result.Ticks);
+    }
+}
 
 /// <summary>
 /// SD3: the documents a SQL transaction reads: the store snapshot of its database's read
@@ -95,8 +114,8 @@ internal sealed class DocumentView(DocumentStore store, ReadTransaction snapshot
                     return null;
                 }
 
-                var result = inFlight[i].Results?[position];
-                return new DocumentState(id, change.Collection, change.Json, result?.Version, result?.Ticks, new Expectation(0, inFlight[i], position));
+                var result = inFlight[i].IsDurable ? inFlight[i].Results?[position] : null;
+                return new DocumentState(id, change.Collection, change.Json, result?.Version, result?.Ticks, new Expectation(0, inFlight[i], position), inFlight[i]);
             }
         }
 
