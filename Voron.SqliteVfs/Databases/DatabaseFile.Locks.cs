@@ -157,8 +157,10 @@ internal sealed partial class DatabaseFile
         _arrival = 0;
         var freshness = _database.CheckFreshness(_snapshot!, _cachedBlocks);
         Snapshot? newest = null;
-        if (freshness == Freshness.Advance)
+        if (freshness == Freshness.Advance || (freshness == Freshness.Fresh && _snapshot!.Store.Id != _database.Environment.LastCommittedTransactionId))
         {
+            // V5: newer pages, or the same pages and newer documents (sessions commit without
+            // moving the database): the writer works on the newest state.
             newest = _database.TakeNewest();
             if (_readDocuments && DocumentsChanged(_snapshot!, newest))
             {
@@ -172,6 +174,10 @@ internal sealed partial class DatabaseFile
 
         switch (freshness)
         {
+            case Freshness.Fresh when newest != null:
+                _snapshot!.Dispose();
+                _snapshot = newest;
+                break;
             case Freshness.Fresh:
                 break;
             case Freshness.Advance:
@@ -188,8 +194,8 @@ internal sealed partial class DatabaseFile
                     _database.WriteLock.Release(this);
                     ErrorCodes.Note(new InvalidOperationException(
                         $"Vfs={_vfsName}: database '{Name}': this transaction read a state that another connection has since changed, so it cannot write " +
-                        "(SQLITE_BUSY, as BUSY_SNAPSHOT in WAL mode). Roll back and run it again; begin read-then-write transactions with BEGIN IMMEDIATE (BeginTransaction()'s default)."));
-                    return SqliteConstants.Busy;
+                        "(SQLITE_BUSY_SNAPSHOT, as in WAL mode). Roll back and run it again; begin read-then-write transactions with BEGIN IMMEDIATE (BeginTransaction()'s default)."));
+                    return SqliteConstants.BusySnapshot;
                 }
 
                 _database.WriteLock.KeepAsTicket(this, TicketLifetime);

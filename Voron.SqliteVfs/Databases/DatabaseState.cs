@@ -81,13 +81,17 @@ namespace Voron.SqliteVfs.Databases;
 //     16-byte version read at each SHARED). SQLite's cache is then exactly right for the newest
 //     state but for page 1's change counter, which V7 overwrites. BEGIN IMMEDIATE and an
 //     autocommit write read no more than page 1 before RESERVED, so they move forward unless a
-//     commit in between grew or shrank the file or changed page 1's content.
+//     commit in between grew or shrank the file or changed page 1's content. A snapshot whose
+//     pages are the newest moves too when the store committed since it was taken (document
+//     sessions commit without moving the database), so a writer reads the newest documents.
 // V6. A stale connection that cannot move forward keeps the write lock as a ticket and gets
 //     SQLITE_SCHEMA, so sqlite3_step re-prepares and re-runs the statement at once; the re-run
 //     takes SHARED again, gets a fresh snapshot (nobody else can commit: it holds the ticket)
 //     and RESERVED. A connection that comes back to RESERVED without having dropped its
-//     snapshot (a deferred transaction that read first) gets SQLITE_BUSY instead — SQLite's own
-//     answer in WAL mode (BUSY_SNAPSHOT) — and the ticket is released. A ticket unused after
+//     snapshot (a deferred transaction that read first) gets SQLITE_BUSY_SNAPSHOT instead (extended
+//     code 517; SQLite keeps it because the connection has a read transaction open) — SQLite's own
+//     answer in WAL mode, which retry logic tells from a busy lock (plain SQLITE_BUSY, V1) and
+//     Microsoft.Data.Sqlite does not retry — and the ticket is released. A ticket unused after
 //     TicketLifetime lapses, and so does one whose re-run ends without asking for RESERVED.
 // V7. SQLITE_FCNTL_COMMIT_PHASETWO submits the write set (blocks written since RESERVED, those
 //     equal to the snapshot's dropped) as a new version whose parent is the newest version,
@@ -132,9 +136,10 @@ namespace Voron.SqliteVfs.Databases;
 //     document's version or last_modified (assigned when the version applies) waits until that
 //     version is durable (and fails, like the writer's COMMIT would, if it failed).
 // V16. V5 does not move a snapshot that served a document read before the write lock (a deferred
-//     transaction that read first) past a commit that changed documents (the store's document
-//     version counter moved, or an in-flight version carries documents): the transaction would
-//     write over versions it never read. It is a conflict, as V5's: V6's SQLITE_BUSY.
+//     transaction that read first) past a commit that changed documents, a session's included
+//     (the store's document version counter moved, or an in-flight version carries documents):
+//     the transaction would write over versions it never read. It is a conflict, as V5's: V6's
+//     SQLITE_BUSY_SNAPSHOT.
 // V17. A COMMIT that fails at SQLITE_FCNTL_COMMIT_PHASETWO (a conflict V14 finds, a stale parent,
 //     any store error) fails after SQLite has marked the transaction's pages clean in its cache,
 //     and SQLite drops them only for SQLITE_IOERR or SQLITE_FULL. V9's unique sequences do not

@@ -188,7 +188,6 @@ public sealed class VfsIsolationTests
         writer.Execute("INSERT INTO t(v) VALUES ('a')");
 
         using var stale = store.Open("db");
-        stale.DefaultTimeout = 1; // Microsoft.Data.Sqlite retries SQLITE_BUSY for this long
         using var transaction = stale.BeginTransaction(deferred: true);
         using (var read = stale.CreateCommand())
         {
@@ -202,10 +201,14 @@ public sealed class VfsIsolationTests
         // V6: as in WAL mode, the transaction read a state that is no longer the newest.
         using var write = stale.CreateCommand();
         write.Transaction = transaction;
-        write.CommandTimeout = 1;
         write.CommandText = "INSERT INTO t(v) VALUES ('c')";
         var error = Assert.Throws<SqliteException>(() => write.ExecuteNonQuery());
-        Assert.Equal(5, error.SqliteErrorCode);
+
+        // SQLITE_BUSY_SNAPSHOT (517), not the lock's plain SQLITE_BUSY: retry logic keyed on the
+        // extended code tells "run the transaction again" from "wait for the lock", and
+        // Microsoft.Data.Sqlite, which retries a plain SQLITE_BUSY until the command timeout (30 s
+        // here), gives it back at once. What broke: the code was plain SQLITE_BUSY.
+        Assert.Equal((5, 517), (error.SqliteErrorCode, error.SqliteExtendedErrorCode));
         Assert.Contains("BEGIN IMMEDIATE", Assert.IsType<InvalidOperationException>(VoronSqlite.LastError).Message, StringComparison.Ordinal); // why (issue 28)
         transaction.Rollback();
 
@@ -227,7 +230,7 @@ public sealed class VfsIsolationTests
         waiter.Execute("PRAGMA busy_timeout = 50");
         waiter.DefaultTimeout = 1;
         var error = Assert.Throws<SqliteException>(() => waiter.BeginTransaction());
-        Assert.Equal(5, error.SqliteErrorCode); // SQLITE_BUSY, "database is locked"
+        Assert.Equal((5, 5), (error.SqliteErrorCode, error.SqliteExtendedErrorCode)); // SQLITE_BUSY, "database is locked"
 
         held.Commit();
         using var next = waiter.BeginTransaction();

@@ -123,7 +123,7 @@ public sealed class VfsLockTimeoutTests(ITestOutputHelper output)
         var error = Assert.Throws<SqliteException>(() => Run(waiter, operation));
         var elapsed = clock.Elapsed;
 
-        Assert.Equal(5, error.SqliteErrorCode); // SQLITE_BUSY
+        Assert.Equal((5, 5), (error.SqliteErrorCode, error.SqliteExtendedErrorCode)); // SQLITE_BUSY: the lock, not a stale snapshot
         var reason = Assert.IsType<TimeoutException>(VoronSqlite.LastError);
         Assert.Contains("write lock", reason.Message, StringComparison.Ordinal);
 
