@@ -89,7 +89,7 @@ internal sealed unsafe partial class DatabaseFile
         }
     }
 
-    /// <summary>V11: refuses journal_mode=WAL/OFF and locking_mode=EXCLUSIVE; notes busy_timeout (V1).</summary>
+    /// <summary>V11: refuses journal_mode=OFF and locking_mode=EXCLUSIVE; notes busy_timeout (V1). journal_mode=WAL is SQLite's to answer.</summary>
     private int Pragma(byte** arguments)
     {
         var name = Marshal.PtrToStringUTF8((nint)arguments[1])?.Trim().ToLowerInvariant();
@@ -101,7 +101,6 @@ internal sealed unsafe partial class DatabaseFile
 
         string? refusal = (name, value) switch
         {
-            ("journal_mode", "wal") => $"journal_mode=WAL is not available on Vfs={_vfsName}: every commit is made durable and atomic by the Voron store's own journal. Keep the default (DELETE) or use MEMORY; both keep SQLite's rollback journal in memory.",
             ("journal_mode", "off") => $"journal_mode=OFF is not available on Vfs={_vfsName}: without a rollback journal SQLite cannot undo a failed statement. Keep the default (DELETE) or use MEMORY; both keep SQLite's rollback journal in memory.",
             ("locking_mode", "exclusive") => $"locking_mode=EXCLUSIVE is not available on Vfs={_vfsName}: the store's write lock is taken and released per transaction. Keep locking_mode=NORMAL.",
             _ => null,

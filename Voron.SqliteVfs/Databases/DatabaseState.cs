@@ -113,11 +113,19 @@ namespace Voron.SqliteVfs.Databases;
 //     snapshot is durable (it may have read in-flight state under V4); a rollback discards the
 //     write set and releases the lock.
 // V11. SQLite's rollback journal, statement journals and temporary files live in memory; names
-//     ending in -journal or -wal never exist (xAccess), so no hot journal is ever replayed;
-//     journal_mode=WAL and OFF and locking_mode=EXCLUSIVE are refused with an error.
+//     ending in -journal or -wal never exist (xAccess), so no hot journal is ever replayed.
+//     journal_mode=OFF (no undo for a failed statement) and locking_mode=EXCLUSIVE are refused
+//     with an error. journal_mode=WAL is answered as SQLite answers it where WAL cannot be used
+//     (an in-memory database): the io methods have no shared memory (version 1), so the mode
+//     stays what it was and the pragma returns it, without an error — EF Core's EnsureCreated
+//     and Migrate ask for WAL on every new database.
 // V12. A name that is an absolute path is an ordinary OS file outside the store, served by
 //     SQLite's default VFS (Vfs/OsFiles.cs): VACUUM INTO '/backups/orders.db' and ATTACH of a
-//     path. Every other name is a database in the store; a relative path is refused.
+//     path. Every other name is a database in the store; a relative path is refused. A
+//     database's full pathname (xFullPathname: what sqlite3_db_filename and
+//     SqliteConnection.DataSource report) is the store's directory, then
+//     DatabaseNames.FullPathDirectory, then its name: absolute, yet never an OS file, because that
+//     directory is never created; the VFS reads it back as the database's name.
 //
 // V13. A version carries, beside its pages, the document changes its SQL transaction made through
 //     voron_docs tables of the database (Documents/DocumentCommit.cs). The merged operation writes

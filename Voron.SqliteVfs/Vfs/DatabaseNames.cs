@@ -5,6 +5,18 @@ namespace Voron.SqliteVfs.Vfs;
 /// <summary>What a SQLite database on this VFS may be called: a page file name in the store.</summary>
 internal static class DatabaseNames
 {
+    /// <summary>
+    /// V12: the directory part of every database's full pathname (xFullPathname): a directory of
+    /// the store that is never created, so the full pathname can name no OS file. A tool that
+    /// deletes a database by deleting its file (EF Core's EnsureDeleted) fails with this text in
+    /// its message instead of deleting anything.
+    /// </summary>
+    public const string FullPathDirectory = "(SQLite databases of this store live inside its data file, not as files)";
+
+    /// <summary>The prefix of the full pathnames of a store's databases: its directory, then <see cref="FullPathDirectory"/>.</summary>
+    public static string FullPathPrefix(string storeDirectory) =>
+        Path.Join(storeDirectory, FullPathDirectory) + Path.DirectorySeparatorChar;
+
     /// <summary>Room left for the suffixes SQLite appends to a database name (-journal, -wal, -mj...).</summary>
     public const int MaxBytes = PageFile.MaxNameBytes - 16;
 

@@ -21,12 +21,39 @@ internal sealed unsafe class NativeVfs
     private int _openFiles;
     private bool _unregistered;
 
+    private readonly byte[] _fullPathPrefix;
+
     private NativeVfs(StorageEnvironment environment, string name, VoronSqliteOptions options)
     {
         Environment = environment;
         Name = name;
         Options = options;
         Databases = SqliteDatabases.For(environment);
+        FullPathPrefix = DatabaseNames.FullPathPrefix(environment.Path);
+        _fullPathPrefix = Encoding.UTF8.GetBytes(FullPathPrefix);
+    }
+
+    /// <summary>V12: what xFullPathname puts before a database's name.</summary>
+    public string FullPathPrefix { get; }
+
+    /// <summary>
+    /// V12: the database of this store that <paramref name="name"/> names — a plain name, or the
+    /// full pathname this VFS gave it — or null for an OS file (another absolute path).
+    /// </summary>
+    public string? DatabaseName(byte* name)
+    {
+        if (name == null)
+        {
+            return null;
+        }
+
+        var bytes = MemoryMarshal.CreateReadOnlySpanFromNullTerminated(name);
+        if (bytes.StartsWith(_fullPathPrefix))
+        {
+            return Encoding.UTF8.GetString(bytes[_fullPathPrefix.Length..]);
+        }
+
+        return OsFiles.IsOsPath(name) ? null : Encoding.UTF8.GetString(bytes);
     }
 
     public StorageEnvironment Environment { get; }
@@ -138,7 +165,7 @@ internal sealed unsafe class NativeVfs
         DefaultVfs = system;
         _vfs->Version = 2;
         _vfs->OsFileSize = Math.Max(sizeof(SqliteFile), system->OsFileSize); // OsFiles opens the default VFS's files in the same block
-        _vfs->MaxPathname = Math.Max(512, system->MaxPathname);
+        _vfs->MaxPathname = Math.Max(Math.Max(512, system->MaxPathname), _fullPathPrefix.Length + DatabaseNames.MaxBytes + 64); // V12: a full pathname and SQLite's suffixes
         _vfs->Name = zName;
         _vfs->AppData = (void*)GCHandle.ToIntPtr(_self);
         _vfs->Open = &VfsCallbacks.Open;

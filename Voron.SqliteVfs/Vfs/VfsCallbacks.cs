@@ -23,12 +23,13 @@ internal static unsafe class VfsCallbacks
         file->Handle = 0;
         try
         {
-            if (OsFiles.IsOsPath(name))
+            var owner = NativeVfs.From(vfs);
+            var storeName = owner?.DatabaseName(name);
+            if (name != null && storeName == null && OsFiles.IsOsPath(name))
             {
                 return OsFiles.Open(name, file, flags, outFlags); // V12: an OS file outside the store
             }
 
-            var owner = NativeVfs.From(vfs);
             if (owner == null)
             {
                 return SqliteConstants.CantOpen;
@@ -39,8 +40,8 @@ internal static unsafe class VfsCallbacks
             {
                 case SqliteConstants.OpenWal:
                     return SqliteConstants.CantOpen; // V11
-                case SqliteConstants.OpenMainDb when name != null:
-                    var databaseName = Marshal.PtrToStringUTF8((nint)name)!;
+                case SqliteConstants.OpenMainDb when storeName != null:
+                    var databaseName = storeName;
                     DatabaseNames.Validate(databaseName);
                     var database = owner.Databases.Get(databaseName);
                     if ((flags & SqliteConstants.OpenCreate) == 0 && !database.Exists())
@@ -78,7 +79,8 @@ internal static unsafe class VfsCallbacks
     {
         try
         {
-            return OsFiles.IsOsPath(name) ? OsFiles.Delete(name, syncDirectory) : SqliteConstants.Ok;
+            var owner = NativeVfs.From(vfs);
+            return owner?.DatabaseName(name) == null && OsFiles.IsOsPath(name) ? OsFiles.Delete(name, syncDirectory) : SqliteConstants.Ok;
         }
         catch (Exception e)
         {
@@ -112,22 +114,16 @@ internal static unsafe class VfsCallbacks
         try
         {
             *result = 0;
-            if (OsFiles.IsOsPath(name))
+            var owner = NativeVfs.From(vfs);
+            var text = owner?.DatabaseName(name);
+            if (text == null && OsFiles.IsOsPath(name))
             {
                 return OsFiles.Access(name, flags, result); // V12
             }
 
-            var bytes = System.Runtime.InteropServices.MemoryMarshal.CreateReadOnlySpanFromNullTerminated(name);
-            if (bytes.EndsWith("-journal"u8) || bytes.EndsWith("-wal"u8))
-            {
-                return SqliteConstants.Ok; // V11: no journal ever exists, so no hot journal is replayed (asked at every SHARED)
-            }
-
-            var text = Marshal.PtrToStringUTF8((nint)name);
-            var owner = NativeVfs.From(vfs);
             if (owner == null || text == null || DatabaseNames.IsJournalName(text) || DatabaseNames.Problem(text) != null)
             {
-                return SqliteConstants.Ok;
+                return SqliteConstants.Ok; // V11: no journal ever exists, so no hot journal is replayed (asked at every SHARED)
             }
 
             *result = owner.Databases.Get(text).Exists() ? 1 : 0;
@@ -139,31 +135,37 @@ internal static unsafe class VfsCallbacks
         }
     }
 
-    /// <summary>A database's full name is its name: it lives in the store, not in a directory.</summary>
+    /// <summary>
+    /// V12: a database's full pathname is the store's directory, <see cref="DatabaseNames.FullPathDirectory"/>
+    /// and its name: it is what sqlite3_db_filename and SqliteConnection.DataSource report, and it
+    /// names no OS file (that directory is never created), so a tool that deletes "the database
+    /// file" deletes nothing.
+    /// </summary>
     [UnmanagedCallersOnly(CallConvs = [typeof(CallConvCdecl)])]
     public static int FullPathname(SqliteVfsStruct* vfs, byte* name, int size, byte* output)
     {
         try
         {
-            var text = Marshal.PtrToStringUTF8((nint)name);
-            if (OsFiles.IsOsPath(text))
+            var owner = NativeVfs.From(vfs);
+            var text = owner?.DatabaseName(name);
+            if (text == null && OsFiles.IsOsPath(name))
             {
                 return OsFiles.FullPathname(name, size, output); // V12
             }
 
-            DatabaseNames.Validate(text);
-            var length = 0;
-            while (name[length] != 0)
-            {
-                length++;
-            }
-
-            if (length + 1 > size)
+            if (owner == null)
             {
                 return SqliteConstants.CantOpen;
             }
 
-            new ReadOnlySpan<byte>(name, length + 1).CopyTo(new Span<byte>(output, size));
+            DatabaseNames.Validate(text);
+            var full = System.Text.Encoding.UTF8.GetBytes(owner.FullPathPrefix + text + "\0");
+            if (full.Length > size)
+            {
+                return SqliteConstants.CantOpen;
+            }
+
+            full.CopyTo(new Span<byte>(output, size));
             return SqliteConstants.Ok;
         }
         catch (Exception e)

@@ -9,8 +9,6 @@ namespace Voron.Tests.Sql;
 public sealed class VfsErrorTests
 {
     [Theory]
-    [InlineData("PRAGMA journal_mode=WAL", "journal_mode=WAL is not available")]
-    [InlineData("PRAGMA journal_mode = 'wal'", "journal_mode=WAL is not available")]
     [InlineData("PRAGMA journal_mode=OFF", "journal_mode=OFF is not available")]
     [InlineData("PRAGMA locking_mode=EXCLUSIVE", "locking_mode=EXCLUSIVE is not available")]
     public void Pragmas_that_would_bypass_the_store_journal_are_refused_with_a_clear_error(string pragma, string message)
@@ -21,6 +19,27 @@ public sealed class VfsErrorTests
         Assert.Equal(1, error.SqliteErrorCode);
         Assert.Contains(message, error.Message, StringComparison.Ordinal);
         Assert.Equal("delete", connection.Scalar<string>("PRAGMA journal_mode"));
+    }
+
+    [Theory]
+    [InlineData("PRAGMA journal_mode=WAL", "delete")]
+    [InlineData("PRAGMA journal_mode = 'wal';", "delete")]
+    [InlineData("PRAGMA main.journal_mode=wal", "delete")]
+    [InlineData("PRAGMA journal_mode=MEMORY; PRAGMA journal_mode=WAL", "memory")]
+    public void Journal_mode_WAL_keeps_the_mode_and_reports_it_as_SQLite_does_where_WAL_cannot_be_used(string pragma, string kept)
+    {
+        // What broke: EF Core's EnsureCreated and Migrate run PRAGMA journal_mode = 'wal' on every
+        // new database, and the VFS refused it with an error, so EF Core could not create one.
+        // Stock SQLite answers an in-memory database this way: the mode it keeps, no error (V11).
+        using var store = new SqlStore();
+        using var connection = store.Open("db");
+        Assert.Equal(kept, connection.Scalar<string>(pragma));
+        Assert.Equal(kept, connection.Scalar<string>("PRAGMA journal_mode"));
+        connection.Execute("CREATE TABLE t(x)");
+        connection.Execute("INSERT INTO t VALUES (1)");
+        Assert.Equal(1L, connection.Scalar<long>("SELECT count(*) FROM t"));
+        using var read = store.Environment.BeginRead();
+        Assert.Equal(["db"], read.GetPageFileNames()); // no -wal, no -shm
     }
 
     [Fact]
