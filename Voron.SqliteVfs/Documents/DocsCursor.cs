@@ -88,7 +88,7 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
 
                 return IdList([DocsTable.IdOf(values[position])], view, collection, false, plan.ReadsJson);
             case PlanKind.IdIn:
-                var ids = list!.Select(DocsTable.IdOf).Where(id => id != null).Distinct(StringComparer.Ordinal).Order(StringComparer.Ordinal).ToList();
+                var ids = list!.Select(DocsTable.IdOf).Where(id => id != null).Distinct(StringComparer.Ordinal).Order(Utf8Order.Instance).ToList();
                 return IdList(ids, view, collection, plan.OrderConsumed && plan.Descending, plan.ReadsJson);
             case PlanKind.IdRange:
                 var (from, to, empty) = IdBounds(plan, values);
@@ -176,7 +176,7 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
             yield break;
         }
 
-        var ids = new SortedSet<string>(view.StoredIds(collection, from, to, false).Select(DocumentView.IdText), StringComparer.Ordinal);
+        var ids = new SortedSet<string>(view.StoredIds(collection, from, to, false).Select(DocumentView.IdText), Utf8Order.Instance); // the store's order
         foreach (var id in view.OverlayIds(collection))
         {
             var bytes = Encoding.UTF8.GetBytes(id);

@@ -34,7 +34,8 @@ namespace Voron.SqliteVfs.Documents;
 //     snapshot (the transaction's own changes, commits in flight) are left out of the index range
 //     and merged in as the transaction sees them (a superset, in the order's sequence); with LIMIT
 //     or OFFSET pushed down the collection is read instead. LIMIT and OFFSET are pushed down only
-//     when every other constraint is omitted and the order, if any, is consumed.
+//     when every other constraint is omitted and the order, if any, is consumed. Ids are sorted
+//     and merged in UTF-8 byte order (Utf8Order), SQLite's BINARY order and the store's key order.
 // SD5. INSERT: a NULL id takes a generated id "<Collection>/<n>" (I5); a NULL body is {}; a body
 //     must be one JSON object (SQLITE_CONSTRAINT otherwise); each non-NULL path column sets its
 //     path (affinity first). UPDATE sets the columns whose value changed (SET col = NULL writes
