@@ -41,7 +41,8 @@ namespace Voron.SqliteVfs.Documents;
 //     path (affinity first). UPDATE sets the columns whose value changed (SET col = NULL writes
 //     JSON null) and replaces the body when it changed; the id, version and last_modified cannot
 //     be written. A duplicate id is SQLITE_CONSTRAINT unless the statement says OR REPLACE (replace)
-//     or OR IGNORE (skip); a unique index is checked against what the transaction sees, and OR
+//     or OR IGNORE (skip: xUpdate answers SQLITE_CONSTRAINT, which SQLite then ignores without
+//     counting a change); a unique index is checked against what the transaction sees, and OR
 //     REPLACE deletes the documents that hold the values, as SQLite's REPLACE deletes rows.
 // SD6. Every change carries the version the transaction read (0: no document), so a change
 //     commits only over that version (I3): WHERE version = ? is an If-Match, and a session that
@@ -323,7 +324,9 @@ internal sealed class DocsTable(DocumentStore store, DatabaseFile file, TableSpe
 
         var idBytes = ValidId(id);
         var existing = view.Find(id, idBytes, readJson: false);
-        var expected = new Expectation(0);
+
+        // SD6: over a document this transaction deleted, what that delete expected to find stored.
+        var expected = existing == null && pending.TryGet(id, out var deleted) ? deleted.Expected : new Expectation(0);
         if (existing != null)
         {
             switch (VirtualTableRegistry.OnConflict(db))
@@ -332,6 +335,13 @@ internal sealed class DocsTable(DocumentStore store, DatabaseFile file, TableSpe
                     expected = existing.Expected;
                     break;
                 case 2: // IGNORE
+                    if (ConstraintSupport && SqliteNative.VtabConfigIsSafe)
+                    {
+                        // SQLITE_CONSTRAINT under OR IGNORE: SQLite skips the row and does not count it
+                        // in changes(), as for a table (SQLITE_OK would count it).
+                        throw Constraint($"UNIQUE constraint failed: {TableName}.id: a document '{id}' exists (INSERT OR IGNORE skips it).");
+                    }
+
                     return;
                 default:
                     throw Constraint($"UNIQUE constraint failed: {TableName}.id: a document '{id}' exists{(existing.Collection != Spec.Collection ? $" (in collection '{existing.Collection}')" : "")}. Use INSERT OR REPLACE to replace it, or UPDATE.");
