@@ -98,7 +98,12 @@ internal sealed class DocsTable(DocumentStore store, DatabaseFile file, TableSpe
             var collection = constraints.FirstOrDefault(x => x.C.Column == Spec.CollectionColumn && x.C.Operator == IndexOperator.Equal);
             if (collection.C.Column != Spec.CollectionColumn || collection.C.Operator != IndexOperator.Equal)
             {
-                throw new VirtualTableException(SqliteConstants.Constraint, "voron_collection needs a collection: SELECT * FROM voron_collection('Order').");
+                // SQLITE_CONSTRAINT means "not this plan, try another": right when a join names the
+                // collection from a table this plan would read later. Without any equality on the
+                // collection no plan can work, and only an error carries the message to the user.
+                var named = Enumerable.Range(0, info.ConstraintCount).Select(info.Constraint).Any(c => c.Column == Spec.CollectionColumn && c.Operator == IndexOperator.Equal);
+                throw new VirtualTableException(named ? SqliteConstants.Constraint : SqliteConstants.Error,
+                    "voron_collection needs a collection: SELECT * FROM voron_collection('Order'), or WHERE collection = ?.");
             }
 
             Use(collection.Index, new PlanArgument(ArgumentRole.Collection, IndexOperator.Equal), omit: true);
