@@ -38,12 +38,21 @@ namespace Voron.SqliteVfs.Documents;
 //     and merged in UTF-8 byte order (Utf8Order), SQLite's BINARY order and the store's key order.
 // SD5. INSERT: a NULL id takes a generated id "<Collection>/<n>" (I5); a NULL body is {}; a body
 //     must be one JSON object (SQLITE_CONSTRAINT otherwise); each non-NULL path column sets its
-//     path (affinity first). UPDATE sets the columns whose value changed (SET col = NULL writes
-//     JSON null) and replaces the body when it changed; the id, version and last_modified cannot
-//     be written. A duplicate id is SQLITE_CONSTRAINT unless the statement says OR REPLACE (replace)
-//     or OR IGNORE (skip: xUpdate answers SQLITE_CONSTRAINT, which SQLite then ignores without
-//     counting a change); a unique index is checked against what the transaction sees, and OR
-//     REPLACE deletes the documents that hold the values, as SQLite's REPLACE deletes rows.
+//     path (affinity first). UPDATE: SQLite hands xUpdate every column's new value, and marks
+//     each column the statement does not SET as unchanged (sqlite3_value_nochange: DocsCursor.Column
+//     answers SQLite's nochange fetch with nothing, and SQLite asks so for every column an UPDATE
+//     of a virtual table does not SET, in one pass, two passes and UPDATE ... FROM alike). The new
+//     document is the SET body (NULL: {}), else the stored one; then each SET path column, in
+//     column order, is written into it as json_set(body, path, value) writes it: after the column's
+//     affinity, NULL as JSON null, the value even when the path holds it already (SET b = 0 over
+//     false writes 0), at the first occurrence of a repeated name. Columns not SET are not written.
+//     A path is written by its value's bytes alone (JsonValues.SetPaths): the rest of the body keeps
+//     its text. A path through a value that is not an object is SQLITE_CONSTRAINT (json_set would
+//     write nothing). The id, version and last_modified cannot be written. A duplicate id is
+//     SQLITE_CONSTRAINT unless the statement says OR REPLACE (replace) or OR IGNORE (skip: xUpdate
+//     answers SQLITE_CONSTRAINT, which SQLite then ignores without counting a change); a unique
+//     index is checked against what the transaction sees, and OR REPLACE deletes the documents that
+//     hold the values, as SQLite's REPLACE deletes rows.
 // SD6. Every change carries the version the transaction read (0: no document), so a change
 //     commits only over that version (I3): WHERE version = ? is an If-Match, and a session that
 //     wrote the document since fails the COMMIT. A document whose newest state is an in-flight
@@ -382,27 +391,18 @@ internal sealed class DocsTable(DocumentStore store, DatabaseFile file, TableSpe
             throw Constraint($"{TableName}.id cannot change ('{id}' to {newId}): a document's id is its key. INSERT a copy under the new id and DELETE '{id}'.");
         }
 
+        // SD5: the SET body (NULL: {}) or the stored one, then every path column the statement
+        // SETs written into it, even with the value the path holds (SET b = 0 over false writes 0).
         var idBytes = DocumentNames.IdBytes(id);
         var current = view.Find(id, idBytes) ?? throw Constraint($"{TableName}: document '{id}' is gone.");
-        var json = current.Json;
-        if (!unchanged[TableSpec.BodyColumn] && !values[TableSpec.BodyColumn].Equals(SqlValue.FromUtf8(current.Json)))
-        {
-            json = values[TableSpec.BodyColumn].IsNull ? "{}"u8.ToArray() : ValidBody(values[TableSpec.BodyColumn], id);
-        }
-
+        var body = values[TableSpec.BodyColumn];
+        var json = unchanged[TableSpec.BodyColumn] ? current.Json : body.IsNull ? "{}"u8.ToArray() : ValidBody(body, id);
         var sets = new List<(JsonPath, SqlValue)>();
         for (var c = 0; c < Spec.Columns.Count; c++)
         {
-            if (unchanged[c + 2])
+            if (!unchanged[c + 2])
             {
-                continue;
-            }
-
-            var value = JsonValues.ApplyAffinity(values[c + 2], Spec.Columns[c].Affinity);
-            var old = JsonValues.Extract(current.Json, Spec.Columns[c].Path);
-            if (SqlValue.Compare(value, old) != 0 || value.Kind != old.Kind)
-            {
-                sets.Add((Spec.Columns[c].Path, value));
+                sets.Add((Spec.Columns[c].Path, JsonValues.ApplyAffinity(values[c + 2], Spec.Columns[c].Affinity)));
             }
         }
 
@@ -459,7 +459,7 @@ internal sealed class DocsTable(DocumentStore store, DatabaseFile file, TableSpe
         {
             return JsonValues.SetPaths(json, sets);
         }
-        catch (ArgumentException e)
+        catch (Exception e) when (e is ArgumentException or InvalidJsonException)
         {
             throw Constraint($"{TableName}: document '{id}': {e.Message}");
         }

@@ -278,8 +278,8 @@ public sealed class VoronDocsDifferentialTests(ITestOutputHelper output)
         };
         connection.Execute($"UPDATE d SET {column} = $v WHERE id = $id", ("$id", id), ("$v", value));
         connection.Execute($"UPDATE p SET body = json_set(body, '$.{column}', $v) WHERE id = $id", ("$id", id), ("$v", value));
-        // Loose: SQLite's json_set writes REAL -0.0 as 0.0 (its printf drops the zero's sign) where
-        // the module keeps -0.0; typeof() still compares the types exactly.
+        // Loose: numbers compare by value (both sides write REAL -0.0 as 0.0, as SQLite's printf
+        // does, but a document may hold -0.0); typeof() still compares the types exactly.
         Compare(connection, "SELECT id, a, typeof(a), b, typeof(b), c, typeof(c), n FROM {0} WHERE id = " + Quote(id), ordered: true, $"{where}: SET {column} = {DocsSql.Show(value)}", loose: true);
         connection.Execute("UPDATE p SET body = (SELECT body FROM d WHERE id = $id) WHERE id = $id", ("$id", id));
     }
