@@ -36,6 +36,10 @@ namespace Voron.SqliteVfs.Documents;
 //     or OFFSET pushed down the collection is read instead. LIMIT and OFFSET are pushed down only
 //     when every other constraint is omitted and the order, if any, is consumed. Ids are sorted
 //     and merged in UTF-8 byte order (Utf8Order), SQLite's BINARY order and the store's key order.
+//     Where the index reads a value otherwise than json_extract, the range still covers what SQLite
+//     keeps: an integer between 2^63 and 2^64 is exact in the index but REAL to json_extract, so a
+//     REAL constant in that range reads every key of its double (an equality there ends the key
+//     prefix: later components are left to SQLite's re-check, and their order is not consumed).
 // SD5. INSERT: a NULL id takes a generated id "<Collection>/<n>" (I5); a NULL body is {}; a body
 //     must be one JSON object (SQLITE_CONSTRAINT otherwise); each non-NULL path column sets its
 //     path (affinity first). UPDATE: SQLite hands xUpdate every column's new value, and marks
