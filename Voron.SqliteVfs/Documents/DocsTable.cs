@@ -16,7 +16,8 @@ namespace Voron.SqliteVfs.Documents;
 //     (the JSON), one column per declared JSON path, hidden version and last_modified
 //     (TableSpec.cs). Nothing is stored in SQLite but the table's definition; the documents are the
 //     document store's. voron_collection('X') is the same, read-only, for any collection.
-// SD2. A path column reads what json_extract(body, path) reads (JsonValues.Extract): SQL over
+// SD2. A path column reads what json_extract(body, path) reads (JsonValues.Extract; a property
+//     name repeated in one object: its first occurrence, as the store's indexes read it): SQL over
 //     voron_docs and SQL over a table of JSON text answer alike. The declared type is SQLite's
 //     column affinity for comparisons and for values written (SD5).
 // SD3. A statement reads its database's snapshot (V2): the same store read transaction as its

@@ -194,7 +194,7 @@ public sealed class VoronDocsDifferentialTests(ITestOutputHelper output)
         store.Documents.CheckIntegrity();
     }
 
-    /// <summary>A random JSON object with fields a, b (scalars), c (anything), n (an object holding x, or a scalar), some missing, in random order.</summary>
+    /// <summary>A random JSON object with fields a, b (scalars), c (anything), n (an object holding x, or a scalar), some missing, some repeated, in random order.</summary>
     private static string Document(Random random)
     {
         var fields = new List<string>();
@@ -228,6 +228,17 @@ public sealed class VoronDocsDifferentialTests(ITestOutputHelper output)
         if (random.Next(4) == 0)
         {
             fields.Add("\"other\":{\"deep\":[1,{\"e\":\"\u00e9\"}]}");
+        }
+
+        if (random.Next(5) == 0)
+        {
+            // A repeated member: json_extract, the columns and the indexes read its first occurrence.
+            fields.Add(random.Next(3) switch
+            {
+                0 => $"\"a\":{Scalar(random)}",
+                1 => $"\"b\":{Scalar(random)}",
+                _ => $"\"n\":{{\"x\":{Scalar(random)}}}",
+            });
         }
 
         var separator = random.Next(3) == 0 ? ", " : ",";

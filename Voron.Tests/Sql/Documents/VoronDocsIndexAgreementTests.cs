@@ -80,4 +80,29 @@ public sealed class VoronDocsIndexAgreementTests
             AssertSameRows(connection, $"SELECT b FROM {{0}} WHERE {condition} ORDER BY b DESC", "index ");
         }
     }
+
+    /// <summary>
+    /// With a repeated member name the index kept the last value (JsonPathExtractor) where the
+    /// column and json_extract read the first: <c>WHERE a = 1</c> on {"a":1,"a":2} found nothing
+    /// with an index. Every reading of a path now takes the first occurrence.
+    /// </summary>
+    [Fact]
+    public async Task An_indexed_query_finds_a_document_by_the_first_of_a_repeated_member_as_json_extract_does()
+    {
+        var (store, connection) = await OpenAsync(new IndexDefinition("N", "ByA", "a"), new IndexDefinition("N", "ByNx", "n.x"));
+        using (store)
+        using (connection)
+        {
+            connection.Execute("""INSERT INTO t(id, body) VALUES ('d/1', '{"a":1,"a":2}'), ('d/2', '{"a":2}'), ('d/3', '{"n":{"y":1},"n":{"x":7}}'), ('d/4', '{"n":{"x":7},"n":{"x":8}}')""");
+            connection.Execute("INSERT INTO p SELECT id, body FROM t WHERE id LIKE 'd/%'");
+            connection.Execute("CREATE VIRTUAL TABLE tn USING voron_docs(N, x='$.n.x')");
+            AssertSameRows(connection, "SELECT id FROM {0} WHERE a = 1 ORDER BY id", "index ByA");
+            AssertSameRows(connection, "SELECT id FROM {0} WHERE a = 2 ORDER BY id", "index ByA");
+            AssertSameRows(connection, "SELECT id, a FROM {0} WHERE a BETWEEN 1 AND 2 ORDER BY a, id", "index ByA");
+            Assert.Equal(["d/4"], connection.Query("SELECT id FROM tn WHERE x = 7").Select(r => r[0]));
+            Assert.Empty(connection.Query("SELECT id FROM tn WHERE x = 8"));
+            Assert.Contains("index ByNx", string.Join(" ", connection.Query("EXPLAIN QUERY PLAN SELECT id FROM tn WHERE x = 7").Select(r => r[3])), StringComparison.Ordinal);
+            store.Documents.CheckIntegrity();
+        }
+    }
 }
