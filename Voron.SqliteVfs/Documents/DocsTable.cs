@@ -55,7 +55,8 @@ namespace Voron.SqliteVfs.Documents;
 //     its text. A path through a value that is not an object is SQLITE_CONSTRAINT (json_set would
 //     write nothing). The id, version and last_modified cannot be written. A duplicate id is
 //     SQLITE_CONSTRAINT unless the statement says OR REPLACE (replace) or OR IGNORE (skip: xUpdate
-//     answers SQLITE_CONSTRAINT, which SQLite then ignores without counting a change); a unique
+//     answers SQLITE_CONSTRAINT, which SQLite then ignores without counting a change; where the
+//     table cannot declare constraint support, Apple arm64, it skips with SQLITE_OK); a unique
 //     index is checked against what the transaction sees, and OR REPLACE deletes the documents that
 //     hold the values, as SQLite's REPLACE deletes rows.
 // SD6. Every change carries the version the transaction read (0: no document), so a change
