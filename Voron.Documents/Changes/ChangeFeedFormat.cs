@@ -5,7 +5,8 @@ namespace Voron.Documents.Changes;
 
 /// <summary>
 /// The store's layout version and feed state at open (Storage/DocumentTrees.cs FORMAT block):
-/// writes format 2 to a new store, upgrades a format-1 store, and records whether the feed is on.
+/// writes format 3 to a new store, upgrades a format-1 or format-2 store, and records whether the
+/// feed is on.
 /// </summary>
 /// <remarks>
 /// CF4. "feed.from" never falls, and the log holds every change above it: a new store starts it at
@@ -36,14 +37,11 @@ internal static class ChangeFeedFormat
             write.CreateTree(DocumentTrees.Documents); // a new store
         }
 
-        if (format != DocumentTrees.StoreFormat)
+        if (format < 2)
         {
             // New store: version is 0. Format 1: its history is not in the log (CF4).
             write.CreateTree(DocumentTrees.Changes);
             DocumentTrees.WriteInt64(meta, DocumentTrees.FeedFromKey, version);
-            Span<byte> bytes = stackalloc byte[4];
-            BinaryPrimitives.WriteInt32LittleEndian(bytes, DocumentTrees.StoreFormat);
-            meta.Put(DocumentTrees.FormatKey, bytes);
         }
         else if (feedOn && !IsOn(meta, storePath))
         {
@@ -52,10 +50,22 @@ internal static class ChangeFeedFormat
             DocumentTrees.WriteInt64(meta, DocumentTrees.FeedFromKey, Math.Max(from, version));
         }
 
+        if (format is 1 or 2)
+        {
+            Indexing.FirstOccurrenceUpgrade.Apply(write, storePath); // format 3's reading of repeated members
+        }
+
+        if (format != DocumentTrees.StoreFormat)
+        {
+            Span<byte> bytes = stackalloc byte[4];
+            BinaryPrimitives.WriteInt32LittleEndian(bytes, DocumentTrees.StoreFormat);
+            meta.Put(DocumentTrees.FormatKey, bytes);
+        }
+
         meta.Put(DocumentTrees.FeedOnKey, [feedOn ? (byte)1 : (byte)0]);
     }
 
-    /// <summary>The store's layout version: 1 (upgraded at open) or 2; anything else is refused.</summary>
+    /// <summary>The store's layout version: 1 or 2 (upgraded at open) or 3; anything else is refused.</summary>
     private static int Format(Tree meta, string storePath)
     {
         if (!meta.TryGet(DocumentTrees.FormatKey, out var value) || value.Length != 4)
@@ -64,7 +74,7 @@ internal static class ChangeFeedFormat
         }
 
         var format = BinaryPrimitives.ReadInt32LittleEndian(value);
-        if (format is not 1 and not DocumentTrees.StoreFormat)
+        if (format is < 1 or > DocumentTrees.StoreFormat)
         {
             throw new FormatVersionException(storePath, format, DocumentTrees.StoreFormat);
         }

@@ -29,6 +29,11 @@ namespace Voron.Documents.Indexing;
 //      D does not hold exactly (|n| > 2^53), the remainder n - D as int64, big-endian with the
 //      sign bit flipped; 0x7F marks R < 0 and 0x81 R > 0, so n sorts just below or above D.
 //
+// Which value a path reads (a missing property is null; a property name repeated in one object
+// is read at its first occurrence, from store format 3) is Indexing/JsonPathExtractor.cs's rule.
+// SQLite's json_extract reads an integer above int64 as its nearest double D; here it stays exact
+// (D and R), so SQL over documents reads a REAL constant in that range as every key of its D (SD4).
+//
 // Order: null < false < true < numbers (numeric order across integers and floating point) <
 // strings (ordinal order of their UTF-8 bytes = code point order). A query's range on a type
 // stays within that type's tag (a number range never matches strings or null).

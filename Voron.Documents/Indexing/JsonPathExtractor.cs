@@ -14,7 +14,10 @@ namespace Voron.Documents.Indexing;
 /// <item>A missing property, and an array with no elements at a "[]" step, give one null value.</item>
 /// <item>A "[]" step on something that is not an array treats it as an array of one element.</item>
 /// <item>A path that ends on an object or an array (without "[]") is an error: objects and arrays are not index values.</item>
-/// <item>A property that appears twice: the last one counts for a single-value path; a multikey path takes the elements of both.</item>
+/// <item>A property name that appears twice in one object: a single-value path reads its first
+/// occurrence, at every step (SQLite's json_extract reads the same value, so an index serves SQL
+/// over documents exactly; store format 3, Storage/DocumentTrees.cs); a multikey path takes the
+/// elements of every occurrence.</item>
 /// </list>
 /// Not thread-safe: one extractor per caller at a time.
 /// </remarks>
@@ -24,20 +27,31 @@ internal sealed class JsonPathExtractor
     private readonly JsonPathSegment[][] _segments;
     private readonly List<byte[]>[] _values;
     private readonly List<List<(int Path, int Segment)>> _levels = [];
+    private readonly List<List<int>> _matched = [];
     private readonly KeyBuilder _key = new();
+    private readonly bool _lastOccurrence;
     private bool _checkText;
     private bool _textUnsure;
 
     private static readonly byte[] NullValue = [IndexKey.Null];
 
-    public JsonPathExtractor(IReadOnlyList<JsonPath> paths)
+    /// <param name="paths">The paths to read.</param>
+    /// <param name="lastOccurrence">
+    /// Store format 2's reading of a repeated member (single-value paths walk every occurrence and
+    /// keep the last value): only the upgrade to format 3 uses it, to find the entries format 2 wrote.
+    /// </param>
+    public JsonPathExtractor(IReadOnlyList<JsonPath> paths, bool lastOccurrence = false)
     {
         _paths = [.. paths];
         _segments = [.. _paths.Select(p => p.Segments.ToArray())];
         _values = [.. _paths.Select(_ => new List<byte[]>())];
+        _lastOccurrence = lastOccurrence;
     }
 
     public IReadOnlyList<JsonPath> Paths => _paths;
+
+    /// <summary>Whether the last <see cref="Extract"/> met a property name a single-value path matches twice in one object (the two readings of store formats 2 and 3 may differ there).</summary>
+    public bool MetRepeatedMember { get; private set; }
 
     /// <summary>The encoded values found at path <paramref name="path"/> by the last <see cref="Extract"/>: at least one.</summary>
     public IReadOnlyList<byte[]> ValuesOf(int path) => _values[path];
@@ -91,6 +105,7 @@ internal sealed class JsonPathExtractor
             list.Clear();
         }
 
+        MetRepeatedMember = false;
         var reader = new Utf8JsonReader(json, JsonValidation.Options);
         reader.Read();
         var root = Level(0);
@@ -120,6 +135,17 @@ internal sealed class JsonPathExtractor
         }
 
         return _levels[depth];
+    }
+
+    /// <summary>The single-value paths that already matched a property of the object at <paramref name="depth"/>.</summary>
+    private List<int> Matched(int depth)
+    {
+        while (_matched.Count <= depth)
+        {
+            _matched.Add([]);
+        }
+
+        return _matched[depth];
     }
 
     /// <summary>The reader is on a value; Level(depth) lists the paths that reached it and how far.</summary>
@@ -158,6 +184,8 @@ internal sealed class JsonPathExtractor
         if (token == JsonTokenType.StartObject && wantsProperty)
         {
             var next = Level(depth + 1);
+            var matched = Matched(depth);
+            matched.Clear();
             while (reader.Read() && reader.TokenType == JsonTokenType.PropertyName)
             {
                 if (_checkText)
@@ -171,6 +199,22 @@ internal sealed class JsonPathExtractor
                     var segment = _segments[p][s];
                     if (!segment.IsEach && reader.ValueTextEquals(segment.Name))
                     {
+                        if (!_paths[p].IsMultikey)
+                        {
+                            if (matched.Contains(p))
+                            {
+                                MetRepeatedMember = true;
+                                if (!_lastOccurrence)
+                                {
+                                    continue; // a repeated member: the first occurrence counts
+                                }
+                            }
+                            else
+                            {
+                                matched.Add(p);
+                            }
+                        }
+
                         next.Add((p, s + 1));
                     }
                 }
@@ -260,7 +304,7 @@ internal sealed class JsonPathExtractor
         var values = _values[path];
         if (!_paths[path].IsMultikey)
         {
-            values.Clear(); // a repeated property: the last one counts
+            values.Clear(); // a single value: captured once, but for format 2's reading (the last one counts)
         }
         else if (values.Count >= DocumentLimits.MaxIndexEntriesPerDocument)
         {

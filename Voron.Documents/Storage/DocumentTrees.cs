@@ -3,13 +3,13 @@ using System.Text;
 
 namespace Voron.Documents.Storage;
 
-// FORMAT: document store layout, version 2 — the named trees Voron.Documents keeps in a
+// FORMAT: document store layout, version 3 — the named trees Voron.Documents keeps in a
 // StorageEnvironment (tree names are UTF-8; every name starts with "@docs" so a store opened
 // over an environment that also holds other trees does not collide with them).
 //
 //   TREE                               KEY                         VALUE
 //   @docs                              document id (1..512 B)      document record (DocumentRecord.cs)
-//   @docs.meta                         "format"                    int32 LE: StoreFormat (1)
+//   @docs.meta                         "format"                    int32 LE: StoreFormat (3)
 //                                      "version"                   int64 LE: the last document version handed out
 //                                      "gen"                       int64 LE: index catalog generation (raised by every
 //                                                                  index definition, drop and build completion)
@@ -46,15 +46,19 @@ namespace Voron.Documents.Storage;
 //   L5. @docs.expires holds exactly one entry per @docs record with the Expires flag, its key the
 //       record's expiry ticks and id, and nothing else (XE2).
 // Compatibility: "format" is written when the store is first opened; a store whose format is
-// above StoreFormat is refused (FormatVersionException). Upgrade 1 -> 2 (Changes/ChangeFeedFormat.cs),
-// on open, in one write transaction: creates @docs.changes, sets "feed.from" to "version" (the
-// history before the upgrade is not in the log), "feed.on", and "format" = 2. Format 1 had no
-// log, and its deletes took no version.
+// above StoreFormat is refused (FormatVersionException). Upgrades run on open, in one write
+// transaction (Changes/ChangeFeedFormat.cs), and end with "format" = 3:
+//   1 -> 2: creates @docs.changes, sets "feed.from" to "version" (the history before the upgrade
+//           is not in the log) and "feed.on". Format 1 had no log, and its deletes took no version.
+//   2 -> 3: index entries read a property name repeated in one object by its first occurrence, as
+//           SQLite's json_extract does (Indexing/JsonPathExtractor.cs); format 2's read the last.
+//           The entries of the documents where the two differ are rewritten
+//           (Indexing/FirstOccurrenceUpgrade.cs); the key encoding (Indexing/IndexKey.cs) is the same.
 
 /// <summary>Names of the trees and meta keys of the document store; see the FORMAT block above.</summary>
 internal static class DocumentTrees
 {
-    public const int StoreFormat = 2;
+    public const int StoreFormat = 3;
 
     public const string Documents = "@docs";
     public const string Meta = "@docs.meta";

@@ -88,7 +88,7 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
 
                 return IdList([DocsTable.IdOf(values[position])], view, collection, false, plan.ReadsJson);
             case PlanKind.IdIn:
-                var ids = list!.Select(DocsTable.IdOf).Where(id => id != null).Distinct(StringComparer.Ordinal).Order(StringComparer.Ordinal).ToList();
+                var ids = list!.Select(DocsTable.IdOf).Where(id => id != null).Distinct(StringComparer.Ordinal).Order(Utf8Order.Instance).ToList();
                 return IdList(ids, view, collection, plan.OrderConsumed && plan.Descending, plan.ReadsJson);
             case PlanKind.IdRange:
                 var (from, to, empty) = IdBounds(plan, values);
@@ -176,7 +176,7 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
             yield break;
         }
 
-        var ids = new SortedSet<string>(view.StoredIds(collection, from, to, false).Select(DocumentView.IdText), StringComparer.Ordinal);
+        var ids = new SortedSet<string>(view.StoredIds(collection, from, to, false).Select(DocumentView.IdText), Utf8Order.Instance); // the store's order
         foreach (var id in view.OverlayIds(collection))
         {
             var bytes = Encoding.UTF8.GetBytes(id);
@@ -276,6 +276,7 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
     {
         var columns = index.Definition.JsonPaths.Select(table.Spec.ColumnOf).ToArray();
         var equalities = new byte[plan.Equalities][];
+        var widened = -1; // the first equality whose constant reads a range of keys
         byte[]? lower = null, upper = null;
         IndexOperator lowerOp = default, upperOp = default;
         for (var i = 0; i < values.Length; i++)
@@ -297,18 +298,27 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
                 return null;
             }
 
+            // json_extract reads an integer between 2^63 and 2^64 as REAL, its nearest double; the
+            // index keeps it exact, as that double and a remainder. A REAL constant in that range
+            // reads every key of its double, whatever the remainder (a superset, SD4).
+            var wide = values[i].Kind == SqlKind.Real && values[i].Real is >= TwoTo63 and <= TwoTo64;
             switch (argument.Role)
             {
                 case ArgumentRole.KeyEquals:
                     equalities[argument.Component] = encoded;
+                    if (wide && (widened < 0 || argument.Component < widened))
+                    {
+                        widened = argument.Component;
+                    }
+
                     break;
                 case ArgumentRole.KeyLower:
-                    lower = encoded;
-                    lowerOp = argument.Operator;
+                    lower = wide ? encoded[..WideLength] : encoded;
+                    lowerOp = wide ? IndexOperator.GreaterThanOrEqual : argument.Operator;
                     break;
                 default:
-                    upper = encoded;
-                    upperOp = argument.Operator;
+                    upper = wide ? encoded[..WideLength] : encoded;
+                    upperOp = wide ? IndexOperator.LessThanOrEqual : argument.Operator;
                     break;
             }
         }
@@ -334,6 +344,18 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
             }
         }
 
+        if (widened >= 0)
+        {
+            // A range on that component: the later components' bounds and order no longer apply.
+            if (plan.OrderConsumed)
+            {
+                return null;
+            }
+
+            byte[] before = [.. equalities.Take(widened).SelectMany(e => e), .. equalities[widened].AsSpan(0, WideLength)];
+            return new KeyBounds(before, IndexKey.Successor(before), false);
+        }
+
         byte[] p = [.. prefix];
         var hasRange = lower != null || upper != null;
         byte[] start = lower != null
@@ -344,6 +366,12 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
             : p.Length == 0 ? null : IndexKey.Successor(p);
         return new KeyBounds(start, end, false);
     }
+
+    private const double TwoTo63 = 9223372036854775808.0;
+    private const double TwoTo64 = 18446744073709551616.0;
+
+    /// <summary>A number key's tag and double: the bytes every key of that double starts with (IndexKey's FORMAT).</summary>
+    private const int WideLength = 9;
 
     private static bool HasBoolean(Tree tree, byte[] prefix)
     {

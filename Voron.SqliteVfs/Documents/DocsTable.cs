@@ -16,7 +16,8 @@ namespace Voron.SqliteVfs.Documents;
 //     (the JSON), one column per declared JSON path, hidden version and last_modified
 //     (TableSpec.cs). Nothing is stored in SQLite but the table's definition; the documents are the
 //     document store's. voron_collection('X') is the same, read-only, for any collection.
-// SD2. A path column reads what json_extract(body, path) reads (JsonValues.Extract): SQL over
+// SD2. A path column reads what json_extract(body, path) reads (JsonValues.Extract; a property
+//     name repeated in one object: its first occurrence, as the store's indexes read it): SQL over
 //     voron_docs and SQL over a table of JSON text answer alike. The declared type is SQLite's
 //     column affinity for comparisons and for values written (SD5).
 // SD3. A statement reads its database's snapshot (V2): the same store read transaction as its
@@ -34,14 +35,30 @@ namespace Voron.SqliteVfs.Documents;
 //     snapshot (the transaction's own changes, commits in flight) are left out of the index range
 //     and merged in as the transaction sees them (a superset, in the order's sequence); with LIMIT
 //     or OFFSET pushed down the collection is read instead. LIMIT and OFFSET are pushed down only
-//     when every other constraint is omitted and the order, if any, is consumed.
+//     when every other constraint is omitted and the order, if any, is consumed. Ids are sorted
+//     and merged in UTF-8 byte order (Utf8Order), SQLite's BINARY order and the store's key order.
+//     Where the index reads a value otherwise than json_extract, the range still covers what SQLite
+//     keeps: an integer between 2^63 and 2^64 is exact in the index but REAL to json_extract, so a
+//     REAL constant in that range reads every key of its double (an equality there ends the key
+//     prefix: later components are left to SQLite's re-check, and their order is not consumed).
 // SD5. INSERT: a NULL id takes a generated id "<Collection>/<n>" (I5); a NULL body is {}; a body
 //     must be one JSON object (SQLITE_CONSTRAINT otherwise); each non-NULL path column sets its
-//     path (affinity first). UPDATE sets the columns whose value changed (SET col = NULL writes
-//     JSON null) and replaces the body when it changed; the id, version and last_modified cannot
-//     be written. A duplicate id is SQLITE_CONSTRAINT unless the statement says OR REPLACE (replace)
-//     or OR IGNORE (skip); a unique index is checked against what the transaction sees, and OR
-//     REPLACE deletes the documents that hold the values, as SQLite's REPLACE deletes rows.
+//     path (affinity first). UPDATE: SQLite hands xUpdate every column's new value, and marks
+//     each column the statement does not SET as unchanged (sqlite3_value_nochange: DocsCursor.Column
+//     answers SQLite's nochange fetch with nothing, and SQLite asks so for every column an UPDATE
+//     of a virtual table does not SET, in one pass, two passes and UPDATE ... FROM alike). The new
+//     document is the SET body (NULL: {}), else the stored one; then each SET path column, in
+//     column order, is written into it as json_set(body, path, value) writes it: after the column's
+//     affinity, NULL as JSON null, the value even when the path holds it already (SET b = 0 over
+//     false writes 0), at the first occurrence of a repeated name. Columns not SET are not written.
+//     A path is written by its value's bytes alone (JsonValues.SetPaths): the rest of the body keeps
+//     its text. A path through a value that is not an object is SQLITE_CONSTRAINT (json_set would
+//     write nothing). The id, version and last_modified cannot be written. A duplicate id is
+//     SQLITE_CONSTRAINT unless the statement says OR REPLACE (replace) or OR IGNORE (skip: xUpdate
+//     answers SQLITE_CONSTRAINT, which SQLite then ignores without counting a change; where the
+//     table cannot declare constraint support, Apple arm64, it skips with SQLITE_OK); a unique
+//     index is checked against what the transaction sees, and OR REPLACE deletes the documents that
+//     hold the values, as SQLite's REPLACE deletes rows.
 // SD6. Every change carries the version the transaction read (0: no document), so a change
 //     commits only over that version (I3): WHERE version = ? is an If-Match, and a session that
 //     wrote the document since fails the COMMIT. A document whose newest state is an in-flight
@@ -100,7 +117,12 @@ internal sealed class DocsTable(DocumentStore store, DatabaseFile file, TableSpe
             var collection = constraints.FirstOrDefault(x => x.C.Column == Spec.CollectionColumn && x.C.Operator == IndexOperator.Equal);
             if (collection.C.Column != Spec.CollectionColumn || collection.C.Operator != IndexOperator.Equal)
             {
-                throw new VirtualTableException(SqliteConstants.Constraint, "voron_collection needs a collection: SELECT * FROM voron_collection('Order').");
+                // SQLITE_CONSTRAINT means "not this plan, try another": right when a join names the
+                // collection from a table this plan would read later. Without any equality on the
+                // collection no plan can work, and only an error carries the message to the user.
+                var named = Enumerable.Range(0, info.ConstraintCount).Select(info.Constraint).Any(c => c.Column == Spec.CollectionColumn && c.Operator == IndexOperator.Equal);
+                throw new VirtualTableException(named ? SqliteConstants.Constraint : SqliteConstants.Error,
+                    "voron_collection needs a collection: SELECT * FROM voron_collection('Order'), or WHERE collection = ?.");
             }
 
             Use(collection.Index, new PlanArgument(ArgumentRole.Collection, IndexOperator.Equal), omit: true);
@@ -335,6 +357,13 @@ internal sealed class DocsTable(DocumentStore store, DatabaseFile file, TableSpe
                     expected = existing.Expected;
                     break;
                 case 2: // IGNORE
+                    if (ConstraintSupport && SqliteNative.VtabConfigIsSafe)
+                    {
+                        // SQLITE_CONSTRAINT under OR IGNORE: SQLite skips the row and does not count it
+                        // in changes(), as for a table (SQLITE_OK would count it).
+                        throw Constraint($"UNIQUE constraint failed: {TableName}.id: a document '{id}' exists (INSERT OR IGNORE skips it).");
+                    }
+
                     return;
                 default:
                     throw Constraint($"UNIQUE constraint failed: {TableName}.id: a document '{id}' exists{(existing.Collection != Spec.Collection ? $" (in collection '{existing.Collection}')" : "")}. Use INSERT OR REPLACE to replace it, or UPDATE.");
@@ -370,27 +399,18 @@ internal sealed class DocsTable(DocumentStore store, DatabaseFile file, TableSpe
             throw Constraint($"{TableName}.id cannot change ('{id}' to {newId}): a document's id is its key. INSERT a copy under the new id and DELETE '{id}'.");
         }
 
+        // SD5: the SET body (NULL: {}) or the stored one, then every path column the statement
+        // SETs written into it, even with the value the path holds (SET b = 0 over false writes 0).
         var idBytes = DocumentNames.IdBytes(id);
         var current = view.Find(id, idBytes) ?? throw Constraint($"{TableName}: document '{id}' is gone.");
-        var json = current.Json;
-        if (!unchanged[TableSpec.BodyColumn] && !values[TableSpec.BodyColumn].Equals(SqlValue.FromUtf8(current.Json)))
-        {
-            json = values[TableSpec.BodyColumn].IsNull ? "{}"u8.ToArray() : ValidBody(values[TableSpec.BodyColumn], id);
-        }
-
+        var body = values[TableSpec.BodyColumn];
+        var json = unchanged[TableSpec.BodyColumn] ? current.Json : body.IsNull ? "{}"u8.ToArray() : ValidBody(body, id);
         var sets = new List<(JsonPath, SqlValue)>();
         for (var c = 0; c < Spec.Columns.Count; c++)
         {
-            if (unchanged[c + 2])
+            if (!unchanged[c + 2])
             {
-                continue;
-            }
-
-            var value = JsonValues.ApplyAffinity(values[c + 2], Spec.Columns[c].Affinity);
-            var old = JsonValues.Extract(current.Json, Spec.Columns[c].Path);
-            if (SqlValue.Compare(value, old) != 0 || value.Kind != old.Kind)
-            {
-                sets.Add((Spec.Columns[c].Path, value));
+                sets.Add((Spec.Columns[c].Path, JsonValues.ApplyAffinity(values[c + 2], Spec.Columns[c].Affinity)));
             }
         }
 
@@ -447,7 +467,7 @@ internal sealed class DocsTable(DocumentStore store, DatabaseFile file, TableSpe
         {
             return JsonValues.SetPaths(json, sets);
         }
-        catch (ArgumentException e)
+        catch (Exception e) when (e is ArgumentException or InvalidJsonException)
         {
             throw Constraint($"{TableName}: document '{id}': {e.Message}");
         }

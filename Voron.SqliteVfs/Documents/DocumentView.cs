@@ -68,10 +68,10 @@ internal sealed class DocumentView(DocumentStore store, ReadTransaction snapshot
         return inFlight.Any(commit => commit.Changes.Any(c => collection == null || c.Collection == collection));
     }
 
-    /// <summary>The ids of <paramref name="collection"/> changed outside the snapshot (stored or deleted there).</summary>
+    /// <summary>The ids of <paramref name="collection"/> changed outside the snapshot (stored or deleted there), in UTF-8 order.</summary>
     public SortedSet<string> OverlayIds(string collection)
     {
-        var ids = new SortedSet<string>(StringComparer.Ordinal);
+        var ids = new SortedSet<string>(Utf8Order.Instance); // SD4: the order SQL reads ids in
         foreach (var commit in inFlight)
         {
             foreach (var change in commit.Changes)

@@ -1,9 +1,8 @@
 using System.Globalization;
 using System.Text;
-using System.Text.Encodings.Web;
 using System.Text.Json;
-using System.Text.Json.Nodes;
 using Voron.Documents.Indexing;
+using Voron.Documents.Serialization;
 
 namespace Voron.SqliteVfs.Documents;
 
@@ -99,54 +98,182 @@ internal static class JsonValues
     }
 
     /// <summary>
-    /// SD5: sets each path of <paramref name="sets"/> in the JSON object <paramref name="json"/>,
-    /// creating the objects on the way; NULL writes JSON null. Throws <see cref="ArgumentException"/>
-    /// for a value JSON cannot hold (a blob) or a path that runs through a value that is not an object.
+    /// SD5: sets each path of <paramref name="sets"/>, in order, in the JSON object
+    /// <paramref name="json"/> as SQLite's json_set does, writing only the bytes of the values set:
+    /// an existing member's value (the first member of that name where a name repeats, the one
+    /// json_extract reads) is replaced in place; a missing member is added after the object's last
+    /// member, with the objects the rest of the path needs. Every other byte is kept (whitespace,
+    /// escapes, number forms, repeated members). NULL writes JSON null. Throws
+    /// <see cref="ArgumentException"/> for a value JSON cannot hold (a blob, an infinity) and for a
+    /// path that runs through a member that is not an object (json_set writes nothing there).
     /// </summary>
-    public static byte[] SetPaths(ReadOnlySpan<byte> json, IReadOnlyList<(JsonPath Path, SqlValue Value)> sets)
+    public static byte[] SetPaths(byte[] json, IReadOnlyList<(JsonPath Path, SqlValue Value)> sets)
     {
-        var root = JsonNode.Parse(json)!.AsObject();
         foreach (var (path, value) in sets)
         {
-            var node = root;
-            for (var i = 0; i < path.Segments.Count - 1; i++)
-            {
-                var name = path.Segments[i].NameText!;
-                var next = node[name];
-                if (next == null)
-                {
-                    next = new JsonObject();
-                    node[name] = next;
-                }
-                else if (next is not JsonObject)
-                {
-                    throw new ArgumentException($"The JSON path '$.{path.Text}' runs through '{name}', which is not an object.");
-                }
-
-                node = next.AsObject();
-            }
-
-            node[path.Segments[^1].NameText!] = ToNode(value, path);
+            json = SetPath(json, path, ValueJson(value, path));
         }
 
-        using var buffer = new MemoryStream(json.Length + 64);
-        using (var writer = new Utf8JsonWriter(buffer, new JsonWriterOptions { Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping }))
-        {
-            root.WriteTo(writer);
-        }
-
-        return buffer.ToArray();
+        return json;
     }
 
-    private static JsonNode? ToNode(SqlValue value, JsonPath path) => value.Kind switch
+    private static byte[] SetPath(byte[] json, JsonPath path, byte[] value)
     {
-        SqlKind.Null => null,
-        SqlKind.Integer => JsonValue.Create(value.Integer),
-        SqlKind.Real when double.IsFinite(value.Real) => JsonNode.Parse(SqlValue.RealText(value.Real).Replace("E+", "E", StringComparison.Ordinal)),
-        SqlKind.Real => throw new ArgumentException($"JSON cannot hold {value.Real} (for '$.{path.Text}')."),
-        SqlKind.Text => JsonValue.Create(value.Text),
-        _ => throw new ArgumentException($"A BLOB cannot be stored in JSON (for '$.{path.Text}'); store text or a number."),
-    };
+        var reader = new Utf8JsonReader(json, JsonValidation.Options);
+        if (!reader.Read() || reader.TokenType != JsonTokenType.StartObject)
+        {
+            throw new ArgumentException("The document is not a JSON object.");
+        }
+
+        var segments = path.Segments;
+        for (var s = 0; ; s++)
+        {
+            var open = (int)reader.TokenStartIndex; // the object's '{'
+            var lastEnd = -1; // just after the last member's value
+            var found = false;
+            while (reader.Read() && reader.TokenType == JsonTokenType.PropertyName)
+            {
+                var match = reader.ValueTextEquals(segments[s].Name);
+                reader.Read();
+                if (match)
+                {
+                    found = true;
+                    break;
+                }
+
+                reader.Skip();
+                lastEnd = (int)reader.BytesConsumed;
+            }
+
+            if (!found)
+            {
+                var at = lastEnd < 0 ? open + 1 : lastEnd;
+                var result = Splice(json, at, at, Member(segments, s, value, comma: lastEnd >= 0));
+                if (s < segments.Count - 1)
+                {
+                    JsonValidation.ValidateObject(result, null); // the objects added must not nest deeper than a document may
+                }
+
+                return result;
+            }
+
+            if (s == segments.Count - 1)
+            {
+                var start = (int)reader.TokenStartIndex;
+                reader.Skip();
+                return Splice(json, start, (int)reader.BytesConsumed, value);
+            }
+
+            if (reader.TokenType != JsonTokenType.StartObject)
+            {
+                throw new ArgumentException($"The JSON path '$.{path.Text}' runs through '{segments[s].NameText}', which is not an object.");
+            }
+        }
+    }
+
+    private static byte[] Splice(byte[] json, int start, int end, ReadOnlySpan<byte> insert)
+    {
+        var result = new byte[json.Length - (end - start) + insert.Length];
+        json.AsSpan(0, start).CopyTo(result);
+        insert.CopyTo(result.AsSpan(start));
+        json.AsSpan(end).CopyTo(result.AsSpan(start + insert.Length));
+        return result;
+    }
+
+    /// <summary>The member for segments[<paramref name="from"/>..]: "name":{"next":...value...}, after a comma when the object has members.</summary>
+    private static byte[] Member(IReadOnlyList<JsonPathSegment> segments, int from, byte[] value, bool comma)
+    {
+        var text = new List<byte>(value.Length + 32);
+        if (comma)
+        {
+            text.Add((byte)',');
+        }
+
+        for (var i = from; i < segments.Count; i++)
+        {
+            if (i > from)
+            {
+                text.Add((byte)'{');
+            }
+
+            AppendString(text, segments[i].NameText!);
+            text.Add((byte)':');
+        }
+
+        text.AddRange(value);
+        for (var i = from + 1; i < segments.Count; i++)
+        {
+            text.Add((byte)'}');
+        }
+
+        return [.. text];
+    }
+
+    /// <summary>A SQL value as the JSON text json_set writes for it: null, an integer, a real as SQLite prints it, a string.</summary>
+    private static byte[] ValueJson(SqlValue value, JsonPath path)
+    {
+        switch (value.Kind)
+        {
+            case SqlKind.Null:
+                return "null"u8.ToArray();
+            case SqlKind.Integer:
+                return Encoding.ASCII.GetBytes(value.Integer.ToString(CultureInfo.InvariantCulture));
+            case SqlKind.Real when double.IsFinite(value.Real):
+                return Encoding.ASCII.GetBytes(SqlValue.RealText(value.Real));
+            case SqlKind.Real:
+                throw new ArgumentException($"JSON cannot hold {SqlValue.RealText(value.Real)} (for '$.{path.Text}').");
+            case SqlKind.Text:
+                var text = new List<byte>(value.Bytes!.Length + 2);
+                AppendString(text, value.Text); // decoded and encoded again: bytes SQLite holds that are not UTF-8 become U+FFFD
+                return [.. text];
+            default:
+                throw new ArgumentException($"A BLOB cannot be stored in JSON (for '$.{path.Text}'); store text or a number.");
+        }
+    }
+
+    /// <summary>
+    /// A JSON string as SQLite's json functions write one: the characters as UTF-8, with only '"',
+    /// '\' and the control characters below U+0020 escaped (\b \t \n \f \r, else \u00xx).
+    /// </summary>
+    private static void AppendString(List<byte> output, string text)
+    {
+        output.Add((byte)'"');
+        foreach (var b in Encoding.UTF8.GetBytes(text))
+        {
+            switch (b)
+            {
+                case (byte)'"':
+                    output.AddRange("\\\""u8);
+                    break;
+                case (byte)'\\':
+                    output.AddRange("\\\\"u8);
+                    break;
+                case (byte)'\b':
+                    output.AddRange("\\b"u8);
+                    break;
+                case (byte)'\t':
+                    output.AddRange("\\t"u8);
+                    break;
+                case (byte)'\n':
+                    output.AddRange("\\n"u8);
+                    break;
+                case (byte)'\f':
+                    output.AddRange("\\f"u8);
+                    break;
+                case (byte)'\r':
+                    output.AddRange("\\r"u8);
+                    break;
+                case < 0x20:
+                    output.AddRange(Encoding.ASCII.GetBytes("\\u" + b.ToString("x4", CultureInfo.InvariantCulture)));
+                    break;
+                default:
+                    output.Add(b);
+                    break;
+            }
+        }
+
+        output.Add((byte)'"');
+    }
 
     /// <summary>
     /// SQLite's column affinity applied to a value written to a path column declared with

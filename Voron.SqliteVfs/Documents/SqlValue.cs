@@ -127,11 +127,31 @@ internal readonly record struct SqlValue(SqlKind Kind, long Integer = 0, double 
         return r > whole ? -1 : 0;
     }
 
-    /// <summary>A real as SQLite shows it as text (15 significant digits, ".0" on whole numbers).</summary>
+    /// <summary>
+    /// A real as SQLite writes it as text (CAST, TEXT affinity, json_set): printf's "%!.15g" — 15
+    /// significant digits, a ".0" on a mantissa without a point, "e+NN" exponents, both zeros "0.0".
+    /// </summary>
     public static string RealText(double value)
     {
-        var text = value.ToString("G15", CultureInfo.InvariantCulture);
-        return text.Contains('.') || text.Contains('E') || text.Contains("Infinity") || text.Contains("NaN") ? text : text + ".0";
+        if (value == 0)
+        {
+            return "0.0";
+        }
+
+        if (!double.IsFinite(value))
+        {
+            return double.IsNaN(value) ? "NaN" : value > 0 ? "Inf" : "-Inf";
+        }
+
+        var text = value.ToString("G15", CultureInfo.InvariantCulture); // "1E+20", "1.5E-07", "123.25"
+        var e = text.IndexOf('E', StringComparison.Ordinal);
+        var mantissa = e < 0 ? text : text[..e];
+        if (!mantissa.Contains('.', StringComparison.Ordinal))
+        {
+            mantissa += ".0";
+        }
+
+        return e < 0 ? mantissa : mantissa + "e" + text[(e + 1)..];
     }
 
     public override string ToString() => Kind switch

@@ -253,9 +253,9 @@ public sealed class BadInputTests
     {
         using var environment = StorageEnvironment.Open(StorageEnvironmentOptions.CreateInMemory());
         DocumentStore.Open(environment).Dispose();
-        await environment.ExecuteAsync(tx => tx.CreateTree("@docs.meta").Put("format"u8, [3, 0, 0, 0]));
+        await environment.ExecuteAsync(tx => tx.CreateTree("@docs.meta").Put("format"u8, [4, 0, 0, 0]));
         var error = Assert.Throws<FormatVersionException>(() => DocumentStore.Open(environment));
-        Assert.Equal(3, error.Found);
-        Assert.Equal(2, error.Supported);
+        Assert.Equal(4, error.Found);
+        Assert.Equal(3, error.Supported);
     }
 }

@@ -44,7 +44,7 @@ public sealed class ChangeFeedUpgradeTests
             using (var read = environment.BeginRead())
             {
                 var meta = read.OpenTree("@docs.meta")!;
-                Assert.Equal([2, 0, 0, 0], meta.Get("format"u8));
+                Assert.Equal([3, 0, 0, 0], meta.Get("format"u8));
                 Assert.Equal(BitConverter.GetBytes(3L), meta.Get("feed.from"u8));
                 Assert.Equal([1], meta.Get("feed.on"u8));
                 Assert.NotNull(read.OpenTree("@docs.changes"));

@@ -258,6 +258,30 @@ public sealed class VoronDocsErrorTests
         }
     }
 
+    /// <summary>
+    /// Without a collection, xBestIndex answered SQLITE_CONSTRAINT, which tells SQLite "this plan is
+    /// unusable, try another": SQLite then said only "no query solution" and the module's message
+    /// was lost. A query that cannot name a collection now gets the module's message; a join that
+    /// names it from another table still plans (SQLITE_CONSTRAINT for the order that cannot).
+    /// </summary>
+    [Theory]
+    [InlineData("SELECT * FROM voron_collection")]
+    [InlineData("SELECT id FROM voron_collection WHERE id = 'orders/1'")]
+    [InlineData("SELECT id FROM voron_collection WHERE collection > 'a'")]
+    public async Task The_eponymous_table_without_a_collection_says_how_to_name_one(string sql)
+    {
+        var (store, connection) = await NewStoreAsync();
+        using (store)
+        using (connection)
+        {
+            Fails(connection, sql, SqliteError, "voron_collection needs a collection", "voron_collection('");
+            connection.Execute("CREATE TABLE names(c TEXT)");
+            connection.Execute("INSERT INTO names VALUES ('orders')");
+            Assert.Equal(2L, connection.Value("SELECT count(*) FROM names JOIN voron_collection v ON v.collection = names.c"));
+            Assert.Equal(2L, connection.Value("SELECT count(*) FROM voron_collection v JOIN names ON v.collection = names.c"));
+        }
+    }
+
     [Fact]
     public async Task A_collection_without_documents_is_no_error_but_empty()
     {

@@ -116,6 +116,34 @@ public sealed class VoronDocsTests
         store.Documents.CheckIntegrity();
     }
 
+    /// <summary>
+    /// An INSERT over a document the same transaction had deleted expected to find no document
+    /// stored (version 0), so the COMMIT failed as a conflict with the very document the
+    /// transaction read. It expects what the delete expected.
+    /// </summary>
+    [Fact]
+    public async Task Delete_then_insert_of_one_id_in_a_transaction_commits_as_a_replace()
+    {
+        using var store = new DocsStore();
+        await store.StoreRawAsync("orders", "orders/1", """{"customer":"ada"}""");
+        using var connection = store.Open();
+        connection.Execute(CreateOrders);
+        connection.Execute("BEGIN IMMEDIATE");
+        connection.Execute("DELETE FROM orders WHERE id = 'orders/1'");
+        connection.Execute("INSERT INTO orders(id, customer) VALUES ('orders/1', 'bob')");
+        connection.Execute("COMMIT");
+        Assert.Equal("""{"customer":"bob"}""", (await store.LoadRawAsync("orders/1"))!.Value.Json);
+
+        // The If-Match still holds: a session's write in between fails the COMMIT.
+        connection.Execute("BEGIN IMMEDIATE");
+        connection.Execute("DELETE FROM orders WHERE id = 'orders/1'");
+        connection.Execute("INSERT INTO orders(id, customer) VALUES ('orders/1', 'cy')");
+        await store.StoreRawAsync("orders", "orders/1", """{"customer":"session"}""");
+        Assert.Equal(19, Assert.Throws<SqliteException>(() => connection.Execute("COMMIT")).SqliteErrorCode);
+        connection.RollbackIfOpen();
+        Assert.Equal("""{"customer":"session"}""", (await store.LoadRawAsync("orders/1"))!.Value.Json);
+    }
+
     [Fact]
     public async Task Upsert_is_refused_by_sqlite_for_virtual_tables_and_changes_nothing()
     {
