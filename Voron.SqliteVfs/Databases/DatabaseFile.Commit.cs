@@ -6,6 +6,9 @@ namespace Voron.SqliteVfs.Databases;
 
 internal sealed unsafe partial class DatabaseFile
 {
+    /// <summary>V17: the address at which SQLite keeps the connection that owns this file (SQLITE_FCNTL_PDB), or null.</summary>
+    private nint* _connection;
+
     /// <summary>xFileControl: the commit (V7), the pragma veto (V11), and the small opcodes SQLite expects answered.</summary>
     public override int FileControl(int op, void* argument)
     {
@@ -16,15 +19,24 @@ internal sealed unsafe partial class DatabaseFile
                 {
                     Commit();
                 }
-                catch
+                catch (Exception e)
                 {
                     // V17: SQLite has already marked this commit's pages clean in its cache, and
-                    // only an I/O error makes it drop them: make its next cache check fail.
+                    // only an I/O error makes it drop them: make its next cache check fail, or,
+                    // when another statement keeps SQLite from checking again, answer an I/O error.
                     _pagerCacheDistrusted = true;
+                    if (_connection != null && *_connection != 0 && SqliteNative.BusyStatements(*_connection) > 1)
+                    {
+                        throw new CommitFailedWhileReadingException(Name, e);
+                    }
+
                     throw;
                 }
 
                 return SqliteConstants.Ok;
+            case SqliteConstants.FcntlPdb:
+                _connection = (nint*)argument; // V17: where SQLite keeps this file's connection (&BtShared.db)
+                return SqliteConstants.NotFound;
             case SqliteConstants.FcntlPragma:
                 return Pragma((byte**)argument);
             case SqliteConstants.FcntlSync:

@@ -155,7 +155,13 @@ namespace Voron.SqliteVfs.Databases;
 //     version's, and the counter it wrote can equal the state the database falls back to. So the
 //     connection's next cache check (its read of bytes 24..39) is answered with bytes that differ
 //     from SQLite's copy: it drops the cache and reads page 1 again. Without this, the failed
-//     commit's rows were visible to the connection and written again by its next commit.
+//     commit's rows were visible to the connection and written again by its next commit. A
+//     connection with another statement still reading (stepped, not finished or reset) keeps
+//     SQLite's lock and makes no cache check until that statement ends, so then the COMMIT fails
+//     with SQLITE_IOERR whatever the cause (CommitFailedWhileReadingException, the cause inside):
+//     SQLite's pager goes to its error state, every statement of the connection fails until the
+//     open one ends, and the cache is dropped then. The VFS learns the connection from
+//     SQLITE_FCNTL_PDB and counts its running statements (sqlite3_next_stmt, sqlite3_stmt_busy).
 //
 // Fields below are guarded by _sync; DatabaseVersion objects are immutable once submitted.
 

@@ -37,10 +37,12 @@ internal static class SqliteApiSlots
     public static readonly SqliteFunction VfsRegister = new("sqlite3_vfs_register", 142);
     public static readonly SqliteFunction VfsUnregister = new("sqlite3_vfs_unregister", 143);
     public static readonly SqliteFunction ResultZeroBlob = new("sqlite3_result_zeroblob", 145);
+    public static readonly SqliteFunction NextStmt = new("sqlite3_next_stmt", 152);
     public static readonly SqliteFunction CreateFunctionV2 = new("sqlite3_create_function_v2", 162);
     /// <summary>Variadic in C (SqliteNative.VtabConfig).</summary>
     public static readonly SqliteFunction VtabConfig = new("sqlite3_vtab_config", 177);
     public static readonly SqliteFunction VtabOnConflict = new("sqlite3_vtab_on_conflict", 178);
+    public static readonly SqliteFunction StmtBusy = new("sqlite3_stmt_busy", 184);
     public static readonly SqliteFunction AutoExtension = new("sqlite3_auto_extension", 192);
     public static readonly SqliteFunction VtabNoChange = new("sqlite3_vtab_nochange", 222);
     public static readonly SqliteFunction ValueNoChange = new("sqlite3_value_nochange", 223);

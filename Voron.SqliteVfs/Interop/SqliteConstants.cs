@@ -73,6 +73,7 @@ internal static class SqliteConstants
     public const int FcntlHasMoved = 20;
     public const int FcntlSync = 21;
     public const int FcntlCommitPhaseTwo = 22;
+    public const int FcntlPdb = 30;
 
     // Virtual tables.
     public const int VtabConstraintSupport = 1; // sqlite3_vtab_config op

@@ -184,6 +184,8 @@ internal static unsafe partial class SqliteNative
         s_vtabInNext = (delegate* unmanaged[Cdecl]<nint, nint*, int>)Get(S.VtabInNext);
         s_vtabNoChange = (delegate* unmanaged[Cdecl]<nint, int>)Get(S.VtabNoChange);
         s_fileControl = (delegate* unmanaged[Cdecl]<nint, byte*, int, void*, int>)Get(S.FileControl);
+        s_nextStmt = (delegate* unmanaged[Cdecl]<nint, nint, nint>)Get(S.NextStmt);
+        s_stmtBusy = (delegate* unmanaged[Cdecl]<nint, int>)Get(S.StmtBusy);
 
         s_createFunction = (delegate* unmanaged[Cdecl]<nint, byte*, int, int, void*, void*, void*, void*, void*, int>)Get(S.CreateFunctionV2);
 

@@ -23,7 +23,29 @@ internal static unsafe partial class SqliteNative
     private static delegate* unmanaged[Cdecl]<int, byte*> s_malloc;
     private static delegate* unmanaged[Cdecl]<int> s_libVersionNumber;
 
+    private static delegate* unmanaged[Cdecl]<nint, nint, nint> s_nextStmt;
+    private static delegate* unmanaged[Cdecl]<nint, int> s_stmtBusy;
+
     public static int Initialize() => s_initialize();
+
+    /// <summary>
+    /// How many prepared statements of connection <paramref name="db"/> are running (stepped, and
+    /// neither finished nor reset: sqlite3_next_stmt, sqlite3_stmt_busy). Called on the thread
+    /// that holds the connection's mutex (a VFS callback), which SQLite enters again recursively.
+    /// </summary>
+    public static int BusyStatements(nint db)
+    {
+        var busy = 0;
+        for (var statement = s_nextStmt(db, 0); statement != 0; statement = s_nextStmt(db, statement))
+        {
+            if (s_stmtBusy(statement) != 0)
+            {
+                busy++;
+            }
+        }
+
+        return busy;
+    }
 
     public static int VfsRegister(SqliteVfsStruct* vfs, int makeDefault) => s_vfsRegister(vfs, makeDefault);
 

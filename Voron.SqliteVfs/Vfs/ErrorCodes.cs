@@ -22,6 +22,11 @@ internal static class ErrorCodes
     public static int From(Exception error, int ioError)
     {
         t_lastError = error;
+        if (error is CommitFailedWhileReadingException)
+        {
+            return ioError; // V17: whatever the cause, SQLite must see an I/O error to drop its cache
+        }
+
         for (var e = error; e != null; e = e.InnerException)
         {
             if (e is Voron.Documents.ConcurrencyException or Voron.Documents.UniqueConstraintException)

@@ -73,11 +73,67 @@ public sealed class FailedCommitCacheTests
     }
 
     /// <summary>
+    /// V17 with a read statement of the same connection open across the failed COMMIT: SQLite
+    /// keeps its SHARED lock while a statement reads, so it never checks its cache again, and the
+    /// failed commit's pages would stay visible to the connection's next statements (and be
+    /// written again by its next commit). What broke: the COMMIT failed with SQLITE_CONSTRAINT,
+    /// which leaves SQLite's cache as it is. Now, with another statement active, the COMMIT fails
+    /// with SQLITE_IOERR, which makes SQLite distrust its cache: the connection's statements fail
+    /// until the open one ends, and then read only what is committed.
+    /// </summary>
+    [Fact]
+    public async Task A_commit_that_fails_while_a_statement_of_the_connection_reads_leaves_nothing_visible_to_it()
+    {
+        using var store = new DocsStore();
+        await store.Documents.EnsureIndexAsync(new IndexDefinition("orders", "OrdersByEmail", "email").AsUnique());
+        using var writer = store.Open();
+        writer.Execute("CREATE TABLE a(x TEXT)");
+        writer.Execute("INSERT INTO a VALUES ('a1'), ('a2'), ('a3')");
+        writer.Execute(CreateOrders);
+
+        writer.Execute("BEGIN IMMEDIATE");
+        writer.Execute("INSERT INTO a VALUES ('lost')");
+        writer.Execute("INSERT INTO orders(id, customer, email) VALUES ('orders/1', 'eve', 'eve@example.com')");
+        using var reading = writer.CreateCommand();
+        reading.CommandText = "SELECT x FROM a ORDER BY x";
+        var reader = reading.ExecuteReader();
+        Assert.True(reader.Read()); // a statement of this connection is reading, and stays open
+
+        await store.StoreRawAsync("orders", "orders/2", """{"customer":"mallory","email":"eve@example.com"}""");
+        var error = Assert.Throws<SqliteException>(() => writer.Execute("COMMIT"));
+        Assert.Equal(10, error.SqliteErrorCode); // SQLITE_IOERR: SQLite must drop its cache
+        var why = Voron.SqliteVfs.VoronSqlite.LastError!;
+        Assert.Contains("another statement of this connection", why.Message, StringComparison.Ordinal);
+        Assert.IsType<UniqueConstraintException>(why.InnerException);
+
+        // While the statement is open, the connection reads nothing of the failed commit: its
+        // statements fail (SQLite's pager stays in its error state until the open one ends).
+        try
+        {
+            Assert.DoesNotContain("lost", writer.Query("SELECT x FROM a ORDER BY x").Select(r => (string)r[0]!));
+        }
+        catch (SqliteException refused)
+        {
+            Assert.Equal(10, refused.SqliteErrorCode);
+        }
+
+        reader.Dispose();
+        writer.RollbackIfOpen();
+        Assert.Equal(["a1", "a2", "a3"], writer.Query("SELECT x FROM a ORDER BY x").Select(r => (string)r[0]!));
+        Assert.Equal(0L, writer.Value("SELECT count(*) FROM orders WHERE id = 'orders/1'"));
+        writer.Execute("INSERT INTO a VALUES ('next')");
+        using var fresh = store.Open();
+        Assert.Equal(["a1", "a2", "a3", "next"], fresh.Query("SELECT x FROM a ORDER BY x").Select(r => (string)r[0]!));
+        store.Documents.CheckIntegrity();
+    }
+
+    /// <summary>
     /// The class, against a model: three connections run random transactions on one thread (so a
     /// seed replays exactly): a deferred one that reads before it writes or one that begins
     /// IMMEDIATE, sometimes with another connection committing in between (V5 then moves the
     /// writer forward), each writing a row and a document whose unique value a session sometimes
-    /// takes first (the COMMIT then fails at COMMIT_PHASETWO). After every transaction every
+    /// takes first (the COMMIT then fails at COMMIT_PHASETWO), sometimes with a statement of its own
+    /// still reading across the COMMIT. After every transaction every
     /// connection reads exactly the rows of the commits that succeeded, and the documents agree.
     /// </summary>
     [Theory]
@@ -141,6 +197,17 @@ public sealed class FailedCommitCacheTests
                     await store.StoreRawAsync("orders", "taken/" + token, $$"""{"email":"{{token}}@example.com"}""");
                 }
 
+                // Sometimes a statement of the writer is still reading across the COMMIT: then a
+                // failed COMMIT is SQLITE_IOERR, so SQLite drops its cache once the reader ends.
+                SqliteDataReader? open = null;
+                using var reading = writer.CreateCommand();
+                if (random.Next(4) == 0)
+                {
+                    reading.CommandText = "SELECT x FROM b";
+                    open = reading.ExecuteReader();
+                    Assert.True(open.Read());
+                }
+
                 try
                 {
                     writer.Execute("COMMIT");
@@ -148,11 +215,14 @@ public sealed class FailedCommitCacheTests
                     rows.Add(token);
                     orders.Add("orders/" + token);
                 }
-                catch (SqliteException e) when (taken && e.SqliteErrorCode == 19)
+                catch (SqliteException e) when (taken && e.SqliteErrorCode == (open == null ? 19 : 10))
                 {
+                    open?.Dispose();
                     writer.RollbackIfOpen();
                     failed++;
                 }
+
+                open?.Dispose();
 
                 foreach (var connection in connections)
                 {
