@@ -25,6 +25,7 @@ internal sealed partial class DatabaseFile
     /// comes back within <see cref="PlaceKept"/>, so waiting in slices does not send it to the end.
     /// </summary>
     private long _arrival;
+    private long _arrivedAt; // Stopwatch ticks: when the place was taken (WL2 counts starvation from it)
     private long _lastRefused; // Stopwatch ticks
 
     private long Arrival()
@@ -32,6 +33,7 @@ internal sealed partial class DatabaseFile
         if (_arrival == 0 || Stopwatch.GetElapsedTime(_lastRefused) > PlaceKept)
         {
             _arrival = Interlocked.Increment(ref s_arrivals);
+            _arrivedAt = Stopwatch.GetTimestamp();
         }
 
         return _arrival;
@@ -60,7 +62,7 @@ internal sealed partial class DatabaseFile
             return false;
         }
 
-        var granted = file._database.WriteLock.TryAcquire(file, duration, file.Arrival());
+        var granted = file._database.WriteLock.TryAcquire(file, duration, file.Arrival(), file._arrivedAt);
         file._database.Waits.RecordSleep(duration, granted);
         if (granted)
         {
@@ -140,7 +142,7 @@ internal sealed partial class DatabaseFile
         var ticket = _ticket;
         _ticket = TicketState.None;
         var wait = LockWait;
-        if (!_database.WriteLock.TryAcquire(this, wait, Arrival()))
+        if (!_database.WriteLock.TryAcquire(this, wait, Arrival(), _arrivedAt))
         {
             // V1: held by another connection. The busy handler, if any, sleeps in line next.
             _database.Waits.RecordLockWait(wait, refused: true);

@@ -44,11 +44,12 @@ namespace Voron.SqliteVfs.Databases;
 //   DatabaseFile.Lock / Unlock (Databases/DatabaseFile.Locks.cs), DatabaseFile.Commit
 //   (Databases/DatabaseFile.Commit.cs); the rules they keep:
 //
-// V1. Per database one connection holds the write lock (SQLite's RESERVED and above). It is a
-//     queue (the lock handed straight to the next waiter) ordered by when each connection
-//     first asked: one that left the line after a slice and comes back within a second keeps
-//     its place. Every wait in line is bounded by what the connection set, never multiplied
-//     by SQLite's retries:
+// V1. Per database one connection holds the write lock (SQLite's RESERVED and above). A free lock
+//     goes to the thread that asks first, running or woken, with the line's first taking it
+//     ahead of everyone once it has waited a few milliseconds (WriteLock.cs, WL1–WL4: no lock
+//     convoy, no starvation). The line is ordered by when each connection first asked: one that
+//     left the line after a slice and comes back within a second keeps its place. Every wait in
+//     line is bounded by what the connection set, never multiplied by SQLite's retries:
 //     - with PRAGMA busy_timeout > 0, xLock(RESERVED) does not wait: it answers SQLITE_BUSY, and
 //       the busy handler's next sleep (xSleep, VfsCallbacks.Sleep -> DatabaseFile.SleepInLine)
 //       waits in line instead, ending early only when the lock is handed to it (kept as a V6

@@ -108,6 +108,7 @@ internal sealed partial class InvariantIds
         ["T"] = "Core: transactions",
         ["V"] = "SqliteVfs: database layer (locks, snapshots, commits)",
         ["VT"] = "SqliteVfs: native bridge of virtual-table modules",
+        ["WL"] = "SqliteVfs: a database's write lock (who takes a free lock, starvation bound, statistics)",
         ["XE"] = "Documents: document expiration",
         ["XP"] = "Documents: export and import (JSON Lines)",
     };
