@@ -23,7 +23,18 @@ public sealed class AotSmokeTests
         })!;
         var output = process.StandardOutput.ReadToEndAsync();
         var error = process.StandardError.ReadToEndAsync();
-        await process.WaitForExitAsync();
+        try
+        {
+            // A guard, not a timing: a publish that never ends (or leaves a process holding its
+            // output) fails the test instead of hanging the run.
+            await Task.WhenAll(process.WaitForExitAsync(), output, error).WaitAsync(TimeSpan.FromMinutes(30));
+        }
+        catch (TimeoutException)
+        {
+            process.Kill(entireProcessTree: true);
+            Assert.Fail("run.sh did not end, or left a process holding its output, within 30 minutes.");
+        }
+
         var (stdout, stderr) = (await output, await error);
         Assert.True(process.ExitCode == 0, $"run.sh exited with {process.ExitCode}: {stdout}{stderr}");
         Assert.Contains("AOT smoke test: ok", stdout, StringComparison.Ordinal);

@@ -195,7 +195,18 @@ public sealed class SqliteExtensionTests : IDisposable
             process.StandardInput.Close();
         }
 
-        await process.WaitForExitAsync();
+        try
+        {
+            // A guard, not a timing: a process (or one it left behind holding its output) that
+            // never ends fails the test, naming it, instead of hanging the run.
+            await Task.WhenAll(process.WaitForExitAsync(), output, error).WaitAsync(TimeSpan.FromMinutes(30));
+        }
+        catch (TimeoutException)
+        {
+            process.Kill(entireProcessTree: true);
+            Assert.Fail($"'{program} {string.Join(' ', arguments)}' did not end, or left a process holding its output, within 30 minutes.");
+        }
+
         return (process.ExitCode, await output, await error);
     }
 
