@@ -112,6 +112,7 @@ public sealed partial class StorageEnvironment
             }
 
             pager.Reserve(header.State.NextPageNumber);
+            pager.Views.ReleaseAll(); // MV1: the store is not handed out yet, and Reserve may have grown the file
             var committed = new CommittedState(header.LastSyncedTxId, header.State, FreeSpaceSummary.Empty, end);
             var environment = new StorageEnvironment(options, storeLock, pager, journal, committed, header);
             environment.LoadFreeSpace();
@@ -321,6 +322,7 @@ public sealed partial class StorageEnvironment
                     ReplayPage(pager, page, recordState, ref image, file, record.Start.Offset, record.TransactionId);
                 }
 
+                pager.Views.ReleaseAll(); // MV1: replay reads and writes through the file, never the mapping
                 state = recordState;
             },
             mode);

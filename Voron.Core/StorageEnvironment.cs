@@ -304,7 +304,8 @@ public sealed partial class StorageEnvironment : IDisposable
     /// but on an idle store the operation runs and is prepared on this thread and
     /// <paramref name="write"/> is its journal write, which the caller runs once it released its
     /// own lock (<c>write?.Run()</c>); <paramref name="acknowledged"/> gets the outcome on the thread
-    /// that completes it. With <paramref name="mayRunHere"/> false it is always queued.
+    /// that completes it, after the task completed (awaiting the task does not wait for it). With
+    /// <paramref name="mayRunHere"/> false it is always queued.
     /// </summary>
     internal Task ExecuteDeferred(Action<WriteTransaction> operation, Action<Exception?> acknowledged, bool mayRunHere, out Transactions.TransactionMerger.CallerWrite? write)
     {

@@ -11,7 +11,7 @@ out=$(cd "$out" && pwd)
 work=$(mktemp -d)
 log="$work/publish.log"
 if ! dotnet publish "$here/Voron.SqliteExtension.csproj" -c Release -r linux-x64 \
-        -p:PublishAot=true -p:NativeLib=Shared -p:CppCompilerAndLinker=gcc \
+        -p:PublishAot=true -p:NativeLib=Shared -p:CppCompilerAndLinker=gcc --disable-build-servers \
         -o "$work/bin" >"$log" 2>&1; then
     cat "$log"
     echo "voron.so: publish failed" >&2

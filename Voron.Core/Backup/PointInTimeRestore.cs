@@ -166,6 +166,8 @@ internal static class PointInTimeRestore
                         StorageEnvironment.ReplayPage(pager, page, recordState, ref image, path, record.Start.Offset, record.TransactionId);
                     }
 
+                    pager.Views.ReleaseAll(); // MV1: replay reads and writes through the file, never the mapping
+
                     state = recordState;
                     commitTime = record.CommitTime;
                     replayed++;

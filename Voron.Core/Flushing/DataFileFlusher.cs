@@ -57,7 +57,8 @@ namespace Voron.Flushing;
 //        (FlusherSeams.PinFlushHorizon): pruning (PageTable PT6) keeps the newest version
 //        <= F of every page as if F were a live reader, so the flush writes the versions it
 //        chose even if the readers that set F end meanwhile. After each flush, and at every wake,
-//        the page table prunes, frees scratch slots and spills to its budget (PageTable.Maintain).
+//        the page table prunes, frees scratch slots and spills to its budget (PageTable.Maintain),
+//        and the mappings' views no one can read any more are released (Paging/SupersededViews.cs).
 //   FL4. The batch is taken after F is fixed and holds only commits with tx <= F: commits
 //        queued while the flush runs (tx > F) wait for a later flush, whatever their number.
 //   FL5. Readers may begin, end and read at every step of a flush (FlushStep): every version a
@@ -299,15 +300,18 @@ internal sealed class DataFileFlusher : IDisposable
     }
 
     /// <summary>
-    /// Prunes, frees and spills the page table's versions (PageTable.Maintain): after each flush and
-    /// at every wake of the background flush, so versions a reader held are dropped soon after it
-    /// ends even when nothing commits.
+    /// Prunes, frees and spills the page table's versions (PageTable.Maintain), and releases the
+    /// mappings' views no one can read (MV4): after each flush and at every wake of the background
+    /// flush, under the flush lock, so versions a reader held are dropped soon after it ends even
+    /// when nothing commits.
     /// </summary>
     internal void MaintainPageTable()
     {
         if (_failures.Failure == null)
         {
-            _seams.PageTable.Maintain(_seams.CaptureRetention);
+            var retention = _seams.PageTable.Maintain(_seams.CaptureRetention);
+            // MV3: the capture's current generation still holds: only a flush advances it, under this lock.
+            _seams.Pager.Views.Maintain(retention.OldestGeneration, retention.CurrentGeneration);
         }
     }
 

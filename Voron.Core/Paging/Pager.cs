@@ -12,8 +12,9 @@ namespace Voron.Paging;
 // pages that live readers hold stay valid (on Linux a MAP_SHARED mapping beyond end of file is
 // legal; only touching bytes past the end faults, and nothing does: P-invariants below). The
 // portable file system cannot reserve past the end of the file: each growth asks the mapping to
-// cover the new length (IMappedRegion.Cover), which may move the base address; the old views stay
-// mapped until dispose (Platform/Portable/PortableMapping.cs, MM1), so held pages stay valid there too.
+// cover the new length (IMappedRegion.Cover), which may move the base address; an old view stays
+// mapped until no transaction that may hold a page from it is live (Paging/SupersededViews.cs,
+// MV1–MV5), so held pages stay valid there too.
 // Every write goes through IStorageFile.Write, never through the mapping; the OS page cache keeps
 // the mapping coherent with those writes.
 //
@@ -46,6 +47,7 @@ internal sealed unsafe partial class Pager : IDisposable
 {
     private readonly IStorageFile _file;
     private readonly IMappedRegion _map;
+    private readonly SupersededViews _views; // MV1–MV5: the views a growth left behind
     // _map's first byte for the current length, cached so the read path makes no interface call.
     // Written (volatile) before _length grows; readers read it after their volatile read of _length.
     private nint _base;
@@ -85,7 +87,14 @@ internal sealed unsafe partial class Pager : IDisposable
         _map = file.MapReadOnly(maxFileSize);
         _map.Cover(_length);
         _base = (nint)_map.BaseAddress;
+        _views = new SupersededViews(_map);
     }
+
+    /// <summary>The views growth left behind, and their release (MV1–MV5).</summary>
+    public SupersededViews Views => _views;
+
+    /// <summary>Bytes of address space the mapping takes: its views' on the portable file system, the reservation elsewhere (tests and measurements).</summary>
+    internal long MappedBytes => _map is Platform.Portable.PortableMapping portable ? portable.MappedBytes : _map.ReservedLength;
 
     public string Path => _file.Path;
 
@@ -93,8 +102,8 @@ internal sealed unsafe partial class Pager : IDisposable
 
     /// <summary>
     /// Whether <paramref name="bytes"/> lie in the mapping as it is now: such bytes stay mapped
-    /// until dispose. A span from a view the portable mapping has since moved away from (MM1)
-    /// answers false, which only costs its holder a fetch.
+    /// while the transaction that read them is live (MV4). A span from a view the portable mapping
+    /// has since moved away from (MM1) answers false, which only costs its holder a fetch.
     /// </summary>
     public bool Contains(ReadOnlySpan<byte> bytes)
     {
@@ -111,7 +120,7 @@ internal sealed unsafe partial class Pager : IDisposable
 
     /// <summary>
     /// A page (or the whole overflow run it starts) from the mapping, validated (PG3). The span
-    /// points into the mapping: valid until the environment is disposed.
+    /// points into the mapping: valid while the transaction that reads it is live (MV1, MV4).
     /// </summary>
     public ReadOnlySpan<byte> ReadPage(long pageNumber)
     {
@@ -258,10 +267,12 @@ internal sealed unsafe partial class Pager : IDisposable
 
             var grown = Math.Max(wanted, _file.Length);
             // The base for the new length is published before the length, so a reader that sees
-            // the length (a volatile read, before it reads _base) sees a base that covers it.
+            // the length (a volatile read, before it reads _base) sees a base that covers it; and
+            // before the old view counts as left behind (MV2).
             _map.Cover(Math.Min(grown, _map.ReservedLength));
             Volatile.Write(ref _base, (nint)_map.BaseAddress);
             Volatile.Write(ref _length, grown);
+            _views.Publish();
             return true;
         }
     }

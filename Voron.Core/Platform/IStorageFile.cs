@@ -72,9 +72,26 @@ public interface IMappedRegion : IDisposable
     /// its whole length has nothing to do; one that cannot reserve past the end of the file (the
     /// portable file system's) maps the grown file again, and <see cref="BaseAddress"/> moves to
     /// the new view. Addresses and spans taken earlier stay readable, below the length they
-    /// covered, until the region is disposed.
+    /// covered, until the region is disposed or the owner releases the view they came from
+    /// (<see cref="ReleaseSuperseded"/>).
     /// </summary>
     void Cover(long length) => ArgumentOutOfRangeException.ThrowIfGreaterThan(length, ReservedLength);
+
+    /// <summary>
+    /// How many views <see cref="Cover"/> has left behind so far by moving
+    /// <see cref="BaseAddress"/> (0 for a mapping that never moves).
+    /// </summary>
+    long SupersededViews => 0;
+
+    /// <summary>
+    /// Unmaps the first <paramref name="count"/> views <see cref="Cover"/> left behind (those not
+    /// unmapped yet; never the view <see cref="BaseAddress"/> is in). The caller promises that no
+    /// address or span taken from them is used again: it would read unmapped memory, or whatever
+    /// is mapped there since. A mapping that never moves has nothing to release.
+    /// </summary>
+    void ReleaseSuperseded(long count)
+    {
+    }
 
     /// <summary>
     /// The bytes at <paramref name="offset"/>. The span reads the mapping directly: it is valid

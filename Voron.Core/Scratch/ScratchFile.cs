@@ -47,8 +47,9 @@ namespace Voron.Scratch;
 //        their removal has ended).
 //   SC3. The file is truncated to zero only when no slot is allocated or retired (nothing can
 //        read it); the mapping's address never changes (reserved once) or, on the portable file
-//        system, moves only to a new view while the old ones stay mapped until close (MM1), so
-//        spans readers hold into live slots stay valid.
+//        system, moves only to a new view while an old one stays mapped until no transaction that
+//        may hold a span into it is live and no flush reads it (Paging/SupersededViews.cs,
+//        MV1–MV5), so spans readers hold into live slots stay valid.
 //   SC4. Allocation, freeing, growth and truncation happen under the page table's lock; reads
 //        are lock-free (the verified bits are advisory: a lost bit only costs a re-check).
 
@@ -62,6 +63,7 @@ internal sealed unsafe partial class ScratchFile : IDisposable
     private long _reserve; // bytes the mapping can show: the file never grows past it
     private IStorageFile? _file;
     private IMappedRegion? _map;
+    private SupersededViews? _views; // MV1–MV5: the views a growth left behind
     private nint _base; // the mapping's base for the current length (IMappedRegion.Cover); written before _length grows
     private long _length; // bytes, a multiple of the page size; guarded by the page table's lock
     private bool _deleted;
@@ -84,6 +86,17 @@ internal sealed unsafe partial class ScratchFile : IDisposable
 
     /// <summary>The file's current length in bytes (0 until the first spill, and after a truncation).</summary>
     public long Length => Volatile.Read(ref _length);
+
+    /// <summary>The views growth left behind, and their release (MV1–MV5); null before the first spill.</summary>
+    public SupersededViews? Views => _views;
+
+    /// <summary>Bytes of address space the mapping takes: its views' on the portable file system, the reservation elsewhere, 0 before the first spill (tests and measurements).</summary>
+    internal long MappedBytes => _map switch
+    {
+        null => 0,
+        Platform.Portable.PortableMapping portable => portable.MappedBytes,
+        var map => map.ReservedLength,
+    };
 
     /// <summary>Deletes a scratch file an earlier process left behind (open): nothing in it is needed.</summary>
     public static void DeleteLeftover(IFileSystem fileSystem, string path)
@@ -191,6 +204,7 @@ internal sealed unsafe partial class ScratchFile : IDisposable
             _map = file.MapReadOnly(_reserve);
             _reserve = Math.Min(_reserve, _map.ReservedLength) / Constants.PageSize * Constants.PageSize;
             _base = (nint)_map.BaseAddress;
+            _views = new SupersededViews(_map);
             _file = file;
         }
         catch
@@ -217,9 +231,10 @@ internal sealed unsafe partial class ScratchFile : IDisposable
         var step = Math.Clamp(_length, MinGrowth, MaxGrowth);
         var target = Math.Min(_reserve, Math.Max(end, _length + step));
         _file!.Preallocate(target);
-        _map!.Cover(target); // the portable file system maps the grown file anew (old views stay: SC3)
+        _map!.Cover(target); // the portable file system maps the grown file anew (an old view stays while it may be read: SC3)
         Volatile.Write(ref _base, (nint)_map.BaseAddress);
         Volatile.Write(ref _length, target);
+        _views!.Publish(); // MV2: after the base it moved to
         GrowBitmaps(target / Constants.PageSize);
     }
 
@@ -238,8 +253,8 @@ internal sealed unsafe partial class ScratchFile : IDisposable
         catch (IOException) when (OperatingSystem.IsWindows())
         {
             // Windows refuses to truncate a file with a mapped view (ERROR_USER_MAPPED_FILE), and
-            // the portable mapping keeps its views until the store closes (MM1): the space is given
-            // back then, when the file is deleted.
+            // the portable mapping keeps its newest view until the store closes (MM1): the space
+            // is given back then, when the file is deleted.
             return false;
         }
 

@@ -10,11 +10,13 @@ internal sealed partial class PageTable
 
     /// <summary>
     /// Prunes what no one can read any more (PT6), frees the retired scratch slots no live
-    /// transaction can hold (PT7), spills down to the budget (PT8), and gives the scratch file's
-    /// space back once nothing is in it (SC3). The flusher runs it after each flush and at every
-    /// wake, so versions a reader kept are dropped soon after it ends even when nothing commits.
+    /// transaction can hold (PT7), spills down to the budget (PT8), gives the scratch file's
+    /// space back once nothing is in it (SC3), and releases the scratch mapping's views no one can
+    /// read (MV4). The flusher runs it after each flush and at every wake, under its flush lock,
+    /// so versions a reader kept are dropped soon after it ends even when nothing commits. Returns
+    /// the pass's capture, for the flusher's release of the data file's views (MV3, MV4).
     /// </summary>
-    public void Maintain(Func<VersionRetention> capture)
+    public VersionRetention Maintain(Func<VersionRetention> capture)
     {
         lock (_mutation)
         {
@@ -41,6 +43,9 @@ internal sealed partial class PageTable
             {
                 _scratch.TruncateIfUnused();
             }
+
+            _scratch.Views?.Maintain(retention.OldestGeneration, retention.CurrentGeneration); // MV4, then MV3: last, so this pass's spills are stamped
+            return retention;
         }
     }
 

@@ -95,7 +95,8 @@ internal sealed partial class TransactionMerger
     /// runs and is prepared on this thread, and <paramref name="write"/> is its write, which the
     /// submitter runs (<see cref="CallerWrite.Run"/>) when it may block; else (or with
     /// <paramref name="mayRunHere"/> false) it is queued and <paramref name="write"/> is null. <paramref name="acknowledged"/> is called once with the
-    /// outcome, on the thread that completes it (no continuation hop).
+    /// outcome, on the thread that completes it (no continuation hop), after the task completed:
+    /// awaiting the task does not wait for the acknowledgement.
     /// </summary>
     public Task<T> EnqueueDeferred<T>(Func<WriteTransaction, T> operation, Action<Exception?> acknowledged, bool mayRunHere, out CallerWrite? write)
     {

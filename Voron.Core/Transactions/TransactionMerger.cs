@@ -453,6 +453,8 @@ internal sealed partial class TransactionMerger : IDisposable
             operation.Complete();
         }
 
+        // After the acknowledgements, off their latency: a caller that awaited its operation may
+        // not see its batch counted yet; once Dispose returned, every batch is (M3).
         VoronMetrics.RecordSafely(() =>
         {
             VoronMetrics.Batches.Add(1, _tag);

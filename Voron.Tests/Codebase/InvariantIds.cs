@@ -86,6 +86,7 @@ internal sealed partial class InvariantIds
         ["M"] = "Core: transaction merger",
         ["MG"] = "Core: transaction merger, caller-run batches",
         ["MM"] = "Core: portable memory mapping",
+        ["MV"] = "Core: releasing the views a moving mapping leaves behind",
         ["NC"] = "Documents: numeric comparisons in queries",
         ["QC"] = "Documents: the query translation cache",
         ["O"] = "Tests: crash oracle (store model)",

@@ -13,12 +13,14 @@ internal static unsafe partial class Libc
 {
     private const string LibraryName = "libc";
 
+    internal const int ProtNone = 0x0;
     internal const int ProtRead = 0x1;
     internal const int ProtWrite = 0x2;
     internal const int MapShared = 0x01;
     internal const int MapPrivate = 0x02;
     internal const int MapAnonymous = 0x20;
     internal const int MapNoReserve = 0x4000;
+    internal const int MapFixedNoReplace = 0x100000; // Linux 4.17+; older kernels take the address as a hint
     internal const int ORdOnly = 0x0;
     internal const int ODirectory = 0x10000;
     internal const int ENOSPC = 28;

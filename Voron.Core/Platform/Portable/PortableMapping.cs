@@ -1,33 +1,46 @@
+using System.Diagnostics;
 using System.IO.MemoryMappedFiles;
 using Microsoft.Win32.SafeHandles;
+using Voron.Platform.Interop;
 
 namespace Voron.Platform.Portable;
 
 /// <summary>
 /// A read-only map of a file through <see cref="MemoryMappedFile"/>, which cannot reserve address
 /// space past the end of a file (a read-only mapping may not be larger than the file, on Windows
-/// and in .NET everywhere). So the map comes in generations: <see cref="Cover"/> maps the whole
-/// file again when it has grown past the newest view, and <see cref="BaseAddress"/> moves to the
-/// new view.
+/// and in .NET everywhere). So the map comes in views: <see cref="Cover"/> maps the whole file
+/// again when it has grown past the newest view, and <see cref="BaseAddress"/> moves to the new
+/// view. The owner releases the views it left behind once nobody holds an address into them
+/// (<see cref="ReleaseSuperseded"/>; the store's rules are MV1–MV5 in Paging/SupersededViews.cs).
 /// </summary>
 /// <remarks>
-/// MM1. Every older view stays mapped until this region is disposed: spans readers took from an
-///      older base address (pages a live transaction holds) stay valid, as they do under the
-///      POSIX path's single reservation. The cost is address space, never memory: the file's
-///      pages are shared by all views through the OS cache (F3), and views are not committed.
-///      With the pager's geometric growth (PG4: an eighth of the size at a time) a file of size S
-///      holds about 9·S of views up to 2 GiB, then S²/512 MiB beyond; a 64 GiB file needs some
-///      8 TiB of the 128 TiB a 64-bit process has.
+/// MM1. A view that <see cref="Cover"/> superseded stays mapped until its owner releases it
+///      (<see cref="ReleaseSuperseded"/>) or this region is disposed: spans readers took from an
+///      older base address stay valid until then. Views are released oldest first, and the newest
+///      view never is. A view costs address space, never memory: the file's pages are shared by
+///      all views through the OS cache (F3), and views are not committed. Kept until close, the
+///      views of a file grown geometrically (PG4: an eighth at a time) would add up to the square
+///      of the file (some 8 TiB for 64 GiB); released, they come to the file plus what the
+///      transactions live across its last growths can still hold.
 /// MM2. Only bytes below the newest covered length may be read; the caller grows the file before
 ///      it asks to cover more (the pager's PG2).
+/// MM3. Debug builds on Linux leave a released view's addresses reserved and unreadable (an
+///      anonymous PROT_NONE mapping in its place, until the region is disposed), so a read through
+///      a stale address faults at once instead of reading whatever is mapped there next. Release
+///      builds give the address space back.
 /// </remarks>
 internal sealed unsafe class PortableMapping : IMappedRegion
 {
     private readonly SafeFileHandle _handle;
     private readonly string _path;
     private readonly object _lock = new();
-    private readonly List<MemoryMappedViewAccessor> _views = []; // MM1: all generations; guarded by _lock
-    private readonly List<MemoryMappedFile> _maps = [];
+
+    // Guarded by _lock: every view made, oldest first; those before _released are unmapped (MM1).
+    private readonly List<View> _views = [];
+    private int _released;
+    private long _mappedBytes;
+    private readonly List<(nint Address, long Length)> _guards = []; // MM3
+
     private byte* _pointer; // the newest view's first byte; null while the file is empty
     private long _covered;
     private bool _disposed;
@@ -48,6 +61,29 @@ internal sealed unsafe class PortableMapping : IMappedRegion
         {
             ObjectDisposedException.ThrowIf(_disposed, this);
             return _pointer;
+        }
+    }
+
+    public long SupersededViews
+    {
+        get
+        {
+            lock (_lock)
+            {
+                return Math.Max(_views.Count - 1, 0);
+            }
+        }
+    }
+
+    /// <summary>Bytes of address space the views still mapped take (tests and measurements).</summary>
+    internal long MappedBytes
+    {
+        get
+        {
+            lock (_lock)
+            {
+                return _mappedBytes;
+            }
         }
     }
 
@@ -73,12 +109,58 @@ internal sealed unsafe class PortableMapping : IMappedRegion
             }
 
             var map = MemoryMappedFile.CreateFromFile(_handle, null, fileLength, MemoryMappedFileAccess.Read, HandleInheritability.None, leaveOpen: true);
-            var view = OpenView(map, fileLength, MemoryMappedFileAccess.Read, out var pointer);
-            _maps.Add(map);
-            _views.Add(view);
+            var accessor = OpenView(map, fileLength, MemoryMappedFileAccess.Read, out var pointer);
+            _views.Add(new View(map, accessor, pointer, fileLength));
+            _mappedBytes += fileLength;
             Volatile.Write(ref _covered, fileLength);
             _pointer = pointer;
         }
+    }
+
+    public void ReleaseSuperseded(long count)
+    {
+        lock (_lock)
+        {
+            if (_disposed)
+            {
+                return;
+            }
+
+            var last = (int)Math.Min(count, _views.Count - 1); // MM1: never the newest
+            for (; _released < last; _released++)
+            {
+                var view = _views[_released];
+                view.Unmap();
+                _mappedBytes -= view.Length;
+                Guard(view);
+                _views[_released] = default;
+            }
+        }
+    }
+
+    /// <summary>MM3: in Debug builds on Linux, the released view's range becomes an unreadable reservation.</summary>
+    [Conditional("DEBUG")]
+    private void Guard(View view)
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            return;
+        }
+
+        var address = Libc.mmapAnonymous(view.Pointer, (nuint)view.Length, Libc.ProtNone,
+            Libc.MapPrivate | Libc.MapAnonymous | Libc.MapNoReserve | Libc.MapFixedNoReplace, -1, 0);
+        if (Libc.IsMapFailed(address))
+        {
+            return; // another mapping took the range first: nothing to guard
+        }
+
+        if (address != view.Pointer)
+        {
+            _ = Libc.munmap(address, (nuint)view.Length); // a kernel without MAP_FIXED_NOREPLACE put it elsewhere
+            return;
+        }
+
+        _guards.Add(((nint)address, view.Length));
     }
 
     /// <summary>
@@ -127,15 +209,34 @@ internal sealed unsafe class PortableMapping : IMappedRegion
 
             _disposed = true;
             _pointer = null;
-            foreach (var view in _views)
+            for (var i = _released; i < _views.Count; i++)
             {
-                view.SafeMemoryMappedViewHandle.ReleasePointer();
-                view.Dispose();
+                _views[i].Unmap();
             }
 
-            _maps.ForEach(m => m.Dispose());
+            foreach (var (address, length) in _guards)
+            {
+                _ = Libc.munmap((void*)address, (nuint)length);
+            }
+
             _views.Clear();
-            _maps.Clear();
+            _guards.Clear();
+            _mappedBytes = 0;
+        }
+    }
+
+    /// <summary>One view: its map, its accessor and the address of the file's first byte in it.</summary>
+    private readonly struct View(MemoryMappedFile map, MemoryMappedViewAccessor accessor, byte* pointer, long length)
+    {
+        public byte* Pointer { get; } = pointer;
+
+        public long Length { get; } = length;
+
+        public void Unmap()
+        {
+            accessor.SafeMemoryMappedViewHandle.ReleasePointer();
+            accessor.Dispose();
+            map.Dispose();
         }
     }
 }

@@ -414,11 +414,19 @@ public sealed class CallerRunsTests
         Assert.Equal(claimer is Claimer.ExplicitTransaction or Claimer.QueuedOperation ? 2 : 1, tree.Count);
     }
 
+    /// <summary>
+    /// Regression: asserting the acknowledgement right after awaiting the task failed on a busy
+    /// machine (an empty list). The acknowledgement is called on the thread that completes the
+    /// operation, after its task completed (MergedOperation.Acknowledged), so the await's
+    /// continuation may run first. The test waits for the acknowledgement itself, then disposes
+    /// the store (M3: the writer has ended, so no later call can come) before counting.
+    /// </summary>
     [Fact]
     public async Task A_deferred_operation_not_allowed_to_run_here_is_queued_and_acknowledged_once()
     {
-        using var env = StorageEnvironment.Open(Options(StoreFactory.NewFileSystem()));
+        var env = StorageEnvironment.Open(Options(StoreFactory.NewFileSystem()));
         var acks = new List<Exception?>();
+        using var acknowledged = new ManualResetEventSlim();
         var (task, write) = await Task.Run(() =>
         {
             var task = env.ExecuteDeferred(_ => throw new InvalidOperationException("refused"), error =>
@@ -427,6 +435,8 @@ public sealed class CallerRunsTests
                 {
                     acks.Add(error);
                 }
+
+                acknowledged.Set();
             }, mayRunHere: false, out var write);
             return (task, write);
         });
@@ -434,6 +444,8 @@ public sealed class CallerRunsTests
         Assert.Null(write);
         var error = await Assert.ThrowsAsync<InvalidOperationException>(() => task.WaitAsync(TimeSpan.FromSeconds(60)));
         Assert.Equal("refused", error.Message);
+        Assert.True(acknowledged.Wait(TimeSpan.FromSeconds(60)), "the acknowledgement was called");
+        env.Dispose(); // M3: the writer has ended, so every acknowledgement it would make is made
         lock (acks)
         {
             Assert.Single(acks);
