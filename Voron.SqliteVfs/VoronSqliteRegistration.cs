@@ -50,6 +50,20 @@ public sealed class VoronSqliteRegistration : IDisposable
         return this;
     }
 
+    /// <summary>
+    /// What SQL on <paramref name="database"/> did since the store was opened: write transactions,
+    /// the write lock's waits, hold times and hand-offs, and the waits and re-runs snapshots
+    /// caused (<see cref="VoronSqliteStatistics"/>). A database no connection opened yet has
+    /// every counter at zero. Cheap: it reads counters, not the database.
+    /// </summary>
+    /// <exception cref="ArgumentException">The name is empty, has a path separator or a control character, or is too long.</exception>
+    public VoronSqliteStatistics GetStatistics(string database)
+    {
+        DatabaseNames.Validate(database);
+        ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
+        return _vfs.Databases.Get(database).Statistics();
+    }
+
     /// <summary>A connection string for <paramref name="database"/> on this VFS (pooled, as Microsoft.Data.Sqlite's default).</summary>
     /// <exception cref="ArgumentException">The name is empty, has a path separator or a control character, or is too long.</exception>
     public string ConnectionString(string database)

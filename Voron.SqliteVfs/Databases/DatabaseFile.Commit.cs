@@ -68,6 +68,7 @@ internal sealed unsafe partial class DatabaseFile
             return;
         }
 
+        var started = System.Diagnostics.Stopwatch.GetTimestamp();
         var writes = _writes!;
         var snapshot = _snapshot!;
         var documents = _documents is { IsEmpty: false } changed && Owner?.Documents is { } store ? new Documents.DocumentCommit(store, [.. changed.All]) : null;
@@ -76,6 +77,7 @@ internal sealed unsafe partial class DatabaseFile
         _writer = false;
         DatabaseVersion? version = null;
         Voron.Transactions.TransactionMerger.CallerWrite? write = null;
+        long released;
         try
         {
             writes.DropUnchanged(snapshot);
@@ -88,12 +90,20 @@ internal sealed unsafe partial class DatabaseFile
         finally
         {
             _database.WriteLock.Release(this); // V7: the next writer builds on this version at once
+            released = System.Diagnostics.Stopwatch.GetTimestamp();
             write?.Run(); // merger MG4: the store was idle, so this thread writes the journal record itself
         }
 
         if (version != null)
         {
-            version.WaitDurable();
+            try
+            {
+                version.WaitDurable();
+            }
+            finally
+            {
+                _database.CountCommit(released - started, System.Diagnostics.Stopwatch.GetTimestamp() - released);
+            }
         }
         else
         {

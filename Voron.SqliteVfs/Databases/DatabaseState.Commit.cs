@@ -45,6 +45,11 @@ internal sealed partial class DatabaseState
             }
 
             version = new DatabaseVersion(sequence, parent, writes, snapshot.Length, writes.Block0, documents) { Parent = _head };
+            if (documents != null)
+            {
+                documents.Database = this;
+            }
+
             _inFlight.Add(version);
             _head = version;
             Publish();

@@ -222,6 +222,53 @@ internal sealed partial class DatabaseState
 
     internal void CountAdvance() => Interlocked.Increment(ref _advanced);
 
+    private long _commits;
+    private long _captureTicks;     // Stopwatch ticks
+    private long _durableWaitTicks; // Stopwatch ticks
+    private long _readWaits;
+    private long _readWaitTicks;    // Stopwatch ticks
+
+    /// <summary>A submitted commit: its time under the write lock and its wait for durability.</summary>
+    internal void CountCommit(long captureTicks, long durableWaitTicks)
+    {
+        Interlocked.Increment(ref _commits);
+        Interlocked.Add(ref _captureTicks, captureTicks);
+        Interlocked.Add(ref _durableWaitTicks, durableWaitTicks);
+    }
+
+    /// <summary>A read that waited for another connection's commit to be durable (V15).</summary>
+    internal void CountReadWait(long ticks)
+    {
+        Interlocked.Increment(ref _readWaits);
+        Interlocked.Add(ref _readWaitTicks, ticks);
+    }
+
+    /// <summary>The counters of this database since the store opened (<see cref="VoronSqliteRegistration.GetStatistics"/>).</summary>
+    internal VoronSqliteStatistics Statistics()
+    {
+        var writeLock = WriteLock.Statistics;
+        return new VoronSqliteStatistics
+        {
+            Database = Name,
+            WriteTransactions = Interlocked.Read(ref _commits),
+            CommitCaptureTime = Time(Interlocked.Read(ref _captureTicks)),
+            CommitDurableWaitTime = Time(Interlocked.Read(ref _durableWaitTicks)),
+            WriteLockAcquisitions = writeLock.Acquisitions,
+            WriteLockRefusals = writeLock.Refusals,
+            WriteLockWaitTime = Time(writeLock.WaitTicks),
+            WriteLockHeldTime = Time(writeLock.HeldTicks),
+            WriteLockHandOffs = writeLock.HandOffs,
+            WriteLockHandOffTime = Time(writeLock.HandOffTicks),
+            WriteLockStarvedHandOffs = writeLock.StarvedHandOffs,
+            SnapshotAdvances = Interlocked.Read(ref _advanced),
+            StatementReruns = Interlocked.Read(ref _reruns),
+            ReadsWaitedForFlush = Interlocked.Read(ref _readWaits),
+            ReadFlushWaitTime = Time(Interlocked.Read(ref _readWaitTicks)),
+        };
+
+        static TimeSpan Time(long stopwatchTicks) => TimeSpan.FromTicks((long)(stopwatchTicks * ((double)TimeSpan.TicksPerSecond / System.Diagnostics.Stopwatch.Frequency)));
+    }
+
     internal void CountRerun() => Interlocked.Increment(ref _reruns);
 
     /// <summary>Commits submitted and not yet durable (tests).</summary>

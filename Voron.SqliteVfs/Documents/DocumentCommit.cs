@@ -37,6 +37,9 @@ internal sealed class DocumentCommit
     /// <summary>The database version this commit is the document half of (set when it is submitted, V13).</summary>
     public Databases.DatabaseVersion? Version { get; set; }
 
+    /// <summary>The database whose version this is, where <see cref="DurableResult"/> counts its waits (set when it is submitted).</summary>
+    public Databases.DatabaseState? Database { get; set; }
+
     /// <summary>Whether the version is durable: <see cref="Results"/> are final.</summary>
     public bool IsDurable => Version?.IsDurable == true;
 
@@ -48,6 +51,7 @@ internal sealed class DocumentCommit
     public WriteResult DurableResult(int position, string id)
     {
         var version = Version ?? throw new InvalidOperationException("The commit was read before it was submitted.");
+        var waited = version.IsDurable ? 0 : System.Diagnostics.Stopwatch.GetTimestamp();
         try
         {
             version.WaitDurable();
@@ -57,6 +61,13 @@ internal sealed class DocumentCommit
             throw new Interop.VirtualTables.VirtualTableException(
                 Vfs.ErrorCodes.From(e, Interop.SqliteConstants.IoErr),
                 $"Document '{id}' was written by another connection's commit that failed ({e.Message}); this transaction read it and cannot commit. Roll back and run it again.", e);
+        }
+        finally
+        {
+            if (waited != 0)
+            {
+                Database?.CountReadWait(System.Diagnostics.Stopwatch.GetTimestamp() - waited);
+            }
         }
 
         return Results![position];
