@@ -60,6 +60,15 @@ public sealed class CompareExperimentTests : IDisposable
             Assert.Single(rows, r => Text(r, "table") == "summary" && Text(r, "path") == path);
         }
 
+        foreach (var path in new[] { OrderPaths.SqlVoron, OrderPaths.SqlDocs })
+        {
+            // The SQL counters of each run on Vfs=voron: every run wrote, so the lock was taken and held.
+            var counters = rows.Where(r => Text(r, "table") == "sql counters" && Text(r, "path") == path).ToList();
+            Assert.Equal(2, counters.Count);
+            Assert.All(counters, r => Assert.True(r.GetProperty("commits/s").GetDouble() > 0 && r.GetProperty("lock hold ms").GetDouble() > 0, $"{path}: {r}"));
+        }
+
+        Assert.DoesNotContain(rows, r => Text(r, "table") == "sql counters" && Text(r, "path") is OrderPaths.Sqlite or OrderPaths.Documents);
         var sqlite = Assert.Single(rows, r => Text(r, "table").StartsWith("closed", StringComparison.Ordinal) && Text(r, "path") == OrderPaths.Sqlite && r.GetProperty("copies").GetInt32() == 4);
         Assert.Equal(1, sqlite.GetProperty("ops ×sqlite").GetDouble(), 6);
         var html = await File.ReadAllTextAsync(Path.Combine(reports, "compare.html"));

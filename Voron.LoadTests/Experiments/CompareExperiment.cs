@@ -112,8 +112,10 @@ internal sealed class CompareExperiment : IExperiment
                     var scenario = workload.ScenarioOver(path, $"{path.Name} {load}")
                         .WithWarmUpDuration(warmUp)
                         .WithLoadSimulations(Simulation.KeepConstant(copies, duration));
+                    var counters = SqlCounterRows.Start(path);
                     var stats = await context.RunScenarioAsync(scenario).ConfigureAwait(false);
                     report.AddScenario(path.Name, load, round + 1, stats);
+                    counters?.AddTo(report, path.Name, load, round + 1);
                     var entry = figures.TryGetValue((path.Name, copies), out var existing) ? existing : figures[(path.Name, copies)] = new ClosedFigures();
                     entry.Add(stats);
                 }

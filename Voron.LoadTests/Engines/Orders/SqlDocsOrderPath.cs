@@ -12,7 +12,7 @@ namespace Voron.LoadTests.Engines.Orders;
 /// pushes the customer equality, the created_at range and the ORDER BY down to it
 /// (<see cref="Plans"/> shows it). Customers and products are documents too.
 /// </summary>
-internal sealed class SqlDocsOrderPath : IOrderPath
+internal sealed class SqlDocsOrderPath : IOrderPath, ISqlCounted
 {
     public const string CreateTable =
         "CREATE VIRTUAL TABLE orders USING voron_docs(Order, customer='$.customer' TEXT, created_at='$.createdAt' TEXT, status='$.status' TEXT, total='$.total' REAL)";
@@ -69,6 +69,10 @@ internal sealed class SqlDocsOrderPath : IOrderPath
     public IOrderCaller CreateCaller() => new SqlDocsOrderCaller(Connect());
 
     public void Settle() => _environment.FlushToDataFile();
+
+    public VoronSqliteStatistics SqlStatistics() => _registration.GetStatistics(SqlVoronOrderPath.Database);
+
+    public long JournalWrites => _environment.JournalWrites;
 
     public IReadOnlyDictionary<string, string> Plans()
     {

@@ -10,7 +10,7 @@ namespace Voron.LoadTests.Engines.Orders;
 /// connection differs (<see cref="VoronSqliteRegistration.OpenConnection"/>: journal_mode=MEMORY,
 /// pooled), with the same page cache and busy_timeout.
 /// </summary>
-internal sealed class SqlVoronOrderPath : IOrderPath
+internal sealed class SqlVoronOrderPath : IOrderPath, ISqlCounted
 {
     public const string Database = "orders";
 
@@ -75,6 +75,10 @@ internal sealed class SqlVoronOrderPath : IOrderPath
     public IOrderCaller CreateCaller() => new RelationalOrderCaller(Connect());
 
     public void Settle() => _environment.FlushToDataFile();
+
+    public VoronSqliteStatistics SqlStatistics() => _registration.GetStatistics(Database);
+
+    public long JournalWrites => _environment.JournalWrites;
 
     public IReadOnlyDictionary<string, string> Plans()
     {
