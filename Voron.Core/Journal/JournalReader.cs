@@ -25,7 +25,11 @@ namespace Voron.Journal;
 //     D1. valid (R1..R9): apply it; E += 1; pos = end of the record; continue
 //         (tx = E with an intact header that breaks R3..R6 or R8 throws at once: the header
 //          checksum proves the writer wrote it so)
-//     D2. gap: corruption — records E .. tx-1 are missing
+//     D2. gap: corruption — records E .. tx-1 are missing. So too when slot is zeros, the end of
+//         file or torn and the first slot of file pos.File + 1 is intact with tx > E: the writer
+//         leaves a file only after writing every record before tx into it, so pos.File was cut
+//         after they were written, and the error names pos.File, not the intact next file
+//         (under DiscardAnyDamage: as D4)
 //     D3. if file pos.File + 1 exists and its first slot is intact with tx = E:
 //             pos = (pos.File + 1, 0); continue      -- the writer rotated (J4); the rest of
 //                                                       pos.File is unused space
@@ -157,7 +161,7 @@ internal sealed partial class JournalReader : IDisposable
                     $"(records {expected}..{slot.Header.TransactionId - 1} are missing)");
             }
 
-            var next = ReadNextFile(position.FileNumber, expected);
+            var (next, nextTransaction) = ReadNextFile(position.FileNumber, expected);
             if (next == NextFile.StartsWithExpected)
             {
                 // D3
@@ -166,11 +170,13 @@ internal sealed partial class JournalReader : IDisposable
                 continue;
             }
 
+            ThrowIfCut(position, slot, next, nextTransaction, expected); // D2: a later record starts the next file
+
             // D4: when nothing was written at pos but the next file starts with something, that
             // something is the broken slot: report it there.
             var nothingHere = slot.Kind is SlotKind.Zeros or SlotKind.EndOfFile;
             var broken = (At: position, What: slot.Describe(expected));
-            if (nothingHere && next == NextFile.Other)
+            if (nothingHere && next is NextFile.Other or NextFile.Later)
             {
                 ThrowIfNextFileDamaged(position, next, expected);
                 broken = (new JournalPosition(position.FileNumber + 1, 0),
@@ -181,7 +187,14 @@ internal sealed partial class JournalReader : IDisposable
             var from = slot.Kind is SlotKind.Torn or SlotKind.Damaged
                 ? position.Offset + slot.Header.RecordSize
                 : position.Offset + JournalRecord.Alignment;
-            var clean = CheckWhatFollows(position, from, expected, broken); // D5
+            // A next file that exists but holds nothing at its start: record E went there (J4, JA8),
+            // so when a later file proves E durable, that file is the one that was cut or emptied.
+            var laterBroken = nothingHere && next == NextFile.Nothing && _fileNumbers.BinarySearch(position.FileNumber + 1) >= 0
+                ? (At: new JournalPosition(position.FileNumber + 1, 0),
+                    What: $"journal file {position.FileNumber + 1} holds nothing where record tx {expected} should start it (a new file's first record is " +
+                          "written before any later file: JA8), so it was cut short or emptied")
+                : broken;
+            var clean = CheckWhatFollows(position, from, expected, broken, laterBroken); // D5
             ThrowIfNextFileDamaged(position, next, expected);
             var files = _fileNumbers.Where(n => n >= start.FileNumber && n <= position.FileNumber).ToList();
             return new JournalRecoveryResult(expected - 1, position, files, count) { TailIsClean = clean }; // D6

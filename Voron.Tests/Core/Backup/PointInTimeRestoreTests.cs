@@ -96,6 +96,30 @@ public sealed class PointInTimeRestoreTests(ITestOutputHelper output)
     }
 
     [Fact]
+    public async Task An_archived_file_cut_at_a_record_boundary_is_named_not_the_intact_file_after_it()
+    {
+        // The restore blamed the next, intact file ("written and since changed"); the records
+        // missing are the cut file's (D2 across files).
+        using var history = await ArchivedHistory.Create(19, 60);
+        var files = Directory.GetFiles(history.Archive, "*.journal").Order(StringComparer.Ordinal).ToList();
+        Assert.True(files.Count >= 3);
+        var cutFile = files[1];
+        var head = new byte[JournalRecord.HeaderSize];
+        using (var file = File.Open(cutFile, FileMode.Open))
+        {
+            file.ReadExactly(head);
+            var cut = JournalRecord.RecordSize(System.Buffers.Binary.BinaryPrimitives.ReadInt64LittleEndian(head.AsSpan(JournalRecord.StoredPayloadSizeOffset)));
+            Assert.True(file.Length > cut, "the file holds more than one record");
+            file.SetLength(cut);
+        }
+
+        var e = await Assert.ThrowsAsync<CorruptionException>(() => StorageEnvironment.RestoreAsync(history.Backup, history.Combine("r"),
+            new RestoreOptions { JournalArchiveDirectory = history.Archive }));
+        Assert.Equal(cutFile, e.File);
+        Assert.Contains("cut short", e.Message);
+    }
+
+    [Fact]
     public async Task A_missing_file_in_the_archived_sequence_is_an_error_not_a_silent_stop()
     {
         using var history = await ArchivedHistory.Create(14, 60);
