@@ -12,9 +12,10 @@ namespace Voron.Compaction;
 /// <remarks>
 /// Swap, every step idempotent (a crash at any call is finished by the next open, CP2):
 /// <code>
-///   1. while compaction/voron.data exists: delete the store's journal files (the clean close put
-///      every commit in the data file), sync journal/; move compaction/voron.data over voron.data,
-///      sync the store directory and compaction/
+///   1. while compaction/voron.data exists: with a journal archive, archive the store's journal
+///      files and write the compaction note (JA9); delete the store's journal files (the clean
+///      close put every commit in the data file), sync journal/; move compaction/voron.data over
+///      voron.data, sync the store directory and compaction/
 ///   2. move every compaction/journal/ file into journal/, sync both
 ///   3. move compaction/headers.one and headers.two over the store's, sync the store directory and compaction/
 ///   4. delete what else is in compaction/ (the copy's lock and scratch files), then the marker; sync compaction/
@@ -30,6 +31,8 @@ namespace Voron.Compaction;
 //      LastSyncedTxId is the marker's SourceTransaction. Anything else is a CorruptionException.
 // CP4. old journal files are deleted only while the copy's data file has not been moved in, and
 //      their deletion is durable before it is: the new store never finds an old store's record.
+//      With a journal archive they are archived first, the live file included, and the
+//      compaction note written (JA9): the swap never deletes a journal file the archive lacks.
 internal static class CompactionSwap
 {
     public const string DirectoryName = "compaction";
@@ -43,13 +46,13 @@ internal static class CompactionSwap
     /// Open algorithm step 0: finishes a committed swap (CP2, CP3) or removes an interrupted
     /// copy. Returns whether it found anything to do.
     /// </summary>
-    public static bool Resume(IFileSystem fileSystem, StoreLayout layout)
+    public static bool Resume(IFileSystem fileSystem, StoreLayout layout, string? archiveDirectory)
     {
         var copy = new StoreLayout(CopyDirectory(layout));
         var marker = CompactionMarker.Read(fileSystem, MarkerPath(layout));
         if (marker is { } valid)
         {
-            RollForward(fileSystem, layout, valid);
+            RollForward(fileSystem, layout, valid, archiveDirectory);
             return true;
         }
 
@@ -73,14 +76,20 @@ internal static class CompactionSwap
         return files.Count > 0;
     }
 
-    /// <summary>Steps 1..4 of the swap (see the remarks), after checking CP3.</summary>
-    public static void RollForward(IFileSystem fileSystem, StoreLayout layout, CompactionMarker marker)
+    /// <summary>Steps 1..4 of the swap (see the remarks), after checking CP3; <paramref name="archiveDirectory"/> is the store's
+    /// journal archive (StorageEnvironmentOptions.JournalArchiveDirectory), or null.</summary>
+    public static void RollForward(IFileSystem fileSystem, StoreLayout layout, CompactionMarker marker, string? archiveDirectory)
     {
         var copy = new StoreLayout(CopyDirectory(layout));
         CheckMatches(fileSystem, layout, marker);
 
         if (fileSystem.FileExists(copy.DataFile))
         {
+            if (archiveDirectory != null)
+            {
+                ArchiveOldJournal(fileSystem, layout, copy, marker, archiveDirectory); // CP4, JA9
+            }
+
             // CP4: the store was closed cleanly (CP3 checked its header names the last transaction
             // as synced), so no journal file holds anything the data file lacks.
             foreach (var file in fileSystem.ListFiles(layout.JournalDirectory, "*" + JournalFiles.Extension)
@@ -134,6 +143,41 @@ internal static class CompactionSwap
 
         fileSystem.DeleteFile(MarkerPath(layout));
         fileSystem.SyncDirectory(copy.Directory);
+    }
+
+    /// <summary>
+    /// JA9: archives every journal file of the old store, the live one included (a clean close
+    /// archives only the files before it), then writes the compaction note naming its last file and
+    /// transaction and where the compacted store's journal begins. Skipped when this compaction's
+    /// note is there already: a roll-forward that a crash interrupted has archived them, and may
+    /// have deleted some since.
+    /// </summary>
+    private static void ArchiveOldJournal(IFileSystem fileSystem, StoreLayout layout, StoreLayout copy, CompactionMarker marker, string archive)
+    {
+        if (ArchivedCompaction.List(fileSystem, archive).Any(n => n.SourceStoreId == marker.SourceStoreId && n.CopyStoreId == marker.CopyStoreId))
+        {
+            return;
+        }
+
+        var numbers = JournalFiles.List(fileSystem, layout.JournalDirectory);
+        foreach (var number in numbers)
+        {
+            JournalArchiver.Archive(fileSystem, layout.JournalDirectory, archive, number); // JA2..JA4
+        }
+
+        var copyHeader = HeaderFile.ReadNewest(fileSystem, copy) ??
+            throw new CorruptionException(copy.HeaderFile(1), 0, "CP3: the compacted copy has no valid header copy; refusing to swap it in");
+        var sourceHeader = HeaderFile.ReadNewest(fileSystem, layout)!.Value; // CheckMatches found it
+        var lastFile = numbers.Count > 0 ? numbers[^1] : sourceHeader.JournalFile;
+        if (copyHeader.JournalFile <= lastFile)
+        {
+            throw new InvalidOperationException(
+                $"BK9: the compacted copy's journal starts at file {copyHeader.JournalFile}, not past the store's last journal file {lastFile}; " +
+                $"refusing to swap it in. Delete '{copy.Directory}' to keep the store as it is, and compact again.");
+        }
+
+        new ArchivedCompaction(marker.SourceStoreId, marker.SourceTransaction, lastFile, marker.CopyStoreId, copyHeader.LastSyncedTxId,
+            copyHeader.JournalFile, DateTimeOffset.UtcNow.ToUnixTimeMilliseconds()).Write(fileSystem, archive);
     }
 
     /// <summary>CP3: the marker belongs to this store as it is now.</summary>
