@@ -17,11 +17,13 @@ namespace Voron.Compaction;
 ///      close put every commit in the data file), sync journal/; move compaction/voron.data over
 ///      voron.data, sync the store directory and compaction/
 ///   2. move every compaction/journal/ file into journal/, sync both
-///   3. move compaction/headers.one and headers.two over the store's, sync the store directory and compaction/
+///   3. move compaction/headers.one and headers.two over the store's, the one over the store's
+///      newest header copy last, syncing the store directory after each (CP10); sync compaction/
 ///   4. delete what else is in compaction/ (the copy's lock and scratch files), then the marker; sync compaction/
 /// </code>
-/// Until step 3 ends, the store directory holds the old headers or a mix of one old and one new
-/// copy: harmless, because nothing opens the store without first finishing the swap. The empty
+/// Until step 3 ends, the store directory holds the old headers or a mix of the old store's newest
+/// copy and one of the copy's (CP10): harmless, because nothing opens the store without first
+/// finishing the swap, and CP3 accepts either. The empty
 /// compaction/ directory is left in place: <see cref="IFileSystem"/> has no directory removal.
 /// </remarks>
 // CP2. once a valid marker is durable the swap completes, at compaction or at the next open;
@@ -33,10 +35,19 @@ namespace Voron.Compaction;
 //      their deletion is durable before it is: the new store never finds an old store's record.
 //      With a journal archive they are archived first, the live file included, and the
 //      compaction note written (JA9): the swap never deletes a journal file the archive lacks.
+// CP10. step 3 moves the copy's header over the store's older header copy first, syncs the store
+//      directory, and only then replaces the newest one: at every instant (renames not yet synced
+//      may survive in any subset, F2) the newest valid header in the store directory is the old
+//      store's newest, naming the marker's transaction, or one of the copy's, so CP3 lets the swap
+//      finish. Replacing the newest copy first could leave the old store's OLDER copy newest, which
+//      names an earlier transaction: CP3 would refuse the swap over a data file already replaced.
 internal static class CompactionSwap
 {
     public const string DirectoryName = "compaction";
     public const string MarkerName = "ready";
+
+    /// <summary>A revision of each header copy: odd ones go to headers.one, even ones to headers.two (StoreLayout.HeaderFile).</summary>
+    private static readonly long[] HeaderRevisions = [1, 2];
 
     public static string CopyDirectory(StoreLayout layout) => Path.Combine(layout.Directory, DirectoryName);
 
@@ -118,19 +129,17 @@ internal static class CompactionSwap
             fileSystem.SyncDirectory(copy.JournalDirectory);
         }
 
-        var moved = false;
-        foreach (var revision in new[] { 1L, 2L })
+        var pending = HeaderRevisions.Where(r => fileSystem.FileExists(copy.HeaderFile(r))).ToList();
+        if (pending.Count > 0)
         {
-            if (fileSystem.FileExists(copy.HeaderFile(revision)))
+            // CP10: the store's newest header copy is replaced last, each move durable before the next.
+            var newest = HeaderFile.ReadNewest(fileSystem, layout) is { } found ? layout.HeaderFile(found.Revision) : null;
+            foreach (var revision in pending.OrderBy(r => layout.HeaderFile(r) == newest ? 1 : 0))
             {
                 fileSystem.MoveFile(copy.HeaderFile(revision), layout.HeaderFile(revision));
-                moved = true;
+                fileSystem.SyncDirectory(layout.Directory);
             }
-        }
 
-        if (moved)
-        {
-            fileSystem.SyncDirectory(layout.Directory);
             fileSystem.SyncDirectory(copy.Directory);
         }
 
