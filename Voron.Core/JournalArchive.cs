@@ -19,7 +19,8 @@ public static class JournalArchive
 {
     /// <summary>
     /// Deletes the archived journal files that hold only transactions the backup in
-    /// <paramref name="backupDirectory"/> already contains; returns how many were deleted. Keep the
+    /// <paramref name="backupDirectory"/> already contains (and the compaction notes of stores
+    /// that ended before them); returns how many journal files were deleted. Keep the
     /// files older than the oldest backup you may still restore from.
     /// </summary>
     public static int Prune(string archiveDirectory, string backupDirectory)
@@ -33,9 +34,10 @@ public static class JournalArchive
     /// <summary>
     /// JA7. Prune deletes only archived files numbered below the backup manifest's journal file
     /// (where the transaction after the backup's snapshot starts): they hold only transactions the
-    /// backup holds. The manifest is validated first (a directory without one is not a backup); a
-    /// compacted backup is refused. Whether the archive is the same store's is not checked here
-    /// (restore checks it: JA6).
+    /// backup holds; and the compaction notes (JA9) of stores whose last file is below it, which
+    /// only a restore of an older backup reads. The manifest is validated first (a directory
+    /// without one is not a backup); a compacted backup is refused. Whether the archive is the same
+    /// store's is not checked here (restore checks it: JA6).
     /// </summary>
     internal static int PruneCore(IFileSystem fileSystem, string archiveDirectory, string backupDirectory)
     {
@@ -58,7 +60,13 @@ public static class JournalArchive
             deleted++;
         }
 
-        if (deleted > 0)
+        var notes = ArchivedCompaction.List(fileSystem, archiveDirectory).Where(n => n.SourceLastFile < manifest.JournalFile).ToList();
+        foreach (var note in notes)
+        {
+            fileSystem.DeleteFile(ArchivedCompaction.PathOf(archiveDirectory, note.SourceLastFile));
+        }
+
+        if (deleted + notes.Count > 0)
         {
             fileSystem.SyncDirectory(archiveDirectory);
         }

@@ -21,7 +21,12 @@ public sealed class RestoreOptions
     /// <summary>Replay archived transactions up to and including this one; null = as far as the archive goes (or <see cref="ToTime"/>).</summary>
     public long? ToTransactionId { get; set; }
 
-    /// <summary>Replay archived transactions committed at or before this time; null = no time limit.</summary>
+    /// <summary>
+    /// Replay archived transactions committed at or before this time; null = no time limit. Needs
+    /// <see cref="JournalArchiveDirectory"/>, and the archive must hold a transaction committed
+    /// after it (else the restore is refused: later commits may still be in the live journal); a
+    /// time before the backup's snapshot is refused.
+    /// </summary>
     public DateTimeOffset? ToTime { get; set; }
 
     /// <summary>Reports progress; null (default) = none.</summary>

@@ -37,7 +37,10 @@ public sealed partial class StorageEnvironment
     /// Costs writing the live data once and reading it back once, and room on disk for the copy
     /// until the swap. A crash at any point leaves the old store or the compacted one, which the
     /// next open finishes putting in place. The compacted store has a new store id and the same
-    /// last transaction; a journal archive of the old store cannot be replayed onto it.
+    /// last transaction; a journal archive of the old store cannot be replayed onto it. With
+    /// <see cref="StorageEnvironmentOptions.JournalArchiveDirectory"/> set, the swap archives the
+    /// old store's last journal files and notes the compaction there (JA9), so backups taken
+    /// before it restore to any transaction up to it: pass the options the store runs with.
     /// </remarks>
     /// <exception cref="StoreLockedException">The store is open, in this process or another.</exception>
     /// <exception cref="OperationCanceledException">Cancelled before the swap began; the store is as it was.</exception>
@@ -111,7 +114,7 @@ public sealed partial class StorageEnvironment
         var marker = new CompactionMarker(sourceId, transactionId, copyId);
         marker.Write(fileSystem, CompactionSwap.MarkerPath(layout)); // CP2: the commit point
         meter.Phase("swap", 0);
-        CompactionSwap.RollForward(fileSystem, layout, marker);
+        CompactionSwap.RollForward(fileSystem, layout, marker, options.JournalArchiveDirectory);
         long after;
         using (var data = fileSystem.Open(layout.DataFile, FileOpenMode.OpenExisting))
         {

@@ -50,7 +50,7 @@ public sealed partial class StorageEnvironment
         JournalWriter? journal = null;
         try
         {
-            Compaction.CompactionSwap.Resume(fileSystem, layout); // step 1a
+            Compaction.CompactionSwap.Resume(fileSystem, layout, options.JournalArchiveDirectory); // step 1a
             Scratch.ScratchFile.DeleteLeftover(fileSystem, layout.ScratchFile); // SC3: an earlier process's spilled versions are all in the journal
             var header = HeaderFile.ReadNewest(fileSystem, layout, out var headerCopies) ?? CreateStore(fileSystem, layout, headerCopies);
             if (!fileSystem.FileExists(layout.DataFile))
@@ -113,7 +113,10 @@ public sealed partial class StorageEnvironment
 
             pager.Reserve(header.State.NextPageNumber);
             pager.Views.ReleaseAll(); // MV1: the store is not handed out yet, and Reserve may have grown the file
-            var committed = new CommittedState(header.LastSyncedTxId, header.State, FreeSpaceSummary.Empty, end);
+            var committed = new CommittedState(header.LastSyncedTxId, header.State, FreeSpaceSummary.Empty, end)
+            {
+                CommitTime = result.RecordCount > 0 ? result.LastCommitTime : 0, // else its record was not read (a backup reads it: SnapshotCopy)
+            };
             var environment = new StorageEnvironment(options, storeLock, pager, journal, committed, header);
             environment.LoadFreeSpace();
             Diagnostics.VoronMetrics.Track(environment);

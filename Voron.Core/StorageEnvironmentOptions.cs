@@ -68,6 +68,8 @@ public sealed class StorageEnvironmentOptions
     /// of the file being deleted: with a full backup (<see cref="StorageEnvironment.BackupAsync"/>)
     /// it lets <see cref="StorageEnvironment.RestoreAsync"/> restore to any transaction since.
     /// Null (default) = journal files are deleted. Prune it with <see cref="JournalArchive.Prune"/>.
+    /// Give it to <see cref="StorageEnvironment.CompactAsync"/> too: the compaction then archives
+    /// the store's last journal files before it replaces them.
     /// </summary>
     public string? JournalArchiveDirectory { get; set; }
 

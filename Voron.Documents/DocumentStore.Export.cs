@@ -14,9 +14,11 @@ namespace Voron.Documents;
 //        stored JSON has line breaks), without any top-level "@metadata" of its own, followed by
 //        "@metadata":{"@id","@collection","@version","@last-modified"} written by the export:
 //        a line never has the key twice.
-//   XP3. An import stores a line's object minus its top-level "@metadata", its other properties
-//        byte for byte in order, so export -> import -> export gives the same lines but for
-//        "@version" and "@last-modified".
+//   XP3. An import stores a line's object minus its top-level "@metadata" and one comma next
+//        to it; every other byte stays, the whitespace between properties included. Export
+//        writes a body's bytes up to its closing brace, then ,"@metadata":{...}} (no comma when
+//        the body has no property), so import gives that body back byte for byte, and
+//        export -> import -> export gives the same lines but for "@version" and "@last-modified".
 //   XP4. An import line that cannot be stored on its own (not JSON, no valid @id or
 //        @collection, too large) is counted and reported with its line number and the import
 //        goes on; a repeated id is not refused: the later line replaces the earlier one (bulk

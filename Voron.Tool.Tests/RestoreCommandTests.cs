@@ -62,6 +62,54 @@ public sealed class RestoreCommandTests
         Assert.Null(tree.Get("too-late"u8));
     }
 
+    [Fact]
+    public async Task A_backup_taken_before_voron_compact_restores_to_the_compaction_and_refuses_past_it_or_before_its_snapshot()
+    {
+        using var temp = new TempDirectory();
+        var store = temp.Combine("store");
+        var archive = temp.Combine("archive");
+        var options = StorageEnvironmentOptions.ForDirectory(store);
+        options.JournalArchiveDirectory = archive;
+        options.JournalFileSize = 64 << 10;
+        long last;
+        DateTimeOffset beforeBackup;
+        using (var environment = StorageEnvironment.Open(options))
+        {
+            Put(environment, "before");
+            await Task.Delay(20);
+            beforeBackup = DateTimeOffset.UtcNow;
+            await Task.Delay(20);
+            Put(environment, "at-backup");
+            await environment.BackupAsync(temp.Combine("backup"));
+            var random = new Random(43);
+            for (var i = 0; i < 40; i++)
+            {
+                var filler = new byte[3000];
+                random.NextBytes(filler);
+                Put(environment, $"filler/{i}", filler);
+            }
+
+            last = Put(environment, "last");
+        }
+
+        var compact = await ToolRun.RunAsync("compact", store, "--journal-archive", archive);
+        Assert.True(compact.ExitCode == ExitCodes.Ok, compact.ToString());
+        var lastText = last.ToString(System.Globalization.CultureInfo.InvariantCulture);
+        var run = await ToolRun.RunAsync("restore", temp.Combine("backup"), temp.Combine("restored"), "--journal-archive", archive, "--to-transaction", lastText);
+        Assert.True(run.ExitCode == ExitCodes.Ok, run.ToString());
+        Assert.Matches($@"(?m)^transaction:\s+{last}$", run.Out);
+
+        var past = await ToolRun.RunAsync("restore", temp.Combine("backup"), temp.Combine("past"), "--journal-archive", archive, "--to-transaction",
+            (last + 1).ToString(System.Globalization.CultureInfo.InvariantCulture));
+        Assert.True(past.ExitCode == ExitCodes.Failed, past.ToString());
+        Assert.Contains($"compacted after transaction {last}", past.Error, StringComparison.Ordinal);
+
+        var early = await ToolRun.RunAsync("restore", temp.Combine("backup"), temp.Combine("early"), "--journal-archive", archive, "--to-time",
+            beforeBackup.UtcDateTime.ToString("O", System.Globalization.CultureInfo.InvariantCulture));
+        Assert.True(early.ExitCode == ExitCodes.Usage, early.ToString());
+        Assert.Contains("before the backup's snapshot", early.Error, StringComparison.Ordinal);
+    }
+
     [Theory]
     [InlineData("--to-transaction", "5", "--to-time", "2026-11-27T10:15:00Z")] // both bounds
     [InlineData("--to-time", "yesterday-ish")] // not ISO 8601

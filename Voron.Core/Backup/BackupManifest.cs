@@ -24,7 +24,8 @@ namespace Voron.Backup;
 //                                  SourceStoreId
 //   56     8    Pages              pages of the copy's data file (voron.data); >= 1
 //   64     8    CreatedUnixMs      when the backup was completed, UTC Unix milliseconds
-//   72     8    SnapshotCommitTime when SnapshotTxId committed (UTC Unix ms), 0 = unknown
+//   72     8    SnapshotCommitTime when SnapshotTxId committed: its journal record's CommitTime
+//                                  (UTC Unix ms, Journal/JournalRecord.cs); 0 = unknown (BM5); >= 0
 //   80     44   Reserved           zero
 //   124    4    Checksum           CRC32C of bytes 0..123
 //
@@ -33,11 +34,20 @@ namespace Voron.Backup;
 //   BM2. the checksum matches;
 //   BM3. FormatVersion is 1 (another is FormatVersionException: written by another build);
 //   BM4. Flags has no unknown bit, the reserved bytes are zero, the ids are not zero and differ,
-//        SnapshotTxId >= 0, JournalFile >= 0, JournalOffset >= 0 and a multiple of 4096, Pages >= 1.
+//        SnapshotTxId >= 0, JournalFile >= 0, JournalOffset >= 0 and a multiple of 4096, Pages >= 1,
+//        SnapshotCommitTime >= 0.
 // Anything else is a CorruptionException: "not a backup".
 //
+//   BM5. SnapshotCommitTime is the commit time of record SnapshotTxId as the store knew it (from
+//        the commit, or the recovery that replayed it) or read from that record in the live journal
+//        (SnapshotCopy.SnapshotCommitTime). It is 0 when no record of the snapshot exists (a store
+//        made by a backup, a restore or a compaction, opened with nothing committed since), and in
+//        every manifest of the builds before this rule, which always wrote 0. Restore reads 0 as
+//        unknown, and then looks for record SnapshotTxId in the archive (JA10).
+//
 // Compatibility: a later version adds fields in the reserved bytes or bumps FormatVersion; this
-// build refuses a version it does not know rather than misread it.
+// build refuses a version it does not know rather than misread it. SnapshotCommitTime needed no
+// new version: earlier builds wrote 0 there (read as unknown, BM5) and never read it.
 
 /// <summary>The contents of voron.backup; see the FORMAT block above.</summary>
 internal sealed record BackupManifest(ulong SourceStoreId, long SnapshotTxId, long JournalFile, long JournalOffset, ulong CopyStoreId, long Pages,
@@ -116,9 +126,9 @@ internal sealed record BackupManifest(ulong SourceStoreId, long SnapshotTxId, lo
         if ((flags & ~CompactedFlag) != 0 || bytes[ReservedOffset..ChecksumOffset].ContainsAnyExcept((byte)0) ||
             manifest.SourceStoreId == 0 || manifest.CopyStoreId == 0 || manifest.SourceStoreId == manifest.CopyStoreId ||
             manifest.SnapshotTxId < 0 || manifest.JournalFile < 0 || manifest.JournalOffset < 0 ||
-            manifest.JournalOffset % Journal.JournalRecord.Alignment != 0 || manifest.Pages < 1)
+            manifest.JournalOffset % Journal.JournalRecord.Alignment != 0 || manifest.Pages < 1 || manifest.SnapshotCommitTime < 0)
         {
-            throw NotABackup(path, 0, "BM4: a manifest field is out of range (flags, reserved bytes, ids, transaction, journal position or pages)");
+            throw NotABackup(path, 0, "BM4: a manifest field is out of range (flags, reserved bytes, ids, transaction, journal position, pages or commit time)");
         }
 
         return manifest;

@@ -50,6 +50,7 @@ internal static class SnapshotCopy
                 pause.Stop();
                 var committed = snapshot.Low.Committed;
                 var sourceStoreId = environment.StoreId;
+                var commitTime = SnapshotCommitTime(environment, committed); // BM5
                 if (options.Compact)
                 {
                     meter.Phase("copy", 0);
@@ -57,7 +58,7 @@ internal static class SnapshotCopy
                     var copyHeader = HeaderFile.ReadNewest(fileSystem, directory.Layout) ??
                         throw new InvalidOperationException($"The compacting copy in '{destination}' wrote no header.");
                     manifest = new BackupManifest(sourceStoreId, committed.TxId, committed.JournalEnd.FileNumber, committed.JournalEnd.Offset,
-                        copyHeader.StoreId, pages, 0, 0, Compacted: true);
+                        copyHeader.StoreId, pages, 0, commitTime, Compacted: true);
                 }
                 else
                 {
@@ -66,7 +67,7 @@ internal static class SnapshotCopy
                     CopyPages(environment, committed.TxId, pages, fileSystem, directory.Layout.DataFile, meter);
                     var copyStoreId = directory.WriteHeaders(committed.TxId, committed.State, FirstJournalFileAfter(environment)); // BK9
                     manifest = new BackupManifest(sourceStoreId, committed.TxId, committed.JournalEnd.FileNumber, committed.JournalEnd.Offset,
-                        copyStoreId, pages, 0, 0, Compacted: false);
+                        copyStoreId, pages, 0, commitTime, Compacted: false);
                 }
             }
 
@@ -166,6 +167,18 @@ internal static class SnapshotCopy
 
         carries.RemoveAll(c => c.Bytes.Length == 0);
     }
+
+    /// <summary>
+    /// BM5: when the snapshot's transaction committed: known from its commit, or from recovery when
+    /// the open replayed its record; else read from that record in the live journal, which holds
+    /// it while the snapshot is held (it ends at the snapshot's journal end, in a file the flusher
+    /// cannot release before the header moves past it: J6). 0 when no record of it exists (a store
+    /// made by a copy, a restore or a compaction, opened with nothing committed since).
+    /// </summary>
+    private static long SnapshotCommitTime(StorageEnvironment environment, Transactions.CommittedState committed) =>
+        committed.CommitTime > 0
+            ? committed.CommitTime
+            : Journal.JournalReader.FindCommitTime(environment.FileSystem, environment.Layout.JournalDirectory, environment.StoreId, committed.JournalEnd, committed.TxId);
 
     /// <summary>BK9: a journal file number past the source's current file and every file in its archive directory.</summary>
     internal static long FirstJournalFileAfter(StorageEnvironment environment) =>

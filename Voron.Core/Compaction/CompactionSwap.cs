@@ -12,15 +12,18 @@ namespace Voron.Compaction;
 /// <remarks>
 /// Swap, every step idempotent (a crash at any call is finished by the next open, CP2):
 /// <code>
-///   1. while compaction/voron.data exists: delete the store's journal files (the clean close put
-///      every commit in the data file), sync journal/; move compaction/voron.data over voron.data,
-///      sync the store directory and compaction/
+///   1. while compaction/voron.data exists: with a journal archive, archive the store's journal
+///      files and write the compaction note (JA9); delete the store's journal files (the clean
+///      close put every commit in the data file), sync journal/; move compaction/voron.data over
+///      voron.data, sync the store directory and compaction/
 ///   2. move every compaction/journal/ file into journal/, sync both
-///   3. move compaction/headers.one and headers.two over the store's, sync the store directory and compaction/
+///   3. move compaction/headers.one and headers.two over the store's, the one over the store's
+///      newest header copy last, syncing the store directory after each (CP10); sync compaction/
 ///   4. delete what else is in compaction/ (the copy's lock and scratch files), then the marker; sync compaction/
 /// </code>
-/// Until step 3 ends, the store directory holds the old headers or a mix of one old and one new
-/// copy: harmless, because nothing opens the store without first finishing the swap. The empty
+/// Until step 3 ends, the store directory holds the old headers or a mix of the old store's newest
+/// copy and one of the copy's (CP10): harmless, because nothing opens the store without first
+/// finishing the swap, and CP3 accepts either. The empty
 /// compaction/ directory is left in place: <see cref="IFileSystem"/> has no directory removal.
 /// </remarks>
 // CP2. once a valid marker is durable the swap completes, at compaction or at the next open;
@@ -30,10 +33,21 @@ namespace Voron.Compaction;
 //      LastSyncedTxId is the marker's SourceTransaction. Anything else is a CorruptionException.
 // CP4. old journal files are deleted only while the copy's data file has not been moved in, and
 //      their deletion is durable before it is: the new store never finds an old store's record.
+//      With a journal archive they are archived first, the live file included, and the
+//      compaction note written (JA9): the swap never deletes a journal file the archive lacks.
+// CP10. step 3 moves the copy's header over the store's older header copy first, syncs the store
+//      directory, and only then replaces the newest one: at every instant (renames not yet synced
+//      may survive in any subset, F2) the newest valid header in the store directory is the old
+//      store's newest, naming the marker's transaction, or one of the copy's, so CP3 lets the swap
+//      finish. Replacing the newest copy first could leave the old store's OLDER copy newest, which
+//      names an earlier transaction: CP3 would refuse the swap over a data file already replaced.
 internal static class CompactionSwap
 {
     public const string DirectoryName = "compaction";
     public const string MarkerName = "ready";
+
+    /// <summary>A revision of each header copy: odd ones go to headers.one, even ones to headers.two (StoreLayout.HeaderFile).</summary>
+    private static readonly long[] HeaderRevisions = [1, 2];
 
     public static string CopyDirectory(StoreLayout layout) => Path.Combine(layout.Directory, DirectoryName);
 
@@ -43,13 +57,13 @@ internal static class CompactionSwap
     /// Open algorithm step 0: finishes a committed swap (CP2, CP3) or removes an interrupted
     /// copy. Returns whether it found anything to do.
     /// </summary>
-    public static bool Resume(IFileSystem fileSystem, StoreLayout layout)
+    public static bool Resume(IFileSystem fileSystem, StoreLayout layout, string? archiveDirectory)
     {
         var copy = new StoreLayout(CopyDirectory(layout));
         var marker = CompactionMarker.Read(fileSystem, MarkerPath(layout));
         if (marker is { } valid)
         {
-            RollForward(fileSystem, layout, valid);
+            RollForward(fileSystem, layout, valid, archiveDirectory);
             return true;
         }
 
@@ -73,14 +87,20 @@ internal static class CompactionSwap
         return files.Count > 0;
     }
 
-    /// <summary>Steps 1..4 of the swap (see the remarks), after checking CP3.</summary>
-    public static void RollForward(IFileSystem fileSystem, StoreLayout layout, CompactionMarker marker)
+    /// <summary>Steps 1..4 of the swap (see the remarks), after checking CP3; <paramref name="archiveDirectory"/> is the store's
+    /// journal archive (StorageEnvironmentOptions.JournalArchiveDirectory), or null.</summary>
+    public static void RollForward(IFileSystem fileSystem, StoreLayout layout, CompactionMarker marker, string? archiveDirectory)
     {
         var copy = new StoreLayout(CopyDirectory(layout));
         CheckMatches(fileSystem, layout, marker);
 
         if (fileSystem.FileExists(copy.DataFile))
         {
+            if (archiveDirectory != null)
+            {
+                ArchiveOldJournal(fileSystem, layout, copy, marker, archiveDirectory); // CP4, JA9
+            }
+
             // CP4: the store was closed cleanly (CP3 checked its header names the last transaction
             // as synced), so no journal file holds anything the data file lacks.
             foreach (var file in fileSystem.ListFiles(layout.JournalDirectory, "*" + JournalFiles.Extension)
@@ -109,19 +129,17 @@ internal static class CompactionSwap
             fileSystem.SyncDirectory(copy.JournalDirectory);
         }
 
-        var moved = false;
-        foreach (var revision in new[] { 1L, 2L })
+        var pending = HeaderRevisions.Where(r => fileSystem.FileExists(copy.HeaderFile(r))).ToList();
+        if (pending.Count > 0)
         {
-            if (fileSystem.FileExists(copy.HeaderFile(revision)))
+            // CP10: the store's newest header copy is replaced last, each move durable before the next.
+            var newest = HeaderFile.ReadNewest(fileSystem, layout) is { } found ? layout.HeaderFile(found.Revision) : null;
+            foreach (var revision in pending.OrderBy(r => layout.HeaderFile(r) == newest ? 1 : 0))
             {
                 fileSystem.MoveFile(copy.HeaderFile(revision), layout.HeaderFile(revision));
-                moved = true;
+                fileSystem.SyncDirectory(layout.Directory);
             }
-        }
 
-        if (moved)
-        {
-            fileSystem.SyncDirectory(layout.Directory);
             fileSystem.SyncDirectory(copy.Directory);
         }
 
@@ -134,6 +152,41 @@ internal static class CompactionSwap
 
         fileSystem.DeleteFile(MarkerPath(layout));
         fileSystem.SyncDirectory(copy.Directory);
+    }
+
+    /// <summary>
+    /// JA9: archives every journal file of the old store, the live one included (a clean close
+    /// archives only the files before it), then writes the compaction note naming its last file and
+    /// transaction and where the compacted store's journal begins. Skipped when this compaction's
+    /// note is there already: a roll-forward that a crash interrupted has archived them, and may
+    /// have deleted some since.
+    /// </summary>
+    private static void ArchiveOldJournal(IFileSystem fileSystem, StoreLayout layout, StoreLayout copy, CompactionMarker marker, string archive)
+    {
+        if (ArchivedCompaction.List(fileSystem, archive).Any(n => n.SourceStoreId == marker.SourceStoreId && n.CopyStoreId == marker.CopyStoreId))
+        {
+            return;
+        }
+
+        var numbers = JournalFiles.List(fileSystem, layout.JournalDirectory);
+        foreach (var number in numbers)
+        {
+            JournalArchiver.Archive(fileSystem, layout.JournalDirectory, archive, number); // JA2..JA4
+        }
+
+        var copyHeader = HeaderFile.ReadNewest(fileSystem, copy) ??
+            throw new CorruptionException(copy.HeaderFile(1), 0, "CP3: the compacted copy has no valid header copy; refusing to swap it in");
+        var sourceHeader = HeaderFile.ReadNewest(fileSystem, layout)!.Value; // CheckMatches found it
+        var lastFile = numbers.Count > 0 ? numbers[^1] : sourceHeader.JournalFile;
+        if (copyHeader.JournalFile <= lastFile)
+        {
+            throw new InvalidOperationException(
+                $"BK9: the compacted copy's journal starts at file {copyHeader.JournalFile}, not past the store's last journal file {lastFile}; " +
+                $"refusing to swap it in. Delete '{copy.Directory}' to keep the store as it is, and compact again.");
+        }
+
+        new ArchivedCompaction(marker.SourceStoreId, marker.SourceTransaction, lastFile, marker.CopyStoreId, copyHeader.LastSyncedTxId,
+            copyHeader.JournalFile, DateTimeOffset.UtcNow.ToUnixTimeMilliseconds()).Write(fileSystem, archive);
     }
 
     /// <summary>CP3: the marker belongs to this store as it is now.</summary>

@@ -133,12 +133,12 @@ internal sealed class DataFileFlusher : IDisposable
     internal int PendingWakes => _wake.CurrentCount;
 
     /// <summary>Appends a record to the journal, excluding journal recycling and lazy syncs while it runs.</summary>
-    public JournalPosition AppendToJournal(long txId, byte[] state, IReadOnlyList<JournalPage> pages, bool compress, bool sync)
+    public JournalRecordLocation AppendToJournal(long txId, byte[] state, IReadOnlyList<JournalPage> pages, bool compress, bool sync)
     {
         lock (_journalLock)
         {
             // The commit time comes from here, not from the journal (J9: the journal has no clock).
-            return _journal.Append(txId, state, pages, compress, sync, DateTimeOffset.UtcNow.ToUnixTimeMilliseconds()).End;
+            return _journal.Append(txId, state, pages, compress, sync, DateTimeOffset.UtcNow.ToUnixTimeMilliseconds());
         }
     }
 

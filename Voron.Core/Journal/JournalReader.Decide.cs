@@ -18,27 +18,50 @@ internal sealed partial class JournalReader
         /// <summary>An intact header of the expected record: the writer rotated.</summary>
         StartsWithExpected,
 
-        /// <summary>Anything else: a header sector neither intact nor zeros, or another record.</summary>
+        /// <summary>An intact header of a later record: the records between are missing (D2 across files).</summary>
+        Later,
+
+        /// <summary>Anything else: a header sector neither intact nor zeros, or an earlier record.</summary>
         Other,
     }
 
-    /// <summary>D3: what the first slot of journal file <paramref name="fileNumber"/> + 1 holds for record <paramref name="expected"/>.</summary>
-    private NextFile ReadNextFile(long fileNumber, long expected)
+    /// <summary>D3: what the first slot of journal file <paramref name="fileNumber"/> + 1 holds for record
+    /// <paramref name="expected"/>, and the transaction of its intact header (0 without one).</summary>
+    private (NextFile Kind, long TransactionId) ReadNextFile(long fileNumber, long expected)
     {
         var next = OpenFile(fileNumber + 1);
         if (next is null || next.Length < JournalRecord.SectorSize)
         {
-            return NextFile.Nothing;
+            return (NextFile.Nothing, 0);
         }
 
         Span<byte> sector = stackalloc byte[JournalRecord.SectorSize];
         ReadExactly(next, 0, sector);
         if (JournalRecordHeader.TryRead(sector, new RecordBinding(_storeId, fileNumber + 1), out var parsed))
         {
-            return parsed.TransactionId == expected ? NextFile.StartsWithExpected : NextFile.Other;
+            var kind = parsed.TransactionId == expected ? NextFile.StartsWithExpected : parsed.TransactionId > expected ? NextFile.Later : NextFile.Other;
+            return (kind, parsed.TransactionId);
         }
 
-        return sector.ContainsAnyExcept((byte)0) ? NextFile.Other : NextFile.Nothing;
+        return (sector.ContainsAnyExcept((byte)0) ? NextFile.Other : NextFile.Nothing, 0);
+    }
+
+    /// <summary>
+    /// D2 across files: nothing (or a torn record) where record <paramref name="expected"/> should
+    /// be, and the next file starts with an intact header of the later record
+    /// <paramref name="later"/>. The writer moves to the next file only after writing every record
+    /// before it into this one (J1, J3), so the records between are missing from THIS file: it was
+    /// cut (truncated, or copied in part) after they were written. The next file is intact.
+    /// </summary>
+    private void ThrowIfCut(JournalPosition position, in Slot slot, NextFile next, long later, long expected)
+    {
+        if (next == NextFile.Later && _mode != JournalTailRecovery.DiscardAnyDamage && slot.Kind is SlotKind.Zeros or SlotKind.EndOfFile or SlotKind.Torn)
+        {
+            throw new CorruptionException(PathOf(position.FileNumber), position.Offset,
+                $"{slot.Describe(expected)}, but the next journal file '{PathOf(position.FileNumber + 1)}' starts with record tx {later}: records " +
+                $"{expected}..{later - 1} are missing, so this file was cut short (truncated, or copied in part) after they were written. " +
+                "Put the whole file back (from the journal archive or a copy of the store), or restore from a backup");
+        }
     }
 
     /// <summary>
@@ -94,12 +117,15 @@ internal sealed partial class JournalReader
     /// <paramref name="end"/>, or anywhere in a later journal file, holds an intact header of a
     /// record written when record <paramref name="expected"/> was durable — and, under the strict
     /// mode, if any byte from <paramref name="end"/> on is not zero. The exception names
-    /// <paramref name="broken"/>'s place and says what is there. Returns whether every byte of the
-    /// end's file from <paramref name="end"/> on is zero.
+    /// <paramref name="broken"/>'s place and says what is there (<paramref name="brokenBeforeLater"/>'s
+    /// when what it found is in a later file). Returns whether every byte of the end's file from
+    /// <paramref name="end"/> on is zero.
     /// </summary>
-    private bool CheckWhatFollows(JournalPosition end, long from, long expected, (JournalPosition At, string What) broken)
+    private bool CheckWhatFollows(JournalPosition end, long from, long expected, (JournalPosition At, string What) broken,
+        (JournalPosition At, string What) brokenBeforeLater)
     {
         var clean = true;
+        var hereBroken = broken;
         foreach (var number in _fileNumbers)
         {
             if (number < end.FileNumber)
@@ -108,6 +134,7 @@ internal sealed partial class JournalReader
             }
 
             var here = number == end.FileNumber;
+            broken = here ? hereBroken : brokenBeforeLater;
             var found = Scan(number, here ? end.Offset : 0, here ? from : 0, expected);
             if (found.Proof is var (offset, transactionId, durableThrough))
             {

@@ -25,7 +25,11 @@ namespace Voron.Journal;
 //     D1. valid (R1..R9): apply it; E += 1; pos = end of the record; continue
 //         (tx = E with an intact header that breaks R3..R6 or R8 throws at once: the header
 //          checksum proves the writer wrote it so)
-//     D2. gap: corruption — records E .. tx-1 are missing
+//     D2. gap: corruption — records E .. tx-1 are missing. So too when slot is zeros, the end of
+//         file or torn and the first slot of file pos.File + 1 is intact with tx > E: the writer
+//         leaves a file only after writing every record before tx into it, so pos.File was cut
+//         after they were written, and the error names pos.File, not the intact next file
+//         (under DiscardAnyDamage: as D4)
 //     D3. if file pos.File + 1 exists and its first slot is intact with tx = E:
 //             pos = (pos.File + 1, 0); continue      -- the writer rotated (J4); the rest of
 //                                                       pos.File is unused space
@@ -66,13 +70,13 @@ internal sealed partial class JournalReader : IDisposable
     private IStorageFile? _file;
     private long _openFileNumber = -1;
 
-    private JournalReader(IFileSystem fileSystem, string directory, ulong storeId, JournalTailRecovery mode)
+    private JournalReader(IFileSystem fileSystem, string directory, ulong storeId, JournalTailRecovery mode, long lastFileNumber = long.MaxValue)
     {
         _fileSystem = fileSystem;
         _directory = directory;
         _storeId = storeId;
         _mode = mode;
-        _fileNumbers = JournalFiles.List(fileSystem, directory);
+        _fileNumbers = JournalFiles.List(fileSystem, directory).Where(n => n <= lastFileNumber).ToList();
     }
 
     /// <summary>
@@ -95,9 +99,13 @@ internal sealed partial class JournalReader : IDisposable
     /// <param name="stopBefore">Asked about every valid record before it is applied: true stops the
     /// scan there (the result ends before that record, and says nothing about what follows). Null =
     /// read to the end of the log. For point-in-time restore; recovery never stops early.</param>
+    /// <param name="lastFileNumber">Files numbered above it are not this log's and are never read (a journal
+    /// archive holding another store's files after this one's: JA5). Recovery reads every file.</param>
+    /// <param name="stopAfter">The scan ends right after applying this transaction, reading nothing past it (a
+    /// restore's target: what lies after it is not its concern). Recovery reads to the end of the log.</param>
     public static JournalRecoveryResult Recover(IFileSystem fileSystem, string directory, ulong storeId, JournalPosition start,
         long expectedTransactionId, Action<RecoveredRecord> apply, JournalTailRecovery mode = JournalTailRecovery.DiscardTornWrite,
-        Func<RecoveredRecord, bool>? stopBefore = null)
+        Func<RecoveredRecord, bool>? stopBefore = null, long lastFileNumber = long.MaxValue, long stopAfter = long.MaxValue)
     {
         ArgumentNullException.ThrowIfNull(fileSystem);
         ArgumentNullException.ThrowIfNull(directory);
@@ -109,18 +117,20 @@ internal sealed partial class JournalReader : IDisposable
             throw new ArgumentOutOfRangeException(nameof(start), start, $"A journal position is a multiple of {JournalRecord.Alignment}.");
         }
 
-        using var reader = new JournalReader(fileSystem, directory, storeId, mode);
-        return reader.Run(start, expectedTransactionId, apply, stopBefore);
+        using var reader = new JournalReader(fileSystem, directory, storeId, mode, lastFileNumber);
+        return reader.Run(start, expectedTransactionId, apply, stopBefore, stopAfter);
     }
 
     public void Dispose() => CloseFile();
 
-    private JournalRecoveryResult Run(JournalPosition start, long expectedTransactionId, Action<RecoveredRecord> apply, Func<RecoveredRecord, bool>? stopBefore)
+    private JournalRecoveryResult Run(JournalPosition start, long expectedTransactionId, Action<RecoveredRecord> apply, Func<RecoveredRecord, bool>? stopBefore,
+        long stopAfter)
     {
         CheckStart(start);
         var position = start;
         var expected = expectedTransactionId;
         var count = 0;
+        long lastCommitTime = 0;
 
         // No step limit needed: each turn moves forward by a validated record size (>= 4096,
         // inside the file) or to the next existing file, or returns.
@@ -138,14 +148,25 @@ internal sealed partial class JournalReader : IDisposable
                     return new JournalRecoveryResult(expected - 1, position, _fileNumbers.Where(n => n >= start.FileNumber && n <= position.FileNumber).ToList(), count)
                     {
                         TailIsClean = false,
+                        LastCommitTime = lastCommitTime,
                     };
                 }
 
                 apply(record);
+                lastCommitTime = record.CommitTime;
                 Debug.Assert(end > position, "J1: recovery moves forward on every record");
                 expected++;
                 count++;
                 position = end;
+                if (expected - 1 == stopAfter)
+                {
+                    return new JournalRecoveryResult(expected - 1, position, _fileNumbers.Where(n => n >= start.FileNumber && n <= position.FileNumber).ToList(), count)
+                    {
+                        TailIsClean = false,
+                        LastCommitTime = lastCommitTime,
+                    };
+                }
+
                 continue;
             }
 
@@ -157,7 +178,7 @@ internal sealed partial class JournalReader : IDisposable
                     $"(records {expected}..{slot.Header.TransactionId - 1} are missing)");
             }
 
-            var next = ReadNextFile(position.FileNumber, expected);
+            var (next, nextTransaction) = ReadNextFile(position.FileNumber, expected);
             if (next == NextFile.StartsWithExpected)
             {
                 // D3
@@ -166,11 +187,13 @@ internal sealed partial class JournalReader : IDisposable
                 continue;
             }
 
+            ThrowIfCut(position, slot, next, nextTransaction, expected); // D2: a later record starts the next file
+
             // D4: when nothing was written at pos but the next file starts with something, that
             // something is the broken slot: report it there.
             var nothingHere = slot.Kind is SlotKind.Zeros or SlotKind.EndOfFile;
             var broken = (At: position, What: slot.Describe(expected));
-            if (nothingHere && next == NextFile.Other)
+            if (nothingHere && next is NextFile.Other or NextFile.Later)
             {
                 ThrowIfNextFileDamaged(position, next, expected);
                 broken = (new JournalPosition(position.FileNumber + 1, 0),
@@ -181,11 +204,56 @@ internal sealed partial class JournalReader : IDisposable
             var from = slot.Kind is SlotKind.Torn or SlotKind.Damaged
                 ? position.Offset + slot.Header.RecordSize
                 : position.Offset + JournalRecord.Alignment;
-            var clean = CheckWhatFollows(position, from, expected, broken); // D5
+            // A next file that exists but holds nothing at its start: record E went there (J4, JA8),
+            // so when a later file proves E durable, that file is the one that was cut or emptied.
+            var laterBroken = nothingHere && next == NextFile.Nothing && _fileNumbers.BinarySearch(position.FileNumber + 1) >= 0
+                ? (At: new JournalPosition(position.FileNumber + 1, 0),
+                    What: $"journal file {position.FileNumber + 1} holds nothing where record tx {expected} should start it (a new file's first record is " +
+                          "written before any later file: JA8), so it was cut short or emptied")
+                : broken;
+            var clean = CheckWhatFollows(position, from, expected, broken, laterBroken); // D5
             ThrowIfNextFileDamaged(position, next, expected);
             var files = _fileNumbers.Where(n => n >= start.FileNumber && n <= position.FileNumber).ToList();
-            return new JournalRecoveryResult(expected - 1, position, files, count) { TailIsClean = clean }; // D6
+            return new JournalRecoveryResult(expected - 1, position, files, count) { TailIsClean = clean, LastCommitTime = lastCommitTime }; // D6
         }
+    }
+
+    /// <summary>
+    /// The CommitTime of record <paramref name="transactionId"/>, which ends at <paramref name="end"/>
+    /// (records of a file follow one another from its offset 0: J1, J5), read by walking the record
+    /// headers of <paramref name="end"/>'s file; 0 when the file is missing, the offset is 0, or a
+    /// header on the way does not verify (informational: never an error, recovery judges damage).
+    /// At most one header read per 4096 bytes before <paramref name="end"/>.
+    /// </summary>
+    public static long FindCommitTime(IFileSystem fileSystem, string directory, ulong storeId, JournalPosition end, long transactionId)
+    {
+        var path = JournalFiles.PathOf(directory, end.FileNumber);
+        if (end.Offset <= 0 || !fileSystem.FileExists(path))
+        {
+            return 0;
+        }
+
+        using var file = fileSystem.Open(path, FileOpenMode.OpenExisting);
+        var binding = new RecordBinding(storeId, end.FileNumber);
+        Span<byte> sector = stackalloc byte[JournalRecord.SectorSize];
+        for (long at = 0; at < end.Offset;)
+        {
+            if (file.Read(at, sector) != sector.Length || !JournalRecordHeader.TryRead(sector, binding, out var header) ||
+                header.StoredPayloadSize is < 0 or > JournalRecord.MaxRecordSize)
+            {
+                return 0;
+            }
+
+            var next = at + header.RecordSize;
+            if (next == end.Offset)
+            {
+                return header.TransactionId == transactionId ? header.CommitTime : 0;
+            }
+
+            at = next;
+        }
+
+        return 0;
     }
 
     /// <summary>The start's file must hold the start offset; a missing file is fine only at

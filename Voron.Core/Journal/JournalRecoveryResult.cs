@@ -15,6 +15,9 @@ internal sealed record JournalRecoveryResult(long LastTransactionId, JournalPosi
     /// <summary>Whether every byte of the end's file from <see cref="End"/> on is zero (nothing to clear before writing resumes).</summary>
     public bool TailIsClean { get; init; }
 
+    /// <summary>The last valid record's CommitTime (0 when none was found, or when it has none).</summary>
+    public long LastCommitTime { get; init; }
+
     /// <summary>The transaction id the writer appends next.</summary>
     public long NextTransactionId => LastTransactionId + 1;
 }

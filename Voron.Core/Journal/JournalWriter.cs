@@ -249,6 +249,7 @@ internal sealed partial class JournalWriter : IDisposable
         var record = buffer.AsSpan(0, (int)JournalRecord.RecordSize(stored));
         _encodeTicks += Stopwatch.GetTimestamp() - encodeStart;
         var recordSize = record.Length;
+        var stamped = commitTime > 0 ? Math.Max(_lastCommitTime, commitTime) : 0;
         try
         {
             if (_fileLength - _offset < recordSize)
@@ -265,7 +266,6 @@ internal sealed partial class JournalWriter : IDisposable
 
             // The checksums name the file the record goes into, so the header is built after the rotation.
             encodeStart = Stopwatch.GetTimestamp();
-            var stamped = commitTime > 0 ? Math.Max(_lastCommitTime, commitTime) : 0;
             JournalRecord.EncodeHeader(record, new RecordBinding(_storeId, _fileNumber), transactionId, state, pages.Count, stored, raw, flags, _durableThrough,
                 stamped);
             _encodeTicks += Stopwatch.GetTimestamp() - encodeStart;
@@ -297,7 +297,7 @@ internal sealed partial class JournalWriter : IDisposable
         _offset += recordSize;
         _nextTransactionId++;
         Debug.Assert(_offset <= _fileLength, "J4: a record never spans files");
-        return new JournalRecordLocation(start, Position);
+        return new JournalRecordLocation(start, Position) { CommitTime = stamped };
     }
 
     /// <summary>

@@ -95,7 +95,7 @@ internal sealed class CommitPipeline
     {
         _seams.ThrowIfUnusable();
         var start = Stopwatch.GetTimestamp();
-        JournalPosition end;
+        JournalRecordLocation record;
         try
         {
             _seams.Hook(CommitStep.JournalWrite);
@@ -110,7 +110,7 @@ internal sealed class CommitPipeline
                 throw _seams.Fail(e);
             }
 
-            end = _seams.AppendToJournal(prepared.TxId, prepared.State.ToArray(), prepared.JournalPages);
+            record = _seams.AppendToJournal(prepared.TxId, prepared.State.ToArray(), prepared.JournalPages);
         }
         catch (Exception e) when (_seams.JournalFailed())
         {
@@ -131,9 +131,9 @@ internal sealed class CommitPipeline
             _seams.Hook(CommitStep.Published);
             // FL9 (Flushing/DataFileFlusher.cs): the flusher has the commit before anyone can see
             // it, so every transaction up to the committed id is queued when a flush pins it.
-            _seams.QueueForFlush(new UnflushedTransaction(prepared.TxId, [.. prepared.Pages.Select(p => p.Key), .. prepared.FreedPages], prepared.Bytes, prepared.State, end, prepared.FlushUnits));
+            _seams.QueueForFlush(new UnflushedTransaction(prepared.TxId, [.. prepared.Pages.Select(p => p.Key), .. prepared.FreedPages], prepared.Bytes, prepared.State, record.End, prepared.FlushUnits));
             _seams.Hook(CommitStep.Enqueued);
-            _seams.MakeVisible(new CommittedState(prepared.TxId, prepared.State, prepared.FreeSpace, end)); // C3
+            _seams.MakeVisible(new CommittedState(prepared.TxId, prepared.State, prepared.FreeSpace, record.End) { CommitTime = record.CommitTime }); // C3
             _seams.Hook(CommitStep.Visible);
         }
         catch (Exception e)

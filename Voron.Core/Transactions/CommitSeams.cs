@@ -22,8 +22,8 @@ internal sealed class CommitSeams
     /// <summary>PG5 (Paging/Pager.cs): grows the data file to the transaction's next page number before the record is written.</summary>
     public required Action<long> ReserveDataFile { get; init; }
 
-    /// <summary>Step 2: appends the record (tx id, state, pages) and returns where it ends; durable unless the store is lazy (J2).</summary>
-    public required Func<long, byte[], IReadOnlyList<JournalPage>, JournalPosition> AppendToJournal { get; init; }
+    /// <summary>Step 2: appends the record (tx id, state, pages) and returns where it lies and its commit time; durable unless the store is lazy (J2).</summary>
+    public required Func<long, byte[], IReadOnlyList<JournalPage>, JournalRecordLocation> AppendToJournal { get; init; }
 
     /// <summary>Whether the journal failed (J7): it made its first write for a record, whatever came after.</summary>
     public required Func<bool> JournalFailed { get; init; }

@@ -9,7 +9,12 @@ namespace Voron.Transactions;
 /// environment state, the free-space digest, and where its journal record ends. Immutable;
 /// the environment swaps in a new one at each commit, and a transaction keeps the one it began with.
 /// </summary>
-internal sealed record CommittedState(long TxId, EnvironmentState State, FreeSpaceSummary FreeSpace, JournalPosition JournalEnd);
+internal sealed record CommittedState(long TxId, EnvironmentState State, FreeSpaceSummary FreeSpace, JournalPosition JournalEnd)
+{
+    /// <summary>When <see cref="TxId"/> committed, as its journal record says (UTC Unix milliseconds); 0 = not known here (the store
+    /// opened on it without replaying its record): a backup then reads it from the record (SnapshotCopy).</summary>
+    public long CommitTime { get; init; }
+}
 
 /// <summary>
 /// A committed transaction the flusher has yet to copy to the data file. <c>Units</c> (FL10,

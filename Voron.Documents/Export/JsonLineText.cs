@@ -107,18 +107,27 @@ internal static class JsonLineText
 
     /// <summary>
     /// Copies the object <paramref name="json"/> without its top-level <c>@metadata</c>
-    /// properties into <paramref name="destination"/> (at least as long as the input): the other
-    /// properties byte for byte, in order, joined by commas, in braces. Reads the <c>@metadata</c>
+    /// properties into <paramref name="destination"/> (at least as long as the input); every
+    /// other byte is kept as it is, whitespace between the properties included (XP3), so that a
+    /// line the export wrote imports as the body it was written from. Reads the <c>@metadata</c>
     /// it meets into <paramref name="metadata"/> (its <c>@id</c> and <c>@collection</c> as strings
     /// when <paramref name="readStrings"/>). Returns the bytes written.
     /// </summary>
+    /// <remarks>
+    /// Which comma goes with a removed property (XP3): the one before it when a kept property
+    /// precedes it, with the whitespace between that comma and the property (the whitespace
+    /// before the comma stays); else the separator after it (whitespace, comma, whitespace).
+    /// </remarks>
     public static int WithoutMetadata(ReadOnlySpan<byte> json, Span<byte> destination, bool readStrings, out ImportMetadata metadata)
     {
         metadata = default;
         var reader = new Utf8JsonReader(json, JsonValidation.Options);
         reader.Read(); // the StartObject the caller checked
         var w = 0;
-        destination[w++] = (byte)'{';
+        var from = (int)reader.TokenStartIndex; // json[..from] is decided: copied or dropped (whitespace before the object is)
+        var previousEnd = from + 1; // where the previous property's value ends (just past '{' before the first)
+        var keptAny = false;
+        var dropNextSeparator = false;
         while (reader.Read() && reader.TokenType == JsonTokenType.PropertyName)
         {
             var start = (int)reader.TokenStartIndex;
@@ -128,22 +137,47 @@ internal static class JsonLineText
             {
                 metadata.Count++;
                 ReadMetadata(ref reader, readStrings, ref metadata);
-                continue;
             }
-
-            reader.Skip();
-            var end = (int)reader.BytesConsumed;
-            if (w > 1)
+            else
             {
-                destination[w++] = (byte)',';
+                reader.Skip();
             }
 
-            json[start..end].CopyTo(destination[w..]);
-            w += end - start;
+            var end = (int)reader.BytesConsumed;
+            if (dropNextSeparator)
+            {
+                from = start; // the separator after a removed leading property
+                dropNextSeparator = false;
+            }
+
+            if (!isMetadata)
+            {
+                keptAny = true;
+            }
+            else if (keptAny)
+            {
+                var comma = previousEnd + json[previousEnd..start].IndexOf((byte)',');
+                w += Copy(json[from..comma], destination[w..]);
+                from = end;
+            }
+            else
+            {
+                w += Copy(json[from..start], destination[w..]);
+                from = end;
+                dropNextSeparator = true;
+            }
+
+            previousEnd = end;
         }
 
-        destination[w++] = (byte)'}';
+        w += Copy(json[from..(int)reader.BytesConsumed], destination[w..]); // up to the closing brace: whitespace after the object is not the document's
         return w;
+    }
+
+    private static int Copy(ReadOnlySpan<byte> source, Span<byte> destination)
+    {
+        source.CopyTo(destination);
+        return source.Length;
     }
 
     private static void ReadMetadata(ref Utf8JsonReader reader, bool readStrings, ref ImportMetadata metadata)

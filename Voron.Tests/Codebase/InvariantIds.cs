@@ -53,6 +53,7 @@ internal sealed partial class InvariantIds
     public static readonly IReadOnlyDictionary<string, string> Prefixes = new Dictionary<string, string>(StringComparer.Ordinal)
     {
         ["A"] = "Core: page allocator",
+        ["AC"] = "Core: the journal archive's compaction note format",
         ["B"] = "Core: tree page format",
         ["BI"] = "Documents: bulk insert",
         ["BK"] = "Core: hot backup and restore",

@@ -11,16 +11,24 @@ internal static class CompactCommand
     public static Command Create(ToolConsole console)
     {
         var store = new Argument<string>("store") { Description = "the store's directory (closed: compaction takes its lock)" };
-        var command = new Command("compact", "rewrite a closed store densely and swap the copy in (the data file shrinks to the live pages)") { store };
-        command.SetAction((result, cancellationToken) => RunAsync(console, result.GetValue(store)!, cancellationToken));
+        var archive = new Option<string?>("--journal-archive")
+        {
+            Description = "the store's journal archive (StorageEnvironmentOptions.JournalArchiveDirectory): the swap archives the store's last journal " +
+                "files there and notes the compaction, so backups taken before it restore up to it",
+            HelpName = "DIR",
+        };
+        var command = new Command("compact", "rewrite a closed store densely and swap the copy in (the data file shrinks to the live pages)") { store, archive };
+        command.SetAction((result, cancellationToken) => RunAsync(console, result.GetValue(store)!, result.GetValue(archive), cancellationToken));
         return command;
     }
 
-    private static async Task<int> RunAsync(ToolConsole console, string store, CancellationToken cancellationToken)
+    private static async Task<int> RunAsync(ToolConsole console, string store, string? archive, CancellationToken cancellationToken)
     {
         var directory = StoreAccess.RequireStore(store);
+        var options = StorageEnvironmentOptions.ForDirectory(directory);
+        options.JournalArchiveDirectory = archive == null ? null : Path.GetFullPath(archive);
         var compacted = await ToolProgress.RunAsync(console, progress =>
-            StorageEnvironment.CompactAsync(StorageEnvironmentOptions.ForDirectory(directory), ResultPrinter.Forward(progress), cancellationToken)).ConfigureAwait(false);
+            StorageEnvironment.CompactAsync(options, ResultPrinter.Forward(progress), cancellationToken)).ConfigureAwait(false);
 
         var saved = compacted.DataFileBytesBefore - compacted.DataFileBytesAfter;
         ResultPrinter.Write(console.Out,

@@ -27,6 +27,9 @@ internal sealed class ArchivedHistory : IDisposable
     /// <summary>The model after each transaction, from the backup's on.</summary>
     public Dictionary<long, StoreContents> States { get; } = [];
 
+    /// <summary>A time before the backup's snapshot committed (after its third transaction).</summary>
+    public DateTimeOffset TimeBeforeBackup { get; private set; }
+
     /// <summary>A time after transaction <see cref="TimedTxId"/> committed and before the next one did.</summary>
     public DateTimeOffset TimeBetween { get; private set; }
 
@@ -53,6 +56,13 @@ internal sealed class ArchivedHistory : IDisposable
         using var env = StorageEnvironment.Open(Options(history.Store, history.Archive));
         for (var n = 0; n < transactions; n++)
         {
+            if (n == 3)
+            {
+                await Task.Delay(30);
+                history.TimeBeforeBackup = DateTimeOffset.UtcNow;
+                await Task.Delay(30);
+            }
+
             if (n == 5)
             {
                 var backup = await env.BackupAsync(history.Backup);

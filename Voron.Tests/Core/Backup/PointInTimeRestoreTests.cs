@@ -96,6 +96,30 @@ public sealed class PointInTimeRestoreTests(ITestOutputHelper output)
     }
 
     [Fact]
+    public async Task An_archived_file_cut_at_a_record_boundary_is_named_not_the_intact_file_after_it()
+    {
+        // The restore blamed the next, intact file ("written and since changed"); the records
+        // missing are the cut file's (D2 across files).
+        using var history = await ArchivedHistory.Create(19, 60);
+        var files = Directory.GetFiles(history.Archive, "*.journal").Order(StringComparer.Ordinal).ToList();
+        Assert.True(files.Count >= 3);
+        var cutFile = files[1];
+        var head = new byte[JournalRecord.HeaderSize];
+        using (var file = File.Open(cutFile, FileMode.Open))
+        {
+            file.ReadExactly(head);
+            var cut = JournalRecord.RecordSize(System.Buffers.Binary.BinaryPrimitives.ReadInt64LittleEndian(head.AsSpan(JournalRecord.StoredPayloadSizeOffset)));
+            Assert.True(file.Length > cut, "the file holds more than one record");
+            file.SetLength(cut);
+        }
+
+        var e = await Assert.ThrowsAsync<CorruptionException>(() => StorageEnvironment.RestoreAsync(history.Backup, history.Combine("r"),
+            new RestoreOptions { JournalArchiveDirectory = history.Archive }));
+        Assert.Equal(cutFile, e.File);
+        Assert.Contains("cut short", e.Message);
+    }
+
+    [Fact]
     public async Task A_missing_file_in_the_archived_sequence_is_an_error_not_a_silent_stop()
     {
         using var history = await ArchivedHistory.Create(14, 60);
@@ -107,6 +131,92 @@ public sealed class PointInTimeRestoreTests(ITestOutputHelper output)
             new RestoreOptions { JournalArchiveDirectory = history.Archive }));
         Assert.Equal(files[1], e.File);
         Assert.Contains("missing", e.Message);
+    }
+
+    [Fact]
+    public async Task A_missing_file_refuses_only_the_targets_past_it()
+    {
+        // The whole archive's sequence was checked before replaying, so a file missing anywhere
+        // refused every restore, even to a target before it, which the error itself advised.
+        using var history = await ArchivedHistory.Create(20, 120);
+        var fileSystem = StorageEnvironmentOptions.ForDirectory(history.Archive).FileSystem;
+        var manifest = BackupManifest.Read(fileSystem, history.Backup);
+        var files = JournalFiles.List(fileSystem, history.Archive).Where(n => n > manifest.JournalFile).ToList();
+        Assert.True(files.Count >= 2, $"{files.Count} archived files after the backup's first");
+        var gone = files[^2];
+        var head = new byte[JournalRecord.HeaderSize];
+        using (var file = File.OpenRead(JournalFiles.PathOf(history.Archive, gone)))
+        {
+            file.ReadExactly(head);
+        }
+
+        var firstMissing = System.Buffers.Binary.BinaryPrimitives.ReadInt64LittleEndian(head.AsSpan(JournalRecord.TransactionIdOffset));
+        Assert.True(firstMissing > history.BackupTxId + 1);
+        File.Delete(JournalFiles.PathOf(history.Archive, gone));
+
+        foreach (var target in new[] { history.BackupTxId, history.BackupTxId + 1, firstMissing - 1 })
+        {
+            var destination = history.Combine($"before-{target}");
+            var restored = await StorageEnvironment.RestoreAsync(history.Backup, destination,
+                new RestoreOptions { JournalArchiveDirectory = history.Archive, ToTransactionId = target });
+            Assert.Equal(target, restored.TransactionId);
+            StoreContents.AssertStore(destination, history.States[target], target);
+        }
+
+        foreach (var options in new[]
+                 {
+                     new RestoreOptions { JournalArchiveDirectory = history.Archive, ToTransactionId = firstMissing },
+                     new RestoreOptions { JournalArchiveDirectory = history.Archive },
+                 })
+        {
+            var e = await Assert.ThrowsAsync<CorruptionException>(() => StorageEnvironment.RestoreAsync(history.Backup, history.Combine("past"), options));
+            Assert.Equal(JournalFiles.PathOf(history.Archive, gone), e.File);
+            Assert.Contains($"restore to at most transaction {firstMissing - 1}", e.Message, StringComparison.Ordinal);
+        }
+    }
+
+    [Fact]
+    public async Task A_time_before_the_backups_snapshot_is_refused_as_a_transaction_before_it_is()
+    {
+        // ToTime before the snapshot restored the backup's own (later) state without a word: the
+        // check looked at ToTransactionId only, and the manifest's snapshot commit time was 0.
+        using var history = await ArchivedHistory.Create(21, 60);
+        var fileSystem = StorageEnvironmentOptions.ForDirectory(history.Archive).FileSystem;
+        var manifest = BackupManifest.Read(fileSystem, history.Backup);
+        Assert.True(manifest.SnapshotCommitTime > history.TimeBeforeBackup.ToUnixTimeMilliseconds(), "BM5: the snapshot's commit time is written");
+        var e = await Assert.ThrowsAsync<ArgumentOutOfRangeException>(() => StorageEnvironment.RestoreAsync(history.Backup, history.Combine("r"),
+            new RestoreOptions { JournalArchiveDirectory = history.Archive, ToTime = history.TimeBeforeBackup }));
+        Assert.Contains("before the backup's snapshot", e.Message, StringComparison.Ordinal);
+        Assert.False(Directory.Exists(history.Combine("r")));
+
+        // A time needs the archive: the backup alone cannot say what was committed after it.
+        await Assert.ThrowsAsync<ArgumentException>(() => StorageEnvironment.RestoreAsync(history.Backup, history.Combine("r"),
+            new RestoreOptions { ToTime = history.TimeBetween }));
+
+        // A manifest of an earlier build says 0 (unknown): the snapshot's record in the archive gives the time.
+        var old = manifest with { SnapshotCommitTime = 0 };
+        File.WriteAllBytes(BackupManifest.PathIn(history.Backup), old.Encode());
+        var again = await Assert.ThrowsAsync<ArgumentOutOfRangeException>(() => StorageEnvironment.RestoreAsync(history.Backup, history.Combine("r"),
+            new RestoreOptions { JournalArchiveDirectory = history.Archive, ToTime = history.TimeBeforeBackup }));
+        Assert.Contains("before the backup's snapshot", again.Message, StringComparison.Ordinal);
+        var timed = await StorageEnvironment.RestoreAsync(history.Backup, history.Combine("timed"),
+            new RestoreOptions { JournalArchiveDirectory = history.Archive, ToTime = history.TimeBetween });
+        Assert.Equal(history.TimedTxId, timed.TransactionId);
+    }
+
+    [Fact]
+    public async Task A_time_after_the_archives_last_transaction_is_refused_as_the_same_target_by_id_is()
+    {
+        // The replay stopped at the archive's end without a word, missing commits made before the
+        // time asked that are still in the live journal.
+        using var history = await ArchivedHistory.Create(22, 60);
+        var full = await StorageEnvironment.RestoreAsync(history.Backup, history.Combine("full"), new RestoreOptions { JournalArchiveDirectory = history.Archive });
+        Assert.True(full.TransactionId < history.LastTxId, $"the archive ends at {full.TransactionId}, the store at {history.LastTxId}");
+        var e = await Assert.ThrowsAsync<InvalidOperationException>(() => StorageEnvironment.RestoreAsync(history.Backup, history.Combine("r"),
+            new RestoreOptions { JournalArchiveDirectory = history.Archive, ToTime = DateTimeOffset.UtcNow }));
+        Assert.Contains($"ends at transaction {full.TransactionId}", e.Message, StringComparison.Ordinal);
+        Assert.Contains("the target time", e.Message, StringComparison.Ordinal);
+        Assert.False(Directory.Exists(history.Combine("r")));
     }
 
     [Fact]

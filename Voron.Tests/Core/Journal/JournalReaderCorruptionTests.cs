@@ -1,6 +1,8 @@
 using System.Buffers.Binary;
 using Voron.Journal;
 using Voron.Platform;
+using Voron.Testing;
+using Xunit.Abstractions;
 
 namespace Voron.Tests.Core.Journal;
 
@@ -8,7 +10,7 @@ namespace Voron.Tests.Core.Journal;
 /// Damage that a crash cannot explain — a broken record with acknowledged records after it, a
 /// gap, a record this version cannot read — is corruption, reported with the file and offset.
 /// </summary>
-public sealed class JournalReaderCorruptionTests
+public sealed class JournalReaderCorruptionTests(ITestOutputHelper output)
 {
     [Fact]
     public void Recover_throws_corruption_naming_file_and_offset_when_a_middle_record_payload_is_damaged()
@@ -237,6 +239,87 @@ public sealed class JournalReaderCorruptionTests
 
         Assert.Equal(journal.PathOf(third.Location.Start.FileNumber - 2), error.File);
         Assert.Contains($"record tx {third.TransactionId} at offset 0 of '{journal.PathOf(third.Location.Start.FileNumber)}' was written when", error.Reason, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData(true)]
+    [InlineData(false)]
+    public void Recover_names_a_file_cut_at_a_record_boundary_not_the_intact_file_after_it(bool truncate)
+    {
+        // A file cut short at a record boundary (truncated, or its tail zeroed) was reported as
+        // damage of the next file, which is intact: its first header, of a later transaction, was
+        // taken for "written and since changed". An intact later header there is a gap in the
+        // file before it (D2), and the error names that file where its records stop.
+        using var journal = new JournalHarness(seed: 42);
+        journal.AppendUntilRotation();
+        var next = journal.AppendUntilRotation();
+        journal.Append();
+        var cutFile = next.Location.Start.FileNumber - 1;
+        var inCutFile = journal.Written.Where(r => r.Location.Start.FileNumber == cutFile).ToList();
+        Assert.True(inCutFile.Count >= 3, $"file {cutFile} holds {inCutFile.Count} records");
+        var cut = inCutFile[1].Location.Start;
+        if (truncate)
+        {
+            using var file = journal.FileSystem.Open(journal.PathOf(cutFile), FileOpenMode.OpenExisting);
+            file.SetLength(cut.Offset);
+        }
+        else
+        {
+            journal.WriteBytes(cutFile, cut.Offset, new byte[(int)(journal.LengthOf(cutFile) - cut.Offset)]);
+        }
+
+        foreach (var mode in new[] { JournalTailRecovery.DiscardTornWrite, JournalTailRecovery.Strict })
+        {
+            var error = Assert.Throws<CorruptionException>(() => journal.Recover(out _, mode: mode));
+            Assert.Equal(journal.PathOf(cutFile), error.File);
+            Assert.Equal(cut.Offset, error.Offset);
+            Assert.Contains($"starts with record tx {next.TransactionId}", error.Reason, StringComparison.Ordinal);
+            Assert.Contains($"records {inCutFile[1].TransactionId}..{next.TransactionId - 1} are missing", error.Reason, StringComparison.Ordinal);
+            Assert.Contains("cut short", error.Reason, StringComparison.Ordinal);
+        }
+    }
+
+    [Fact]
+    public void A_cut_at_any_record_boundary_is_the_end_of_the_log_in_the_last_file_and_names_its_file_in_any_other()
+    {
+        var seed = TestSeed.Next(output, nameof(A_cut_at_any_record_boundary_is_the_end_of_the_log_in_the_last_file_and_names_its_file_in_any_other));
+        var random = new Random(seed);
+        for (var round = 0; round < 12; round++)
+        {
+            using var journal = new JournalHarness(random.Next());
+            for (var files = random.Next(1, 4); files > 0; files--)
+            {
+                journal.AppendUntilRotation();
+            }
+
+            for (var more = random.Next(0, 4); more > 0; more--)
+            {
+                journal.Append();
+            }
+
+            var victim = journal.Written[random.Next(journal.Written.Count)];
+            var cut = victim.Location.Start;
+            var lastFile = journal.Writer.Position.FileNumber;
+            journal.Writer.Dispose();
+            using (var file = journal.FileSystem.Open(journal.PathOf(cut.FileNumber), FileOpenMode.OpenExisting))
+            {
+                file.SetLength(cut.Offset);
+            }
+
+            var where = $"seed {seed}, round {round}: cut file {cut.FileNumber} (last {lastFile}) at offset {cut.Offset}, before tx {victim.TransactionId}";
+            if (cut.FileNumber == lastFile)
+            {
+                var result = journal.Recover(out var records);
+                Assert.True(victim.TransactionId - 1 == result.LastTransactionId, where);
+                Assert.Equal(journal.Written.IndexOf(victim), records.Count);
+            }
+            else
+            {
+                var error = Assert.Throws<CorruptionException>(() => journal.Recover(out _));
+                Assert.True(journal.PathOf(cut.FileNumber) == error.File && cut.Offset == error.Offset, $"{where}: {error.Message}");
+                Assert.True(error.Reason.Contains($"record tx {victim.TransactionId} should start", StringComparison.Ordinal), $"{where}: {error.Message}");
+            }
+        }
     }
 
     [Fact]

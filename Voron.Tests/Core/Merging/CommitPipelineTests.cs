@@ -217,7 +217,7 @@ public sealed class CommitPipelineTests
                 {
                     Calls.Add($"journal {txId}");
                     Append?.Invoke();
-                    return RecordEnd;
+                    return new JournalRecordLocation(new JournalPosition(3, 0), RecordEnd);
                 },
                 JournalFailed = () => JournalFailed,
                 Publish = prepared => Step("publish", prepared.TxId),

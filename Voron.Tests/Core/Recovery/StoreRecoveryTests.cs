@@ -86,6 +86,43 @@ public sealed class StoreRecoveryTests
     }
 
     [Fact]
+    public void Open_names_a_journal_file_cut_at_a_record_boundary_not_the_intact_file_after_it()
+    {
+        // The open reported the intact next file as "written and since changed" (D2 across files).
+        var fs = StoreFactory.NewFileSystem();
+        var env = StorageEnvironment.Open(StoreFactory.Options(fs, journalFileSize: 64 << 10));
+        var random = new Random(7);
+        for (var i = 0; i < 60; i++)
+        {
+            var value = new byte[3000];
+            random.NextBytes(value);
+            using var tx = env.BeginWrite();
+            tx.CreateTree("t").Put(B($"key{i:D4}"), value);
+            tx.Commit();
+        }
+
+        env.CloseWithoutFlush();
+        var header = Voron.Header.HeaderFile.ReadNewest(fs, new Voron.Header.StoreLayout("/store"))!.Value;
+        var files = JournalFiles.List(fs, "/store/journal").Where(n => n >= header.JournalFile).ToList();
+        Assert.True(files.Count >= 3, $"{files.Count} journal files to recover");
+        var cutFile = files[^2];
+        var path = JournalFiles.PathOf("/store/journal", cutFile);
+        long cut;
+        using (var file = fs.Open(path, FileOpenMode.OpenExisting))
+        {
+            var head = new byte[JournalRecord.HeaderSize];
+            file.Read(0, head);
+            cut = JournalRecord.RecordSize(System.Buffers.Binary.BinaryPrimitives.ReadInt64LittleEndian(head.AsSpan(JournalRecord.StoredPayloadSizeOffset)));
+            file.SetLength(cut); // the file's first record stays, the rest is gone
+        }
+
+        var error = Assert.Throws<CorruptionException>(() => StorageEnvironment.Open(StoreFactory.Options(fs, journalFileSize: 64 << 10)));
+        Assert.Equal(path, error.File);
+        Assert.Equal(cut, error.Offset);
+        Assert.Contains("cut short", error.Reason, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public void Corrupted_data_file_page_is_detected_by_its_checksum_not_read_as_data()
     {
         var fs = StoreFactory.NewFileSystem();
