@@ -8,7 +8,7 @@ using Xunit.Abstractions;
 namespace Voron.Tests.Sql.Documents;
 
 /// <summary>
-/// Seeded differential test of voron_docs (issue 21): the same random JSON documents live in a
+/// Seeded differential test of voron_docs: the same random JSON documents live in a
 /// voron_docs table <c>d</c> (path columns declared without a type, so SQLite applies no affinity)
 /// and in a plain table <c>p(id TEXT PRIMARY KEY, body TEXT)</c> of the same database, read there
 /// through the view <c>pv</c> of <c>json_extract(body, '$.x')</c> columns. Random queries (=, &lt;,
