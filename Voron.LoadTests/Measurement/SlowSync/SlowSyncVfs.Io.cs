@@ -7,7 +7,7 @@ internal sealed unsafe partial class SlowSyncVfs
 {
     private static partial class Callbacks
     {
-        /// <summary>SS2: the io methods of versions 1, 2 and 3, the same functions; made once, never freed (SS3).</summary>
+        /// <summary>Rule 2: the io methods of versions 1, 2 and 3, the same functions; made once, never freed (rule 3).</summary>
         private static readonly nint[] IoMethods = [MakeIoMethods(1), MakeIoMethods(2), MakeIoMethods(3)];
 
         private static SqliteIoMethods* IoMethodsOfVersion(int version) => (SqliteIoMethods*)IoMethods[Math.Clamp(version, 1, 3) - 1];
@@ -37,7 +37,7 @@ internal sealed unsafe partial class SlowSyncVfs
             return (nint)methods;
         }
 
-        /// <summary>SS1: the one method that is not passed on unchanged.</summary>
+        /// <summary>Rule 1: the one method that is not passed on unchanged.</summary>
         [UnmanagedCallersOnly(CallConvs = [typeof(CallConvCdecl)])]
         private static int Sync(SqliteFile* file, int flags)
         {

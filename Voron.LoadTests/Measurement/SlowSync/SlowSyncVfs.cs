@@ -15,19 +15,20 @@ namespace Voron.LoadTests.Measurement.SlowSync;
 /// a rollback journal's syncs alike. Nothing else changes: the files are the default VFS's, so a
 /// database written through this VFS is an ordinary SQLite database.
 /// <para>
-/// SS1. Every io method and every VFS method is passed on to the default VFS (its own object as
-///      the first argument: the unix VFS reads its pAppData in xOpen) with nothing changed, except
-///      xSync, which sleeps <see cref="Delay"/> first (<see cref="PreciseSleep"/>: at least the
-///      delay, never less) and is counted in <see cref="Syncs"/>.
-/// SS2. A file's io methods are of the inner file's version (1, 2 or 3), so SQLite asks for shared
-///      memory or memory-mapped reads exactly when the default VFS offers them.
-/// SS3. The native structs (the VFS, its name, the io methods) are never freed: SQLite keeps a
-///      registered VFS for the process's life, and a pooled connection may call it at any time.
-///      Instances are few: one per distinct delay (<see cref="For"/>), plus the tests' own.
-/// SS4. Native code calls in only through <see cref="Callbacks"/>: xOpen and xSync run managed
-///      code and catch every exception, turning it into a SQLite error code; the other methods
-///      only find the inner VFS or file (a GCHandle that is never freed, or a fixed offset) and
-///      call its method, which cannot throw a managed exception.
+/// Its rules, cited by number in the code below:
+/// 1. Every io method and every VFS method is passed on to the default VFS (its own object as
+///    the first argument: the unix VFS reads its pAppData in xOpen) with nothing changed, except
+///    xSync, which sleeps <see cref="Delay"/> first (<see cref="PreciseSleep"/>: at least the
+///    delay, never less) and is counted in <see cref="Syncs"/>.
+/// 2. A file's io methods are of the inner file's version (1, 2 or 3), so SQLite asks for shared
+///    memory or memory-mapped reads exactly when the default VFS offers them.
+/// 3. The native structs (the VFS, its name, the io methods) are never freed: SQLite keeps a
+///    registered VFS for the process's life, and a pooled connection may call it at any time.
+///    Instances are few: one per distinct delay (<see cref="For"/>), plus the tests' own.
+/// 4. Native code calls in only through <see cref="Callbacks"/>: xOpen and xSync run managed
+///    code and catch every exception, turning it into a SQLite error code; the other methods
+///    only find the inner VFS or file (a GCHandle that is never freed, or a fixed offset) and
+///    call its method, which cannot throw a managed exception.
 /// </para>
 /// </summary>
 internal sealed unsafe partial class SlowSyncVfs
@@ -87,9 +88,9 @@ internal sealed unsafe partial class SlowSyncVfs
             }
 
             var owner = new SlowSyncVfs(name, delay, inner);
-            var handle = GCHandle.Alloc(owner); // SS3: never freed
+            var handle = GCHandle.Alloc(owner); // Rule 3: never freed
             var vfs = (SqliteVfsStruct*)NativeMemory.AllocZeroed((nuint)sizeof(SqliteVfsStruct));
-            *vfs = *inner; // the same version and limits; every method replaced below (SS1)
+            *vfs = *inner; // the same version and limits; every method replaced below (rule 1)
             vfs->Next = null;
             vfs->OsFileSize = sizeof(SlowSyncFile) + inner->OsFileSize;
             vfs->Name = Utf8(name);
@@ -105,7 +106,7 @@ internal sealed unsafe partial class SlowSyncVfs
         }
     }
 
-    /// <summary>SS1: the slower sync, on the thread SQLite syncs on.</summary>
+    /// <summary>Rule 1: the slower sync, on the thread SQLite syncs on.</summary>
     private void BeforeSync()
     {
         Interlocked.Increment(ref _syncs);
@@ -125,7 +126,7 @@ internal sealed unsafe partial class SlowSyncVfs
         return memory;
     }
 
-    /// <summary>Native code's entry points (SS4): the VFS's methods, then the io methods (SlowSyncVfs.Io.cs).</summary>
+    /// <summary>Native code's entry points (rule 4): the VFS's methods, then the io methods (SlowSyncVfs.Io.cs).</summary>
     private static partial class Callbacks
     {
         private const int Ok = 0;
@@ -154,7 +155,7 @@ internal sealed unsafe partial class SlowSyncVfs
 
         private static SqliteVfsStruct* Inner(SqliteVfsStruct* vfs) => Owner(vfs)._inner;
 
-        /// <summary>Opens the inner file behind the header; the file is ours only once the inner one has methods (SS2).</summary>
+        /// <summary>Opens the inner file behind the header; the file is ours only once the inner one has methods (rule 2).</summary>
         [UnmanagedCallersOnly(CallConvs = [typeof(CallConvCdecl)])]
         private static int Open(SqliteVfsStruct* vfs, byte* name, SqliteFile* file, int flags, int* outFlags)
         {
