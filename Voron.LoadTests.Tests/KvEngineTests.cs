@@ -136,27 +136,6 @@ public sealed class KvEngineTests : IDisposable
         Assert.Equal(0, reader.Scan(Key(1000), 10));
     }
 
-    [Theory]
-    [MemberData(nameof(Engines))]
-    public void A_simulated_flush_delay_makes_each_commit_wait_at_least_the_delay(string name)
-    {
-        var kind = KvEngineCatalog.All.Single(k => k.Name == name);
-        if (!Loads(kind))
-        {
-            return;
-        }
-
-        var directory = _directory.Combine(name + "-slow");
-        Directory.CreateDirectory(directory);
-        using var engine = kind.Open(directory, new SimulatedDisk(TimeSpan.FromMilliseconds(20)));
-        engine.WriteBatch([KvWrite.Put(Key(0), Value(0))]);
-
-        var watch = System.Diagnostics.Stopwatch.StartNew();
-        engine.WriteBatch([KvWrite.Put(Key(1), Value(1))]);
-
-        Assert.True(watch.Elapsed >= TimeSpan.FromMilliseconds(20), $"{name}: a commit took {watch.Elapsed.TotalMilliseconds} ms");
-    }
-
     /// <summary>The engine on a fresh directory, or null when its library does not load here.</summary>
     private IKvEngine? Open(string name)
     {

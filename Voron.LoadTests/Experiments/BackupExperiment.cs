@@ -79,6 +79,13 @@ internal sealed partial class BackupExperiment : IExperiment
         report.AddFact("voronSettings", voron.Settings);
         report.AddFact("cpDurability", "cp of the closed store's data file and header copies, then sync FILE... of every copied file and the directory (fsync each): durable when the clock stops");
         report.AddFact("backupDurability", "BackupAsync writes the copy, (Verify: opens it and checks every page,) syncs it, then writes and syncs the manifest that makes the directory a backup: durable when it returns; its own syncs are timed");
+        if (context.Disk.IsSimulated)
+        {
+            report.AddNote("SIMULATED DISK, except: the cp + sync baseline (other processes) and StorageEnvironment.RestoreAsync (it opens the destination on the real " +
+                           "file system; it takes no options that could name another) run on the real disk, so their syncs are not delayed; the stores, BackupAsync " +
+                           "(through the store's own file system) and the writers are.");
+        }
+
         report.AddFact("targetDataFileMiB", StoreSize.MiB(dataFileBytes));
         report.AddFact("rounds", rounds);
         report.AddFact("values", $"{MinValueBytes}-{MaxValueBytes} bytes (realistic JSON documents), 8-byte keys");

@@ -71,7 +71,7 @@ internal sealed class CompareExperiment : IExperiment
             foreach (var name in _paths)
             {
                 context.Progress($"{name}: loading {size.Orders:N0} orders, {size.Customers:N0} customers, {size.Products:N0} products (bulk path, indexes, settled)");
-                var path = await OrderPaths.OpenAsync(name, context.NewDirectory(name), size).ConfigureAwait(false);
+                var path = await OrderPaths.OpenAsync(name, context.NewDirectory(name), size, context.Disk).ConfigureAwait(false);
                 paths.Add((path, new OrderWorkload(size)));
                 report.AddFact($"path.{name}", path.Description);
                 report.AddFact($"durability.{name}", path.Durability);

@@ -22,8 +22,8 @@ internal static class ExperimentCatalog
     /// <summary>Every writing experiment: a simulated slower disk (SimulatedDisk).</summary>
     internal static readonly Option<double?> FlushDelay = ExperimentOptions.Milliseconds(
         "--flush-delay",
-        "SIMULATED slower disk: add MS milliseconds after every durable flush (e.g. 1 for a cloud volume, 8 for a spinning disk); " +
-        "every report says so (flushDelayMs, simulatedDisk)",
+        "SIMULATED slower disk: add MS milliseconds to every durable flush, where each store makes it (e.g. 1 for a cloud volume, 8 for a spinning disk); " +
+        "every report says so and how (flushDelayMs, simulatedDisk)",
         MaxFlushDelayMs);
 
     /// <summary>kv: N, the number of entries.</summary>

@@ -1,9 +1,11 @@
 using Voron.Documents;
+using Voron.LoadTests.Measurement;
 
 namespace Voron.LoadTests.Engines.Orders;
 
 /// <summary>
-/// (a) Voron.Documents as an app uses it: one <see cref="DocumentStore"/> in Durable mode,
+/// (a) Voron.Documents as an app uses it: one <see cref="DocumentStore"/> in Durable mode (over a
+/// store opened on the run's disk, as the SQL paths open theirs: <see cref="SqlVoronOrderPath.OpenEnvironment"/>),
 /// collections by type (Customer, Product, Order), a session per unit of work, typed calls with
 /// the source-generated <see cref="OrdersJson"/>, and one compound index on Order (customer,
 /// createdAt) that serves both the query and the report. C# has no &lt;/&gt;= on strings, so the
@@ -18,22 +20,30 @@ internal sealed class DocumentsOrderPath : IOrderPath
 
     private static readonly OrdersJson Json = OrdersJson.Default;
 
+    private readonly StorageEnvironment _environment;
     private readonly DocumentStore _store;
 
-    private DocumentsOrderPath(DocumentStore store) => _store = store;
-
-    public static async Task<DocumentsOrderPath> OpenAsync(string directory, OrdersSize size)
+    private DocumentsOrderPath(StorageEnvironment environment, DocumentStore store)
     {
-        var store = DocumentStore.Open(new DocumentStoreOptions { Path = directory, Durability = DurabilityMode.Durable });
+        _environment = environment;
+        _store = store;
+    }
+
+    public static async Task<DocumentsOrderPath> OpenAsync(string directory, OrdersSize size, SimulatedDisk disk)
+    {
+        var environment = SqlVoronOrderPath.OpenEnvironment(directory, disk);
+        DocumentStore? store = null;
         try
         {
+            store = DocumentStore.Open(environment);
             await LoadAsync(store, size).ConfigureAwait(false);
-            store.Environment.FlushToDataFile();
-            return new DocumentsOrderPath(store);
+            environment.FlushToDataFile();
+            return new DocumentsOrderPath(environment, store);
         }
         catch
         {
-            store.Dispose();
+            store?.Dispose();
+            environment.Dispose();
             throw;
         }
     }
@@ -73,7 +83,11 @@ internal sealed class DocumentsOrderPath : IOrderPath
         };
     }
 
-    public void Dispose() => _store.Dispose();
+    public void Dispose()
+    {
+        _store.Dispose();
+        _environment.Dispose();
+    }
 
     private static IDocumentQuery<Order> Since(IAsyncDocumentSession session, string customer, string from) =>
         session.Query(Json.Order).Where(o => o.Customer == customer && string.CompareOrdinal(o.CreatedAt, from) >= 0);

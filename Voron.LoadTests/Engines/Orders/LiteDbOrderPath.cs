@@ -1,4 +1,5 @@
 using LiteDB;
+using Voron.LoadTests.Measurement;
 
 namespace Voron.LoadTests.Engines.Orders;
 
@@ -10,7 +11,9 @@ namespace Voron.LoadTests.Engines.Orders;
 /// date range and the order are done on that customer's orders. Optimistic concurrency is by hand
 /// with <see cref="Order.Version"/>, checked and raised in an explicit transaction. Writes go one at
 /// a time through a lock, as in the documents experiment's engine (LiteDB writes one at a time and
-/// refuses more than 100 open transactions).
+/// refuses more than 100 open transactions). On a simulated slower disk each commit is followed,
+/// inside that lock, by one delay (<see cref="SimulatedDisk"/>): LiteDB's streams are its own, so
+/// its log's flush cannot be slowed where it happens, but the next writer waits as it would.
 /// </summary>
 internal sealed class LiteDbOrderPath : IOrderPath
 {
@@ -24,16 +27,18 @@ internal sealed class LiteDbOrderPath : IOrderPath
     private readonly LiteDatabase _database;
     private readonly ILiteCollection<Order> _orders;
     private readonly object _writes = new();
+    private readonly SimulatedDisk _disk;
 
-    private LiteDbOrderPath(string directory)
+    private LiteDbOrderPath(string directory, SimulatedDisk disk)
     {
+        _disk = disk;
         _database = new LiteDatabase(new ConnectionString { Filename = Path.Combine(directory, "orders.litedb"), Connection = ConnectionType.Direct });
         _orders = _database.GetCollection<Order>("orders");
     }
 
-    public static LiteDbOrderPath Open(string directory, OrdersSize size)
+    public static LiteDbOrderPath Open(string directory, OrdersSize size, SimulatedDisk disk)
     {
-        var path = new LiteDbOrderPath(directory);
+        var path = new LiteDbOrderPath(directory, disk);
         try
         {
             path._database.GetCollection<Customer>("customers").InsertBulk(OrdersData.Customers(size), BulkBatch);
@@ -87,6 +92,7 @@ internal sealed class LiteDbOrderPath : IOrderPath
             lock (path._writes)
             {
                 path._orders.Insert(order);
+                path._disk.Delay(); // the commit's log flush, slower: still holding the writers' lock
             }
 
             return ValueTask.CompletedTask;
@@ -124,6 +130,7 @@ internal sealed class LiteDbOrderPath : IOrderPath
                 order.Version = loaded + 1;
                 path._orders.Update(order);
                 path._database.Commit();
+                path._disk.Delay(); // the commit's log flush, slower: the caller holds the writers' lock
                 return true;
             }
             catch

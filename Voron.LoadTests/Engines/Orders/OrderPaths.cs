@@ -1,3 +1,5 @@
+using Voron.LoadTests.Measurement;
+
 namespace Voron.LoadTests.Engines.Orders;
 
 /// <summary>The paths of the orders workload, by report name, and the one way to open them.</summary>
@@ -29,17 +31,23 @@ internal static class OrderPaths
     /// <summary>
     /// Creates path <paramref name="name"/> in the empty <paramref name="directory"/> and loads the
     /// customers, products and preloaded orders of <paramref name="size"/> through the engine's
-    /// batched bulk path, then creates the indexes and settles.
+    /// batched bulk path, then creates the indexes and settles. Every path runs on
+    /// <paramref name="disk"/> (the real one when null): each store gets its delay where it
+    /// flushes (<see cref="SimulatedDisk"/>).
     /// </summary>
-    public static async Task<IOrderPath> OpenAsync(string name, string directory, OrdersSize size) => name switch
+    public static async Task<IOrderPath> OpenAsync(string name, string directory, OrdersSize size, SimulatedDisk? disk = null)
     {
-        Documents => await DocumentsOrderPath.OpenAsync(directory, size).ConfigureAwait(false),
-        SqlVoron => SqlVoronOrderPath.Open(directory, size),
-        SqlDocs => await SqlDocsOrderPath.OpenAsync(directory, size).ConfigureAwait(false),
-        Sqlite => SqliteOrderPath.Open(directory, size),
-        LiteDb => LiteDbOrderPath.Open(directory, size),
-        _ => throw new ArgumentException($"unknown order path '{name}' (known: {string.Join(", ", All)})", nameof(name)),
-    };
+        disk ??= SimulatedDisk.None;
+        return name switch
+        {
+            Documents => await DocumentsOrderPath.OpenAsync(directory, size, disk).ConfigureAwait(false),
+            SqlVoron => SqlVoronOrderPath.Open(directory, size, disk),
+            SqlDocs => await SqlDocsOrderPath.OpenAsync(directory, size, disk).ConfigureAwait(false),
+            Sqlite => SqliteOrderPath.Open(directory, size, disk),
+            LiteDb => LiteDbOrderPath.Open(directory, size, disk),
+            _ => throw new ArgumentException($"unknown order path '{name}' (known: {string.Join(", ", All)})", nameof(name)),
+        };
+    }
 
     /// <summary>The arguments the plans are shown for: a customer's orders in the last 30 days of the data.</summary>
     internal static (string Customer, string From, string To) PlanArguments { get; } =

@@ -1,5 +1,6 @@
 using Microsoft.Data.Sqlite;
 using Voron.Documents;
+using Voron.LoadTests.Measurement;
 using Voron.SqliteVfs;
 
 namespace Voron.LoadTests.Engines.Orders;
@@ -28,9 +29,9 @@ internal sealed class SqlDocsOrderPath : IOrderPath, ISqlCounted
         _registration = registration;
     }
 
-    public static async Task<SqlDocsOrderPath> OpenAsync(string directory, OrdersSize size)
+    public static async Task<SqlDocsOrderPath> OpenAsync(string directory, OrdersSize size, SimulatedDisk disk)
     {
-        var environment = SqlVoronOrderPath.OpenEnvironment(directory);
+        var environment = SqlVoronOrderPath.OpenEnvironment(directory, disk);
         DocumentStore? store = null;
         VoronSqliteRegistration? registration = null;
         try

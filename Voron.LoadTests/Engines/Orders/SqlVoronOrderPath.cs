@@ -1,4 +1,5 @@
 using Microsoft.Data.Sqlite;
+using Voron.LoadTests.Measurement;
 using Voron.SqliteVfs;
 
 namespace Voron.LoadTests.Engines.Orders;
@@ -23,9 +24,9 @@ internal sealed class SqlVoronOrderPath : IOrderPath, ISqlCounted
         _registration = registration;
     }
 
-    public static SqlVoronOrderPath Open(string directory, OrdersSize size)
+    public static SqlVoronOrderPath Open(string directory, OrdersSize size, SimulatedDisk disk)
     {
-        var environment = OpenEnvironment(directory);
+        var environment = OpenEnvironment(directory, disk);
         VoronSqliteRegistration? registration = null;
         try
         {
@@ -47,10 +48,13 @@ internal sealed class SqlVoronOrderPath : IOrderPath, ISqlCounted
         }
     }
 
-    /// <summary>A Durable store in <paramref name="directory"/> (the sql-docs path opens its store the same way).</summary>
-    internal static StorageEnvironment OpenEnvironment(string directory)
+    /// <summary>
+    /// A Durable store in <paramref name="directory"/> on <paramref name="disk"/> (its file system
+    /// delays every flush on a simulated slower disk); the documents and sql-docs paths open theirs the same way.
+    /// </summary>
+    internal static StorageEnvironment OpenEnvironment(string directory, SimulatedDisk disk)
     {
-        var options = StorageEnvironmentOptions.ForDirectory(directory);
+        var options = disk.VoronOptions(directory);
         options.Durability = DurabilityMode.Durable;
         return StorageEnvironment.Open(options);
     }

@@ -1,5 +1,6 @@
 using Microsoft.Data.Sqlite;
 using Voron.LoadTests.Engines.Sqlite;
+using Voron.LoadTests.Measurement;
 
 namespace Voron.LoadTests.Engines.Orders;
 
@@ -8,17 +9,19 @@ namespace Voron.LoadTests.Engines.Orders;
 /// user sets it up through Microsoft.Data.Sqlite: one database file in WAL mode,
 /// <c>synchronous=FULL</c> (a commit returns after the WAL's fsync), pooled connections with the
 /// large page cache, <c>busy_timeout</c> so concurrent writers wait for the write lock inside SQLite.
+/// On a simulated slower disk the connections use <see cref="SimulatedDisk.SqliteVfs"/>: every
+/// xSync waits the delay first, inside the commit (and the checkpoint) that makes it.
 /// </summary>
 internal sealed class SqliteOrderPath : IOrderPath
 {
     private readonly string _connectionString;
 
-    private SqliteOrderPath(string directory) =>
-        _connectionString = new SqliteConnectionStringBuilder { DataSource = Path.Combine(directory, "orders.db"), Pooling = true }.ToString();
+    private SqliteOrderPath(string directory, SimulatedDisk disk) =>
+        _connectionString = new SqliteConnectionStringBuilder { DataSource = Path.Combine(directory, "orders.db"), Pooling = true, Vfs = disk.SqliteVfs }.ToString();
 
-    public static SqliteOrderPath Open(string directory, OrdersSize size)
+    public static SqliteOrderPath Open(string directory, OrdersSize size, SimulatedDisk disk)
     {
-        var path = new SqliteOrderPath(directory);
+        var path = new SqliteOrderPath(directory, disk);
         try
         {
             using var connection = path.Connect();

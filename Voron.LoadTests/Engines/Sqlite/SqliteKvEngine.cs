@@ -17,8 +17,9 @@ namespace Voron.LoadTests.Engines.Sqlite;
 /// for the whole table of a full run, so reads are not held back by a small page cache when the
 /// memory-mapped peers have all of the OS page cache. With <c>mmap</c>, every connection also
 /// sets <c>mmap_size</c> (<see cref="MmapSize"/>), as a user tuning SQLite for reads would.
-/// Pooling is off so that disposing the engine closes the database file. A simulated flush delay
-/// is a sleep after each commit (<see cref="SimulatedDisk"/>: one fsync per commit).
+/// Pooling is off so that disposing the engine closes the database file. On a simulated slower
+/// disk the connections use <see cref="SimulatedDisk.SqliteVfs"/>, whose every xSync waits the
+/// delay: each commit's WAL sync and each checkpoint's syncs, where SQLite makes them.
 /// </remarks>
 internal sealed class SqliteKvEngine : IKvEngine
 {
@@ -28,14 +29,10 @@ internal sealed class SqliteKvEngine : IKvEngine
     /// <summary><c>PRAGMA mmap_size</c> of the mmap variant: SQLite's default upper limit (SQLITE_MAX_MMAP_SIZE, 0x7fff0000), about 2 GiB.</summary>
     internal const long MmapSize = 0x7fff0000;
 
-    /// <summary>The syncs one commit makes (WAL, synchronous=FULL: one fsync of the WAL), for the simulated delay.</summary>
-    internal const int SyncsPerCommit = 1;
-
     internal const string FileName = "kv.db";
 
     private readonly string _connectionString;
     private readonly bool _mmap;
-    private readonly SimulatedDisk _disk;
     private readonly SqliteConnection _connection;
     private readonly SqliteCommand _put;
     private readonly SqliteParameter _putKey;
@@ -48,11 +45,11 @@ internal sealed class SqliteKvEngine : IKvEngine
     {
         Directory = directory;
         _mmap = mmap;
-        _disk = disk;
         _connectionString = new SqliteConnectionStringBuilder
         {
             DataSource = Path.Combine(directory, FileName),
             Pooling = false,
+            Vfs = disk.SqliteVfs,
         }.ToString();
         _connection = OpenConnection();
         try
@@ -108,8 +105,6 @@ internal sealed class SqliteKvEngine : IKvEngine
             _put.Transaction = null;
             _delete.Transaction = null;
         }
-
-        _disk.Delay(SyncsPerCommit);
     }
 
     /// <summary>Checkpoints the whole WAL into the database file (which SQLite then fsyncs) and truncates the WAL.</summary>
