@@ -55,6 +55,8 @@ public sealed class SqlDocsExperimentTests : IDisposable
         using var json = JsonDocument.Parse(File.ReadAllText(jsonPath));
         var rows = json.RootElement.GetProperty("rows").EnumerateArray().ToList();
         Assert.Equal(SqlDocsWorkloads.All.Length * SqlDocsEngines.All.Length, rows.Count);
+        Assert.Equal(SqlDocsWorkloads.All.Length, json.RootElement.EnumerateObject().Count(p => p.Name.StartsWith($"sqlCounters.{SqlDocsEngines.VoronSqlDocs}.", StringComparison.Ordinal)));
+        Assert.DoesNotContain(json.RootElement.EnumerateObject(), p => p.Name.StartsWith("sqlCounters.", StringComparison.Ordinal) && !p.Name.StartsWith($"sqlCounters.{SqlDocsEngines.VoronSqlDocs}.", StringComparison.Ordinal));
         foreach (var (workload, connections) in SqlDocsWorkloads.All)
         {
             foreach (var engine in SqlDocsEngines.All)

@@ -42,6 +42,10 @@ public sealed class SqlExperimentTests : IDisposable
             }
         }
 
+        // Voron's SQL counters, one fact per configuration and round; none for stock SQLite.
+        var insert = json.RootElement.GetProperty($"sqlCounters.{SqlEngine.Voron}.{SqlExperiment.Insert}.4.r1").GetString()!;
+        Assert.Matches(@"^[1-9]\d* commits .*write lock: [1-9]\d* turns", insert);
+        Assert.False(json.RootElement.TryGetProperty($"sqlCounters.{SqlEngine.SqliteWal}.{SqlExperiment.Insert}.4.r1", out _));
         Assert.True(json.RootElement.GetProperty("fdatasyncMedianMs").GetDouble() > 0);
 
         // every round is kept whole for the HTML report, under a load name the engines share

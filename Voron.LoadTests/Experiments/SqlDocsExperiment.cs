@@ -108,8 +108,10 @@ internal sealed class SqlDocsExperiment : IExperiment
                     {
                         context.Progress($"{engine.Name,-16} {workload,-11} {connections,2} connections, round {round} of {rounds} ...");
                         var rows = new SqlDocsScenario.RowCount();
+                        var counters = SqlCounterRows.Start(engine);
                         var stats = await context.RunScenarioAsync(SqlDocsScenario.Create(engine, workload, connections, duration / rounds, documents, $"r{round}", rows)).ConfigureAwait(false);
                         report.AddScenario(engine.Name, $"{workload}, closed {connections}", round, stats);
+                        counters?.AddFactTo(report, $"sqlCounters.{engine.Name}.{workload}.{connections}.r{round}");
                         totals[engine.Name].Add(stats, rows.Value);
                     }
                 }

@@ -84,8 +84,10 @@ internal sealed partial class SqlExperiment : IExperiment
                     {
                         context.Progress($"{engine.Name,-16} {workload,-15} {connections,3} connections, round {round} of {rounds} ...");
                         var writes = new WriteTally(engine);
+                        var counters = SqlCounterRows.Start(engine);
                         var stats = await context.RunScenarioAsync(RoundScenario(engine, workload, connections, duration / rounds, rows, writes)).ConfigureAwait(false);
                         report.AddScenario(engine.Name, LoadName(workload, connections), round, stats);
+                        counters?.AddFactTo(report, $"sqlCounters.{engine.Name}.{workload}.{connections}.r{round}");
                         totals[engine.Name].Add(stats, writes);
                     }
                 }

@@ -9,7 +9,7 @@ namespace Voron.LoadTests.Engines.Sql;
 /// synchronous=FULL: durable) or inside one Voron store through Voron.SqliteVfs
 /// (<see cref="Voron"/>, journal_mode=MEMORY as VoronSqliteRegistration.OpenConnection sets it).
 /// </summary>
-internal sealed class SqlEngine : IDisposable
+internal sealed class SqlEngine : IDisposable, Orders.ISqlCounted
 {
     internal const string Voron = "voron";
     internal const string SqliteWal = "sqlite-wal";
@@ -23,6 +23,7 @@ internal sealed class SqlEngine : IDisposable
     private readonly string _directory;
     private readonly StorageEnvironment? _environment;
     private readonly VoronSqliteRegistration? _registration;
+    private readonly System.Collections.Concurrent.ConcurrentDictionary<string, bool> _databases = new(StringComparer.Ordinal);
 
     private SqlEngine(string name, string directory)
     {
@@ -48,6 +49,7 @@ internal sealed class SqlEngine : IDisposable
         SqliteConnection connection;
         if (_registration != null)
         {
+            _databases.TryAdd("db" + database, true);
             connection = _registration.OpenConnection("db" + database);
         }
         else
@@ -93,6 +95,14 @@ internal sealed class SqlEngine : IDisposable
         command.CommandText = sql;
         command.ExecuteNonQuery();
     }
+
+    /// <summary>The counters of every database the workload opened, added up (Voron only; stock SQLite has none).</summary>
+    public VoronSqliteStatistics SqlStatistics() =>
+        _registration == null ? new VoronSqliteStatistics { Database = AllDatabases } : Measurement.SqlCounterRows.Sum(AllDatabases, _databases.Keys.Select(_registration.GetStatistics));
+
+    public long JournalWrites => _environment?.JournalWrites ?? 0;
+
+    private const string AllDatabases = "every database";
 
     public void Dispose()
     {

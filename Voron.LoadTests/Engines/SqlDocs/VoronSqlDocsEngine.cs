@@ -7,7 +7,7 @@ namespace Voron.LoadTests.Engines.SqlDocs;
 /// the module's plans. Connections are Microsoft.Data.Sqlite's, pooled, statements prepared.
 /// A SQL transaction over both tables commits as one store transaction.
 /// </summary>
-internal sealed class VoronSqlDocsEngine : ISqlDocsEngine
+internal sealed class VoronSqlDocsEngine : ISqlDocsEngine, Orders.ISqlCounted
 {
     public const string CreateTable =
         "CREATE VIRTUAL TABLE IF NOT EXISTS profiles USING voron_docs(Profile, name='$.name' TEXT, city='$.city' TEXT, age='$.age' INTEGER)";
@@ -33,6 +33,10 @@ internal sealed class VoronSqlDocsEngine : ISqlDocsEngine
     }
 
     public string Name => SqlDocsEngines.VoronSqlDocs;
+
+    public global::Voron.SqliteVfs.VoronSqliteStatistics SqlStatistics() => _store.Registration.GetStatistics(VoronStore.Database);
+
+    public long JournalWrites => _store.Environment.JournalWrites;
 
     public string Durability => VoronStore.Durability + " (one store transaction for the table rows and the documents of a SQL transaction)";
 
