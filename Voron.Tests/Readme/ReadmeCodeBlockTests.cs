@@ -64,6 +64,8 @@ public sealed class ReadmeCodeBlockTests : IDisposable
     [InlineData("docs/documents.md", "A tour")]
     [InlineData("docs/aspnetcore.md", "A minimal API")]
     [InlineData("docs/core.md", "Platforms")]
+    [InlineData("docs/core.md", "Operating a store")]
+    [InlineData("docs/sql.md", "SQL over documents (voron_docs)")]
     public void Quick_starts_are_programs_not_fragments(string file, string heading)
     {
         var blocks = MarkdownCodeBlocks.CSharpUnder(MarkdownCodeBlocks.Find(file), heading);
