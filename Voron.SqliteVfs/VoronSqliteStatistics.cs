@@ -46,7 +46,7 @@ public sealed class VoronSqliteStatistics
     /// <summary>Time from those releases until the next holder's thread ran with the lock: how long the lock sat idle between writers.</summary>
     public TimeSpan WriteLockHandOffTime { get; init; }
 
-    /// <summary>Hand-offs straight to the first in line because it had waited longer than the lock lets a running thread go first (4 ms).</summary>
+    /// <summary>Hand-offs straight to the first in line because it had waited longer than the lock lets a running thread go first (100 ms).</summary>
     public long WriteLockStarvedHandOffs { get; init; }
 
     /// <summary>Writers whose snapshot was moved to the newest state when they took the write lock (nothing they read had changed).</summary>

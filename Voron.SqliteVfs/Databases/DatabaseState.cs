@@ -46,7 +46,7 @@ namespace Voron.SqliteVfs.Databases;
 //
 // V1. Per database one connection holds the write lock (SQLite's RESERVED and above). A free lock
 //     goes to the thread that asks first, running or woken, with the line's first taking it
-//     ahead of everyone once it has waited a few milliseconds (WriteLock.cs, WL1–WL4: no lock
+//     ahead of everyone once it has waited 100 ms (WriteLock.cs, WL1–WL4: no lock
 //     convoy, no starvation). The line is ordered by when each connection first asked: one that
 //     left the line after a slice and comes back within a second keeps its place. Every wait in
 //     line is bounded by what the connection set, never multiplied by SQLite's retries:

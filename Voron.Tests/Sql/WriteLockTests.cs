@@ -170,6 +170,9 @@ public sealed class WriteLockTests
         var statistics = writeLock.Statistics;
         Assert.Equal(acquired, statistics.Acquisitions);
         Assert.Equal(refused, statistics.Refusals);
+        Assert.True(statistics.WaitTicks >= 0 && statistics.HeldTicks >= 0 && statistics.HandOffTicks >= 0,
+            $"seed {seed}: a negative time in {statistics} (a hand-off timed before the release it follows)");
+        Assert.True(statistics.HandOffs <= statistics.Acquisitions);
     }
 
     /// <summary>The lock's monitor: holding it keeps every waiter from running its next step.</summary>
