@@ -68,7 +68,7 @@ public sealed class ChangeFeedPositionTests
         await store.Subscriptions.CreateAsync("all");
         Assert.Equal(5, (await store.Subscriptions.GetAsync("all"))!.Position);
         await using var worker = await store.Subscriptions.OpenAsync("all");
-        var batch = await worker.NextBatchAsync();
+        var batch = await worker.NextBatchGuardedAsync();
         Assert.Equal([6L, 7], batch.Changes.Select(c => c.Version));
         await Assert.ThrowsAsync<ChangeFeedPositionException>(() => store.Subscriptions.CreateAsync("late", since: 4));
     }
@@ -87,7 +87,7 @@ public sealed class ChangeFeedPositionTests
             tx.CreateTree(SubscriptionRecord.Tree).Put("all"u8, SubscriptionRecord.Encode(9, record.Incarnation, []));
         });
 
-        var error = await Assert.ThrowsAsync<ChangeFeedPositionException>(() => worker.NextBatchAsync());
+        var error = await Assert.ThrowsAsync<ChangeFeedPositionException>(() => worker.NextBatchGuardedAsync());
         Assert.Equal(9, error.Requested);
         Assert.Contains("ahead of the store", error.Message, StringComparison.Ordinal);
     }
@@ -100,13 +100,13 @@ public sealed class ChangeFeedPositionTests
         await SaveAsync(store, 1, 2);
         await store.Subscriptions.CreateAsync("s");
         await using var old = await store.Subscriptions.OpenAsync("s");
-        var batch = await old.NextBatchAsync();
+        var batch = await old.NextBatchGuardedAsync();
 
         Assert.True(await store.Subscriptions.DeleteAsync("s"));
         await store.Subscriptions.CreateAsync("s");
 
         await Assert.ThrowsAsync<SubscriptionNotFoundException>(() => old.AcknowledgeAsync(batch));
-        await Assert.ThrowsAsync<SubscriptionNotFoundException>(() => old.NextBatchAsync());
+        await Assert.ThrowsAsync<SubscriptionNotFoundException>(() => old.NextBatchGuardedAsync());
         Assert.Equal(0, (await store.Subscriptions.GetAsync("s"))!.Position);
     }
 }

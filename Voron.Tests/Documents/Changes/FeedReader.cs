@@ -56,4 +56,22 @@ internal static class FeedReader
 
         return taken;
     }
+
+    /// <summary>
+    /// <see cref="SubscriptionWorker.NextBatchAsync"/> under the hang guard: a batch that never
+    /// comes (NextBatchAsync waits for a commit when there is nothing to read) fails the test,
+    /// naming the worker's position, instead of hanging the run.
+    /// </summary>
+    public static async Task<SubscriptionBatch> NextBatchGuardedAsync(this SubscriptionWorker worker)
+    {
+        using var guard = new CancellationTokenSource(HangGuard);
+        try
+        {
+            return await worker.NextBatchAsync(guard.Token);
+        }
+        catch (OperationCanceledException) when (guard.IsCancellationRequested)
+        {
+            throw new TimeoutException($"Subscription '{worker.Name}' got no batch after position {worker.Position} within {HangGuard}: nothing was left to read.");
+        }
+    }
 }

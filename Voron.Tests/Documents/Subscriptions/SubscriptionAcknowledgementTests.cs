@@ -1,4 +1,5 @@
 using Voron.Documents;
+using Voron.Tests.Documents.Changes;
 
 namespace Voron.Tests.Documents.Subscriptions;
 
@@ -15,17 +16,17 @@ public sealed class SubscriptionAcknowledgementTests
         await store.Subscriptions.CreateAsync("s");
         await using var worker = await store.Subscriptions.OpenAsync("s", new SubscriptionWorkerOptions { MaxBatchSize = 3 });
 
-        var first = await worker.NextBatchAsync();
+        var first = await worker.NextBatchGuardedAsync();
         Assert.Equal(versions.Take(3), first.Changes.Select(c => c.Version));
         Assert.Equal(0, first.StartPosition);
         Assert.Equal(versions[2], first.EndPosition);
-        var again = await worker.NextBatchAsync(); // not acknowledged: the same changes
+        var again = await worker.NextBatchGuardedAsync(); // not acknowledged: the same changes
         Assert.Equal(versions.Take(3), again.Changes.Select(c => c.Version));
 
         await worker.AcknowledgeAsync(first);
         Assert.Equal(versions[2], worker.Position);
         Assert.Equal(versions[2], (await store.Subscriptions.GetAsync("s"))!.Position);
-        var second = await worker.NextBatchAsync();
+        var second = await worker.NextBatchGuardedAsync();
         Assert.Equal(versions.Skip(3), second.Changes.Select(c => c.Version));
         Assert.Equal(versions[2], second.StartPosition);
         Assert.All(second.Changes, c => Assert.Equal("User", c.Collection));
@@ -39,7 +40,7 @@ public sealed class SubscriptionAcknowledgementTests
         var versions = await SubscriptionTestData.SaveUsersAsync(store, 4);
         await store.Subscriptions.CreateAsync("s", collection: "User");
         await using var worker = await store.Subscriptions.OpenAsync("s");
-        var batch = await worker.NextBatchAsync();
+        var batch = await worker.NextBatchGuardedAsync();
         Assert.Equal(versions, batch.Changes.Select(c => c.Version));
 
         var before = store.Environment.LastCommittedTransactionId;
@@ -69,7 +70,7 @@ public sealed class SubscriptionAcknowledgementTests
         await SubscriptionTestData.SaveUsersAsync(store, 2);
         await store.Subscriptions.CreateAsync("s");
         await using var worker = await store.Subscriptions.OpenAsync("s");
-        var batch = await worker.NextBatchAsync();
+        var batch = await worker.NextBatchGuardedAsync();
         await using (var session = batch.OpenSession())
         {
             await session.SaveChangesAsync();
@@ -85,8 +86,8 @@ public sealed class SubscriptionAcknowledgementTests
         await SubscriptionTestData.SaveUsersAsync(store, 3);
         await store.Subscriptions.CreateAsync("s");
         await using var worker = await store.Subscriptions.OpenAsync("s");
-        var batch = await worker.NextBatchAsync();
-        var copy = await worker.NextBatchAsync(); // the same changes, as a worker that lost track would hold them
+        var batch = await worker.NextBatchGuardedAsync();
+        var copy = await worker.NextBatchGuardedAsync(); // the same changes, as a worker that lost track would hold them
         await using (var session = batch.OpenSession())
         {
             session.Store(new Note { Text = "first" }, Json.Note, "notes/first");
@@ -118,7 +119,7 @@ public sealed class SubscriptionAcknowledgementTests
         await SubscriptionTestData.SaveUsersAsync(store, 2);
         await store.Subscriptions.CreateAsync("s");
         await using var worker = await store.Subscriptions.OpenAsync("s");
-        var batch = await worker.NextBatchAsync();
+        var batch = await worker.NextBatchGuardedAsync();
         Assert.True(await store.Subscriptions.DeleteAsync("s"));
         await using (var session = batch.OpenSession())
         {
@@ -128,7 +129,7 @@ public sealed class SubscriptionAcknowledgementTests
         }
 
         await Assert.ThrowsAsync<SubscriptionNotFoundException>(() => worker.AcknowledgeAsync(batch));
-        await Assert.ThrowsAsync<SubscriptionNotFoundException>(() => worker.NextBatchAsync());
+        await Assert.ThrowsAsync<SubscriptionNotFoundException>(() => worker.NextBatchGuardedAsync());
         Assert.Empty(await SubscriptionTestData.NoteTextsAsync(store));
     }
 
@@ -139,7 +140,7 @@ public sealed class SubscriptionAcknowledgementTests
         await SubscriptionTestData.SaveUsersAsync(store, 2);
         await store.Subscriptions.CreateAsync("s");
         var worker = await store.Subscriptions.OpenAsync("s");
-        var batch = await worker.NextBatchAsync();
+        var batch = await worker.NextBatchGuardedAsync();
         await worker.DisposeAsync();
         await Assert.ThrowsAsync<ObjectDisposedException>(() => worker.AcknowledgeAsync(batch));
         await using (var session = batch.OpenSession())

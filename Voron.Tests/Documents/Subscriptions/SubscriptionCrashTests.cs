@@ -1,4 +1,5 @@
 using Voron.Documents;
+using Voron.Tests.Documents.Changes;
 using Voron.Testing.Crash;
 using Voron.Tests.Documents.Crash;
 using Xunit.Abstractions;
@@ -52,7 +53,7 @@ public sealed class SubscriptionCrashTests(ITestOutputHelper output)
 
             await using (var worker = await run.Store!.Subscriptions.OpenAsync("derive", new SubscriptionWorkerOptions { MaxBatchSize = 3, WaitTimeout = TimeSpan.Zero }))
             {
-                var batch = await worker.NextBatchAsync();
+                var batch = await worker.NextBatchGuardedAsync();
                 await using var session = batch.OpenSession();
                 foreach (var change in batch.Changes)
                 {
@@ -188,7 +189,7 @@ public sealed class SubscriptionCrashTests(ITestOutputHelper output)
         if (after.Count > 0)
         {
             await using var worker = await store.Subscriptions.OpenAsync("derive", new SubscriptionWorkerOptions { MaxBatchSize = 10_000, WaitTimeout = TimeSpan.Zero });
-            var batch = await worker.NextBatchAsync();
+            var batch = await worker.NextBatchGuardedAsync();
             var handed = batch.Changes.Select(c => c.Version).ToList();
             if (!handed.SequenceEqual(after))
             {

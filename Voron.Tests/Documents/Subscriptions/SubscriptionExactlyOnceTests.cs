@@ -1,4 +1,5 @@
 using Voron.Documents;
+using Voron.Tests.Documents.Changes;
 
 namespace Voron.Tests.Documents.Subscriptions;
 
@@ -28,7 +29,7 @@ public sealed class SubscriptionExactlyOnceTests(Xunit.Abstractions.ITestOutputH
                 var worker = await store.Subscriptions.OpenAsync("derive", new SubscriptionWorkerOptions { MaxBatchSize = random.Next(1, 6), WaitTimeout = TimeSpan.Zero });
                 for (var step = random.Next(1, 4); step > 0 && worker.Position < sources[^1]; step--)
                 {
-                    var batch = await worker.NextBatchAsync();
+                    var batch = await worker.NextBatchGuardedAsync();
                     await using var session = batch.OpenSession();
                     foreach (var change in batch.Changes)
                     {
@@ -56,7 +57,7 @@ public sealed class SubscriptionExactlyOnceTests(Xunit.Abstractions.ITestOutputH
             {
                 while (worker.Position < sources[^1])
                 {
-                    var batch = await worker.NextBatchAsync();
+                    var batch = await worker.NextBatchGuardedAsync();
                     await using var session = batch.OpenSession();
                     foreach (var change in batch.Changes)
                     {

@@ -1,4 +1,5 @@
 using Voron.Documents;
+using Voron.Tests.Documents.Changes;
 
 namespace Voron.Tests.Documents.Subscriptions;
 
@@ -139,7 +140,7 @@ public sealed class SubscriptionLifecycleTests
         await store.Subscriptions.CreateAsync("s");
         var holder = await store.Subscriptions.OpenAsync("s");
         var waiting = store.Subscriptions.OpenAsync("s");
-        var batch = holder.NextBatchAsync(); // nothing to read: waits for a commit
+        var batch = holder.NextBatchGuardedAsync(); // nothing to read: waits for a commit
         await Task.Delay(30);
         Assert.False(waiting.IsCompleted);
         Assert.False(batch.IsCompleted);
@@ -151,7 +152,7 @@ public sealed class SubscriptionLifecycleTests
         await Assert.ThrowsAsync<ObjectDisposedException>(() => store.Subscriptions.CreateAsync("t"));
         await Assert.ThrowsAsync<ObjectDisposedException>(() => store.Subscriptions.GetAsync("s"));
         await Assert.ThrowsAsync<ObjectDisposedException>(() => store.Subscriptions.DeleteAsync("s"));
-        await Assert.ThrowsAsync<ObjectDisposedException>(() => holder.NextBatchAsync());
+        await Assert.ThrowsAsync<ObjectDisposedException>(() => holder.NextBatchGuardedAsync());
         await holder.DisposeAsync();
     }
 
@@ -161,7 +162,7 @@ public sealed class SubscriptionLifecycleTests
         await using var store = DocumentTestStore.InMemory();
         await store.Subscriptions.CreateAsync("s");
         var worker = await store.Subscriptions.OpenAsync("s");
-        var batch = worker.NextBatchAsync();
+        var batch = worker.NextBatchGuardedAsync();
         await Task.Delay(30);
         Assert.False(batch.IsCompleted);
         await worker.DisposeAsync();
@@ -178,13 +179,13 @@ public sealed class SubscriptionLifecycleTests
         await using var store = DocumentTestStore.InMemory();
         await store.Subscriptions.CreateAsync("s");
         await using var worker = await store.Subscriptions.OpenAsync("s");
-        var waiting = worker.NextBatchAsync();
+        var waiting = worker.NextBatchGuardedAsync();
         await Task.Delay(30);
         Assert.True(await store.Subscriptions.DeleteAsync("s"));
         var error = await Assert.ThrowsAsync<SubscriptionNotFoundException>(() => waiting.WaitAsync(TimeSpan.FromSeconds(30)));
         Assert.Contains("was deleted", error.Message, StringComparison.Ordinal);
 
         await store.Subscriptions.CreateAsync("s"); // created again: a new subscription, not the old worker's
-        await Assert.ThrowsAsync<SubscriptionNotFoundException>(() => worker.NextBatchAsync());
+        await Assert.ThrowsAsync<SubscriptionNotFoundException>(() => worker.NextBatchGuardedAsync());
     }
 }

@@ -1,4 +1,5 @@
 using Voron.Documents;
+using Voron.Tests.Documents.Changes;
 
 namespace Voron.Tests.Documents.Subscriptions;
 
@@ -16,7 +17,7 @@ public sealed class SubscriptionReadTests
         var sizes = new List<int>();
         while (worker.Position < versions[^1])
         {
-            var batch = await worker.NextBatchAsync();
+            var batch = await worker.NextBatchGuardedAsync();
             Assert.Equal(worker.Position, batch.StartPosition);
             Assert.All(batch.Changes, c => Assert.Null(c.Json));
             seen.AddRange(batch.Changes.Select(c => c.Version));
@@ -40,12 +41,12 @@ public sealed class SubscriptionReadTests
         await store.Subscriptions.CreateAsync("users", collection: "User");
         await using var worker = await store.Subscriptions.OpenAsync("users");
 
-        var batch = await worker.NextBatchAsync();
+        var batch = await worker.NextBatchGuardedAsync();
         Assert.Equal(users, batch.Changes.Select(c => c.Version));
         Assert.Equal(users[^1] + 2, batch.EndPosition); // past the two notes after the last user
         await worker.AcknowledgeAsync(batch);
 
-        var next = worker.NextBatchAsync(); // only notes come: it keeps waiting
+        var next = worker.NextBatchGuardedAsync(); // only notes come: it keeps waiting
         await SubscriptionTestData.SaveNoteAsync(store, "n4");
         await Task.Delay(50);
         Assert.False(next.IsCompleted);
@@ -62,7 +63,7 @@ public sealed class SubscriptionReadTests
         await using var store = DocumentTestStore.InMemory();
         await store.Subscriptions.CreateAsync("s");
         await using var worker = await store.Subscriptions.OpenAsync("s");
-        var next = worker.NextBatchAsync();
+        var next = worker.NextBatchGuardedAsync();
         await Task.Delay(30);
         Assert.False(next.IsCompleted);
         var versions = await SubscriptionTestData.SaveUsersAsync(store, 2);
@@ -78,6 +79,6 @@ public sealed class SubscriptionReadTests
         await store.Subscriptions.CreateAsync("s", since: versions[2]);
         await using var worker = await store.Subscriptions.OpenAsync("s");
         Assert.Equal(versions[2], worker.Position);
-        Assert.Equal(versions.Skip(3), (await worker.NextBatchAsync()).Changes.Select(c => c.Version));
+        Assert.Equal(versions.Skip(3), (await worker.NextBatchGuardedAsync()).Changes.Select(c => c.Version));
     }
 }

@@ -1,36 +1,45 @@
 using Voron.Documents;
+using Voron.Tests.Documents.Changes;
 
 namespace Voron.Tests.Documents.Subscriptions;
 
 /// <summary>SU3: pruning never passes the lowest subscription position; a position older than the log is a clear error.</summary>
 public sealed class SubscriptionRetentionTests
 {
-    private static DocumentStore ShortRetention() => DocumentTestStore.InMemory(o => o.ChangeFeed.Retention = TimeSpan.FromTicks(1));
+    // The clock is moved by hand, so the store's background pruning never runs: with the real
+    // clock and a retention of one tick it could prune every change between the saves and the
+    // first CreateAsync on a busy machine, leaving the subscriptions nothing to read.
+    private static DocumentStore ShortRetention(ManualTimeProvider clock) => DocumentTestStore.InMemory(o =>
+    {
+        o.TimeProvider = clock;
+        o.ChangeFeed.Retention = TimeSpan.FromTicks(1);
+    });
 
     [Fact]
     public async Task Pruning_stops_at_the_lowest_subscription_position()
     {
-        await using var store = ShortRetention();
+        var clock = new ManualTimeProvider();
+        await using var store = ShortRetention(clock);
         var versions = await SubscriptionTestData.SaveUsersAsync(store, 6);
         await store.Subscriptions.CreateAsync("slow");
         await store.Subscriptions.CreateAsync("fast");
         await using (var fast = await store.Subscriptions.OpenAsync("fast", new SubscriptionWorkerOptions { MaxBatchSize = 4 }))
         {
-            await fast.AcknowledgeAsync(await fast.NextBatchAsync());
+            await fast.AcknowledgeAsync(await fast.NextBatchGuardedAsync());
         }
 
         await using (var slow = await store.Subscriptions.OpenAsync("slow", new SubscriptionWorkerOptions { MaxBatchSize = 2 }))
         {
-            await slow.AcknowledgeAsync(await slow.NextBatchAsync());
+            await slow.AcknowledgeAsync(await slow.NextBatchGuardedAsync());
         }
 
-        await Task.Delay(5);
+        clock.Advance(TimeSpan.FromSeconds(1)); // every change is now older than the retention
         await store.PruneChangesAsync(CancellationToken.None);
         Assert.Equal(versions[1], store.OldestChangePosition); // the slow one's position, not beyond
 
         await using (var slow = await store.Subscriptions.OpenAsync("slow"))
         {
-            Assert.Equal(versions.Skip(2), (await slow.NextBatchAsync()).Changes.Select(c => c.Version)); // nothing it has not acknowledged was pruned
+            Assert.Equal(versions.Skip(2), (await slow.NextBatchGuardedAsync()).Changes.Select(c => c.Version)); // nothing it has not acknowledged was pruned
         }
 
         Assert.True(await store.Subscriptions.DeleteAsync("slow"));
@@ -69,7 +78,7 @@ public sealed class SubscriptionRetentionTests
             await using (var store = DocumentTestStore.InDirectory(path))
             {
                 await using var worker = await store.Subscriptions.OpenAsync("s");
-                var error = await Assert.ThrowsAsync<ChangeFeedPositionException>(() => worker.NextBatchAsync());
+                var error = await Assert.ThrowsAsync<ChangeFeedPositionException>(() => worker.NextBatchGuardedAsync());
                 Assert.Equal(0, error.Requested);
                 Assert.Equal(store.OldestChangePosition, error.Oldest);
             }
