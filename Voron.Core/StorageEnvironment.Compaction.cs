@@ -6,7 +6,7 @@ using Voron.Platform;
 
 namespace Voron;
 
-// Compaction: offline, a dense copy swapped in (Compaction/, rules CP1..CP4).
+// Compaction: offline, a dense copy swapped in (Compaction/, rules CP1..CP10).
 //
 // Why not in place, online: page numbers are stable, and the journal's page diffs are computed
 // against the previous version of the same page number, so moving a page needs relocation

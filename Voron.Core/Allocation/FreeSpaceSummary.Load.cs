@@ -7,8 +7,8 @@ namespace Voron.Allocation;
 internal sealed partial record FreeSpaceSummary
 {
     /// <summary>
-    /// Reads and validates the directory, every bitmap page and the pending chain (rules FS1–FS7 of
-    /// FreeSpaceFormat.cs). Bytes from disk are validated, never trusted: a violation raises
+    /// Reads and validates the directory, every bitmap page and the pending chain (FS1–FS7 of
+    /// FreeSpaceFormat.cs: the format rules; FS8, every page owned once, is the integrity check's). Bytes from disk are validated, never trusted: a violation raises
     /// <see cref="CorruptionException"/> naming the data file and the page's offset.
     /// </summary>
     public static FreeSpaceSummary Load(IAllocatorPages pages, long directoryPage, long nextPageNumber)

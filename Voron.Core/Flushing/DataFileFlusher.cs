@@ -43,6 +43,10 @@ namespace Voron.Flushing;
 //        begin at N in between while N + 1 committed and was flushed under it.)
 //   FL2. The header never claims a transaction the data file has not synced.
 //   FL3. A journal file is recycled only after a synced header no longer needs it for recovery.
+//   FL4. The batch is taken after F is fixed and holds only commits with tx <= F: commits
+//        queued while the flush runs (tx > F) wait for a later flush, whatever their number.
+//   FL5. Readers may begin, end and read at every step of a flush (FlushStep): every version a
+//        reader can need stays in the page table until the data file holds it synced (PT4).
 //   FL6. A flush that fails, for whatever reason and at whatever step, fails the store
 //        (fail-stop, reported through the failure sink: the store's IsFailed / Failure, the
 //        failure metric and OnFailure) — the background flusher never dies silently while
@@ -59,10 +63,6 @@ namespace Voron.Flushing;
 //        chose even if the readers that set F end meanwhile. After each flush, and at every wake,
 //        the page table prunes, frees scratch slots and spills to its budget (PageTable.Maintain),
 //        and the mappings' views no one can read any more are released (Paging/SupersededViews.cs).
-//   FL4. The batch is taken after F is fixed and holds only commits with tx <= F: commits
-//        queued while the flush runs (tx > F) wait for a later flush, whatever their number.
-//   FL5. Readers may begin, end and read at every step of a flush (FlushStep): every version a
-//        reader can need stays in the page table until the data file holds it synced (PT4).
 //   FL9. A commit is queued here before it becomes visible (Transactions/CommitPipeline.cs), so
 //        every transaction up to the committed id is queued, and a batch that is not empty ends
 //        exactly at F. FL8 pins F, so the flush must write the newest versions <= F: had the batch

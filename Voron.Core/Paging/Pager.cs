@@ -33,14 +33,14 @@ namespace Voron.Paging;
 //        An eighth, not the whole size: a doubling left a loaded store's file up to twice its
 //        high-water mark (the filesize experiment), and one more fallocate + fdatasync per eighth
 //        costs nothing measurable.
+//   PG5. A transaction's pages lie inside the file before its journal record is written: the
+//        commit reserves (grows and syncs) the file up to its NextPageNumber first (Reserve), so
+//        replaying the journal never needs space the store does not already hold.
 //   PG6. A clean close whose final flush succeeded truncates the file to the high-water mark
 //        (the last commit's NextPageNumber), after the mapping is released: no page at or past it
 //        is referenced by the header, the journal or any reader (every record's pages lie below
 //        its own NextPageNumber, which never decreases), so PG5 still holds and the next open
 //        needs no growth to recover. Best effort: a file system that refuses keeps the length.
-//   PG5. A transaction's pages lie inside the file before its journal record is written: the
-//        commit reserves (grows and syncs) the file up to its NextPageNumber first (Reserve), so
-//        replaying the journal never needs space the store does not already hold.
 
 /// <summary>The data file: validated reads through a read-only mapping, positional writes, growth.</summary>
 internal sealed unsafe partial class Pager : IDisposable

@@ -32,15 +32,15 @@ namespace Voron.Transactions;
 //   T4. Commit returns only after the journal record is durable; the new state becomes visible
 //       to new transactions only after that (PageTable PT2).
 //   T5. A page's checksum is stamped at commit, so the journal and the data file carry it.
+//   T6. A write transaction that starts while the previous one is still being journaled (async
+//       commit) reads that one's pages first; it commits only after the previous one is durable,
+//       and never if the previous one failed (Transactions/CommitPipeline.cs: C1, C4).
 //   T7. A transaction is usable only while it is live: once disposed, once an explicit write
 //       transaction's Commit was called (whether it succeeded or not), and once a merged
 //       operation's delegate returned, every call on it, its trees and its iterators throws
 //       (ReadTransaction.ThrowIfUnusable); and once PrepareCommit has stamped the pages, the
 //       low-level transaction refuses every change. So no page a commit journals or publishes
 //       (PT1) is written after it was prepared.
-//   T6. A write transaction that starts while the previous one is still being journaled (async
-//       commit) reads that one's pages first; it commits only after the previous one is durable,
-//       and never if the previous one failed (Transactions/CommitPipeline.cs: C1, C4).
 //   T8. A raw page (a page file's block, PageFiles/PageFileFormat.cs) has no page header: T5
 //       does not stamp it and the pager does not validate it as a header page; its checksum is
 //       kept in the page file's map entry (LowLevelTransaction.RawPages.cs).

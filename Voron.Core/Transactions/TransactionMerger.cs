@@ -39,6 +39,12 @@ namespace Voron.Transactions;
 //   M4. The queue is bounded (MaxQueuedOperations): submitters wait for room (backpressure), and
 //       at most one batch is in flight while the next one runs (a caller-run batch counts as
 //       one: it starts only when none is in flight, MG1, and never enters the queue).
+//   M5. When the writer stops (failure or disposal) it closes the queue before draining it, so an
+//       operation submitted at any moment either is drained and failed or is refused at
+//       submission. An unexpected exception while a batch is built or prepared (outside the
+//       operations and the journal write) fails that batch's operations with it; nothing of the
+//       batch was written, and the writer goes on. A failed in-flight commit, whatever its
+//       exception's type, was reported to its own operations and never ends the writer.
 //   M6. An operation is synchronous: it runs on a view of the batch's transaction that closes
 //       when the delegate returns (T7), so code that runs later — after an await, or from a
 //       callback that kept the transaction — throws instead of writing into pages the batch has
@@ -57,12 +63,6 @@ namespace Voron.Transactions;
 //       runs again without it, and it opens the next one). So a batch holds less than
 //       2 x MaxBatchBytes of pages, or a single operation — a burst of large values never
 //       builds one huge journal record, and never one past the record size limit.
-//   M5. When the writer stops (failure or disposal) it closes the queue before draining it, so an
-//       operation submitted at any moment either is drained and failed or is refused at
-//       submission. An unexpected exception while a batch is built or prepared (outside the
-//       operations and the journal write) fails that batch's operations with it; nothing of the
-//       batch was written, and the writer goes on. A failed in-flight commit, whatever its
-//       exception's type, was reported to its own operations and never ends the writer.
 
 /// <summary>Merges concurrent write operations into shared transactions and journal flushes.</summary>
 internal sealed partial class TransactionMerger : IDisposable

@@ -5,7 +5,7 @@ namespace Voron.SqliteVfs.Databases;
 
 /// <summary>
 /// One connection's main database file: its lock level, snapshot and write set over the shared
-/// <see cref="DatabaseState"/> (rules V1–V12 in DatabaseState.cs). SQLite calls it from one
+/// <see cref="DatabaseState"/> (rules V1–V17 in DatabaseState.cs). SQLite calls it from one
 /// thread at a time (the connection's mutex), not always the same thread.
 /// </summary>
 internal sealed partial class DatabaseFile : VfsFile

@@ -9,8 +9,8 @@ using Voron.SqliteVfs.Interop.VirtualTables;
 
 namespace Voron.SqliteVfs.Documents;
 
-// Design notes — SQL over documents (the voron_docs module). Rules SD1–SD8 here; the commit rules
-// V13–V15 are in Databases/DatabaseState.cs with V1–V12.
+// Design notes — SQL over documents (the voron_docs module). Rules SD1–SD8 here; the rules of
+// document commits and reads (V13–V17) are in Databases/DatabaseState.cs with the rest of V1–V17.
 //
 // SD1. A voron_docs table is a view of one collection: id (TEXT PRIMARY KEY, WITHOUT ROWID), body
 //     (the JSON), one column per declared JSON path, hidden version and last_modified

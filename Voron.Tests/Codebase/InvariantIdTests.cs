@@ -80,6 +80,38 @@ public sealed class InvariantIdTests
     }
 
     [Fact]
+    public void Rule_list_out_of_numeric_order_is_reported_and_separate_lists_are_not()
+    {
+        var ids = InvariantIds.Collect([
+            new SourceText("A/Rules.cs", "// Invariants:\n//   ZQ1. first;\n//   ZQ3. third, over\n//        two lines;\n//   ZQ2. second.\n"),
+            new SourceText("B/Rules.cs", "// Validity:\n//   ZQ5. fifth.\n//\n// Invariants:\n//   ZQ4. fourth.\n"),
+        ]);
+
+        var problems = ids.Problems(SyntheticPrefixes);
+
+        Assert.Equal(["A/Rules.cs:5: ZQ2 comes after ZQ3 in one rule list; put the list in numeric order"], problems);
+    }
+
+    [Fact]
+    public void Range_that_locates_a_prefixs_rules_and_stops_before_its_last_id_is_reported()
+    {
+        var rules = new SourceText("A/Rules.cs", "//   ZQ1. one.\n//   ZQ2. two.\n//   ZQ3. three.\n");
+        var ids = InvariantIds.Collect([
+            rules,
+            new SourceText("A/Use.cs", "// the locks (rules ZQ1–ZQ2 in Rules.cs)\n// the release path, ZQ1..ZQ2 (a subset)\n// rules ZQ1..ZQ3 and rules ZQ2-ZQ3\n"),
+            new SourceText("docs/page.md", "Locks (ZQ1–ZQ2), the rest (ZQ2–ZQ3).\n"),
+            new SourceText("docs/results/2026-01-01-old.md", "Then the rules were ZQ1–ZQ2.\n"),
+        ]);
+
+        var problems = ids.Problems(SyntheticPrefixes);
+
+        Assert.Equal(
+            ["A/Use.cs:1: ZQ1–ZQ2 locates the rules of ZQ, but ZQ1–ZQ3 are defined; quote the whole range (or, in code, cite a subset without the word \"rules\")",
+             "docs/page.md:1: ZQ1–ZQ2 locates the rules of ZQ, but ZQ1–ZQ3 are defined; quote the whole range (or, in code, cite a subset without the word \"rules\")"],
+            problems);
+    }
+
+    [Fact]
     public void Citing_line_at_the_start_of_a_comment_is_not_a_definition()
     {
         var ids = InvariantIds.Collect([

@@ -22,13 +22,30 @@ namespace Voron.Tests.Codebase;
 // Not a citation: a token right after ':' or after ToString(" (.NET format specifiers such as
 // {x:F1} and ToString("F1")), and the tokens in Ignored. A range "R1..R9" cites its two ends.
 //
+// A rule list is a run of definitions on consecutive lines (each with the lines of its text); its
+// ids of one prefix appear in numeric order, so a reader who looks for FL4 finds it between FL3
+// and FL5.
+//
+// A range that locates a prefix's rules — any range in README.md or docs/**/*.md (but the dated
+// pages under docs/results/, which record what was true then), or one right after the word
+// "rule"/"rules" in a .cs file — and starts at the prefix's first id reaches its last: "V1–V16"
+// goes stale the day V17 is written. A subset is cited without the word "rules" in code ("the
+// archive's release path, JA1..JA4").
+//
 // A note that says something is "not ... yet": in a comment block (consecutive comment lines) of a
 // .cs file or a paragraph of those Markdown files, the words not/no/nothing ... yet in one
 // sentence, with "yet" not followed by a lowercase word ("not yet durable" describes a state, not
 // something missing). They are listed so that stale ones surface.
 
 /// <summary>A rule's definition: its id, its prefix, its text and where it is.</summary>
-internal sealed record InvariantDefinition(string Id, string Prefix, int Number, string Text, string File, int Line);
+internal sealed record InvariantDefinition(string Id, string Prefix, int Number, string Text, string File, int Line)
+{
+    /// <summary>The last line of the rule's text (the definition's line when it fits on one).</summary>
+    public int EndLine { get; init; } = Line;
+}
+
+/// <summary>A range of ids that locates a prefix's rules ("rules V1–V17", or any range in the docs): its prefix and its two ends.</summary>
+internal sealed record QuotedRange(string Text, string Prefix, int From, int To, string File, int Line);
 
 /// <summary>A place that names an id.</summary>
 internal sealed record InvariantCitation(string Id, string File, int Line);
@@ -118,12 +135,16 @@ internal sealed partial class InvariantIds
     /// <summary>Tokens that look like ids of a defined prefix but are not: C23 is the C language standard.</summary>
     public static readonly IReadOnlySet<string> Ignored = new HashSet<string>(StringComparer.Ordinal) { "C23" };
 
-    private InvariantIds(List<InvariantDefinition> definitions, List<InvariantCitation> citations, List<NotYetNote> notes)
+    private InvariantIds(List<InvariantDefinition> definitions, List<InvariantCitation> citations, List<NotYetNote> notes, List<QuotedRange> ranges)
     {
         Definitions = definitions;
         Citations = citations;
         NotYetNotes = notes;
+        Ranges = ranges;
     }
+
+    /// <summary>Every range that locates a prefix's rules, in file and line order.</summary>
+    public IReadOnlyList<QuotedRange> Ranges { get; }
 
     /// <summary>Every definition, in file and line order (duplicates included).</summary>
     public IReadOnlyList<InvariantDefinition> Definitions { get; }
@@ -204,12 +225,25 @@ internal sealed partial class InvariantIds
         var prefixes = definitions.Select(d => d.Prefix).ToHashSet(StringComparer.Ordinal);
         var defining = definitions.Select(d => (d.File, d.Line)).ToHashSet();
         var citations = new List<InvariantCitation>();
+        var ranges = new List<QuotedRange>();
         foreach (var file in sorted)
         {
             var lines = Lines(file.Text);
+            var markdown = file.Path.EndsWith(".md", StringComparison.Ordinal);
+            var dated = file.Path.StartsWith("docs/results/", StringComparison.Ordinal);
             for (var i = 0; i < lines.Length; i++)
             {
                 var line = lines[i];
+                foreach (Match range in IdRange().Matches(line))
+                {
+                    if (prefixes.Contains(range.Groups["prefix"].Value) && !dated && (markdown || range.Groups["rules"].Success))
+                    {
+                        ranges.Add(new QuotedRange(range.Groups["range"].Value, range.Groups["prefix"].Value,
+                            int.Parse(range.Groups["from"].Value, CultureInfo.InvariantCulture),
+                            int.Parse(range.Groups["to"].Value, CultureInfo.InvariantCulture), file.Path, i + 1));
+                    }
+                }
+
                 var definitionToken = defining.Contains((file.Path, i + 1)) ? DefinitionLine().Match(line).Groups["id"].Index : -1;
                 foreach (Match token in IdToken().Matches(line))
                 {
@@ -227,7 +261,7 @@ internal sealed partial class InvariantIds
             }
         }
 
-        return new InvariantIds(definitions, citations, notes);
+        return new InvariantIds(definitions, citations, notes, ranges);
     }
 
     private static string[] Lines(string text) => text.Replace("\r\n", "\n", StringComparison.Ordinal).Split('\n');
@@ -245,6 +279,7 @@ internal sealed partial class InvariantIds
             var text = new StringBuilder(match.Groups["text"].Value.Trim());
             var item = match.Groups["item"].Success;
             var indent = match.Groups["indent"].Length;
+            var end = i;
             for (var j = i + 1; j < lines.Length && !(item && text.ToString().Contains("</item>", StringComparison.Ordinal)); j++)
             {
                 var comment = CommentText().Match(lines[j]);
@@ -260,12 +295,13 @@ internal sealed partial class InvariantIds
                 }
 
                 text.Append(' ').Append(comment.Groups["text"].Value.Trim());
+                end = j;
             }
 
             var id = match.Groups["id"].Value;
             var prefix = match.Groups["prefix"].Value;
             definitions.Add(new InvariantDefinition(id, prefix, int.Parse(match.Groups["number"].Value, CultureInfo.InvariantCulture),
-                Plain(text.ToString()), path, i + 1));
+                Plain(text.ToString()), path, i + 1) { EndLine = end + 1 });
         }
     }
 
@@ -342,7 +378,11 @@ internal sealed partial class InvariantIds
     private static bool EndsSentence(string text, int i) =>
         text[i] is '.' or '!' or '?' && (i + 1 == text.Length || text[i + 1] is ' ' or '<');
 
-    /// <summary>Duplicate definitions, citations of ids nobody defines, and prefixes missing from (or left in) <see cref="Prefixes"/>: one line each, naming file:line.</summary>
+    /// <summary>
+    /// Duplicate definitions, citations of ids nobody defines, prefixes missing from (or left in)
+    /// <see cref="Prefixes"/>, rule lists out of numeric order and ranges that locate a prefix's
+    /// rules but stop short of its last id: one line each, naming file:line.
+    /// </summary>
     public IReadOnlyList<string> Problems(IReadOnlyDictionary<string, string>? prefixes = null)
     {
         prefixes ??= Prefixes;
@@ -373,6 +413,26 @@ internal sealed partial class InvariantIds
         foreach (var prefix in prefixes.Keys.Where(p => !first.Values.Any(d => d.Prefix == p)).Order(StringComparer.Ordinal))
         {
             problems.Add($"{nameof(InvariantIds)}.{nameof(Prefixes)}: prefix {prefix} has no definition any more");
+        }
+
+        for (var i = 1; i < Definitions.Count; i++)
+        {
+            var (before, after) = (Definitions[i - 1], Definitions[i]);
+            if (before.File == after.File && after.Line == before.EndLine + 1 && before.Prefix == after.Prefix && after.Number < before.Number)
+            {
+                problems.Add($"{after.File}:{after.Line}: {after.Id} comes after {before.Id} in one rule list; put the list in numeric order");
+            }
+        }
+
+        var span = first.Values.GroupBy(d => d.Prefix, StringComparer.Ordinal)
+            .ToDictionary(g => g.Key, g => (Low: g.Min(d => d.Number), High: g.Max(d => d.Number)), StringComparer.Ordinal);
+        foreach (var range in Ranges)
+        {
+            if (span.TryGetValue(range.Prefix, out var ids) && range.From == ids.Low && range.To < ids.High)
+            {
+                problems.Add($"{range.File}:{range.Line}: {range.Text} locates the rules of {range.Prefix}, but {range.Prefix}{ids.Low}–{range.Prefix}{ids.High} are defined; "
+                    + "quote the whole range (or, in code, cite a subset without the word \"rules\")");
+            }
         }
 
         return problems;
@@ -407,6 +467,10 @@ internal sealed partial class InvariantIds
               this page), when its prefix has a definition. Not a citation: a token right after `:` or
               after `ToString("` (.NET format specifiers such as `{x:F1}`), and {{string.Join(", ", Ignored.Order(StringComparer.Ordinal).Select(t => $"`{t}`"))}}
               (the C language standard). A range `R1..R9` cites its two ends.
+            - **Rule list**: definitions on consecutive lines; their ids appear in numeric order.
+            - **Range that locates rules**: any range in `README.md` and `docs/` (not the dated pages
+              of `docs/results/`), or one after the word "rules" in a `.cs` file. When it starts at
+              a prefix's first id it reaches the last, so "V1–V16" fails the day V17 is written.
             - **New prefix**: name its subsystem in `InvariantIds.Prefixes`; the test fails until then.
 
             {{ids.Count}} ids under {{ids.Select(d => d.Prefix).Distinct(StringComparer.Ordinal).Count()}} prefixes, {{Citations.Count}} citations.
@@ -488,6 +552,9 @@ internal sealed partial class InvariantIds
 
     [GeneratedRegex(@"(?<![A-Za-z0-9_])(?<prefix>[A-Z]{1,3})[0-9]{1,2}(?![A-Za-z0-9_])")]
     private static partial Regex IdToken();
+
+    [GeneratedRegex(@"(?<rules>\brules?\s+)?(?<![A-Za-z0-9_])(?<range>(?<prefix>[A-Z]{1,3})(?<from>[0-9]{1,2})\s?(?:–|—|\.\.|-)\s?\k<prefix>(?<to>[0-9]{1,2}))(?![A-Za-z0-9_])")]
+    private static partial Regex IdRange();
 
     [GeneratedRegex(@"\b(?:[Nn]ot|[Nn]o|[Nn]othing)\b[^.;!?]*?\byet\b(?!\s+[a-z])")]
     private static partial Regex NotYet();
