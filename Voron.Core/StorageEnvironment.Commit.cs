@@ -12,10 +12,10 @@ public sealed partial class StorageEnvironment
     public long JournalWrites => _pipeline.JournalWrites;
 
     /// <summary>Bytes written to the journal since the environment opened (records with headers and padding).</summary>
-    public long JournalBytesWritten => _flusher.JournalStatistics().Bytes;
+    public long JournalBytesWritten => Journal.Statistics().Bytes;
 
     /// <summary>Time spent encoding journal records (page diffs, LZ4, checksums) since the environment opened.</summary>
-    public TimeSpan JournalEncodeTime => _flusher.JournalStatistics().EncodeTime + _pipeline.DiffTime;
+    public TimeSpan JournalEncodeTime => Journal.Statistics().EncodeTime + _pipeline.DiffTime;
 
     /// <summary>Commits an explicit write transaction synchronously (steps 1–5 of the pipeline); C5 for its failures.</summary>
     internal void Commit(LowLevelTransaction transaction)

@@ -122,8 +122,8 @@ public sealed partial class StorageEnvironment : IDisposable
             Fail = _failures.FailWith,
             PrepareTransaction = transaction => transaction.PrepareCommit(_options.JournalPageDiffs),
             ReserveDataFile = pager.Reserve,
-            AppendToJournal = (txId, state, pages) => _flusher.AppendToJournal(txId, state, pages,
-                _options.JournalCompression, sync: _options.Durability == DurabilityMode.Durable),
+            AppendToJournal = (txId, state, pages) => journal.Append(txId, state, pages, _options.JournalCompression,
+                sync: _options.Durability == DurabilityMode.Durable, _options.Clock.GetUtcNow().ToUnixTimeMilliseconds()), // J13: no lock here
             JournalFailed = () => journal.Failure != null,
             Publish = prepared => PageTable.Publish(prepared.TxId, prepared.Pages, prepared.FreedPages, CaptureRetention),
             QueueForFlush = _flusher.Enqueue,
@@ -584,7 +584,7 @@ public sealed partial class StorageEnvironment : IDisposable
             {
                 if (_options.Durability == DurabilityMode.Lazy)
                 {
-                    _flusher.SyncJournal();
+                    Journal.Sync(); // J13: the writer takes its own lock
                 }
 
                 _flusher.Flush();

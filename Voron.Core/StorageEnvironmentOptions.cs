@@ -247,6 +247,13 @@ public sealed class StorageEnvironmentOptions
     internal bool FlushChangedUnitsOnly { get; set; } = true;
 
     /// <summary>
+    /// The clock a commit's time (the journal record's CommitTime, which point-in-time restore
+    /// reads) and a backup manifest's creation time come from; the journal has none of its own
+    /// (J9). The system clock by default; tests move one by hand instead of sleeping.
+    /// </summary>
+    internal TimeProvider Clock { get; set; } = TimeProvider.System;
+
+    /// <summary>
     /// Whether page buffers that left the page table are handed to later copy-on-write copies
     /// (Transactions/PageBufferPool.cs). On by default; off allocates every copy — the A/B switch,
     /// also for the load tests' processes through the environment variable

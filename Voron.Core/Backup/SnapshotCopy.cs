@@ -81,7 +81,7 @@ internal static class SnapshotCopy
             var path = BackupManifest.PathIn(destination);
             using (var file = fileSystem.Open(directory.Marker, FileOpenMode.OpenOrCreate))
             {
-                manifest = manifest with { CreatedUnixMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds() };
+                manifest = manifest with { CreatedUnixMs = environment.Options.Clock.GetUtcNow().ToUnixTimeMilliseconds() };
                 file.SetLength(0);
                 file.Write(0, manifest.Encode());
                 file.FlushData();

@@ -25,7 +25,7 @@ namespace Voron.Flushing;
 //     5. header: revision + 1, LastSyncedTxId = F, journal position after F's record,
 //        state as of F; written to the other copy and FlushData'd   (FL3: before releasing)
 //     6. page table: drop versions <= F of those pages (PT4)
-//     7. journal: recycle files wholly before F's position (under the journal lock)
+//     7. journal: release files wholly before F's position (the writer takes its own lock, J13)
 //   any failure, of any type, at any step: the store fails (fail-stop, FL6); the journal
 //   still holds everything.
 //   then, outside the lock: statistics (pages, bytes, seeks = runs written, pages by kind from
@@ -93,7 +93,6 @@ internal sealed class DataFileFlusher : IDisposable
     private readonly FailureSink _failures;
     private readonly StorageEnvironmentOptions _options;
     private readonly object _flushLock = new();
-    private readonly object _journalLock = new();
     private readonly CancellationTokenSource _stop = new();
     private readonly SemaphoreSlim _wake = new(0);
     private readonly Task? _background;
@@ -131,33 +130,6 @@ internal sealed class DataFileFlusher : IDisposable
 
     /// <summary>Wakes of the background flush not yet consumed (each runs one flush): at most one or two.</summary>
     internal int PendingWakes => _wake.CurrentCount;
-
-    /// <summary>Appends a record to the journal, excluding journal recycling and lazy syncs while it runs.</summary>
-    public JournalRecordLocation AppendToJournal(long txId, byte[] state, IReadOnlyList<JournalPage> pages, bool compress, bool sync)
-    {
-        lock (_journalLock)
-        {
-            // The commit time comes from here, not from the journal (J9: the journal has no clock).
-            return _journal.Append(txId, state, pages, compress, sync, DateTimeOffset.UtcNow.ToUnixTimeMilliseconds());
-        }
-    }
-
-    /// <summary>Makes lazily written journal records durable (the lazy mode's timer).</summary>
-    public void SyncJournal()
-    {
-        lock (_journalLock)
-        {
-            _journal.Sync();
-        }
-    }
-
-    public (long Bytes, TimeSpan EncodeTime) JournalStatistics()
-    {
-        lock (_journalLock)
-        {
-            return (_journal.BytesWritten, _journal.EncodeTime);
-        }
-    }
 
     /// <summary>Committed transactions after <paramref name="snapshot"/> not yet in the data file, and their page bytes.</summary>
     public (int Transactions, long Bytes) HeldBackAfter(long snapshot)
@@ -342,7 +314,7 @@ internal sealed class DataFileFlusher : IDisposable
         var start = Stopwatch.GetTimestamp();
         if (_options.Durability == DurabilityMode.Lazy)
         {
-            SyncJournal(); // FL0, write-ahead: the journal holds every flushed transaction durably first
+            _journal.Sync(); // FL0, write-ahead: the journal holds every flushed transaction durably first
         }
 
         var images = _seams.PageTable.NewestUpTo(pageNumbers, last.TxId).ConvertAll(p => new KeyValuePair<long, ReadOnlyMemory<byte>>(p.Key, p.Value));
@@ -362,11 +334,8 @@ internal sealed class DataFileFlusher : IDisposable
         Step(FlushStep.HeaderWritten);
         _seams.PageTable.RemoveUpTo(pageNumbers, last.TxId, _seams.RetireGeneration); // PT4, PT7
         Step(FlushStep.PageTableTrimmed);
-        _journal.ArchiveBefore(last.JournalEnd); // JA1: the copy runs without the journal lock, so commits go on
-        lock (_journalLock)
-        {
-            _journal.ReleaseBefore(last.JournalEnd); // FL3
-        }
+        _journal.ArchiveBefore(last.JournalEnd); // JA1: the copy runs without the journal's lock, so commits go on (J13)
+        _journal.ReleaseBefore(last.JournalEnd); // FL3
 
         Step(FlushStep.JournalReleased);
 
@@ -505,7 +474,7 @@ internal sealed class DataFileFlusher : IDisposable
 
                 try
                 {
-                    SyncJournal();
+                    _journal.Sync();
                 }
                 catch (Exception e)
                 {

@@ -13,7 +13,7 @@ internal sealed partial class JournalWriter
 
     /// <summary>
     /// Archives (JA1..JA4) the files <see cref="ReleaseBefore"/> is about to release for the same
-    /// position, ahead of it and without the caller's journal lock: released files are never
+    /// position, ahead of it and without the writer's lock (J13): released files are never
     /// written again (J6), so the commits that append meanwhile do not wait for the copy. Called
     /// by the one thread that releases (the flusher); a no-op without an archive.
     /// </summary>
@@ -47,36 +47,39 @@ internal sealed partial class JournalWriter
     /// </summary>
     public void ReleaseBefore(JournalPosition syncedUpTo)
     {
-        ObjectDisposedException.ThrowIf(_disposed, this);
-        if (syncedUpTo.FileNumber > _fileNumber)
+        lock (_lock) // J13: never while an append rotates
         {
-            throw new ArgumentOutOfRangeException(nameof(syncedUpTo), syncedUpTo,
-                $"The journal has written only up to {Position}; nothing past it can be synced.");
-        }
-
-        var changed = false;
-        foreach (var number in JournalFiles.List(_fileSystem, _directory))
-        {
-            if (number >= syncedUpTo.FileNumber)
+            ObjectDisposedException.ThrowIf(_disposed, this);
+            if (syncedUpTo.FileNumber > _fileNumber)
             {
-                break;
+                throw new ArgumentOutOfRangeException(nameof(syncedUpTo), syncedUpTo,
+                    $"The journal has written only up to {Position}; nothing past it can be synced.");
             }
 
-            Debug.Assert(number != _fileNumber, "J6: the current file is never released");
-            if (ArchiveDirectory != null && !_archived.Remove(number))
+            var changed = false;
+            foreach (var number in JournalFiles.List(_fileSystem, _directory))
             {
-                JournalArchiver.Archive(_fileSystem, _directory, ArchiveDirectory, number); // JA1, JA3: archived before it goes
+                if (number >= syncedUpTo.FileNumber)
+                {
+                    break;
+                }
+
+                Debug.Assert(number != _fileNumber, "J6: the current file is never released");
+                if (ArchiveDirectory != null && !_archived.Remove(number))
+                {
+                    JournalArchiver.Archive(_fileSystem, _directory, ArchiveDirectory, number); // JA1, JA3: archived before it goes
+                }
+
+                _fileSystem.DeleteFile(JournalFiles.PathOf(_directory, number));
+                changed = true;
             }
 
-            _fileSystem.DeleteFile(JournalFiles.PathOf(_directory, number));
-            changed = true;
-        }
-
-        if (changed)
-        {
-            // Not needed for safety (a released file that comes back is older than the recovery
-            // start and never read); it gives the space back for sure.
-            _fileSystem.SyncDirectory(_directory);
+            if (changed)
+            {
+                // Not needed for safety (a released file that comes back is older than the recovery
+                // start and never read); it gives the space back for sure.
+                _fileSystem.SyncDirectory(_directory);
+            }
         }
     }
 

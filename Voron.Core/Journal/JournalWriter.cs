@@ -55,6 +55,10 @@ namespace Voron.Journal;
 //   J12. A full disk shrinks what the writer asks for rather than failing at once: a new file that
 //       cannot be preallocated at the configured size is tried at half the size, down to the
 //       record it must hold; a resumed file stays at the size it has.
+//   J13. The writer serializes its callers itself: Append (a commit), Sync (the lazy mode's timer,
+//       a close), ReleaseBefore (the flusher) and Statistics take its lock, so no caller needs
+//       one of its own and a release never deletes a file an append is rotating into.
+//       ArchiveBefore copies files that are already left (J6) without it: commits go on.
 //
 // Journal file lifecycle (each transition names the method that performs it):
 //
@@ -67,7 +71,8 @@ namespace Voron.Journal;
 //     any journal file numbered beyond the recovered end --ctor--> deleted (J5)
 //     a spare (*.recycled) left by format version 1 --ctor--> deleted
 
-// Threading: one owner (the commit pipeline's writer) calls every method; none is thread-safe.
+// Threading: J13. The constructors, Dispose and ArchiveBefore are called by one owner at a time
+// (the open, the close, the flusher's thread).
 
 /// <summary>
 /// Appends records to the journal files of one directory and deletes the files the data file no
@@ -88,6 +93,7 @@ internal sealed partial class JournalWriter : IDisposable
 
     private static readonly byte[] Zeros = new byte[PrewriteChunk];
 
+    private readonly object _lock = new(); // J13
     private readonly IFileSystem _fileSystem;
     private readonly string _directory;
     private readonly ulong _storeId;
@@ -202,6 +208,15 @@ internal sealed partial class JournalWriter : IDisposable
     /// from the clock by the caller (J9: the journal has none); 0 = unknown. It is kept from going below the previous record's.</remarks>
     public JournalRecordLocation Append(long transactionId, ReadOnlySpan<byte> state, IReadOnlyList<JournalPage> pages, bool compress, bool sync,
         long commitTime = 0)
+    {
+        lock (_lock) // J13
+        {
+            return AppendRecord(transactionId, state, pages, compress, sync, commitTime);
+        }
+    }
+
+    private JournalRecordLocation AppendRecord(long transactionId, ReadOnlySpan<byte> state, IReadOnlyList<JournalPage> pages, bool compress, bool sync,
+        long commitTime)
     {
         ThrowIfUnusable();
         ReturnRented(); // the previous append's, if it was larger than RetainedBufferLimit
@@ -387,20 +402,32 @@ internal sealed partial class JournalWriter : IDisposable
     /// <summary>Time spent building records (entries, compression, checksums) since this writer was created.</summary>
     public TimeSpan EncodeTime => Stopwatch.GetElapsedTime(0, _encodeTicks);
 
-    /// <summary>Makes every record written so far durable (the lazy mode's periodic flush).</summary>
+    /// <summary><see cref="BytesWritten"/> and <see cref="EncodeTime"/> read together, while commits go on (J13).</summary>
+    public (long Bytes, TimeSpan EncodeTime) Statistics()
+    {
+        lock (_lock)
+        {
+            return (_bytesWritten, EncodeTime);
+        }
+    }
+
+    /// <summary>Makes every record written so far durable (the lazy mode's periodic flush, a close).</summary>
     public void Sync()
     {
-        ThrowIfUnusable();
-        try
+        lock (_lock) // J13
         {
-            _file.FlushData();
-            _unsynced = false;
-            _durableThrough = _nextTransactionId - 1; // J11: earlier files were flushed when the writer left them
-        }
-        catch (Exception e)
-        {
-            _failure = e;
-            throw;
+            ThrowIfUnusable();
+            try
+            {
+                _file.FlushData();
+                _unsynced = false;
+                _durableThrough = _nextTransactionId - 1; // J11: earlier files were flushed when the writer left them
+            }
+            catch (Exception e)
+            {
+                _failure = e;
+                throw;
+            }
         }
     }
 

@@ -1,6 +1,7 @@
 using System.Text;
 using Voron.PageFiles;
 using Voron.Testing;
+using Voron.Tests.Documents.Changes;
 
 namespace Voron.Tests.Core.Backup;
 
@@ -53,14 +54,22 @@ internal sealed class ArchivedHistory : IDisposable
         var history = new ArchivedHistory();
         var random = new Random(seed);
         var model = new StoreContents();
-        using var env = StorageEnvironment.Open(Options(history.Store, history.Archive));
+
+        // Commit times come from a clock moved by hand, an hour behind the real one (a store
+        // reopened later with the system clock keeps its commit times growing, JA10): the times
+        // the tests restore to fall between two commits whatever the machine's load.
+        var clock = new ManualTimeProvider();
+        clock.Advance(TimeSpan.FromHours(-1));
+        var options = Options(history.Store, history.Archive);
+        options.Clock = clock;
+        using var env = StorageEnvironment.Open(options);
         for (var n = 0; n < transactions; n++)
         {
             if (n == 3)
             {
-                await Task.Delay(30);
-                history.TimeBeforeBackup = DateTimeOffset.UtcNow;
-                await Task.Delay(30);
+                clock.Advance(TimeSpan.FromSeconds(1));
+                history.TimeBeforeBackup = clock.GetUtcNow();
+                clock.Advance(TimeSpan.FromSeconds(1));
             }
 
             if (n == 5)
@@ -72,10 +81,10 @@ internal sealed class ArchivedHistory : IDisposable
 
             if (n == transactions / 2)
             {
-                await Task.Delay(30);
-                history.TimeBetween = DateTimeOffset.UtcNow;
+                clock.Advance(TimeSpan.FromSeconds(1));
+                history.TimeBetween = clock.GetUtcNow();
                 history.TimedTxId = env.LastCommittedTransactionId;
-                await Task.Delay(30);
+                clock.Advance(TimeSpan.FromSeconds(1));
             }
 
             using (var tx = env.BeginWrite())
