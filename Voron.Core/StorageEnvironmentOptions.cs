@@ -256,10 +256,10 @@ public sealed class StorageEnvironmentOptions
     /// <summary>
     /// Whether page buffers that left the page table are handed to later copy-on-write copies
     /// (Transactions/PageBufferPool.cs). On by default; off allocates every copy — the A/B switch,
-    /// also for the load tests' processes through the environment variable
-    /// <c>VORON_RECYCLE_PAGE_BUFFERS=0</c>.
+    /// set in code by a test or a measurement that compares the two (a library reads no
+    /// environment variables: Voron.Tests/Codebase/LibraryEnvironmentTests.cs).
     /// </summary>
-    internal bool RecyclePageBuffers { get; set; } = Environment.GetEnvironmentVariable("VORON_RECYCLE_PAGE_BUFFERS") != "0";
+    internal bool RecyclePageBuffers { get; set; } = true;
 
     /// <summary>
     /// Test hook: called at each step of every commit (<see cref="Transactions.CommitStep"/>) on

@@ -4,7 +4,7 @@ using Voron.LoadTests.Experiments;
 
 namespace Voron.LoadTests.Tests;
 
-/// <summary>Small runs of the ycsb, churn, recovery and syscalls experiments: every row there, with its fields. No speed is asserted.</summary>
+/// <summary>Small runs of the ycsb, churn and recovery experiments: every row there, with its fields. No speed is asserted.</summary>
 public sealed class MixedExperimentsTests : IDisposable
 {
     private readonly TempDirectory _directory = new();
@@ -13,7 +13,6 @@ public sealed class MixedExperimentsTests : IDisposable
     [InlineData("ycsb", typeof(YcsbExperiment))]
     [InlineData("churn", typeof(ChurnExperiment))]
     [InlineData("recovery", typeof(RecoveryExperiment))]
-    [InlineData("syscalls", typeof(SyscallsExperiment))]
     public void Each_is_registered_in_the_catalog(string name, Type type) => Assert.IsType(type, ExperimentCatalog.Find(name));
 
     [Fact]
@@ -134,24 +133,6 @@ public sealed class MixedExperimentsTests : IDisposable
         Assert.Equal(["warm", "cold", "warm", "cold"], rows.Select(r => r.GetProperty("cache").GetString()));
         Assert.All(rows, r => Assert.True(r.GetProperty("openMs").GetDouble() > 0));
         Assert.All(rows.Skip(2), r => Assert.True(r.GetProperty("journalMiB").GetDouble() >= 1));
-    }
-
-    [Fact]
-    public void Strace_summaries_are_parsed_with_and_without_an_errors_column()
-    {
-        const string text = """
-            % time     seconds  usecs/call     calls    errors syscall
-            ------ ----------- ----------- --------- --------- -----------------------
-             58.47    0.045518        1011        45         8 futex
-              3.29    0.002562           5       470           mprotect
-              0.10    0.000100          50         2           fdatasync
-            ------ ----------- ----------- --------- --------- -----------------------
-            100.00    0.077847          43      1779       334 total
-            """;
-
-        var counts = SyscallsExperiment.ParseSummary(text);
-
-        Assert.Equal(new Dictionary<string, long> { ["futex"] = 45, ["mprotect"] = 470, ["fdatasync"] = 2 }, counts);
     }
 
     public void Dispose() => _directory.Dispose();

@@ -10,7 +10,8 @@ namespace Voron.LoadTests;
 /// experiment's own options), the common options on every command, <c>list</c> to print the
 /// experiments, <c>--help</c> anywhere. With no experiment it runs <see cref="ExperimentCatalog.Default"/>.
 /// A usage error (unknown experiment or option, bad value) prints what was wrong, naming the
-/// argument, then the help, and exits with <see cref="UsageError"/>.
+/// argument, then the help, and exits with <see cref="UsageError"/>. <see cref="Build"/> makes the
+/// same command line over another list of experiments (Voron.Diagnostics' program).
 /// </summary>
 internal static class CommandLine
 {
@@ -38,30 +39,48 @@ internal static class CommandLine
         Recursive = true,
     };
 
-    private static readonly RootCommand Root = Build();
+    private static readonly RootCommand Root = Build(
+        "Voron load tests: each experiment measures one thing, prints progress and a summary, and saves reports/<experiment>.json, .md and .html (charts).",
+        "Voron.LoadTests", ExperimentCatalog.All, ExperimentCatalog.Default);
 
     /// <summary>Parses <paramref name="args"/> without running anything.</summary>
     internal static ParseResult Parse(string[] args) => Root.Parse(args);
 
-    internal static async Task<int> RunAsync(string[] args, TextWriter output)
+    internal static Task<int> RunAsync(string[] args, TextWriter output) => RunAsync(Root, args, output);
+
+    /// <summary>Runs the command line <paramref name="root"/> (made by <see cref="Build"/>) over <paramref name="args"/>.</summary>
+    internal static async Task<int> RunAsync(RootCommand root, string[] args, TextWriter output)
     {
-        var parsed = Root.Parse(args);
+        var parsed = root.Parse(args);
         var exit = await parsed.InvokeAsync(new InvocationConfiguration { Output = output, Error = output }).ConfigureAwait(false);
         return parsed.Errors.Count > 0 ? UsageError : exit;
     }
 
-    private static RootCommand Build()
+    /// <summary>
+    /// A command line over <paramref name="experiments"/>: a command each, the common options,
+    /// <c>list</c>. With no experiment named it runs <paramref name="defaultExperiment"/> in quick
+    /// mode, or prints the list when there is none. <paramref name="project"/> is the project
+    /// <c>list</c> tells the user to run.
+    /// </summary>
+    internal static RootCommand Build(string description, string project, IReadOnlyList<ExperimentDefinition> experiments, string? defaultExperiment)
     {
-        var root = new RootCommand("Voron load tests: each experiment measures one thing, prints progress and a summary, and saves reports/<experiment>.json, .md and .html (charts).");
+        var root = new RootCommand(description);
         root.Options.Add(Quick);
         root.Options.Add(Directory);
         root.Options.Add(Reports);
-        var defaultExperiment = ExperimentCatalog.All.Single(e => e.Name == ExperimentCatalog.Default);
-        root.SetAction((result, _) => RunAsync(defaultExperiment, result, quick: true)); // the first command a newcomer runs: short
-
-        foreach (var experiment in ExperimentCatalog.All)
+        if (defaultExperiment != null)
         {
-            var command = new Command(experiment.Name, experiment.Description + (experiment.Name == ExperimentCatalog.Default ? " (default)" : ""));
+            var definition = experiments.Single(e => e.Name == defaultExperiment);
+            root.SetAction((result, _) => RunAsync(definition, result, quick: true)); // the first command a newcomer runs: short
+        }
+        else
+        {
+            root.SetAction(result => PrintList(result.InvocationConfiguration.Output, project, experiments, defaultExperiment));
+        }
+
+        foreach (var experiment in experiments)
+        {
+            var command = new Command(experiment.Name, experiment.Description + (experiment.Name == defaultExperiment ? " (default)" : ""));
             foreach (var option in experiment.Options)
             {
                 command.Options.Add(option);
@@ -78,9 +97,8 @@ internal static class CommandLine
 
         var list = new Command("list", "print the experiments");
         list.Aliases.Add("help");
-        list.SetAction(result => PrintList(result.InvocationConfiguration.Output));
+        list.SetAction(result => PrintList(result.InvocationConfiguration.Output, project, experiments, defaultExperiment));
         root.Subcommands.Add(list);
-        root.Subcommands.Add(SyscallsChildCommand());
         return root;
     }
 
@@ -105,31 +123,15 @@ internal static class CommandLine
         return 0;
     }
 
-    private static int PrintList(TextWriter output)
+    private static int PrintList(TextWriter output, string project, IReadOnlyList<ExperimentDefinition> experiments, string? defaultExperiment)
     {
-        output.WriteLine("Experiments (dotnet run -c Release --project Voron.LoadTests -- <experiment> [--quick] [--dir PATH] [--reports PATH]; <experiment> --help for its options):");
-        foreach (var experiment in ExperimentCatalog.All)
+        output.WriteLine($"Experiments (dotnet run -c Release --project {project} -- <experiment> [--quick] [--dir PATH] [--reports PATH]; <experiment> --help for its options):");
+        foreach (var experiment in experiments)
         {
-            var marker = experiment.Name == ExperimentCatalog.Default ? " (default)" : "";
+            var marker = experiment.Name == defaultExperiment ? " (default)" : "";
             output.WriteLine($"  {experiment.Name,-12} {experiment.Description}{marker}");
         }
 
         return 0;
-    }
-
-    /// <summary>Hidden: <c>syscalls-child &lt;mode&gt; &lt;dir&gt; &lt;commits&gt;</c>, the child the syscalls experiment runs under strace (Experiments/SyscallsChild.cs).</summary>
-    private static Command SyscallsChildCommand()
-    {
-        var mode = new Argument<string>("mode") { Description = "the engine mode" };
-        mode.AcceptOnlyFromAmong([.. SyscallsChild.Modes, .. SyscallsChild.SqlModes]);
-        var directory = new Argument<string>("dir") { Description = "the store's directory" };
-        var commits = new Argument<int>("commits") { Description = "measured commits after the warm-up" };
-        var command = new Command(SyscallsChild.Command, "the child process of the syscalls experiment") { Hidden = true };
-        command.Arguments.Add(mode);
-        command.Arguments.Add(directory);
-        command.Arguments.Add(commits);
-        command.SetAction((result, _) => SyscallsChild.RunAsync(
-            result.GetValue(mode)!, result.GetValue(directory)!, result.GetValue(commits), result.InvocationConfiguration.Output));
-        return command;
     }
 }

@@ -2,7 +2,6 @@ using System.Globalization;
 using System.Text.Json;
 using Voron.LoadTests.Engines.Documents;
 using Voron.LoadTests.Experiments.Documents;
-using Voron.LoadTests.Experiments.FileSize;
 using Voron.LoadTests.Load;
 using Voron.LoadTests.Measurement;
 using Voron.LoadTests.Reporting;

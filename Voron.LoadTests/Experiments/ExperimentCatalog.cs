@@ -9,7 +9,10 @@ namespace Voron.LoadTests.Experiments;
 /// Every experiment the program knows, in the order <c>list</c> and <c>--help</c> print them: the
 /// one place to register an experiment and the options of its own (the common options, --quick,
 /// --dir and --reports, are CommandLine's; --flush-delay is added to every experiment registered
-/// as writing). To add one: a line in <see cref="All"/>, and its options as fields here.
+/// as writing). To add one: a line in <see cref="All"/>, and its options as fields here. These are
+/// the suites a user runs to choose a store; one-off diagnostics of the engine (a journal's
+/// anatomy, stall traces, system calls, file size, compressors, checksums) are Voron.Diagnostics'
+/// program, which reuses this program's pieces.
 /// </summary>
 internal static class ExperimentCatalog
 {
@@ -157,13 +160,7 @@ internal static class ExperimentCatalog
             result => new ToolsExperiment(documents: result.GetValue(ToolsDocuments), rounds: result.GetValue(ToolsRounds))),
         new(new JournalExperiment(), [], _ => new JournalExperiment(), Writes: true),
         new(new SectionsExperiment(), [], _ => new SectionsExperiment(), Writes: true),
-        new(new StallsExperiment(), [], _ => new StallsExperiment(), Writes: true),
-        new(new AnatomyExperiment(), [], _ => new AnatomyExperiment(), Writes: true),
-        Plain(new FileSizeExperiment()),
         Plain(new RecoveryExperiment()),
-        Plain(new SyscallsExperiment()),
-        Plain(new CompressionExperiment()),
-        Plain(new ChecksumsExperiment()),
         new(new DocumentsExperiment(), [DocumentsCount, DocumentsSeconds, DocumentsEngines, DocumentsWorkloads, DocumentsCallers],
             result => new DocumentsExperiment(
                 documents: result.GetValue(DocumentsCount),
@@ -187,5 +184,5 @@ internal static class ExperimentCatalog
         All.FirstOrDefault(e => string.Equals(e.Name, name, StringComparison.OrdinalIgnoreCase))?.Default;
 
     /// <summary>An experiment without options of its own.</summary>
-    private static ExperimentDefinition Plain(IExperiment experiment) => new(experiment, [], _ => experiment);
+    internal static ExperimentDefinition Plain(IExperiment experiment) => new(experiment, [], _ => experiment);
 }

@@ -218,7 +218,7 @@ internal sealed partial class KvExperiment : IExperiment
 
     /// <summary>
     /// After a Voron store's in-order load (first run, untimed): how full its tree's pages are
-    /// (BTree.MeasureOccupancy through <see cref="FileSize.VoronSpace"/>, as the filesize
+    /// (BTree.MeasureOccupancy through <see cref="VoronSpace"/>, as the filesize
     /// experiment walks a store), as the fact <c>leafFill.&lt;engine&gt;.&lt;workload&gt;</c>.
     /// </summary>
     private static void AddLeafFill(Report report, IKvEngine store, string workload)
@@ -228,7 +228,7 @@ internal sealed partial class KvExperiment : IExperiment
             return;
         }
 
-        var tree = FileSize.VoronSpace.Measure(voron.Environment).Trees.First(t => t.Name == Engines.Voron.VoronKvEngine.TreeName);
+        var tree = VoronSpace.Measure(voron.Environment).Trees.First(t => t.Name == Engines.Voron.VoronKvEngine.TreeName);
         report.AddFact($"leafFill.{store.Name}.{workload}", tree.Occupancy.ToString());
     }
 

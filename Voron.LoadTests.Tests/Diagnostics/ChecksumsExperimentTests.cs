@@ -1,8 +1,10 @@
 using System.IO.Hashing;
 using System.Text.Json;
+using Voron.Diagnostics;
+using Voron.Diagnostics.Experiments;
 using Voron.LoadTests.Experiments;
 
-namespace Voron.LoadTests.Tests;
+namespace Voron.LoadTests.Tests.Diagnostics;
 
 public sealed class ChecksumsExperimentTests : IDisposable
 {
@@ -20,7 +22,7 @@ public sealed class ChecksumsExperimentTests : IDisposable
         var rows = json.RootElement.GetProperty("rows").EnumerateArray().ToList();
         Assert.Equal(ChecksumsExperiment.Sizes.Length * ChecksumsExperiment.Algorithms.Length, rows.Count);
         Assert.All(rows, r => Assert.True(r.GetProperty("MBps").GetDouble() > 0));
-        Assert.IsType<ChecksumsExperiment>(ExperimentCatalog.Find("checksums"));
+        Assert.IsType<ChecksumsExperiment>(DiagnosticsCatalog.Find("checksums"));
     }
 
     [Fact]

@@ -6,7 +6,7 @@
  * and every write whose pwrite+fdatasync, or whose wake-up after its due time, took over STALL_MS,
  * with its time: the first is the disk (or the file system), the second the CPU scheduler.
  *
- *   gcc -O2 -o /tmp/syncloop Voron.LoadTests/tools/syncloop.c
+ *   gcc -O2 -o /tmp/syncloop Voron.Diagnostics/tools/syncloop.c
  *   /tmp/syncloop DIR RATE SECONDS [STALL_MS] [fresh]
  *
  * "fresh": do not zero-fill: write into newly allocated space at the end of a growing file.

@@ -1,9 +1,10 @@
 using System.Diagnostics;
+using Voron.Diagnostics.Experiments.Compression;
 using Voron.Journal;
-using Voron.LoadTests.Experiments.Compression;
+using Voron.LoadTests.Experiments;
 using Voron.LoadTests.Reporting;
 
-namespace Voron.LoadTests.Experiments;
+namespace Voron.Diagnostics.Experiments;
 
 /// <summary>
 /// LZ4 block compressors side by side (<see cref="Lz4Compressor.All"/>) on the payloads the

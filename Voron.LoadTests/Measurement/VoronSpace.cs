@@ -2,7 +2,7 @@ using Voron.Paging;
 using Voron.Transactions;
 using Voron.Trees;
 
-namespace Voron.LoadTests.Experiments.FileSize;
+namespace Voron.LoadTests.Measurement;
 
 /// <summary>
 /// Where a Voron store's pages go, read with internal access (this program sees Voron.Core's

@@ -1,7 +1,7 @@
 using K4os.Compression.LZ4;
 using Voron.Compression;
 
-namespace Voron.LoadTests.Experiments.Compression;
+namespace Voron.Diagnostics.Experiments.Compression;
 
 /// <summary>
 /// One LZ4 block compressor the compression experiment measures. Every one writes the public LZ4

@@ -4,12 +4,12 @@ using Voron.LoadTests.Data;
 using Voron.LoadTests.Engines;
 using Voron.LoadTests.Engines.Documents;
 using Voron.LoadTests.Engines.Voron;
+using Voron.LoadTests.Experiments;
 using Voron.LoadTests.Experiments.Documents;
-using Voron.LoadTests.Experiments.FileSize;
 using Voron.LoadTests.Measurement;
 using Voron.LoadTests.Reporting;
 
-namespace Voron.LoadTests.Experiments;
+namespace Voron.Diagnostics.Experiments;
 
 /// <summary>
 /// Why a freshly loaded store's file is the size it is, Voron beside SQLite on the same data, for

@@ -1,8 +1,9 @@
 using Voron.LoadTests.Data;
 using Voron.LoadTests.Engines;
 using Voron.LoadTests.Engines.Sql;
+using Voron.LoadTests.Experiments;
 
-namespace Voron.LoadTests.Experiments;
+namespace Voron.Diagnostics.Experiments;
 
 /// <summary>
 /// <c>syscalls-child &lt;mode&gt; &lt;dir&gt; &lt;commits&gt;</c>: the process the <c>syscalls</c> experiment runs

@@ -2,10 +2,11 @@ using System.Collections.Concurrent;
 using System.Diagnostics;
 using System.Globalization;
 using Voron.LoadTests.Data;
+using Voron.LoadTests.Experiments;
 using Voron.LoadTests.Reporting;
 using Voron.Transactions;
 
-namespace Voron.LoadTests.Experiments;
+namespace Voron.Diagnostics.Experiments;
 
 /// <summary>
 /// Where an open loop's stalls come from (issue 23): durable 1 KiB writes through the merger

@@ -3,9 +3,11 @@ using System.Globalization;
 using Voron.Header;
 using Voron.Journal;
 using Voron.LoadTests.Data;
+using Voron.LoadTests.Experiments;
+using Voron.LoadTests.Measurement;
 using Voron.LoadTests.Reporting;
 
-namespace Voron.LoadTests.Experiments;
+namespace Voron.Diagnostics.Experiments;
 
 /// <summary>
 /// What a journal is made of (issue 23, <c>sections</c>' random ÷ sequential journal bytes): the
@@ -120,7 +122,7 @@ internal sealed class AnatomyExperiment : IExperiment
     {
         var name = sequential ? "seq-insert" : "random-insert";
         var directory = context.NewDirectory("anatomy-" + name);
-        var files = new Measurement.CountingFileSystem(Platform.Posix.PosixFileSystem.Instance);
+        var files = new CountingFileSystem(Platform.Posix.PosixFileSystem.Instance);
         var options = StorageEnvironmentOptions.ForFileSystem(Path.GetFullPath(directory), context.Disk.Wrap(files));
         var flushPages = int.TryParse(Environment.GetEnvironmentVariable("VORON_ANATOMY_FLUSH_PAGES"), NumberStyles.Integer, CultureInfo.InvariantCulture, out var f) ? f : 0;
         options.BackgroundFlush = false; // sections' inserts flush where the workload says, or (0) never

@@ -1,9 +1,11 @@
 using System.Text.Json;
+using Voron.Diagnostics;
+using Voron.Diagnostics.Experiments;
 using Voron.LoadTests.Experiments;
 
-namespace Voron.LoadTests.Tests;
+namespace Voron.LoadTests.Tests.Diagnostics;
 
-/// <summary>The two diagnostic experiments of issue 23: <c>anatomy</c> (the journal read back) and <c>stalls</c> (the open-loop trace).</summary>
+/// <summary>Two diagnostics of the write path: <c>anatomy</c> (the journal read back) and <c>stalls</c> (the open-loop trace).</summary>
 public sealed class GapsExperimentsTests : IDisposable
 {
     private readonly TempDirectory _directory = new();
@@ -11,8 +13,8 @@ public sealed class GapsExperimentsTests : IDisposable
     [Fact]
     public void Anatomy_and_stalls_are_registered_in_the_catalog()
     {
-        Assert.IsType<AnatomyExperiment>(ExperimentCatalog.Find("anatomy"));
-        Assert.IsType<StallsExperiment>(ExperimentCatalog.Find("stalls"));
+        Assert.IsType<AnatomyExperiment>(DiagnosticsCatalog.Find("anatomy"));
+        Assert.IsType<StallsExperiment>(DiagnosticsCatalog.Find("stalls"));
     }
 
     [Fact]

@@ -1,8 +1,9 @@
 using System.Diagnostics;
 using System.IO.Hashing;
+using Voron.LoadTests.Experiments;
 using Voron.LoadTests.Reporting;
 
-namespace Voron.LoadTests.Experiments;
+namespace Voron.Diagnostics.Experiments;
 
 /// <summary>
 /// The engine's checksum beside System.IO.Hashing's: CRC32C as Voron.Core computes it (the

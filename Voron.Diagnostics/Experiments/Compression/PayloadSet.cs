@@ -1,8 +1,8 @@
 using System.Buffers.Binary;
 using Voron.Journal;
-using Voron.LoadTests.Measurement;
+using Voron.LoadTests.Experiments;
 
-namespace Voron.LoadTests.Experiments.Compression;
+namespace Voron.Diagnostics.Experiments.Compression;
 
 /// <summary>
 /// The journal payloads of one workload, captured from a real store (<see cref="JournalPayloadCapture"/>):

@@ -3,7 +3,7 @@ using Voron.Journal;
 using Voron.Platform;
 using Voron.Platform.Memory;
 
-namespace Voron.LoadTests.Measurement;
+namespace Voron.Diagnostics.Experiments.Compression;
 
 /// <summary>
 /// An in-memory file system that keeps a copy of the payload of every journal record written

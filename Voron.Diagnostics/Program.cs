@@ -1,0 +1,3 @@
+using Voron.Diagnostics;
+
+return await DiagnosticsCatalog.RunAsync(args, Console.Out).ConfigureAwait(false);
