@@ -5,6 +5,7 @@ using Voron.Flushing;
 using Voron.Journal;
 using Voron.Paging;
 using Voron.Platform;
+using Voron.Platform.Memory;
 using Voron.Transactions;
 
 namespace Voron;
@@ -20,7 +21,7 @@ namespace Voron;
 /// → <see cref="WriteTransaction.Commit"/> (Transactions/CommitPipeline.cs, Journal/JournalWriter) →
 /// Flushing/DataFileFlusher (journal → data file → header) → recovery on the next open.
 /// </remarks>
-// Lifecycle: what Dispose does with what is pending (rules LC1..LC6; tests: Engine/DisposeTests,
+// Lifecycle: what Dispose does with what is pending (rules LC1..LC7; tests: Engine/DisposeTests,
 // Crash/DisposeWhilePendingTests).
 //
 //   Close(flush):
@@ -35,6 +36,7 @@ namespace Voron;
 //        store has not failed; a flush under way on another thread is waited for           (LC5)
 //     5. the lock file is released; the mapping and the journal when the last live
 //        transaction is disposed (now, if none is)                                        (LC6)
+//     6. a store made by CreateInMemory deletes its files                                 (LC7)
 //
 //   LC1. Dispose never waits for anything that may be waiting for it: not for the write lock,
 //       not for an explicit write transaction to end, not for readers, not for queued
@@ -53,6 +55,10 @@ namespace Voron;
 //       disposal.
 //   LC6. Readers opened before Dispose keep the mapping alive until they are disposed (their
 //       calls throw ObjectDisposedException, but spans they already hold stay readable).
+//   LC7. A store opened from StorageEnvironmentOptions.CreateInMemory is gone once disposed: its
+//       files are deleted, so their memory goes back to the OS as soon as the last reader of
+//       LC6 ends (an in-memory file is freed when deleted and its last handle closed). A close
+//       without the final flush (a simulated crash) keeps them, for the reopen that recovers.
 
 public sealed partial class StorageEnvironment : IDisposable
 {
@@ -609,6 +615,11 @@ public sealed partial class StorageEnvironment : IDisposable
 
         VoronMetrics.Forget(this);
         _lock.Dispose();
+        if (flush && _options.DeleteFilesOnDispose && _options.FileSystem is InMemoryFileSystem memory)
+        {
+            memory.DeleteAll(); // LC7
+        }
+
         if (release)
         {
             ReleaseResources();

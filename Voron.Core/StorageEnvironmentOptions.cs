@@ -36,7 +36,14 @@ public sealed class StorageEnvironmentOptions
         new("/in-memory/" + Guid.NewGuid().ToString("N"), new InMemoryFileSystem(), inMemory: true)
         {
             MaxDataFileSize = 8L << 30,
+            DeleteFilesOnDispose = true,
         };
+
+    /// <summary>
+    /// Whether disposing the store deletes its files: set by <see cref="CreateInMemory"/>, whose
+    /// file system nobody else can reach, so its memory goes back to the OS at Dispose (LC7).
+    /// </summary>
+    internal bool DeleteFilesOnDispose { get; private init; }
 
     /// <summary>A store over another file system implementation (the crash simulator).</summary>
     internal static StorageEnvironmentOptions ForFileSystem(string directory, IFileSystem fileSystem) =>

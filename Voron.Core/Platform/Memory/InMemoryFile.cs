@@ -3,7 +3,11 @@ namespace Voron.Platform.Memory;
 /// <summary>
 /// The bytes of one in-memory file: a fixed reservation of address space, so that its address
 /// never changes and a mapping is just its memory. Shared by every handle opened on it; freed when
-/// the file is deleted and the last handle is closed.
+/// the file is deleted and the last handle is closed. There is no finalizer: a pointer into the
+/// memory (a read's copy, a pager's view) can outlive every reference the GC sees, so freeing it
+/// from a finalizer would let such a copy touch unmapped memory. A file system dropped with its
+/// files in it keeps their memory until the process ends: delete them (LC7 does, for a store
+/// made by CreateInMemory).
 /// </summary>
 internal sealed unsafe class InMemoryFile
 {

@@ -46,6 +46,9 @@ public sealed class InMemoryFileSystem : IFileSystem
         }
     }
 
+    /// <summary>How many files exist.</summary>
+    internal int FileCount => _files.Count;
+
     /// <inheritdoc/>
     public bool FileExists(string path) => _files.ContainsKey(Normalize(path));
 
@@ -55,6 +58,15 @@ public sealed class InMemoryFileSystem : IFileSystem
         if (_files.TryRemove(Normalize(path), out var file))
         {
             file.Release();
+        }
+    }
+
+    /// <summary>Deletes every file (an in-memory store disposed, LC7): each one's memory is freed once its last handle closes.</summary>
+    internal void DeleteAll()
+    {
+        foreach (var path in _files.Keys)
+        {
+            DeleteFile(path);
         }
     }
 

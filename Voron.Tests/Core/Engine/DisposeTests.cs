@@ -2,7 +2,7 @@ using Voron.Transactions;
 
 namespace Voron.Tests.Core.Engine;
 
-/// <summary>LC1..LC6 in StorageEnvironment.cs: Dispose never hangs, and completes or fails what is pending deterministically.</summary>
+/// <summary>LC1..LC7 in StorageEnvironment.cs: Dispose never hangs, and completes or fails what is pending deterministically.</summary>
 public sealed class DisposeTests
 {
     private static readonly TimeSpan Hang = TimeSpan.FromSeconds(30);
@@ -186,5 +186,49 @@ public sealed class DisposeTests
         {
             return e;
         }
+    }
+
+    [Fact]
+    public void An_in_memory_store_deletes_its_files_at_Dispose_and_a_reader_still_open_reads_on_until_it_ends()
+    {
+        var options = StorageEnvironmentOptions.CreateInMemory();
+        var files = Assert.IsType<Voron.Platform.Memory.InMemoryFileSystem>(options.FileSystem);
+        var env = StorageEnvironment.Open(options);
+        using (var tx = env.BeginWrite())
+        {
+            tx.CreateTree("users").Put("users/1"u8, "{\"name\":\"Ada\"}"u8);
+            tx.Commit();
+        }
+
+        Assert.True(files.FileCount > 0);
+        var reader = env.BeginRead();
+        Assert.True(reader.OpenTree("users")!.TryGet("users/1"u8, out var value)); // a span into the store's memory
+        env.Dispose();
+
+        Assert.Equal(0, files.FileCount); // LC7: gone once disposed
+        Assert.Equal("{\"name\":\"Ada\"}"u8.ToArray(), value.ToArray()); // LC6: the reader's memory is still mapped
+        reader.Dispose();
+
+        using var again = StorageEnvironment.Open(options); // the same options make a new, empty store
+        using var read = again.BeginRead();
+        Assert.Null(read.OpenTree("users"));
+    }
+
+    [Fact]
+    public void An_in_memory_store_closed_without_its_final_flush_keeps_its_files_for_the_reopen_that_recovers()
+    {
+        var options = StorageEnvironmentOptions.CreateInMemory();
+        var env = StorageEnvironment.Open(options);
+        using (var tx = env.BeginWrite())
+        {
+            tx.CreateTree("users").Put("users/1"u8, "{}"u8);
+            tx.Commit();
+        }
+
+        env.CloseWithoutFlush();
+
+        using var reopened = StorageEnvironment.Open(options);
+        using var read = reopened.BeginRead();
+        Assert.Equal("{}"u8.ToArray(), read.OpenTree("users")!.Get("users/1"u8));
     }
 }
