@@ -4,10 +4,9 @@ namespace Voron.Transactions;
 //
 // A write transaction copies every page it modifies or creates into an 8 KiB buffer, and the
 // commit publishes that buffer as a page version (PageTable.cs). Allocating each from the pinned
-// object heap cost about 3 µs (the heap's allocation lock and a fresh segment's pages), and the
-// garbage set off background gen-2 collections: in a profile of single-row SQL commits from one
-// connection, 5% of the samples were those allocations and 9% the background collector's thread.
-// So buffers that leave the page table come back here and are handed to later copies.
+// object heap is slow (the heap's allocation lock and a fresh segment's pages), and the garbage
+// sets off background gen-2 collections: both show in profiles of small commits
+// (docs/results/2026-12-06-code-comment-measurements.md). So buffers that leave the page table come back here and are handed to later copies.
 //
 //   PB1. A buffer is handed out again only when no transaction can hold a span into it: it left
 //        the page table (pruned, flushed and removed, or spilled) and was retired with a

@@ -6,8 +6,8 @@ namespace Voron.Transactions;
 // the writer (a thread-pool work item), the writer handed the prepared batch to the committer
 // (Task.Run), the committer's acknowledgement ran the task's continuations on the pool, and those
 // woke the caller. With nothing else to merge those hops are pure latency and CPU: a lone SQL
-// connection's COMMIT made 36 sched_yield and 3 futex calls and cost 0.63 ms of CPU against 0.14
-// for stock SQLite (docs/results/2026-11-27-core-gaps.md). When the merger is idle the submitting
+// connection's COMMIT cost several times the CPU of stock SQLite's (docs/results/2026-12-06-code-comment-measurements.md).
+// When the merger is idle the submitting
 // thread does the writer's and the committer's work itself.
 //
 //   TryRunOnCaller (on the submitting thread):

@@ -51,9 +51,8 @@ namespace Voron.Trees;
 // the node takes 15 + K bytes. Builds before issue 24 wrote values inline only up to a node of
 // MinOverflowNodeSize = (8192 - 64) / 4 - 2 = 2030 bytes: a run may hold a value whose inline
 // node would be 2031..4062 bytes (a store they wrote), never a smaller one (B6). An overflow run
-// takes whole pages, so the half-page limit keeps a 2-4 KiB value from taking a whole 8 KiB page
-// (the filesize experiment measured 57% of churn's records on overflow pages, half of each page
-// unused). A branch node is at most 11 + 1024 = 1035 bytes, so a branch holds at least seven
+// takes whole pages, so the half-page limit keeps a 2-4 KiB value from taking a whole 8 KiB page,
+// half of it unused (docs/results/2026-12-06-code-comment-measurements.md). A branch node is at most 11 + 1024 = 1035 bytes, so a branch holds at least seven
 // maximum keys.
 //
 // Validity rules: a tree page is valid iff
@@ -362,8 +361,8 @@ internal readonly ref struct TreePage
     /// Asks the CPU for the first cache line of node <paramref name="index"/> when
     /// <paramref name="wanted"/>: SearchLeaf asks for both nodes its next step may compare while it
     /// compares this one, so the misses of a lookup's steps overlap instead of coming one after
-    /// another (random point reads of 1M small entries: +11-13% in a harness; the same in
-    /// SearchBranch, whose pages stay cached, showed nothing). The slot is read unchecked: a bad
+    /// another, which pays on random point reads; SearchBranch's pages stay cached, so it does not
+    /// prefetch (docs/results/2026-12-06-code-comment-measurements.md). The slot is read unchecked: a bad
     /// offset only prefetches another line of the page (the compare checks it). x86 only.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -379,8 +378,8 @@ internal readonly ref struct TreePage
     /// <summary>
     /// Byte-wise key order (the sign of <see cref="MemoryExtensions.SequenceCompareTo{T}(ReadOnlySpan{T}, ReadOnlySpan{T})"/>),
     /// decided by the first eight bytes read as one big-endian integer when both keys have them and
-    /// they differ: the searches' probes then make no call. Random point reads of 1M 8-byte keys
-    /// spent 16% of their samples in SequenceCompareTo, called by every probe.
+    /// they differ: the searches' probes then make no call. SequenceCompareTo, called by every
+    /// probe, took a large share of random point reads (docs/results/2026-12-06-code-comment-measurements.md).
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal static int CompareKeys(ReadOnlySpan<byte> left, ReadOnlySpan<byte> right)
