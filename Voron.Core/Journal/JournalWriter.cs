@@ -477,8 +477,8 @@ internal sealed partial class JournalWriter : IDisposable
     /// A buffer for a record larger than the writer keeps, from <see cref="ArrayPool{T}.Shared"/>
     /// until the next append or dispose: a bulk load commits one such record after another, and a
     /// fresh array each time would have the kernel fault in and clear every page of it again, a
-    /// visible share of a load's time (docs/results/2026-12-06-code-comment-measurements.md). The pool lets go of it
-    /// under memory pressure.
+    /// visible share of a load's time (docs/results/2026-12-06-code-comment-measurements.md).
+    /// The pool lets go of it under memory pressure.
     /// </summary>
     private byte[] Rent(int size)
     {

@@ -61,8 +61,9 @@ namespace Voron.Trees;
 //      Put (IPageAccess.HoldsWritableCopy: modified or created in it), the pair and the new node
 //      take at most 90% of two pages and a cut fits both (TryShareWithRightSibling); only then
 //      does it split. A share rewrites both pages: on pages the transaction had not touched it
-//      costs far more journal bytes than the leaf fill is worth (docs/results/2026-12-06-code-comment-measurements.md), on
-//      pages it already holds (large loads) the rewrite adds little to their diffs.
+//      costs far more journal bytes than the leaf fill is worth
+//      (docs/results/2026-12-06-code-comment-measurements.md), on pages it already holds (large
+//      loads) the rewrite adds little to their diffs.
 // BT13. A Put reuses the previous Put's path instead of descending from the root only when that
 //      path ran along the right edge to the tree's last leaf, no mutation came between (the
 //      Version is exactly one past the one the previous Put left, and no descent came between:

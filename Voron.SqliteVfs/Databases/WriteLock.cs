@@ -27,8 +27,9 @@ internal sealed class WriteLock
     /// <summary>
     /// WL2: how long the first of the line may be passed over before the lock is handed to it.
     /// Long, so that hand-offs stay rare: with many writers on few cores, a bound of a few
-    /// milliseconds is passed on nearly every release, and each hand-off to a sleeping thread leaves
-    /// the lock idle until that thread runs (docs/results/2026-12-06-code-comment-measurements.md).
+    /// milliseconds is passed on nearly every release, and each hand-off to a sleeping thread
+    /// leaves the lock idle until that thread runs
+    /// (docs/results/2026-12-06-code-comment-measurements.md).
     /// </summary>
     internal static readonly TimeSpan DefaultStarving = TimeSpan.FromMilliseconds(100);
 

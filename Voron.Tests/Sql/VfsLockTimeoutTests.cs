@@ -128,7 +128,7 @@ public sealed class VfsLockTimeoutTests(ITestOutputHelper output)
         Assert.Contains("write lock", reason.Message, StringComparison.Ordinal);
 
         // No single attempt waited longer than V1 allows: nothing with a busy handler (its
-        // sleeps wait instead), one slice without. The old VFS waited busy_timeout, or 30 s.
+        // sleeps wait instead), one slice without.
         var waits = blocked.Waits;
         Assert.True(waits.Refusals > 0);
         Assert.True(waits.LockWaitMax <= (busyTimeoutMs > 0 ? TimeSpan.Zero : Slice), $"an xLock waited up to {waits.LockWaitMax}");
@@ -156,7 +156,7 @@ public sealed class VfsLockTimeoutTests(ITestOutputHelper output)
     /// <summary>
     /// One sqlite3_exec, without Microsoft.Data.Sqlite's retry loop: what the VFS made that one
     /// statement wait, summed over every attempt SQLite's busy handler made, is at most the busy
-    /// timeout (or one slice without one). The old VFS: 13 x 300 ms for busy_timeout=300.
+    /// timeout (or one slice without one), not one busy timeout per attempt (the regression above).
     /// </summary>
     [Theory]
     [MemberData(nameof(OneStatement))]

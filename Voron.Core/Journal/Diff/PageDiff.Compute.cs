@@ -14,7 +14,8 @@ namespace Voron.Journal.Diff;
 /// gap of at least RangeHeaderSize unchanged bytes (or the end): shorter gaps are cheaper to
 /// carry as payload than to pay a second header for. (3) Encode that range, splitting zero runs
 /// out of it as negative ranges where that saves bytes. What a page costs, unchanged, with a few
-/// changed fields and with every byte changed: docs/results/2026-12-06-code-comment-measurements.md.
+/// changed fields and with every byte changed:
+/// docs/results/2026-12-06-code-comment-measurements.md.
 /// </remarks>
 internal static partial class PageDiff
 {

@@ -14,7 +14,7 @@ public sealed class FlushHorizonCommitRaceTests
     private const int Keys = 400; // several leaf pages and a branch: the root is rewritten by every commit
 
     /// <summary>
-    /// Regression (found in review of the scratch-file change): a commit became visible (its id
+    /// Regression: a commit became visible (its id
     /// the committed one) before it was queued for the flusher. A flush that fixed its horizon F
     /// in that gap pinned F but took a batch ending at F - 1; the next commit's publish pruned
     /// every page's version F - 1 (not the newest &lt;= F, no reader between), so the flush skipped

@@ -111,7 +111,7 @@ public sealed class OnDiskValidationTests
         AssertOpenRefusesTheNewestHeaderCopyWith(HeaderFile.JournalOffsetOffset, -4096);
 
     /// <summary>
-    /// Found by review after the soak's fuzzing finding: a header copy whose revision, last synced
+    /// Regression: a header copy whose revision, last synced
     /// transaction or journal file number is the largest long passed HF4/HF6, and open incremented
     /// it: the revision wrapped negative (the next open refused the copy it had just written) and
     /// transaction ids and journal file numbers went negative. Those values are now corruption.
@@ -144,7 +144,7 @@ public sealed class OnDiskValidationTests
     }
 
     /// <summary>
-    /// Found by review after the soak's fuzzing finding: a tree state's depth was checked only to
+    /// Regression: a tree state's depth was checked only to
     /// be non-negative, and the descent sized its path buffers by it (depth 2^30 wrapped the size
     /// negative: OverflowException or ArgumentOutOfRangeException; a depth of millions with a
     /// branch pointing at itself recursed until the stack overflowed). Depth is now at most 64.

@@ -134,7 +134,7 @@ public sealed class AsyncOperationTests
     }
 
     /// <summary>
-    /// Regression (review): the continuation of an async void method started inside a merged
+    /// Regression: the continuation of an async void method started inside a merged
     /// operation runs on the thread pool, and could run while the operation was still inside its
     /// delegate, writing into the batch's open transaction from another thread. While a merged
     /// operation runs, its transaction now refuses every thread but the operation's. The delegate
