@@ -3,7 +3,7 @@ using Voron.LoadTests.Experiments;
 
 namespace Voron.LoadTests.Tests;
 
-/// <summary>The two diagnostic experiments of issue 23: <c>anatomy</c> (the journal read back) and <c>stalls</c> (the open-loop trace).</summary>
+/// <summary>The two diagnostic experiments: <c>anatomy</c> (the journal read back) and <c>stalls</c> (the open-loop trace).</summary>
 public sealed class GapsExperimentsTests : IDisposable
 {
     private readonly TempDirectory _directory = new();

@@ -38,7 +38,7 @@ public sealed class SqlDocsExperimentTests : IDisposable
 
     /// <summary>
     /// The report's shape, never its speed: one row per engine and configuration with the fields
-    /// issue 21 asks for, the ratios and targets on voron-sql-docs' rows only, the same rows read by
+    /// the experiment promises, the ratios and targets on voron-sql-docs' rows only, the same rows read by
     /// every engine, the plans naming the indexes, and both files saved.
     /// </summary>
     [Fact]

@@ -208,7 +208,7 @@ internal readonly ref struct TreePage
 
         if (keySize == 0 && (IsLeaf || index != 0))
         {
-            // Issue 17 (fuzzing): an empty key read back as a key no caller may pass (ArgumentException).
+            // Read back as a key, an empty one would reach callers that refuse it (ArgumentException), not as corruption.
             ThrowCorrupt(_file, _pageNumber, $"rule B2: {(IsLeaf ? "leaf" : "branch")} node {index} has an empty key (only a branch's first node may)");
         }
 

@@ -8,7 +8,7 @@ using Voron.Transactions;
 namespace Voron.LoadTests.Experiments;
 
 /// <summary>
-/// Where an open loop's stalls come from (issue 23): durable 1 KiB writes through the merger
+/// Where an open loop's stalls come from: durable 1 KiB writes through the merger
 /// started on a fixed schedule, as <c>merge</c>'s open loop starts them, with a timestamp of every
 /// phase that could hold one up: the dispatcher's lateness (the CPU scheduler), each commit's
 /// journal write and fdatasync (the <c>CommitStep</c> hook at <c>JournalWrite</c> and

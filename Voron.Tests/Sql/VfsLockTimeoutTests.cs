@@ -10,7 +10,7 @@ namespace Voron.Tests.Sql;
 /// <summary>
 /// How long a connection waits for a database's write lock on Vfs=voron (V1 in
 /// Voron.SqliteVfs/Databases/DatabaseState.cs), against what the user set: PRAGMA busy_timeout and
-/// Microsoft.Data.Sqlite's command timeout (Default Timeout). Issue 28, defects 6 and 7.
+/// Microsoft.Data.Sqlite's command timeout (Default Timeout).
 ///
 /// Regression: xLock(RESERVED) waited in line up to busy_timeout (or LockTimeout, 30 s, when none
 /// was set) on every attempt, and SQLite's busy handler retries xLock after each of its short

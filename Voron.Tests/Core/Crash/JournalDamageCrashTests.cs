@@ -7,7 +7,7 @@ using Xunit.Abstractions;
 namespace Voron.Tests.Core.Crash;
 
 /// <summary>
-/// Issue 17's classes "damage to the last record (torn vs rotted, told apart)" and "lazy-mode bit
+/// The classes "damage to the last record (torn vs rotted, told apart)" and "lazy-mode bit
 /// flips". Every scenario, durable and lazy, is crashed at sampled points (every damage model);
 /// the disk left behind is then damaged once more in one journal record that recovery would
 /// replay:

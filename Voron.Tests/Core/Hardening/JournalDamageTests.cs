@@ -7,7 +7,7 @@ using Voron.Tests.Core.Engine;
 namespace Voron.Tests.Core.Hardening;
 
 /// <summary>
-/// Issue 17, defects 5 and 9: damage to a journal record that was durable must be reported, in
+/// Damage to a journal record that was durable must be reported, in
 /// every durability mode, and rot in the last record must not pass for a torn write.
 /// </summary>
 public sealed class JournalDamageTests
@@ -69,7 +69,7 @@ public sealed class JournalDamageTests
     }
 
     /// <summary>
-    /// What broke (defect 5): in lazy mode, records are written without a flush and marked Lazy,
+    /// What broke: in lazy mode, records are written without a flush and marked Lazy,
     /// and recovery ignored Lazy records after a broken one (D4), treating the broken one as a
     /// torn tail. So one flipped bit in an old record — one a rotation had long made durable —
     /// made the store open at the transaction before it, dropping every later acknowledged
@@ -111,7 +111,7 @@ public sealed class JournalDamageTests
     }
 
     /// <summary>
-    /// What broke (defect 9): a bit flipped in the last journal record of a store made it look
+    /// What broke: a bit flipped in the last journal record of a store made it look
     /// like a torn write, so the store opened one acknowledged commit short, silently. A torn
     /// write leaves the sectors the disk did not write as they were — zeros, since the journal is
     /// zero-filled ahead of its records (J10) — while rot leaves a written sector wrong. Fixed by

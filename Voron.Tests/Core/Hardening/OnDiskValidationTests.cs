@@ -11,9 +11,9 @@ using Voron.Tests.Core.Engine;
 namespace Voron.Tests.Core.Hardening;
 
 /// <summary>
-/// Issue 17, defect 11: bytes from disk that raised something other than CorruptionException, an
+/// Regressions: bytes from disk that raised something other than CorruptionException, an
 /// allocation sized by an on-disk count, and a misleading error for a file path. The class is
-/// fuzzed by Faults/OnDiskFuzzTests; these are the cases the review found.
+/// fuzzed by Faults/OnDiskFuzzTests; these are the cases found one by one.
 /// </summary>
 public sealed class OnDiskValidationTests
 {

@@ -4,7 +4,7 @@ using Voron.Documents;
 namespace Voron.Tests.Sql.Documents;
 
 /// <summary>
-/// voron_docs refuses what it must (issue 21): the module where no documents can be reached, bad
+/// voron_docs refuses what it must: the module where no documents can be reached, bad
 /// collection names and column specs, bodies that are not one JSON object, duplicate ids, unique
 /// index violations, writes to the read-only eponymous table. Each fails with the SQLite error
 /// code a SQLite user expects and a message that says what is wrong, and leaves the documents and

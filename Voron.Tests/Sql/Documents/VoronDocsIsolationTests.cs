@@ -8,7 +8,7 @@ using Xunit.Abstractions;
 namespace Voron.Tests.Sql.Documents;
 
 /// <summary>
-/// Isolation across the two front doors (issue 21), some with the store's journal flush held back
+/// Isolation across the two front doors, some with the store's journal flush held back
 /// on purpose (<see cref="GatedFileSystem"/>) so that a cross-door commit is submitted but not
 /// durable for as long as a test needs. Each cross-door commit writes an order row and an order
 /// document with the same total: a reader sees both or neither; a read-only transaction never sees
