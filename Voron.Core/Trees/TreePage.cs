@@ -84,12 +84,12 @@ namespace Voron.Trees;
 // separator <= key (skipping node 0), follows that child, and binary-searches the leaf.
 //
 // Compatibility: a change to this layout bumps the store's format version (Paging/PageHeader.cs).
-// One change kept it: MaxLeafNodeSize is half a page (4062), where older builds of the same
-// format version used a quarter page (2030). Stores those builds wrote read and verify (B6 keeps
-// the quarter-page threshold for runs, and their small-enough runs stay runs until the value is
+// One change kept it: MaxLeafNodeSize is half a page (4062), where older builds of the same format
+// version used a quarter page (2030). Stores those builds wrote read and verify (B6 keeps the
+// quarter-page threshold for runs, and their small-enough runs stay runs until the value is
 // rewritten). A store this build writes may hold inline nodes of 2031..4062 bytes, which an older
-// build reports as corrupt (its rule B2): do not open a store with an older build once this one
-// has written it.
+// build reports as corrupt (its rule B2): do not open a store with an older build once this one has
+// written it.
 
 /// <summary>
 /// A read view of one tree page: header checks on open, bounds-checked node access, and the
@@ -208,7 +208,8 @@ internal readonly ref struct TreePage
 
         if (keySize == 0 && (IsLeaf || index != 0))
         {
-            // Read back as a key, an empty one would reach callers that refuse it (ArgumentException), not as corruption.
+            // Read back as a key, an empty one would reach callers that refuse it (ArgumentException)
+            // instead of failing here as corruption.
             ThrowCorrupt(_file, _pageNumber, $"rule B2: {(IsLeaf ? "leaf" : "branch")} node {index} has an empty key (only a branch's first node may)");
         }
 

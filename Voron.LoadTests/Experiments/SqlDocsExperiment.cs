@@ -9,9 +9,9 @@ using Voron.LoadTests.Reporting;
 namespace Voron.LoadTests.Experiments;
 
 /// <summary>
-/// SQL over documents: three front doors to the same ~1 KiB profile documents side by
-/// side in one run, every write durable: <c>voron-sql-docs</c> (SQL on a <c>voron_docs</c> virtual
-/// table, Microsoft.Data.Sqlite on the store's VFS with the document store bound),
+/// SQL over documents: three front doors to the same ~1 KiB profile documents side by side in one
+/// run, every write durable: <c>voron-sql-docs</c> (SQL on a <c>voron_docs</c> virtual table,
+/// Microsoft.Data.Sqlite on the store's VFS with the document store bound),
 /// <c>voron-documents</c> (Voron.Documents sessions and queries) and <c>sqlite</c> (stock SQLite,
 /// JSON text in a table, WAL, synchronous=FULL, json_extract indexes). Every engine holds N
 /// profiles, indexes on city and age, and a SQL table of N purchases that refer to profiles.

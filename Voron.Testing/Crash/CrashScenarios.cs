@@ -154,10 +154,10 @@ internal static class CrashScenarios
     }
 
     /// <summary>
-    /// The class "user values crafted as journal records": values full of forged record
-    /// headers (ForgedRecords) go through journal records torn at every crash point, through
-    /// released journal files and new ones, and are overwritten (diffs) and deleted; no crash state
-    /// may take a forged header for a record (the oracle).
+    /// The class "user values crafted as journal records": values full of forged record headers
+    /// (ForgedRecords) go through journal records torn at every crash point, through released
+    /// journal files and new ones, and are overwritten (diffs) and deleted; no crash state may take
+    /// a forged header for a record (the oracle).
     /// </summary>
     private static void ForgedValues(CrashRun run)
     {

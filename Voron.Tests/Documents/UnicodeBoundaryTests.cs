@@ -218,10 +218,10 @@ public sealed class UnicodeBoundaryTests(ITestOutputHelper output)
     }
 
     // Regression: a document holding a lone surrogate escape (stored before JV2) made
-    // EnsureIndexAsync fail with InvalidOperationException and left the index defined, never
-    // ready; every later call failed the same way. Fixed: the index key encoder reports such a
-    // string as a value it cannot index (ArgumentException naming the document), and any failed
-    // build drops the index.
+    // EnsureIndexAsync fail with InvalidOperationException and left the index defined, never ready;
+    // every later call failed the same way. Fixed: the index key encoder reports such a string as a
+    // value it cannot index (ArgumentException naming the document), and any failed build drops the
+    // index.
     [Fact]
     public async Task EnsureIndexAsync_over_a_stored_lone_surrogate_drops_the_index_and_reports_the_document()
     {
