@@ -288,8 +288,8 @@ public sealed partial class DocumentStore : IAsyncDisposable, IDisposable
     /// <summary>
     /// Each write's index entries with <paramref name="catalog"/>; with <paramref name="checkText"/>,
     /// also the text rules of the JSON not yet checked, in the same pass (SV1). A failure leaves
-    /// the same error the old order gave (every text checked first, then the entries computed):
-    /// the texts of the later writes are checked before it is rethrown.
+    /// the error that checking every text first, then computing the entries, would give: the
+    /// texts of the later writes are checked before it is rethrown.
     /// </summary>
     private static void ComputeEntries(IndexCatalog catalog, IReadOnlyList<PreparedWrite> writes, bool checkText)
     {
@@ -302,7 +302,8 @@ public sealed partial class DocumentStore : IAsyncDisposable, IDisposable
             }
             catch (Exception e) when (e is not InvalidJsonException)
             {
-                // Not a text error: a later write's text error would have come first in the old order.
+                // Not a text error: a later write's text error comes first, as if every text had
+                // been checked before any entry was computed.
                 for (var later = i + 1; checkText && later < writes.Count; later++)
                 {
                     if (writes[later] is { Json: { } json, TextChecked: false } pending)

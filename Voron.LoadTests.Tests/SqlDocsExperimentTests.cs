@@ -38,8 +38,8 @@ public sealed class SqlDocsExperimentTests : IDisposable
 
     /// <summary>
     /// The report's shape, never its speed: one row per engine and configuration with the fields
-    /// issue 21 asks for, the ratios and targets on voron-sql-docs' rows only, the same rows read by
-    /// every engine, the plans naming the indexes, and both files saved.
+    /// the experiment promises, the ratios and targets on voron-sql-docs' rows only, the same rows
+    /// read by every engine, the plans naming the indexes, and both files saved.
     /// </summary>
     [Fact]
     public async Task Run_reports_every_engine_on_every_workload_with_the_required_fields()

@@ -112,7 +112,7 @@ public sealed class CheckDamageTests(DamageFixture stores) : IClassFixture<Damag
         }
     }
 
-    /// <summary>JournalDamageTests' defect 5: rot in a record that is not the last is corruption, never a torn tail.</summary>
+    /// <summary>As JournalDamageTests: rot in a record that is not the last is corruption, never a torn tail.</summary>
     [Fact]
     public async Task A_flipped_bit_in_a_journal_record_is_found_and_the_journal_file_named()
     {
@@ -126,7 +126,7 @@ public sealed class CheckDamageTests(DamageFixture stores) : IClassFixture<Damag
         Assert.Contains($"offset: {victim.Offset}", run.Out, StringComparison.Ordinal);
     }
 
-    /// <summary>JournalDamageTests' defect 9: a flipped bit in the last record is rot, not a torn write.</summary>
+    /// <summary>As JournalDamageTests: a flipped bit in the last record is rot, not a torn write.</summary>
     [Fact]
     public async Task A_flipped_bit_in_the_last_journal_record_is_found()
     {

@@ -44,14 +44,15 @@ namespace Voron.Compression;
 
 /// <summary>
 /// LZ4 block compression for the journal (see the FORMAT comment above), through
-/// K4os.Compression.LZ4 at its fastest level, which keeps the ratios of the engine's former own
-/// codec (the compression experiment; docs/dependencies.md).
+/// K4os.Compression.LZ4 at its fastest level (why this library and this level: the compression
+/// experiment; docs/dependencies.md).
 /// </summary>
 internal static class Lz4Block
 {
     /// <summary>
-    /// K4os's fastest level. Its HC levels compress JSON 10–30% smaller at a fifth of the speed or
-    /// less, which on the disks measured costs more time than the bytes saved (docs/dependencies.md).
+    /// K4os's fastest level. Its HC levels compress JSON somewhat smaller at a fraction of the
+    /// speed, which on the disks measured costs more time than the bytes saved
+    /// (docs/dependencies.md; docs/results/2026-12-06-code-comment-measurements.md).
     /// </summary>
     internal const LZ4Level Level = LZ4Level.L00_FAST;
 

@@ -68,7 +68,7 @@ namespace Voron.Flushing;
 //        exactly at F. FL8 pins F, so the flush must write the newest versions <= F: had the batch
 //        ended below F (a commit visible but not yet queued when F was fixed), pruning could drop
 //        the newest version <= the batch's end, and the flush would skip that page or write
-//        another's, while its header claims the batch (found in review, issue 17).
+//        another's, while its header claims the batch.
 //   FL10. The flush writes, of each page (or overflow run), at least every 4 KiB unit whose bytes
 //        differ between the data file's version and the version it writes (Flushing/FlushUnits.cs).
 //        Each commit carries a mask per page (PreparedCommit.FlushUnits): the units its diff
@@ -184,8 +184,9 @@ internal sealed class DataFileFlusher : IDisposable
             var before = _unflushedBytes;
             _unflushedBytes += transaction.Bytes;
             // Wake the flusher when the backlog crosses the threshold, not on every commit above
-            // it: each wake is one flush (data-file fdatasync, header write), and commits above
-            // the threshold during a flush used to queue one flush each, dozens a second.
+            // it: each wake is one flush (data-file fdatasync, header write), and waking on each
+            // commit above the threshold during a flush would queue a flush per commit, dozens a
+            // second.
             wake = before < _options.FlushThresholdBytes && _unflushedBytes >= _options.FlushThresholdBytes;
         }
 
@@ -479,7 +480,7 @@ internal sealed class DataFileFlusher : IDisposable
                 catch (Exception e)
                 {
                     // Whatever the exception's type, the journal's records may not be durable:
-                    // fail-stop (an unexpected type used to end this loop and leave the store usable).
+                    // fail-stop, so no exception ends this loop and leaves the store usable.
                     _failures.Fail(e);
                     return;
                 }

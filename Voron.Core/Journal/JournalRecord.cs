@@ -116,16 +116,13 @@ namespace Voron.Journal;
 // compressed, the writer compresses the next long payload whole at once; one that does not pay
 // brings the sample back. Workloads whose records compress (JSON documents: 64 concurrent saves
 // write records of ~200 KiB) thus pay no extra 64 KiB pass a record, a quarter of their LZ4 work.
-// Why these numbers, measured (Voron.LoadTests; docs/results/2026-11-23.md):
+// Why these numbers (Voron.LoadTests; docs/results/2026-11-23.md):
 //   - below ~4 KiB a record is one 4096-byte write either way, so compressing buys no I/O;
 //   - on JSON, LZ4 saves far more than a quarter (the journal experiment's bytes did not move);
-//   - on records of random 1 KiB values (the merge experiment's workload, in a scratch harness),
-//     LZ4 saved about 15% of the bytes of the records it kept, and the old sample (the first
-//     64 KiB alone) passed 628 records of which 240 then failed over their whole payload, their
-//     LZ4 pass thrown away.
-//     Alternated merge runs at 256 callers before and after this rule: merged writes 73,051 and
-//     92,140 -> 118,275 and 111,684 per second, median journal record 1.42 and 1.13 -> 0.50 and
-//     0.52 ms.
+//   - on random values LZ4 saves less than a quarter, so their records are stored raw, and a
+//     sample of the first 64 KiB alone passes many records whose whole payload then fails, their
+//     LZ4 pass thrown away: the slices spread over the payload, and writes merged at many callers
+//     gain from the rule (docs/results/2026-12-06-code-comment-measurements.md).
 // What recovery makes of the slot where record E should be (JournalReader.cs has the pseudo-code):
 //   valid record for E                 apply it, go on after it;
 //   intact, TransactionId > E          a gap: corruption;

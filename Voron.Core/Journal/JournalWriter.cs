@@ -343,18 +343,17 @@ internal sealed partial class JournalWriter : IDisposable
     /// Writes zeros over the preallocated space from where the log ends to the next chunk boundary
     /// at or past <paramref name="end"/>. Preallocated blocks are "unwritten" to the file system
     /// (ext4, XFS): the first write into one changes the file's block map, so the fdatasync after it
-    /// must write the inode too — on the machine we measure on, 4 KiB + fdatasync costs ~0.18 ms
-    /// into preallocated space and ~0.12 ms into written space (the machine experiment). Zeros are
+    /// must write the inode too, and a small durable write costs more there than in written space
+    /// (the machine experiment; docs/results/2026-12-06-code-comment-measurements.md). Zeros are
     /// what preallocated space reads as anyway, so recovery sees the same bytes either way; the
     /// zeros are made durable by the fdatasync of the record that follows. Only space past the
     /// log's end (and past any record) is written.
     /// <para>
     /// A record of a chunk or more is zero-filled first too, although its own write would cover
     /// the space: the zeros are overwritten in the page cache before they reach the disk (the
-    /// storage bytes of a 1M-entry load in key order are the same either way), and on Linux 6.18
-    /// one 115 MiB write into preallocated space that nothing had written took 340–370 ms, against
-    /// 23–26 ms over the zeros plus 29–40 ms for the zeros in 1 MiB writes (strace of the kv
-    /// experiment, 2026-11-27; cause not established).
+    /// storage bytes are the same either way), and one large write into preallocated space that
+    /// nothing had written is several times slower than the zeros and the write over them
+    /// together (cause not established; docs/results/2026-12-06-code-comment-measurements.md).
     /// </para>
     /// </summary>
     private void PrewriteZeros(long end)
@@ -504,9 +503,9 @@ internal sealed partial class JournalWriter : IDisposable
     /// <summary>
     /// A buffer for a record larger than the writer keeps, from <see cref="ArrayPool{T}.Shared"/>
     /// until the next append or dispose: a bulk load commits one such record after another, and a
-    /// fresh array each time had the kernel fault in and clear every page of it again (8% of the
-    /// samples in a perf profile of four 1M-entry loads in key order). The pool lets go of it
-    /// under memory pressure.
+    /// fresh array each time would have the kernel fault in and clear every page of it again, a
+    /// visible share of a load's time (docs/results/2026-12-06-code-comment-measurements.md).
+    /// The pool lets go of it under memory pressure.
     /// </summary>
     private byte[] Rent(int size)
     {

@@ -167,8 +167,9 @@ internal sealed partial class LowLevelTransaction : IPageAccess, IAllocatorPages
 
         // Page buffers live on the pinned object heap: they stay alive in the page table until the
         // data file has them (a flush threshold's worth, seconds under load), and on the ordinary
-        // heap each was copied twice by promotion and its bytes set off a gen-0 collection every
-        // few milliseconds (GC pauses fell from ~14% to ~2% of wall time under merged writes).
+        // heap each would be copied twice by promotion and their bytes would set off a gen-0
+        // collection every few milliseconds, a large share of the time under merged writes
+        // (docs/results/2026-12-06-code-comment-measurements.md).
         // Those that left the page table come back through the pool (PageBufferPool.cs, PB1).
         var copy = _environment.PageTable.Buffers.Rent();
         current.CopyTo(copy);

@@ -4,9 +4,9 @@ namespace Voron.Transactions;
 //
 // A write transaction copies every page it modifies or creates into an 8 KiB buffer, and the
 // commit publishes that buffer as a page version (PageTable.cs). Allocating each from the pinned
-// object heap cost about 3 µs (the heap's allocation lock and a fresh segment's pages), and the
-// garbage set off background gen-2 collections: in a profile of single-row SQL commits from one
-// connection, 5% of the samples were those allocations and 9% the background collector's thread.
+// object heap is slow (the heap's allocation lock and a fresh segment's pages), and the garbage
+// sets off background gen-2 collections: both show in profiles of small commits
+// (docs/results/2026-12-06-code-comment-measurements.md).
 // So buffers that leave the page table come back here and are handed to later copies.
 //
 //   PB1. A buffer is handed out again only when no transaction can hold a span into it: it left
@@ -14,12 +14,12 @@ namespace Voron.Transactions;
 //        generation no older than that of any transaction that could have found it
 //        (StorageEnvironment.Versions.cs; the same rule as scratch slots, PageTable PT7), and
 //        every transaction of that generation or an older one has ended (ReleaseRetired).
-//   PB2. Only whole single pages (Constants.PageSize bytes) come back; overflow runs go to the
-//        garbage collector as before.
+//   PB2. Only whole single pages (Constants.PageSize bytes) come back; overflow runs are left to
+//        the garbage collector.
 //   PB3. Bounded: at most Capacity buffers wait for their generation and Capacity more wait to be
 //        handed out; past that the oldest retired (or the newest released) buffer is dropped for
 //        the garbage collector. Dropping is always safe: recycling is an optimisation, and a
-//        buffer nobody returns is collected as before.
+//        buffer nobody returns is collected like any other array.
 //   PB4. Debug builds fill a released buffer with 0xDB: a transaction that still read it would
 //        see garbage (checksum failures, wrong values), so every test checks PB1.
 //

@@ -6,8 +6,8 @@ namespace Voron.Transactions;
 // the writer (a thread-pool work item), the writer handed the prepared batch to the committer
 // (Task.Run), the committer's acknowledgement ran the task's continuations on the pool, and those
 // woke the caller. With nothing else to merge those hops are pure latency and CPU: a lone SQL
-// connection's COMMIT made 36 sched_yield and 3 futex calls and cost 0.63 ms of CPU against 0.14
-// for stock SQLite (docs/results/2026-11-27-core-gaps.md). When the merger is idle the submitting
+// connection's COMMIT cost several times the CPU of stock SQLite's
+// (docs/results/2026-12-06-code-comment-measurements.md). When the merger is idle the submitting
 // thread does the writer's and the committer's work itself.
 //
 //   TryRunOnCaller (on the submitting thread):
@@ -24,11 +24,11 @@ namespace Voron.Transactions;
 //                   CallerWrite to its submitter (the SQLite VFS, which holds its database's
 //                   write lock while it submits): it claims it after releasing that lock, so
 //                   the database's next writer builds on the version while it is written.
-//   not idle: the operation goes to the queue as before (the writer runs it)
+//   not idle: the operation goes to the queue (the writer runs it)
 //
 // The AppContext switch Voron.Merger.CallerRuns set to false turns it off for every store whose
 // options are made after (StorageEnvironmentOptions.CallerRuns, which tests set per store). On a
-// machine whose cores other processes keep busy the queued path was faster (its pool threads spin
+// machine whose cores other processes keep busy the queued path is faster (its pool threads spin
 // and keep their cores): docs/results/2026-11-27-core-after.md.
 //
 // Invariants:

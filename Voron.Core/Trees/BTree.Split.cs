@@ -106,8 +106,9 @@ internal sealed partial class BTree
     /// </summary>
     /// <remarks>
     /// A share rewrites both pages. On pages the transaction had not touched that turns a small
-    /// diff for one insert into two whole-page diffs: in small random transactions (100 to a few
-    /// hundred puts) it raised journal bytes by 60% for 4 points of leaf fill. Pages already
+    /// diff for one insert into two whole-page diffs: in small random transactions it costs far
+    /// more journal bytes than the few points of leaf fill it gains
+    /// (docs/results/2026-12-06-code-comment-measurements.md). Pages already
     /// changed in the transaction (many inserts into them in a large load, or created by it) are
     /// journaled as large diffs or whole anyway, so there the share is nearly free and keeps its
     /// fill gain.

@@ -176,7 +176,7 @@ internal sealed partial class BTree
     {
         var field = leaf.GetValueField(index, out var flags, out var valueSize);
         // Inline nodes were bounded by GetValueField (B2); a run must hold a value too big for the
-        // older, quarter-page limit (B6): a store written before issue 24 keeps such runs.
+        // older, quarter-page limit (B6): a store an older build wrote keeps such runs.
         if (flags == TreeNodeFlags.Overflow && TreePage.LeafNodeHeaderSize + keySize + (long)valueSize <= TreePage.MinOverflowNodeSize)
         {
             leaf.ThrowCorrupt($"rule BT7: a {valueSize}-byte value with a {keySize}-byte key is stored {flags}");

@@ -54,15 +54,16 @@ namespace Voron.Trees;
 //      ascending run in the middle of the tree, such as ids "p/1000", "p/10000", "p/10001" ...
 //      inserted in numeric order) stays last on the left page when nodes follow it, and past the
 //      end of a full leaf moves to the start of its right sibling when it fits there
-//      (TrySpillToRightSibling), else starts a page alone. Without it such runs left leaves about
-//      half full (the filesize experiment's documents: 56%).
+//      (TrySpillToRightSibling), else starts a page alone. Without it such runs leave leaves about
+//      half full (docs/results/2026-12-06-code-comment-measurements.md).
 // BT12. (Soft) any other full leaf first shares its nodes evenly with its right sibling under the
 //      same parent when the transaction already held writable copies of both pages before this
 //      Put (IPageAccess.HoldsWritableCopy: modified or created in it), the pair and the new node
 //      take at most 90% of two pages and a cut fits both (TryShareWithRightSibling); only then
 //      does it split. A share rewrites both pages: on pages the transaction had not touched it
-//      multiplied journal bytes (small random transactions: +60% for 4 points of leaf fill), on
-//      pages it already holds (large loads) the rewrite adds little to their diffs.
+//      costs far more journal bytes than the leaf fill is worth
+//      (docs/results/2026-12-06-code-comment-measurements.md), on pages it already holds (large
+//      loads) the rewrite adds little to their diffs.
 // BT13. A Put reuses the previous Put's path instead of descending from the root only when that
 //      path ran along the right edge to the tree's last leaf, no mutation came between (the
 //      Version is exactly one past the one the previous Put left, and no descent came between:

@@ -250,8 +250,8 @@ internal sealed class BTreeCursor
     /// <summary>
     /// Asks the CPU for the cache lines of a mapped leaf's node area as a scan lands on it.
     /// Nodes lie in the order they were inserted, not in key order, so a scan would otherwise
-    /// wait on memory for most entries: a full scan of 1M small entries loaded in a random order
-    /// went from 24 to 33 M entries/s. x86 only (.NET has no prefetch intrinsic for Arm).
+    /// wait on memory for most entries (docs/results/2026-12-06-code-comment-measurements.md).
+    /// x86 only (.NET has no prefetch intrinsic for Arm).
     /// </summary>
     private static unsafe void PrefetchNodes(nint page, int upper)
     {

@@ -48,13 +48,12 @@ namespace Voron.Trees;
 // MaxLeafNodeSize = (8192 - 64) / 2 - 2 = 4062 bytes, so a leaf always holds at least two nodes
 // with their slots, and a page plus one node (or two pages of which one is below MinFillBytes)
 // can always be cut in two parts that each fit a page; otherwise it goes to an overflow run and
-// the node takes 15 + K bytes. Builds before issue 24 wrote values inline only up to a node of
-// MinOverflowNodeSize = (8192 - 64) / 4 - 2 = 2030 bytes: a run may hold a value whose inline
-// node would be 2031..4062 bytes (a store they wrote), never a smaller one (B6). An overflow run
-// takes whole pages, so the half-page limit keeps a 2-4 KiB value from taking a whole 8 KiB page
-// (the filesize experiment measured 57% of churn's records on overflow pages, half of each page
-// unused). A branch node is at most 11 + 1024 = 1035 bytes, so a branch holds at least seven
-// maximum keys.
+// the node takes 15 + K bytes. Older builds wrote values inline only up to a node of
+// MinOverflowNodeSize = (8192 - 64) / 4 - 2 = 2030 bytes (a quarter page): a run may hold a value
+// whose inline node would be 2031..4062 bytes (a store they wrote), never a smaller one (B6). An
+// overflow run takes whole pages, so the half-page limit keeps a 2-4 KiB value from taking a whole
+// 8 KiB page, half of it unused (docs/results/2026-12-06-code-comment-measurements.md). A branch
+// node is at most 11 + 1024 = 1035 bytes, so a branch holds at least seven maximum keys.
 //
 // Validity rules: a tree page is valid iff
 //   B1. the header's PageNumber is the page's number and Flags is exactly Leaf or Branch;
@@ -85,11 +84,12 @@ namespace Voron.Trees;
 // separator <= key (skipping node 0), follows that child, and binary-searches the leaf.
 //
 // Compatibility: a change to this layout bumps the store's format version (Paging/PageHeader.cs).
-// One change did not (issue 24): MaxLeafNodeSize went from a quarter page (2030) to a half page
-// (4062). Stores written before read and verify as before (B6 keeps the old threshold, and their
-// small-enough runs stay runs until the value is rewritten). A store written since may hold
-// inline nodes of 2031..4062 bytes, which a build from before the change reports as corrupt
-// (its rule B2): do not open a store with an older build once a newer one has written it.
+// One change kept it: MaxLeafNodeSize is half a page (4062), where older builds of the same format
+// version used a quarter page (2030). Stores those builds wrote read and verify (B6 keeps the
+// quarter-page threshold for runs, and their small-enough runs stay runs until the value is
+// rewritten). A store this build writes may hold inline nodes of 2031..4062 bytes, which an older
+// build reports as corrupt (its rule B2): do not open a store with an older build once this one has
+// written it.
 
 /// <summary>
 /// A read view of one tree page: header checks on open, bounds-checked node access, and the
@@ -118,7 +118,7 @@ internal readonly ref struct TreePage
 
     /// <summary>
     /// B6: an overflow run holds only a value whose inline node would exceed this: the quarter-page
-    /// limit of builds before issue 24, so the runs they wrote for 2-4 KiB values stay valid.
+    /// limit of older builds, so the runs they wrote for 2-4 KiB values stay valid.
     /// </summary>
     public const int MinOverflowNodeSize = (Capacity / 4) - SlotSize;
 
@@ -208,7 +208,8 @@ internal readonly ref struct TreePage
 
         if (keySize == 0 && (IsLeaf || index != 0))
         {
-            // Issue 17 (fuzzing): an empty key read back as a key no caller may pass (ArgumentException).
+            // Read back as a key, an empty one would reach callers that refuse it (ArgumentException)
+            // instead of failing here as corruption.
             ThrowCorrupt(_file, _pageNumber, $"rule B2: {(IsLeaf ? "leaf" : "branch")} node {index} has an empty key (only a branch's first node may)");
         }
 
@@ -362,9 +363,10 @@ internal readonly ref struct TreePage
     /// Asks the CPU for the first cache line of node <paramref name="index"/> when
     /// <paramref name="wanted"/>: SearchLeaf asks for both nodes its next step may compare while it
     /// compares this one, so the misses of a lookup's steps overlap instead of coming one after
-    /// another (random point reads of 1M small entries: +11-13% in a harness; the same in
-    /// SearchBranch, whose pages stay cached, showed nothing). The slot is read unchecked: a bad
-    /// offset only prefetches another line of the page (the compare checks it). x86 only.
+    /// another, which pays on random point reads; SearchBranch's pages stay cached, so it does not
+    /// prefetch (docs/results/2026-12-06-code-comment-measurements.md). The slot is read
+    /// unchecked: a bad offset only prefetches another line of the page (the compare checks it).
+    /// x86 only.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private unsafe void PrefetchNode(int index, bool wanted)
@@ -379,8 +381,9 @@ internal readonly ref struct TreePage
     /// <summary>
     /// Byte-wise key order (the sign of <see cref="MemoryExtensions.SequenceCompareTo{T}(ReadOnlySpan{T}, ReadOnlySpan{T})"/>),
     /// decided by the first eight bytes read as one big-endian integer when both keys have them and
-    /// they differ: the searches' probes then make no call. Random point reads of 1M 8-byte keys
-    /// spent 16% of their samples in SequenceCompareTo, called by every probe.
+    /// they differ: the searches' probes then make no call. SequenceCompareTo, called by every
+    /// probe, took a large share of random point reads
+    /// (docs/results/2026-12-06-code-comment-measurements.md).
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal static int CompareKeys(ReadOnlySpan<byte> left, ReadOnlySpan<byte> right)

@@ -10,15 +10,15 @@ using Voron.LoadTests.Reporting;
 namespace Voron.Diagnostics.Experiments;
 
 /// <summary>
-/// What a journal is made of (issue 23, <c>sections</c>' random ÷ sequential journal bytes): the
-/// <c>sections</c> inserts — 16-byte keys in key order or random, random 100-byte values, 100 per
-/// durable transaction — into a store that does not flush to the data file while they run, then
-/// every record of its journal read back with the recovery reader: record bytes (the 4 KiB
-/// alignment included), entries by encoding (a diff against the page's previous version, a diff
-/// against zeros — a page new in this transaction —, a full image), their decoded bytes, the
-/// diffs' range headers and payload, and how many entries rewrite a page an earlier record of the
-/// same run wrote (a page touched again). Settings: <c>VORON_ANATOMY_N</c> (items, default 50,000;
-/// 10,000 with --quick).
+/// What a journal is made of (why <c>sections</c>' random inserts write more journal bytes than its
+/// sequential ones): the <c>sections</c> inserts — 16-byte keys in key order or random, random
+/// 100-byte values, 100 per durable transaction — into a store that does not flush to the data file
+/// while they run, then every record of its journal read back with the recovery reader: record
+/// bytes (the 4 KiB alignment included), entries by encoding (a diff against the page's previous
+/// version, a diff against zeros — a page new in this transaction —, a full image), their decoded
+/// bytes, the diffs' range headers and payload, and how many entries rewrite a page an earlier
+/// record of the same run wrote (a page touched again). Settings: <c>VORON_ANATOMY_N</c> (items,
+/// default 50,000; 10,000 with --quick).
 /// </summary>
 internal sealed class AnatomyExperiment : IExperiment
 {

@@ -9,10 +9,10 @@ using Voron.Transactions;
 namespace Voron.Diagnostics.Experiments;
 
 /// <summary>
-/// Where an open loop's stalls come from (issue 23): durable 1 KiB writes through the merger
-/// started on a fixed schedule, as <c>merge</c>'s open loop starts them, with a timestamp of every
-/// phase that could hold one up: the dispatcher's lateness (the CPU scheduler), each commit's
-/// journal write and fdatasync (the <c>CommitStep</c> hook at <c>JournalWrite</c> and
+/// Where an open loop's stalls come from: durable 1 KiB writes through the merger started on a
+/// fixed schedule, as <c>merge</c>'s open loop starts them, with a timestamp of every phase that
+/// could hold one up: the dispatcher's lateness (the CPU scheduler), each commit's journal write
+/// and fdatasync (the <c>CommitStep</c> hook at <c>JournalWrite</c> and
 /// <c>Journaled</c>), each flush to the data file (<c>OnFlush</c>, with its duration), and the
 /// runtime's GC pauses. Every write over 10 ms from its schedule joins a stall episode (writes
 /// within 50 ms of each other), and each episode lists what overlapped it. Times are

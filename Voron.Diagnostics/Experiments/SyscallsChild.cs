@@ -22,8 +22,8 @@ internal static class SyscallsChild
     internal static readonly string[] Modes = ["voron", "voron-merged", KvEngineCatalog.Sqlite, KvEngineCatalog.Lmdb];
 
     /// <summary>
-    /// Modes the experiment does not run, for targeted counts by hand (issue 23, SQL from one
-    /// connection): single-row INSERT commits of a 1 KiB blob from one connection, on
+    /// Modes the experiment does not run, for targeted counts by hand (SQL from one connection):
+    /// single-row INSERT commits of a 1 KiB blob from one connection, on
     /// <c>Vfs=voron</c> (<c>sql-voron</c>) and on stock SQLite in WAL mode (<c>sql-wal</c>), as the
     /// <c>sql</c> experiment's engines open them.
     /// </summary>

@@ -11,9 +11,9 @@ namespace Voron.LoadTests.Data;
 /// (<see cref="Vocabulary"/>, Zipf-distributed like real words), identifiers, hashes and
 /// coordinates with the entropy real ones have, and timestamps spread over years. Sizes are drawn
 /// uniformly from a range (history entries, order lines or attributes are added until the
-/// document reaches its size). Deterministic for a seed. The former generator repeated ten names,
-/// cities and tags and constant fields, which flattered compression; these compress about as
-/// much as real documents (LZ4 takes a 2 KiB document to roughly 60-75% on its own).
+/// document reaches its size). Deterministic for a seed. Names, cities and tags are many and no
+/// field is constant, since a few repeated values flatter compression: these compress about as
+/// much as real documents (docs/results/2026-12-06-code-comment-measurements.md).
 /// </summary>
 internal sealed class RealisticJson
 {

@@ -88,7 +88,7 @@ internal sealed partial class BackupExperiment
         report.AddNote($"throughput: MB/s is the data file's bytes ({StoreSize.MiB(dataFileBytes):N0} MiB; MB = 10^6 bytes) over the wall time until the copy is durable, the median of {rounds} interleaved runs " +
                        "(the order reversed every other round); cp: cp of the closed store's data file and header copies (what a backup carries; not its journal files) into a new directory, then sync of every copied file and the directory; " +
                        "backup: BackupAsync of the same store reopened (its open and close not timed), its verification, syncs and manifest timed. " +
-                       $"vsCp: the backup's MB/s over cp's. Issue 24's target: at least {CpTarget}x cp (met). maxWriterPauseMs: BackupResult.WriterPause, the longest a writer waited on the backup.");
+                       $"vsCp: the backup's MB/s over cp's. Target: at least {CpTarget}x cp. maxWriterPauseMs: BackupResult.WriterPause, the longest a writer waited on the backup.");
     }
 
     private static CopyRun CopyWithCp(string store, string destination, int round)

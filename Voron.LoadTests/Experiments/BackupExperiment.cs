@@ -6,8 +6,8 @@ using Voron.LoadTests.Reporting;
 namespace Voron.LoadTests.Experiments;
 
 /// <summary>
-/// Operating a store (issue 24): what a backup costs and what a restore takes. Three parts, each
-/// on its own store:
+/// Operating a store: what a backup costs and what a restore takes. Three parts, each on its own
+/// store:
 /// <list type="number">
 /// <item>Throughput (<c>BackupExperiment.Copy.cs</c>): a store built to a data file of
 ///   <c>--size</c> through the merger (untimed), closed; then, interleaved and repeated with the

@@ -93,13 +93,13 @@ internal sealed class ChurnExperiment : IExperiment
                        "steady... is the last round's. fileMiB: every file of the store after the round's settle; dataFileMiB: the engine's main file (Voron's data file, " +
                        "SQLite's database file, LMDB's data.mdb); fileOverLive: fileMiB over the live keys and values. The run is steady when a round grew the main file by less than 2%.");
         report.AddNote("load: every engine's files right after the initial load and its settle, before any round; dataFileOverLive: the main file over the live keys and values; " +
-                       "dataFileVsSqlite: the main file over SQLite's database file after the same load (issue 24's target: at most 1.2).");
+                       "dataFileVsSqlite: the main file over SQLite's database file after the same load (target: at most 1.2).");
         if (loaded.Any(l => l.Engine == KvEngineCatalog.VoronCompact))
         {
             report.AddNote("voron-compact: the voron store and operations, with the store closed, compacted (StorageEnvironment.CompactAsync, offline: it takes the store's lock) " +
                            "and reopened after each round's settle. Its fileMiB, dataFileMiB and fileOverLive are after the compaction, ...BeforeCompaction before it; " +
                            "compactSeconds is the compaction alone (CompactionResult.Duration; compactWallSeconds adds the close and the reopen), compactWrittenMiB the bytes it handed to write calls; " +
-                           "the round's opsPerSec and write amplification leave the compaction out. Issue 24's targets: fileOverLive at most 1.5 after compaction, at most 2.5 at steady state without it (the voron rows).");
+                           "the round's opsPerSec and write amplification leave the compaction out. Targets: fileOverLive at most 1.5 after compaction, at most 2.5 at steady state without it (the voron rows).");
         }
 
         report.AddNote(WriteCounters.Note(context.Device));

@@ -8,7 +8,7 @@ using Voron.LoadTests.Measurement;
 namespace Voron.LoadTests.Experiments;
 
 /// <summary>
-/// The change feed's rows (issue 27), Voron.Documents only:
+/// The change feed's rows, Voron.Documents only:
 /// <list type="bullet">
 /// <item><c>feed-read</c>: the history of the bulk-loaded documents read through
 /// <c>DocumentStore.Changes(0)</c>, without and with their JSON (<c>includeJson</c>), in interleaved

@@ -21,7 +21,7 @@ namespace Voron.LoadTests.Experiments;
 /// Beside them the engine floor, <c>voron-kv</c> (<see cref="VoronKvDocumentEngine"/>: the same bytes
 /// through Voron.Core's merger, for insert, load and bulk), so that each Voron row has its ratio to
 /// what the engine alone does (vsFloor). Every row has the process's CPU and allocated bytes per
-/// operation (<see cref="ProcessCost"/>); Voron's rows say which of issue 22's targets they meet
+/// operation (<see cref="ProcessCost"/>); Voron's rows say which of their targets they meet
 /// (<see cref="DocumentTargets"/>); after the bulk insert, each Voron store's leaf fill per tree.
 /// </summary>
 internal sealed partial class DocumentsExperiment : IExperiment
@@ -123,11 +123,11 @@ internal sealed partial class DocumentsExperiment : IExperiment
 
         AddTargetCounts(report);
 
-        report.AddNote("Targets (issue 22, ratios from one run, on voron's rows: target and met, yes/no/n-a per target in the target's order): insert at 64 callers " +
+        report.AddNote("Targets (ratios from one run, on voron's rows: target and met, yes/no/n-a per target in the target's order): insert at 64 callers " +
                        ">= 10x SQLite and >= 0.5x the engine floor (vsFloor); insert from 1 caller >= 1.5x SQLite; bulk >= 2x SQLite's batched insert, >= 0.5x " +
                        "the floor's bulk put and >= 100,000 documents per second; load on 1 and 2 threads >= 3x SQLite; query-eq and query-range >= 1.5x SQLite. " +
                        "The facts targetsMet and targetsMissed count them.");
-        report.AddNote("The change feed's rows (issue 27; voron only, column variant): feed-read reads the bulk insert's history through " +
+        report.AddNote("The change feed's rows (voron only, column variant): feed-read reads the bulk insert's history through " +
                        "DocumentStore.Changes(0) without and with the JSON (includeJson), in interleaved rounds (3; 1 with --quick), target >= 200,000 " +
                        "changes/s without the JSON; feed-latency saves 1,000 profiles per second paced (open loop) for --seconds while one consumer " +
                        "reads Changes live, and times each save from SaveChangesAsync completing to its change arriving (matched by the save's " +
@@ -398,8 +398,8 @@ internal sealed partial class DocumentsExperiment : IExperiment
     }
 
     /// <summary>
-    /// After a Voron engine's bulk insert, how full its trees' leaves are (issue 22: appends in key
-    /// order should fill pages, not split them half-empty), walked as the filesize experiment walks a
+    /// After a Voron engine's bulk insert, how full its trees' leaves are (appends in key order
+    /// should fill pages, not split them half-empty), walked as the filesize experiment walks a
     /// store (<see cref="VoronSpace"/>): a fact per tree, the root catalog left out. Not timed.
     /// </summary>
     private static void AddLeafFill(Report report, IDocumentEngine engine)

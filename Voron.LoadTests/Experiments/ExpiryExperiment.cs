@@ -6,8 +6,8 @@ using Voron.LoadTests.Reporting;
 namespace Voron.LoadTests.Experiments;
 
 /// <summary>
-/// Document expiration (issue 27): does a sweep of many expired documents stall writers? A durable
-/// store is bulk-loaded with N expired documents (default 100,000; their expiry in the past through
+/// Document expiration: does a sweep of many expired documents stall writers? A durable store is
+/// bulk-loaded with N expired documents (default 100,000; their expiry in the past through
 /// ExpirationOptions.JsonField), then 16 writers save new ~200-byte documents (a session each,
 /// closed loop) for a window without a sweep, and again while SweepExpiredAsync deletes the N
 /// (BatchSize 256 per merged operation, the default). Rows: the writers' saves per second and

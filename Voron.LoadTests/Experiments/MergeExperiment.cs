@@ -152,8 +152,8 @@ internal sealed partial class MergeExperiment : IExperiment
     /// merged+async store, so the code is compiled and tiered and the thread pool has grown to
     /// what this load needs, as in a process that has been serving for a while. Without it the
     /// first mode measured pays for the pool's growth: the merger blocks pool threads in its
-    /// journal writes (measured: the first open-loop point's p99 was 649 ms against 24 ms with the
-    /// pool's minimum raised to 16 threads).
+    /// journal writes, and the first open-loop point's p99 grows many times over
+    /// (docs/results/2026-12-06-code-comment-measurements.md).
     /// </summary>
     private static async Task WarmUpProcessAsync(ExperimentContext context, Report report)
     {

@@ -9,9 +9,9 @@ using Voron.LoadTests.Reporting;
 namespace Voron.LoadTests.Experiments;
 
 /// <summary>
-/// SQL over documents (issue 21), three front doors to the same ~1 KiB profile documents side by
-/// side in one run, every write durable: <c>voron-sql-docs</c> (SQL on a <c>voron_docs</c> virtual
-/// table, Microsoft.Data.Sqlite on the store's VFS with the document store bound),
+/// SQL over documents: three front doors to the same ~1 KiB profile documents side by side in one
+/// run, every write durable: <c>voron-sql-docs</c> (SQL on a <c>voron_docs</c> virtual table,
+/// Microsoft.Data.Sqlite on the store's VFS with the document store bound),
 /// <c>voron-documents</c> (Voron.Documents sessions and queries) and <c>sqlite</c> (stock SQLite,
 /// JSON text in a table, WAL, synchronous=FULL, json_extract indexes). Every engine holds N
 /// profiles, indexes on city and age, and a SQL table of N purchases that refer to profiles.
@@ -191,7 +191,7 @@ internal sealed class SqlDocsExperiment : IExperiment
 
     private static void AddNotes(Report report)
     {
-        report.AddNote("Targets (issue 21, ratios from one run): voron-sql-docs lookups by id and indexed queries >= 1.2x sqlite and >= 0.7x voron-documents " +
+        report.AddNote("Targets (ratios from one run): voron-sql-docs lookups by id and indexed queries >= 1.2x sqlite and >= 0.7x voron-documents " +
                        "(the same query through the document API); inserts and cross-door transactions from 64 connections >= 10x sqlite (WAL). " +
                        "vsSqlite and vsDocuments are voron-sql-docs' opsPerSec over the other engine's, on voron-sql-docs' rows; met says whether each target of the row holds.");
         report.AddNote("Every write is durable (durability.* facts) and every writing round ends with the work its writes cause, timed: Voron's data-file flush, " +

@@ -159,7 +159,7 @@ internal sealed partial class SqlExperiment : IExperiment
 
     private static void AddNotes(Report report)
     {
-        report.AddNote("Targets (issue 14): voron insert at 64 connections >= 10x sqlite-wal; point selects >= 0.8x sqlite-wal; " +
+        report.AddNote("Targets: voron insert at 64 connections >= 10x sqlite-wal; point selects >= 0.8x sqlite-wal; " +
                        "bytes written per single-row update <= 0.2x sqlite-wal's.");
         report.AddNote("bytesWrittenPerTx: every byte the process wrote to files during the round (journal, WAL, database files, headers), " +
                        "including the engine's deferred work at the round's end (Voron's data-file flush, WAL's PASSIVE checkpoint), per transaction. " +

@@ -124,7 +124,7 @@ internal sealed partial class ToolsExperiment
                        "cold: the store's files are dropped from the page cache (posix_fadvise DONTNEED, untimed) before each run, so both read the disk: the issue's raw read throughput. " +
                        "pagesSeconds and documentsSeconds are check's own stage times (its --json): pages and trees (every page in use read and its checksum checked, every tree's invariants) and documents against indexes; pagesVsCat is cat's time over the pages stage's. " +
                        "export: `voron export <store>` to a byte-counting sink; MB is the JSON Lines written. " +
-                       $"Issue 26's targets: check at least {CheckTarget}x cat's MB/s; export at least {ExportTarget:N0} documents/s.");
+                       $"Targets: check at least {CheckTarget}x cat's MB/s; export at least {ExportTarget:N0} documents/s.");
     }
 
     /// <summary>The seconds of check's "pages and trees" and "documents" stages, from its --json report.</summary>

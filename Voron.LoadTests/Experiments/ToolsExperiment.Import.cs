@@ -72,7 +72,7 @@ internal sealed partial class ToolsExperiment
         report.AddNote($"import: medians of {rounds} rounds, the order alternating, each into a new store that first gets the index on $.city (not timed). " +
                        $"{BulkApi}: the profiles as objects (made before the clock starts), serialized by System.Text.Json's source generator, from the call to its return. " +
                        $"{Import}: `voron import <new store> <file>` of the same documents exported by `voron export`, the whole command (open, parse, bulk path, close). " +
-                       $"Both commit durably in batches through the merger. Issue 26's target: import at least {ImportTarget}x the API's rate.");
+                       $"Both commit durably in batches through the merger. Target: import at least {ImportTarget}x the API's rate.");
     }
 
     /// <summary>An empty store with the profiles' index, closed: what a user prepares before importing.</summary>

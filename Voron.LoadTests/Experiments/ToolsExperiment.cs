@@ -8,8 +8,8 @@ using Voron.Tool;
 namespace Voron.LoadTests.Experiments;
 
 /// <summary>
-/// The <c>voron</c> tool's throughput (issue 26), on one store of <c>--documents</c> ~1 KiB
-/// profiles (1,000,000 by default: a data file of about 1.3 GiB), with an index on their city:
+/// The <c>voron</c> tool's throughput, on one store of <c>--documents</c> ~1 KiB profiles
+/// (1,000,000 by default: a data file of about 1.3 GiB), with an index on their city:
 /// <list type="number">
 /// <item><c>voron check</c> against <c>cat</c> of the store's files to <c>/dev/null</c>
 ///   (<c>ToolsExperiment.Check.cs</c>): MB/s of the store's bytes, interleaved and repeated, both

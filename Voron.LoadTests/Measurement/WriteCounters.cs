@@ -10,8 +10,8 @@ namespace Voron.LoadTests.Measurement;
 /// <item><see cref="ToStorage"/>: what /proc/self/io says this process sent to storage
 ///   (<c>write_bytes</c>), counted per page-cache folio dirtied: a 4 KiB page at least, and on
 ///   kernels whose file systems use large folios (ext4 from Linux 6.16) a whole folio, up to
-///   hundreds of KiB, for a small overwrite (measured here: 100 overwrites of 4 KiB in a written
-///   file counted 50 MiB), so it overstates in-place writes;</item>
+///   hundreds of KiB, for a small overwrite (docs/results/2026-12-06-code-comment-measurements.md),
+///   so it overstates in-place writes;</item>
 /// <item><see cref="ToDevice"/>: bytes the block device wrote (<see cref="DeviceIo"/>), the file
 ///   system's journal included, device-wide: meaningful on a quiet machine only.</item>
 /// </list>

@@ -26,9 +26,10 @@ internal sealed class WriteLock
 {
     /// <summary>
     /// WL2: how long the first of the line may be passed over before the lock is handed to it.
-    /// Measured: at 4 ms, 64 busy-timeout writers on 2 cores waited longer than that on nearly every
-    /// release, so nearly every release was a hand-off to a sleeping thread (about 1 ms each, the
-    /// lock idle meanwhile: 787 single-row inserts/s against stock WAL's 1,588); at 100 ms, 2,060/s.
+    /// Long, so that hand-offs stay rare: with many writers on few cores, a bound of a few
+    /// milliseconds is passed on nearly every release, and each hand-off to a sleeping thread
+    /// leaves the lock idle until that thread runs
+    /// (docs/results/2026-12-06-code-comment-measurements.md).
     /// </summary>
     internal static readonly TimeSpan DefaultStarving = TimeSpan.FromMilliseconds(100);
 

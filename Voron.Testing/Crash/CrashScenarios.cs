@@ -154,10 +154,10 @@ internal static class CrashScenarios
     }
 
     /// <summary>
-    /// Issue 17's class "user values crafted as journal records": values full of forged record
-    /// headers (ForgedRecords) go through journal records torn at every crash point, through
-    /// released journal files and new ones, and are overwritten (diffs) and deleted; no crash state
-    /// may take a forged header for a record (the oracle).
+    /// The class "user values crafted as journal records": values full of forged record headers
+    /// (ForgedRecords) go through journal records torn at every crash point, through released
+    /// journal files and new ones, and are overwritten (diffs) and deleted; no crash state may take
+    /// a forged header for a record (the oracle).
     /// </summary>
     private static void ForgedValues(CrashRun run)
     {
@@ -176,7 +176,7 @@ internal static class CrashScenarios
     }
 
     /// <summary>
-    /// Issue 17's memory bound (PageTable PT8, Scratch/ScratchFile.cs): a reader holds the flush back
+    /// The memory bound (PageTable PT8, Scratch/ScratchFile.cs): a reader holds the flush back
     /// while commits overwrite its pages, so versions spill to the scratch file at commit — its
     /// creation, growth and writes are crash points — and are flushed from it once the reader ends.
     /// The scratch file holds nothing durable: whatever a crash leaves of it, the journal recovers

@@ -2,7 +2,7 @@ using System.Buffers.Binary;
 
 namespace Voron.Testing.Crash;
 
-/// <summary>Values crafted to pass for journal records (issue 17, defect 3): ForgedRecordTests and the "forged values" crash scenario store them.</summary>
+/// <summary>Values crafted to pass for journal records (a stored value must never pass for one): ForgedRecordTests and the "forged values" crash scenario store them.</summary>
 internal static class ForgedRecords
 {
     /// <summary>

@@ -13,9 +13,9 @@ namespace Voron.Tests.AspNetCore;
 /// detail say what is wrong, in Production and in Development; never a 500 and never an empty answer.
 /// </summary>
 /// <remarks>
-/// Issue 28, defect 10: binding failures were an empty 400 in Production and a 500 in Development
-/// (minimal APIs throw <c>BadHttpRequestException</c> there, and nothing mapped it), a price of
-/// 1e400 was read as infinity and failed the save with a 500, and a malformed If-Match made
+/// Regression: binding failures were an empty 400 in Production and a 500 in Development (minimal
+/// APIs throw <c>BadHttpRequestException</c> there, and nothing mapped it), a price of 1e400 was
+/// read as infinity and failed the save with a 500, and a malformed If-Match made
 /// <c>IfMatchVersion.BindAsync</c> return null, which minimal APIs report as a parameter that
 /// "was not provided". <c>AddVoronProblemDetails</c> now makes binding failures throw and answers
 /// them, and <c>IfMatchVersion</c> refuses a header with a 400 naming it.

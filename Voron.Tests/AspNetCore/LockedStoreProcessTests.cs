@@ -9,9 +9,9 @@ namespace Voron.Tests.AspNetCore;
 /// once, without a stack trace, and exit with a normal non-zero code.
 /// </summary>
 /// <remarks>
-/// Issue 28, defect 11: the second app printed the StoreLockedException with its stack trace three
-/// times (58 lines) and aborted with exit code 134. The causes: the hosting layer logged the open
-/// failure with the exception (1), the generic host logs every hosted service's start failure again,
+/// Regression: the second app printed the StoreLockedException with its stack trace three times (58
+/// lines) and aborted with exit code 134. The causes: the hosting layer logged the open failure
+/// with the exception (1), the generic host logs every hosted service's start failure again,
 /// "Hosting failed to start" (2), and the sample's <c>app.Run()</c> let the exception out of
 /// <c>Main</c>, so the runtime printed it as unhandled (3) and called abort() — SIGABRT, 134. Now the
 /// hosting layer leaves a start failure to the host's one log entry, the exception it throws

@@ -5,9 +5,10 @@ namespace Voron.Tests.Documents;
 /// <summary>Any failure of an index build leaves the catalog consistent: the index is dropped and the error thrown.</summary>
 public sealed class IndexBuildFailureTests
 {
-    // Issue 28, defect 5 (its class): EnsureIndexAsync dropped the index only for a unique
-    // violation or an ArgumentException; any other failure of a build step (there:
-    // InvalidOperationException from a lone surrogate) left it defined, "building", never ready.
+    // The class of the lone-surrogate regression (UnicodeBoundaryTests): EnsureIndexAsync dropped
+    // the index only for a unique violation or an ArgumentException; any other failure of a build
+    // step (there: InvalidOperationException from a lone surrogate) left it defined, "building",
+    // never ready.
     // Fixed: every failure but cancellation drops it (DocumentStore.Indexes.cs).
     [Theory]
     [InlineData(1)]

@@ -72,9 +72,9 @@ public sealed class NumericQueryTests(ITestOutputHelper output)
 
     private static string[] Ids(params int[] ages) => [.. ages.Select(a => $"n/{a.ToString(CultureInfo.InvariantCulture)}").Order(StringComparer.Ordinal)];
 
-    // Issue 28, defect 3: the constant went through Convert.ChangeType to the member's type (18.5
-    // became 18, 3_000_000_000L overflowed) after the member's widening conversion was stripped.
-    // Fixed: the comparison is encoded in the type C# compares in (Querying/NumericComparison.cs).
+    // Regression: the constant went through Convert.ChangeType to the member's type (18.5 became
+    // 18, 3_000_000_000L overflowed) after the member's widening conversion was stripped. Fixed:
+    // the comparison is encoded in the type C# compares in (Querying/NumericComparison.cs).
     [Theory]
     [InlineData(true)]
     [InlineData(false)]

@@ -112,7 +112,7 @@ public sealed class UnicodeBoundaryTests(ITestOutputHelper output)
         Assert.Equal("c/1", error.Id);
     }
 
-    // Issue 28, defect 5: "\ud800" passed StoreRaw's check (Utf8JsonReader does not pair surrogate
+    // Regression: "\ud800" passed StoreRaw's check (Utf8JsonReader does not pair surrogate
     // escapes), then the save failed in the index with InvalidOperationException. Fixed: StoreRaw
     // checks escapes (JV2) and refuses with the escape's position.
     [Theory]
@@ -217,11 +217,11 @@ public sealed class UnicodeBoundaryTests(ITestOutputHelper output)
         }
     }
 
-    // Issue 28, defect 5: a document holding a lone surrogate escape (stored before JV2) made
-    // EnsureIndexAsync fail with InvalidOperationException and left the index defined, never
-    // ready; every later call failed the same way. Fixed: the index key encoder reports such a
-    // string as a value it cannot index (ArgumentException naming the document), and any failed
-    // build drops the index.
+    // Regression: a document holding a lone surrogate escape (stored before JV2) made
+    // EnsureIndexAsync fail with InvalidOperationException and left the index defined, never ready;
+    // every later call failed the same way. Fixed: the index key encoder reports such a string as a
+    // value it cannot index (ArgumentException naming the document), and any failed build drops the
+    // index.
     [Fact]
     public async Task EnsureIndexAsync_over_a_stored_lone_surrogate_drops_the_index_and_reports_the_document()
     {

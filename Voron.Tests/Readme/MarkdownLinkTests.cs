@@ -6,8 +6,8 @@ namespace Voron.Tests.Readme;
 /// <summary>
 /// Every relative link of README.md and of the pages under docs/ leads to a file or folder of the
 /// repository, and a link's <c>#anchor</c> to a heading of the page it names; the README links to
-/// nothing outside the repository. Issue 29 moved the README's sections to docs/ pages, so links
-/// between them are many and a moved or renamed heading must fail here, not in a reader's browser.
+/// nothing outside the repository. The README points into the docs/ pages, so links between them
+/// are many and a moved or renamed heading must fail here, not in a reader's browser.
 /// </summary>
 public sealed partial class MarkdownLinkTests
 {

@@ -9,11 +9,11 @@ namespace Voron.Tests.Readme;
 /// path string, each asserted to occur exactly once.
 /// </summary>
 /// <remarks>
-/// Issue 28, defect 9: the Documents quick start did not compile as pasted (its type declarations
-/// came before the top-level statements, and <c>cancellationToken</c> was never declared), and no
-/// test noticed because the tests ran a hand-made copy of it. These tests compile the
-/// documentation's own text. Blocks are chosen by file and heading, never by line number (issue 29
-/// moved the guides from README.md to docs/ pages).
+/// Regression: the Documents quick start did not compile as pasted (its type declarations came
+/// before the top-level statements, and <c>cancellationToken</c> was never declared), and no test
+/// noticed because the tests ran a hand-made copy of it. These tests compile the documentation's
+/// own text. Blocks are chosen by file and heading, never by line number (guides move between
+/// README.md and the docs/ pages).
 /// </remarks>
 public sealed class ReadmeCodeBlockTests : IDisposable
 {

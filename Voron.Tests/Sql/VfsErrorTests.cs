@@ -5,7 +5,7 @@ using Voron.Testing.Crash;
 
 namespace Voron.Tests.Sql;
 
-/// <summary>Errors reach the SQLite user as the SqliteException codes they know (issue 14, item 5).</summary>
+/// <summary>Errors reach the SQLite user as the SqliteException codes they know.</summary>
 public sealed class VfsErrorTests
 {
     [Theory]

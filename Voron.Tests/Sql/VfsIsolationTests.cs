@@ -209,7 +209,7 @@ public sealed class VfsIsolationTests
         // Microsoft.Data.Sqlite, which retries a plain SQLITE_BUSY until the command timeout (30 s
         // here), gives it back at once. What broke: the code was plain SQLITE_BUSY.
         Assert.Equal((5, 517), (error.SqliteErrorCode, error.SqliteExtendedErrorCode));
-        Assert.Contains("BEGIN IMMEDIATE", Assert.IsType<InvalidOperationException>(VoronSqlite.LastError).Message, StringComparison.Ordinal); // why (issue 28)
+        Assert.Contains("BEGIN IMMEDIATE", Assert.IsType<InvalidOperationException>(VoronSqlite.LastError).Message, StringComparison.Ordinal); // the message says why, and what to do
         transaction.Rollback();
 
         // The ticket V6 gave it is gone: another writer is not held up.

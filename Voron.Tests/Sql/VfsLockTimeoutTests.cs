@@ -10,7 +10,7 @@ namespace Voron.Tests.Sql;
 /// <summary>
 /// How long a connection waits for a database's write lock on Vfs=voron (V1 in
 /// Voron.SqliteVfs/Databases/DatabaseState.cs), against what the user set: PRAGMA busy_timeout and
-/// Microsoft.Data.Sqlite's command timeout (Default Timeout). Issue 28, defects 6 and 7.
+/// Microsoft.Data.Sqlite's command timeout (Default Timeout).
 ///
 /// Regression: xLock(RESERVED) waited in line up to busy_timeout (or LockTimeout, 30 s, when none
 /// was set) on every attempt, and SQLite's busy handler retries xLock after each of its short
@@ -128,7 +128,7 @@ public sealed class VfsLockTimeoutTests(ITestOutputHelper output)
         Assert.Contains("write lock", reason.Message, StringComparison.Ordinal);
 
         // No single attempt waited longer than V1 allows: nothing with a busy handler (its
-        // sleeps wait instead), one slice without. The old VFS waited busy_timeout, or 30 s.
+        // sleeps wait instead), one slice without.
         var waits = blocked.Waits;
         Assert.True(waits.Refusals > 0);
         Assert.True(waits.LockWaitMax <= (busyTimeoutMs > 0 ? TimeSpan.Zero : Slice), $"an xLock waited up to {waits.LockWaitMax}");
@@ -156,7 +156,7 @@ public sealed class VfsLockTimeoutTests(ITestOutputHelper output)
     /// <summary>
     /// One sqlite3_exec, without Microsoft.Data.Sqlite's retry loop: what the VFS made that one
     /// statement wait, summed over every attempt SQLite's busy handler made, is at most the busy
-    /// timeout (or one slice without one). The old VFS: 13 x 300 ms for busy_timeout=300.
+    /// timeout (or one slice without one), not one busy timeout per attempt (the regression above).
     /// </summary>
     [Theory]
     [MemberData(nameof(OneStatement))]

@@ -3,7 +3,7 @@ using Microsoft.Data.Sqlite;
 namespace Voron.Tests.Sql;
 
 /// <summary>
-/// VACUUM INTO on Vfs=voron (issue 28, defect 8; V12 in Voron.SqliteVfs/Databases/DatabaseState.cs).
+/// VACUUM INTO on Vfs=voron (V12 in Voron.SqliteVfs/Databases/DatabaseState.cs).
 /// Regression: every name went through the store's name rules, so an absolute path was refused
 /// ("unable to open database", error 14). Fixed: an absolute path is an ordinary OS file served
 /// by SQLite's default VFS; a plain name is a database inside the store.

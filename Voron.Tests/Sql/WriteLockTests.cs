@@ -3,10 +3,10 @@ using Voron.SqliteVfs.Databases;
 namespace Voron.Tests.Sql;
 
 /// <summary>
-/// The write lock's line (V1 in Voron.SqliteVfs/Databases/DatabaseState.cs). Since issue 28 a
-/// connection waits in slices (the busy handler's sleeps, or one LockTimeout per attempt) and
-/// leaves the line between them; it comes back with the place it first took, so slices do not
-/// send the longest waiter to the end.
+/// The write lock's line (V1 in Voron.SqliteVfs/Databases/DatabaseState.cs). A connection waits
+/// in slices (the busy handler's sleeps, or one LockTimeout per attempt) and leaves the line
+/// between them; it comes back with the place it first took, so slices do not send the longest
+/// waiter to the end.
 /// </summary>
 public sealed class WriteLockTests
 {

@@ -13,9 +13,9 @@ namespace Voron.Journal.Diff;
 /// the first changed byte, walk 64-byte blocks as bit masks to the last changed byte before a
 /// gap of at least RangeHeaderSize unchanged bytes (or the end): shorter gaps are cheaper to
 /// carry as payload than to pay a second header for. (3) Encode that range, splitting zero runs
-/// out of it as negative ranges where that saves bytes. Measured on an 8 KiB page (one core of
-/// a shared AMD EPYC, AVX-512, .NET 10): ~75 ns unchanged, ~120 ns for a few changed fields,
-/// ~350 ns when every byte changed.
+/// out of it as negative ranges where that saves bytes. What a page costs, unchanged, with a few
+/// changed fields and with every byte changed:
+/// docs/results/2026-12-06-code-comment-measurements.md.
 /// </remarks>
 internal static partial class PageDiff
 {

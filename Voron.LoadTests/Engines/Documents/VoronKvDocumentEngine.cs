@@ -6,7 +6,8 @@ using Voron.LoadTests.Experiments.Documents;
 namespace Voron.LoadTests.Engines.Documents;
 
 /// <summary>
-/// The engine's floor under a document save and load (issue 22's reference row, <c>voron-kv</c>):
+/// The engine's floor under a document save and load (the documents experiment's reference row,
+/// <c>voron-kv</c>):
 /// Voron.Core alone, a <see cref="StorageEnvironment"/> opened as <see cref="DocumentStore.Open(DocumentStoreOptions, System.Diagnostics.Metrics.IMeterFactory?)"/>
 /// opens its own (the same directory options, the durability and lazy-flush interval of a default
 /// <see cref="DocumentStoreOptions"/> in Durable mode, every other option at its default, asynchronous

@@ -105,7 +105,8 @@ internal sealed class VoronKvEngine : IKvEngine, ICompactable
         finally
         {
             // Reopened whether or not the compaction worked: a failed compaction leaves the store
-            // as it was (issue 24), and Dispose below must find an open store.
+            // as it was (a failure before the commit point deletes the copy), and Dispose below
+            // must find an open store.
             _environment = StorageEnvironment.Open(_disk.VoronOptions(Directory, _portable));
         }
     }

@@ -16,7 +16,7 @@ internal static class DocumentScenarios
     /// <summary>An update whose expected version was no longer the stored one: counted in the conflicts column, not in ops.</summary>
     public const string Conflict = "conflict";
 
-    /// <summary>A query that found nothing (a small data set can leave a city or an age range empty): not in ops, as before the move.</summary>
+    /// <summary>A query that found nothing (a small data set can leave a city or an age range empty): not in ops.</summary>
     public const string Empty = "empty";
 
     /// <summary>One operation of caller <c>caller</c>, its <c>sequence</c>-th.</summary>

@@ -3,9 +3,9 @@ using System.Globalization;
 namespace Voron.LoadTests.Experiments.Documents;
 
 /// <summary>
-/// Issue 22's targets for Voron.Documents' rows, as ratios from one run: to SQLite's row of the
-/// same workload and callers (vsSqlite), to the engine floor's (vsFloor, <c>voron-kv</c>), and for
-/// the bulk insert an absolute rate. A workload and caller count without a target has none here.
+/// The targets of Voron.Documents' rows, as ratios from one run: to SQLite's row of the same
+/// workload and callers (vsSqlite), to the engine floor's (vsFloor, <c>voron-kv</c>), and for the
+/// bulk insert an absolute rate. A workload and caller count without a target has none here.
 /// </summary>
 internal static class DocumentTargets
 {

@@ -3,9 +3,9 @@ using System.Globalization;
 namespace Voron.LoadTests.Experiments.Documents;
 
 /// <summary>
-/// Issue 27's targets for the change feed's rows (Voron only): the history read at least 200,000
-/// changes per second (without the JSON: the feed's own cost), the live latency p99 at most 5 ms at
-/// 1,000 saves per second, and the feed's bookkeeping costing at most 10% of the insert rate at 64
+/// The targets of the change feed's rows (Voron only): the history read at least 200,000 changes
+/// per second (without the JSON: the feed's own cost), the live latency p99 at most 5 ms at 1,000
+/// saves per second, and the feed's bookkeeping costing at most 10% of the insert rate at 64
 /// callers (the feed-on store's rate at least 0.9 of the feed-off store's).
 /// </summary>
 internal static class FeedTargets

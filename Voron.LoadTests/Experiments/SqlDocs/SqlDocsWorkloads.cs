@@ -2,7 +2,7 @@ namespace Voron.LoadTests.Experiments.SqlDocs;
 
 /// <summary>
 /// The workloads of the <c>sqldocs</c> experiment, the connection counts they run at, and the
-/// targets of issue 21 for voron-sql-docs' rate as a ratio to sqlite's and to voron-documents'.
+/// targets for voron-sql-docs' rate as a ratio to sqlite's and to voron-documents'.
 /// </summary>
 internal static class SqlDocsWorkloads
 {
@@ -25,7 +25,7 @@ internal static class SqlDocsWorkloads
 
     public static bool Writes(string workload) => workload is Insert or CrossDoor;
 
-    /// <summary>The smallest voron-sql-docs / sqlite ratio issue 21 asks for, or null where it sets none.</summary>
+    /// <summary>The smallest voron-sql-docs / sqlite ratio targeted, or null where there is no target.</summary>
     public static double? SqliteTarget(string workload, int connections) => workload switch
     {
         Lookup or QueryEqual or QueryRange => 1.2,
@@ -33,6 +33,6 @@ internal static class SqlDocsWorkloads
         _ => null,
     };
 
-    /// <summary>The smallest voron-sql-docs / voron-documents ratio issue 21 asks for (the same query through both doors), or null.</summary>
+    /// <summary>The smallest voron-sql-docs / voron-documents ratio targeted (the same query through both doors), or null.</summary>
     public static double? DocumentsTarget(string workload) => workload is Lookup or QueryEqual or QueryRange ? 0.7 : null;
 }

@@ -101,10 +101,9 @@ public sealed class FreeSpaceFormatTests
     }
 
     /// <summary>
-    /// Found by review after the soak's fuzzing finding: the pending chain's walk was bounded
-    /// only by the directory's page count, an on-disk int, so a page linking to itself with a
-    /// count near 2^31 looped for hours at open. The count is now bounded by the pages allocated
-    /// and a page seen twice is a cycle.
+    /// Regression: the pending chain's walk was bounded only by the directory's page count, an
+    /// on-disk int, so a page linking to itself with a count near 2^31 looped for hours at open.
+    /// The count is now bounded by the pages allocated and a page seen twice is a cycle.
     /// </summary>
     [Theory]
     [InlineData(false)]

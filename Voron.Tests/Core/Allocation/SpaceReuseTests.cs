@@ -59,7 +59,7 @@ public sealed class SpaceReuseTests(ITestOutputHelper output)
         var end = env.CheckIntegrity();
         Assert.True(end.Pages <= 1.5 * end.TreePages, $"seed {seed}: the file has {end.Pages} pages for {end.TreePages} live ones");
         // Thirty more rewrites of the whole data set may grow the file only as the live data drifts (tree fill), not with the writes.
-        // Since values up to half a page stay inline (issue 24), leaves of 2-4 KiB nodes drift by more than 10%: that drift is
+        // Values up to half a page stay inline (TreePage.MaxLeafNodeSize), so leaves of 2-4 KiB nodes drift by more than 10%: that drift is
         // the tree's, so the file may grow by it, and by at most 10% more.
         var drift = Math.Max(0, end.TreePages - liveAfterWarmUp);
         Assert.True(end.Pages <= (pagesAfterWarmUp * 1.10) + drift,

@@ -14,16 +14,15 @@ public sealed class FlushHorizonCommitRaceTests
     private const int Keys = 400; // several leaf pages and a branch: the root is rewritten by every commit
 
     /// <summary>
-    /// Regression (found in review of the scratch-file change): a commit became visible (its id
-    /// the committed one) before it was queued for the flusher. A flush that fixed its horizon F
-    /// in that gap pinned F but took a batch ending at F - 1; the next commit's publish pruned
-    /// every page's version F - 1 (not the newest &lt;= F, no reader between), so the flush skipped
-    /// those pages — or wrote another page's bytes from a reused scratch slot — while its header
-    /// claimed F - 1. A crash before the next flush then replayed F's page diffs onto stale pages.
-    /// Fixed by queueing a commit before it becomes visible; a batch that does not end at the
-    /// horizon now fails the store instead of writing. The commit here pauses at each of its
-    /// steps after publishing while a flush fixes its horizon and takes its batch, and the next
-    /// commit lands before the flush writes.
+    /// Regression: a commit became visible (its id the committed one) before it was queued for the
+    /// flusher. A flush that fixed its horizon F in that gap pinned F but took a batch ending at
+    /// F - 1; the next commit's publish pruned every page's version F - 1 (not the newest &lt;= F, no
+    /// reader between), so the flush skipped those pages — or wrote another page's bytes from a
+    /// reused scratch slot — while its header claimed F - 1. A crash before the next flush then
+    /// replayed F's page diffs onto stale pages. Fixed by queueing a commit before it becomes
+    /// visible; a batch that does not end at the horizon now fails the store instead of writing.
+    /// The commit here pauses at each of its steps after publishing while a flush fixes its horizon
+    /// and takes its batch, and the next commit lands before the flush writes.
     /// </summary>
     [Theory]
     [InlineData(nameof(CommitStep.Published))]

@@ -6,7 +6,7 @@ using Xunit.Abstractions;
 namespace Voron.Tests.Core.Crash;
 
 /// <summary>
-/// Issue 17's class "a full disk followed by freed space", on a simulated disk of a given size
+/// The class "a full disk followed by freed space", on a simulated disk of a given size
 /// (CrashFileSystem.Capacity) that also holds a ballast file the user can delete. Every scenario
 /// runs on disks from almost nothing to all the space it uses when space is plentiful; when the
 /// disk fills up:

@@ -7,10 +7,9 @@ using Xunit.Abstractions;
 namespace Voron.Tests.Core.Crash;
 
 /// <summary>
-/// Issue 17's classes "damage to the last record (torn vs rotted, told apart)" and "lazy-mode bit
-/// flips". Every scenario, durable and lazy, is crashed at sampled points (every damage model);
-/// the disk left behind is then damaged once more in one journal record that recovery would
-/// replay:
+/// The classes "damage to the last record (torn vs rotted, told apart)" and "lazy-mode bit flips".
+/// Every scenario, durable and lazy, is crashed at sampled points (every damage model); the disk
+/// left behind is then damaged once more in one journal record that recovery would replay:
 /// <list type="bullet">
 /// <item>rot — one flipped bit in any sector of the record, the last one or an older one, in
 ///   either durability mode: recovery must report CorruptionException naming the record's file

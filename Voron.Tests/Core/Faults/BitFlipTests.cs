@@ -16,7 +16,7 @@ namespace Voron.Tests.Core.Faults;
 /// free or unused pages, records already in the data file, pages the journal replay rewrites).
 /// A flip in the last journal record is detected too (format 2: a written sector that no longer
 /// matches its checksum is rot, not a torn write; format 1 dropped the record silently, losing an
-/// acknowledged commit — issue 17, defect 9). Never a wrong answer, another exception, or a hang
+/// acknowledged commit). Never a wrong answer, another exception, or a hang
 /// (StateRunner's timeout); a process crash would end the test run.
 /// </summary>
 public sealed class BitFlipTests(ITestOutputHelper output)

@@ -12,7 +12,7 @@ using Xunit.Abstractions;
 namespace Voron.Tests.Core.Faults;
 
 /// <summary>
-/// Issue 17, defect 11's class: bytes from disk that make a reader throw something other than
+/// The class of bytes from disk that make a reader throw something other than
 /// <see cref="CorruptionException"/> (an OverflowException, an ArgumentOutOfRangeException, an
 /// allocation sized by an on-disk count). Every on-disk structure's reader gets random mutations
 /// (Mutator) of valid bytes — with its checksums re-stamped half the time, so the field checks

@@ -7,9 +7,9 @@ using Xunit.Abstractions;
 namespace Voron.Tests.Core.Hardening;
 
 /// <summary>
-/// Issue 17, defect 10: after a full disk, freeing space must let the store open again, and a
-/// store must open on a small file system at all. Run on the simulated disk (always) and on a real
-/// 48 MiB tmpfs (when the test may mount one).
+/// After a full disk, freeing space must let the store open again, and a store must open on a small
+/// file system at all. Run on the simulated disk (always) and on a real 48 MiB tmpfs (when the test
+/// may mount one).
 /// </summary>
 public sealed class DiskFullTests(ITestOutputHelper output)
 {

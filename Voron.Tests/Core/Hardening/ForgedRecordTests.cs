@@ -5,7 +5,7 @@ using Voron.Tests.Core.Engine;
 namespace Voron.Tests.Core.Hardening;
 
 /// <summary>
-/// Issue 17, defect 3: a stored value must never be able to pass as a journal record.
+/// A stored value must never be able to pass as a journal record.
 /// </summary>
 public sealed class ForgedRecordTests
 {

@@ -7,8 +7,8 @@ using Voron.Tests.Core.Engine;
 namespace Voron.Tests.Core.Hardening;
 
 /// <summary>
-/// Issue 17, defects 5 and 9: damage to a journal record that was durable must be reported, in
-/// every durability mode, and rot in the last record must not pass for a torn write.
+/// Damage to a journal record that was durable must be reported, in every durability mode, and rot
+/// in the last record must not pass for a torn write.
 /// </summary>
 public sealed class JournalDamageTests
 {
@@ -69,15 +69,15 @@ public sealed class JournalDamageTests
     }
 
     /// <summary>
-    /// What broke (defect 5): in lazy mode, records are written without a flush and marked Lazy,
-    /// and recovery ignored Lazy records after a broken one (D4), treating the broken one as a
-    /// torn tail. So one flipped bit in an old record — one a rotation had long made durable —
-    /// made the store open at the transaction before it, dropping every later acknowledged
-    /// commit, and then zeroed the rest of the journal file, destroying the evidence. Fixed by
-    /// a checksum per sector of each record (a flipped bit leaves a written sector wrong, which a
-    /// torn write cannot: rot is corruption in every mode) and by a DurableThrough field in each
-    /// record header (the last transaction the writer knew durable), which proves an earlier
-    /// broken record had been durable however it was damaged.
+    /// What broke: in lazy mode, records are written without a flush and marked Lazy, and recovery
+    /// ignored Lazy records after a broken one (D4), treating the broken one as a torn tail. So one
+    /// flipped bit in an old record — one a rotation had long made durable — made the store open at
+    /// the transaction before it, dropping every later acknowledged commit, and then zeroed the
+    /// rest of the journal file, destroying the evidence. Fixed by a checksum per sector of each
+    /// record (a flipped bit leaves a written sector wrong, which a torn write cannot: rot is
+    /// corruption in every mode) and by a DurableThrough field in each record header (the last
+    /// transaction the writer knew durable), which proves an earlier broken record had been durable
+    /// however it was damaged.
     /// </summary>
     [Theory]
     [InlineData(false)]
@@ -111,12 +111,12 @@ public sealed class JournalDamageTests
     }
 
     /// <summary>
-    /// What broke (defect 9): a bit flipped in the last journal record of a store made it look
-    /// like a torn write, so the store opened one acknowledged commit short, silently. A torn
-    /// write leaves the sectors the disk did not write as they were — zeros, since the journal is
-    /// zero-filled ahead of its records (J10) — while rot leaves a written sector wrong. Fixed by
-    /// a checksum per 512-byte sector of each record: a sector that is neither intact nor zeros is
-    /// rot, reported as corruption.
+    /// What broke: a bit flipped in the last journal record of a store made it look like a torn
+    /// write, so the store opened one acknowledged commit short, silently. A torn write leaves the
+    /// sectors the disk did not write as they were — zeros, since the journal is zero-filled ahead
+    /// of its records (J10) — while rot leaves a written sector wrong. Fixed by a checksum per
+    /// 512-byte sector of each record: a sector that is neither intact nor zeros is rot, reported
+    /// as corruption.
     /// </summary>
     [Fact]
     public void A_flipped_bit_in_the_last_record_is_corruption_not_a_torn_write()

@@ -11,9 +11,9 @@ using Voron.Tests.Core.Engine;
 namespace Voron.Tests.Core.Hardening;
 
 /// <summary>
-/// Issue 17, defect 11: bytes from disk that raised something other than CorruptionException, an
+/// Regressions: bytes from disk that raised something other than CorruptionException, an
 /// allocation sized by an on-disk count, and a misleading error for a file path. The class is
-/// fuzzed by Faults/OnDiskFuzzTests; these are the cases the review found.
+/// fuzzed by Faults/OnDiskFuzzTests; these are its known cases, one test each.
 /// </summary>
 public sealed class OnDiskValidationTests
 {
@@ -111,10 +111,10 @@ public sealed class OnDiskValidationTests
         AssertOpenRefusesTheNewestHeaderCopyWith(HeaderFile.JournalOffsetOffset, -4096);
 
     /// <summary>
-    /// Found by review after the soak's fuzzing finding: a header copy whose revision, last synced
-    /// transaction or journal file number is the largest long passed HF4/HF6, and open incremented
-    /// it: the revision wrapped negative (the next open refused the copy it had just written) and
-    /// transaction ids and journal file numbers went negative. Those values are now corruption.
+    /// Regression: a header copy whose revision, last synced transaction or journal file number is
+    /// the largest long passed HF4/HF6, and open incremented it: the revision wrapped negative (the
+    /// next open refused the copy it had just written) and transaction ids and journal file numbers
+    /// went negative. Those values are now corruption.
     /// </summary>
     [Theory]
     [InlineData(HeaderFile.RevisionOffset)]
@@ -144,10 +144,10 @@ public sealed class OnDiskValidationTests
     }
 
     /// <summary>
-    /// Found by review after the soak's fuzzing finding: a tree state's depth was checked only to
-    /// be non-negative, and the descent sized its path buffers by it (depth 2^30 wrapped the size
-    /// negative: OverflowException or ArgumentOutOfRangeException; a depth of millions with a
-    /// branch pointing at itself recursed until the stack overflowed). Depth is now at most 64.
+    /// Regression: a tree state's depth was checked only to be non-negative, and the descent sized
+    /// its path buffers by it (depth 2^30 wrapped the size negative: OverflowException or
+    /// ArgumentOutOfRangeException; a depth of millions with a branch pointing at itself recursed
+    /// until the stack overflowed). Depth is now at most 64.
     /// </summary>
     [Theory]
     [InlineData(65)]

@@ -64,8 +64,8 @@ public sealed class HeaderFileFormatTests
     [InlineData(HeaderFile.Reserved2Offset + 8, 1L)]
     public void A_copy_written_with_an_invalid_field_is_corruption(int offset, long value)
     {
-        // Issue 17, defect 11: negative journal fields from a header reached the journal reader,
-        // which threw ArgumentOutOfRangeException instead of CorruptionException (rule HF6 now).
+        // Regression: negative journal fields from a header reached the journal reader, which threw
+        // ArgumentOutOfRangeException instead of CorruptionException; rule HF6 refuses them.
         var bytes = HeaderFile.Encode(Sample);
         BinaryPrimitives.WriteInt64LittleEndian(bytes.AsSpan(offset), value);
         BinaryPrimitives.WriteUInt32LittleEndian(bytes.AsSpan(HeaderFile.ChecksumOffset), HeaderFile.ComputeChecksum(bytes));

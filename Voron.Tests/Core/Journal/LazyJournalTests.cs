@@ -174,7 +174,7 @@ public sealed class LazyJournalTests
         }
 
         // The timer syncs every 10 ms whatever the load; failing its syncs only from here on keeps
-        // the commit above out of the race (it used to lose it on a busy machine).
+        // the commit above out of the race, however busy the machine.
         fs.FailWith = line => new InvalidOperationException($"injected: a file system bug at {line}");
         fs.FailWhen = line => line.StartsWith("FlushData /store/journal/", StringComparison.Ordinal);
 

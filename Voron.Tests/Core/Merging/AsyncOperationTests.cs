@@ -134,12 +134,12 @@ public sealed class AsyncOperationTests
     }
 
     /// <summary>
-    /// Regression (review): the continuation of an async void method started inside a merged
-    /// operation runs on the thread pool, and could run while the operation was still inside its
-    /// delegate, writing into the batch's open transaction from another thread. While a merged
-    /// operation runs, its transaction now refuses every thread but the operation's. The delegate
-    /// below waits (up to two seconds) for the continuation before it returns: before the fix the
-    /// continuation's write succeeded in that window.
+    /// Regression: the continuation of an async void method started inside a merged operation runs
+    /// on the thread pool, and could run while the operation was still inside its delegate, writing
+    /// into the batch's open transaction from another thread. While a merged operation runs, its
+    /// transaction now refuses every thread but the operation's. The delegate below waits (up to
+    /// two seconds) for the continuation before it returns: before the fix the continuation's write
+    /// succeeded in that window.
     /// </summary>
     [Fact]
     public async Task The_rest_of_an_async_void_method_cannot_use_the_operations_transaction_from_another_thread()

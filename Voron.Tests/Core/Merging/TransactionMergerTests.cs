@@ -264,10 +264,10 @@ public sealed class TransactionMergerTests
     public async Task Operations_submitted_while_the_environment_fails_all_complete_none_is_left_hanging()
     {
         // M5: the writer stops on a failure and fails what it finds queued; a submission that
-        // passed the usability check just before the failure but reached the queue after that
-        // drain used to stay queued forever. The window is a few instructions wide and this test
-        // never hit it on the old code: it guards the rule (TransactionMerger's design notes),
-        // it does not reproduce the bug. Callers submit in a loop while another thread fails
+        // passes the usability check just before the failure but reaches the queue after that
+        // drain must fail too, not stay queued forever. The window is a few instructions wide and
+        // this test is not known to hit it: it guards the rule (TransactionMerger's design notes),
+        // it does not reproduce a failure. Callers submit in a loop while another thread fails
         // the environment at a random moment.
         var random = new Random(20261122);
         for (var round = 0; round < 300; round++)

@@ -200,8 +200,8 @@ public sealed class PageFileTests
     }
 
     /// <summary>
-    /// Found by review after the soak's fuzzing finding: PF2 was checked as block * 8192 &lt; Length,
-    /// so a block number of 2^51 (its product wraps to 0) passed. It is now checked by division.
+    /// Regression: PF2 was checked as block * 8192 &lt; Length, so a block number of 2^51 (its
+    /// product wraps to 0) passed. It is now checked by division.
     /// </summary>
     [Theory]
     [InlineData(1L << 51)]

@@ -6,9 +6,9 @@ using Voron.Tests.Core.Engine;
 namespace Voron.Tests.Core.Scratch;
 
 /// <summary>
-/// Issue 17's memory bound: page versions a long-lived reader holds back beyond
-/// MaxPageVersionMemory spill to the scratch file (Transactions/PageTable.cs PT6–PT8,
-/// Scratch/ScratchFile.cs SC1–SC4), while every reader still reads exactly its snapshot.
+/// The memory bound: page versions a long-lived reader holds back beyond MaxPageVersionMemory spill
+/// to the scratch file (Transactions/PageTable.cs PT6–PT8, Scratch/ScratchFile.cs SC1–SC4), while
+/// every reader still reads exactly its snapshot.
 /// </summary>
 public sealed class ScratchSpillTests
 {

@@ -256,7 +256,7 @@ public sealed class BTreeTests
             return key;
         }).ToArray();
 
-        // The value repeats the key (to the largest inline size: longer than the key since issue 24).
+        // The value repeats the key (to the largest inline size, half a page: longer than the key).
         static byte[] ValueOf(byte[] key, int size) => Enumerable.Range(0, size).Select(i => key[i % key.Length]).ToArray();
         foreach (var key in keys)
         {

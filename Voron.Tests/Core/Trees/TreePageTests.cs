@@ -156,9 +156,9 @@ public sealed class TreePageTests(ITestOutputHelper output)
     }
 
     /// <summary>
-    /// Found by Faults/OnDiskFuzzTests (issue 17, defect 11's class): a leaf node with an empty key
-    /// was read back as a key, which a caller iterating and looking it up then passed to Get:
-    /// ArgumentException ("the key is 0 bytes") instead of CorruptionException. Fixed in
+    /// Found by Faults/OnDiskFuzzTests (bytes from disk must fail as corruption): a leaf node with
+    /// an empty key was read back as a key, which a caller iterating and looking it up then passed
+    /// to Get: ArgumentException ("the key is 0 bytes") instead of CorruptionException. Fixed in
     /// TreePage.GetKey: only a branch's first node may have an empty key (B2).
     /// </summary>
     [Fact]

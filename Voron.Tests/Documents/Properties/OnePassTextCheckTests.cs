@@ -7,7 +7,7 @@ namespace Voron.Tests.Documents.Properties;
 
 /// <summary>
 /// SV1: the save's one pass (<see cref="CollectionIndexes.ComputeEntriesCheckingText"/>) against
-/// the old two steps kept as the reference (<see cref="JsonValidation.ValidateText"/>, then
+/// the two-step check kept as the reference (<see cref="JsonValidation.ValidateText"/>, then
 /// <see cref="CollectionIndexes.ComputeEntries"/> with a fresh extractor): for random documents,
 /// valid and broken (invalid UTF-8 anywhere, lone surrogate escapes, deep nesting, duplicate
 /// properties, numbers at the edges, values that cannot be indexed, key and entry limits,

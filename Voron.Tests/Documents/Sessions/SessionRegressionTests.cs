@@ -3,7 +3,7 @@ using Voron.Documents;
 
 namespace Voron.Tests.Documents.Sessions;
 
-/// <summary>Regression tests for issue 28 (defects 1, 2 and 4), through the public API only.</summary>
+/// <summary>Regression tests of sessions (a load that rewrote, the id member, the id counter), through the public API only.</summary>
 public sealed class SessionRegressionTests
 {
     private static readonly SessionJson Json = SessionJson.Default;
@@ -39,11 +39,11 @@ public sealed class SessionRegressionTests
         Assert.Equal(before, await RawAsync(store, "FdUser/1"));
     }
 
-    // Defect 1 (issue 28): a session that only loaded a document rewrote it. "Changed" meant "the
-    // entity's serialization differs from the stored bytes", so any difference in shape (here the
-    // unknown "Extra", and the missing "Id") was a change, and the typed serialization dropped
-    // "Extra" and added "Id": null. Fixed by comparing with the serialization at load time (S1).
-    // (The first test above is the defect's own example; this one covers the other shapes.)
+    // Regression: a session that only loaded a document rewrote it. "Changed" meant "the entity's
+    // serialization differs from the stored bytes", so any difference in shape (here the unknown
+    // "Extra", and the missing "Id") was a change, and the typed serialization dropped "Extra" and
+    // added "Id": null. Fixed by comparing with the serialization at load time (S1). (The first
+    // test above is the reported example; this one covers the other shapes.)
     [Theory]
     [InlineData("""{"Age":1,"Name":"a","Score":1.0}""")]
     [InlineData("""{ "Name" : "a",   "Age": 1 , "Big": 1e0 }""")]
@@ -68,9 +68,9 @@ public sealed class SessionRegressionTests
         Assert.Equal(before, await RawAsync(store, "FdUser/1"));
     }
 
-    // Defect 1, the changed case: the typed serialization replaced the document and dropped the
-    // properties FdUser does not declare. Now they are kept after the typed ones (S2), and the body
-    // carries the document's id, never "Id": null.
+    // The same regression, the changed case: the typed serialization replaced the document and
+    // dropped the properties FdUser does not declare. Now they are kept after the typed ones (S2),
+    // and the body carries the document's id, never "Id": null.
     [Fact]
     public async Task SaveChanges_keeps_the_properties_the_type_does_not_declare_when_a_loaded_entity_changed()
     {
@@ -90,9 +90,9 @@ public sealed class SessionRegressionTests
         store.CheckIntegrity(); // throws on a violation
     }
 
-    // Defect 2 (issue 28): a typed load or query gave the JSON's "Id" (null when absent) instead of
-    // the document's id, so storing the entity again in a new session made a new document (2
-    // became 4). The session now sets the id member from the key on load and query (S3).
+    // Regression: a typed load or query gave the JSON's "Id" (null when absent) instead of the
+    // document's id, so storing the entity again in a new session made a new document (2 became 4).
+    // The session now sets the id member from the key on load and query (S3).
     [Fact]
     public async Task Load_and_query_set_the_id_member_from_the_document_id()
     {
@@ -129,7 +129,7 @@ public sealed class SessionRegressionTests
         }
     }
 
-    // Defect 4 (issue 28): only ids stored in their own collection raised the id counter, so after
+    // Regression: only ids stored in their own collection raised the id counter, so after
     // StoreRaw("Other", "FdUser/1") a new FdUser was given "FdUser/1" and its save failed with a
     // ConcurrencyException. Every id of the shape "<prefix>/<n>" now raises the prefix's counter,
     // whatever its collection (I5), and the generator skips ids a stored document has.
@@ -146,11 +146,11 @@ public sealed class SessionRegressionTests
         Assert.Equal("FdUser/2", user.Id);
     }
 
-    // Defect 1, "the version went from 1 to 3": each session that only read the document wrote it
-    // again whenever its serializer's shape differed from the stored bytes — here the
-    // source-generated Pascal-case names, then the reflection-based camel-case ones (web
-    // defaults, case-insensitive reads): two writes, versions 2 and 3. Versions are store-wide
-    // (I4), so any other write in between raises the number seen too. Now neither session writes.
+    // The same regression, "the version went from 1 to 3": each session that only read the document
+    // wrote it again whenever its serializer's shape differed from the stored bytes — here the
+    // source-generated Pascal-case names, then the reflection-based camel-case ones (web defaults,
+    // case-insensitive reads): two writes, versions 2 and 3. Versions are store-wide (I4), so any
+    // other write in between raises the number seen too. Now neither session writes.
     [Fact]
     public async Task Sessions_that_only_read_with_different_serializer_settings_never_write()
     {

@@ -4,11 +4,11 @@ using Voron.Documents;
 namespace Voron.Tests.Sql.Documents;
 
 /// <summary>
-/// voron_docs refuses what it must (issue 21): the module where no documents can be reached, bad
-/// collection names and column specs, bodies that are not one JSON object, duplicate ids, unique
-/// index violations, writes to the read-only eponymous table. Each fails with the SQLite error
-/// code a SQLite user expects and a message that says what is wrong, and leaves the documents and
-/// the tables as they were.
+/// voron_docs refuses what it must: the module where no documents can be reached, bad collection
+/// names and column specs, bodies that are not one JSON object, duplicate ids, unique index
+/// violations, writes to the read-only eponymous table. Each fails with the SQLite error code a
+/// SQLite user expects and a message that says what is wrong, and leaves the documents and the
+/// tables as they were.
 /// </summary>
 public sealed class VoronDocsErrorTests
 {

@@ -8,12 +8,12 @@ using Xunit.Abstractions;
 namespace Voron.Tests.Sql.Documents;
 
 /// <summary>
-/// Isolation across the two front doors (issue 21), some with the store's journal flush held back
-/// on purpose (<see cref="GatedFileSystem"/>) so that a cross-door commit is submitted but not
-/// durable for as long as a test needs. Each cross-door commit writes an order row and an order
-/// document with the same total: a reader sees both or neither; a read-only transaction never sees
-/// a commit that is not durable; a document session and a SQL writer on the same document give
-/// exactly one winner, and a SQL connection whose COMMIT lost stays usable.
+/// Isolation across the two front doors, some with the store's journal flush held back on purpose
+/// (<see cref="GatedFileSystem"/>) so that a cross-door commit is submitted but not durable for as
+/// long as a test needs. Each cross-door commit writes an order row and an order document with the
+/// same total: a reader sees both or neither; a read-only transaction never sees a commit that is
+/// not durable; a document session and a SQL writer on the same document give exactly one winner,
+/// and a SQL connection whose COMMIT lost stays usable.
 /// </summary>
 public sealed class VoronDocsIsolationTests(ITestOutputHelper output)
 {

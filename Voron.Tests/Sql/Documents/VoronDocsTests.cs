@@ -6,11 +6,11 @@ using Voron.Tests.Documents;
 namespace Voron.Tests.Sql.Documents;
 
 /// <summary>
-/// voron_docs round trips (issue 21): documents saved by sessions are rows, rows written by SQL
-/// are documents (typed loads and index queries find them); INSERT, UPDATE, DELETE, INSERT OR
-/// REPLACE and UPSERT; optimistic concurrency with <c>WHERE version = ?</c>; savepoints and
-/// statement rollback; a transaction reads its own writes; one SQL transaction over tables and
-/// documents is one store transaction; EXPLAIN QUERY PLAN names what a plan reads.
+/// voron_docs round trips: documents saved by sessions are rows, rows written by SQL are documents
+/// (typed loads and index queries find them); INSERT, UPDATE, DELETE, INSERT OR REPLACE and UPSERT;
+/// optimistic concurrency with <c>WHERE version = ?</c>; savepoints and statement rollback; a
+/// transaction reads its own writes; one SQL transaction over tables and documents is one store
+/// transaction; EXPLAIN QUERY PLAN names what a plan reads.
 /// </summary>
 public sealed class VoronDocsTests
 {

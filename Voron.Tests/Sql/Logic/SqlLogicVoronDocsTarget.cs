@@ -7,7 +7,7 @@ namespace Voron.Tests.Sql.Logic;
 
 /// <summary>
 /// Converted tables as voron_docs virtual tables whose columns are JSON paths, and their indexes as
-/// <see cref="IndexDefinition"/>s of the bound document store (the spec of issue 21):
+/// <see cref="IndexDefinition"/>s of the bound document store (docs/sql.md, SQL over documents):
 /// <c>CREATE TABLE t1(a INTEGER, b VARCHAR(30))</c> becomes
 /// <c>CREATE VIRTUAL TABLE t1 USING voron_docs(t1, id HIDDEN, body HIDDEN, a='$.a' INTEGER, b='$.b' TEXT)</c>:
 /// id and body hidden, so <c>SELECT *</c> and <c>INSERT INTO t1 VALUES(...)</c> see the script's

@@ -5,7 +5,7 @@ namespace Voron.Tests.Sql.Logic;
 
 /// <summary>
 /// SQLite's sqllogictest scripts with every table a voron_docs table whose columns are JSON paths
-/// and every index an <see cref="IndexDefinition"/> (issue 21; the rules: <see cref="SqlLogicConversion"/>).
+/// and every index an <see cref="IndexDefinition"/> (the rules: <see cref="SqlLogicConversion"/>).
 /// The scripts' INSERTs and queries run unchanged and must give the scripts' expected results; a
 /// script that creates an index must have a query whose plan names it (<see cref="SqlLogicConvertedRun"/>).
 /// <see cref="SqlLogicPlainConversionTests"/> checks the conversion itself on plain tables. The
