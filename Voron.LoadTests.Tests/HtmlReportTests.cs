@@ -58,6 +58,23 @@ public sealed class HtmlReportTests : IDisposable
     }
 
     [Fact]
+    public void A_grouped_table_has_no_column_that_repeats_its_heading()
+    {
+        var report = new Report("grouped", "Grouped");
+        report.GroupMarkdownBy("table");
+        report.AddRow(("table", "summary"), ("engine", "a"), ("ratio", 2.0));
+        report.AddRow(("table", "summary"), ("engine", "b"), ("ratio", 0.5));
+
+        var markdown = report.ToMarkdown();
+        var page = Parse(HtmlReport.Render(report));
+
+        Assert.Contains("## table: summary\n\n| engine | ratio |\n", markdown, StringComparison.Ordinal);
+        var table = page.Descendants("table").Single(t => t.Attribute("id")?.Value == "table-summary");
+        Assert.Equal(["engine", "ratio"], table.Descendants("th").Select(th => th.Value));
+        Assert.Contains("\"table\": \"summary\"", report.ToJson(), StringComparison.Ordinal); // the JSON rows keep it
+    }
+
+    [Fact]
     public void Render_escapes_every_text_and_names_no_url_but_the_svg_namespace()
     {
         var html = HtmlReport.Render(ReportSamples.Compare());

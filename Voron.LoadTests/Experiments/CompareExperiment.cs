@@ -228,7 +228,7 @@ internal sealed class CompareExperiment : IExperiment
             if (ratio is { } value && double.IsFinite(value))
             {
                 report.AddNote(string.Create(CultureInfo.InvariantCulture,
-                    $"Target {what}: {value:F2}× (issue target ≥ {target}×): {(value >= target ? "reached" : "not reached")}."));
+                    $"{what}: {value:F2}× (target ≥ {target}×: {(value >= target ? "reached" : "not reached")})."));
             }
         }
     }

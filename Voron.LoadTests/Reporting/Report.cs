@@ -103,7 +103,8 @@ internal sealed class Report
     /// <summary>
     /// The tables the Markdown and the HTML show: one (title null) with every column, or with
     /// <see cref="GroupMarkdownBy"/> one per value of that column (in order of first appearance),
-    /// each with only the columns its rows use.
+    /// each with only the columns its rows use, and not the group column itself: the table's
+    /// heading names its value, so a column of that one value would only repeat it.
     /// </summary>
     internal IReadOnlyList<(string? Group, IReadOnlyList<string> Columns, IReadOnlyList<Dictionary<string, object?>> Rows)> Tables(bool leadingFirst = false)
     {
@@ -114,7 +115,7 @@ internal sealed class Report
 
         return _rows.GroupBy(r => Format(r.GetValueOrDefault(_groupColumn)))
             .OrderBy(g => leadingFirst && _firstGroups.IndexOf(g.Key) is var at && at >= 0 ? at : _firstGroups.Count) // stable: the others keep their order
-            .Select(g => ((string?)g.Key, (IReadOnlyList<string>)_columns.Where(c => g.Any(r => r.GetValueOrDefault(c) != null)).ToList(), (IReadOnlyList<Dictionary<string, object?>>)g.ToList()))
+            .Select(g => ((string?)g.Key, (IReadOnlyList<string>)_columns.Where(c => c != _groupColumn && g.Any(r => r.GetValueOrDefault(c) != null)).ToList(), (IReadOnlyList<Dictionary<string, object?>>)g.ToList()))
             .ToList();
     }
 

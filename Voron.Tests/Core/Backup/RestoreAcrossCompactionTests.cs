@@ -27,6 +27,21 @@ public sealed class RestoreAcrossCompactionTests
         return options;
     }
 
+    /// <summary>A store with one key, a full backup of it, then <paramref name="writes"/> 2,000-byte keys k000...; returns the last transaction.</summary>
+    private static async Task<long> BackupThenWriteAsync(string store, string archive, string backup, int writes)
+    {
+        long last = 0;
+        using var env = StorageEnvironment.Open(Options(store, archive));
+        Put(env, "first");
+        await env.BackupAsync(backup);
+        for (var i = 0; i < writes; i++)
+        {
+            last = Put(env, $"k{i:D3}", 2000);
+        }
+
+        return last;
+    }
+
     private static long Put(StorageEnvironment env, string key, int size = 600)
     {
         using var tx = env.BeginWrite();
@@ -127,16 +142,7 @@ public sealed class RestoreAcrossCompactionTests
         using var temp = new Voron.Testing.TempDirectory();
         var store = temp.Combine("store");
         var archive = temp.Combine("archive");
-        long last = 0;
-        using (var env = StorageEnvironment.Open(Options(store, archive)))
-        {
-            Put(env, "first");
-            await env.BackupAsync(temp.Combine("backup"));
-            for (var i = 0; i < 60; i++)
-            {
-                last = Put(env, $"k{i:D3}", 2000);
-            }
-        }
+        var last = await BackupThenWriteAsync(store, archive, temp.Combine("backup"), 60);
 
         await StorageEnvironment.CompactAsync(Options(store, archive));
         await Task.Delay(20);
@@ -244,16 +250,7 @@ public sealed class RestoreAcrossCompactionTests
         using var temp = new Voron.Testing.TempDirectory();
         var store = temp.Combine("store");
         var archive = temp.Combine("archive");
-        long last = 0;
-        using (var env = StorageEnvironment.Open(Options(store, archive)))
-        {
-            Put(env, "first");
-            await env.BackupAsync(temp.Combine("backup"));
-            for (var i = 0; i < 40; i++)
-            {
-                last = Put(env, $"k{i:D3}", 2000);
-            }
-        }
+        var last = await BackupThenWriteAsync(store, archive, temp.Combine("backup"), 40);
 
         await StorageEnvironment.CompactAsync(Options(store, archive));
         var note = Assert.Single(ArchivedCompaction.List(StorageEnvironmentOptions.ForDirectory(archive).FileSystem, archive));
