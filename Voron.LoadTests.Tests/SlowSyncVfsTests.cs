@@ -24,7 +24,8 @@ public sealed class SlowSyncVfsTests(ITestOutputHelper output) : IDisposable
         return connection;
     }
 
-    private static void Execute(SqliteConnection connection, string sql, params (string Name, object Value)[] parameters)
+    /// <summary>Runs <paramref name="sql"/> to its end; returns the rows it changed (SQLite's changes()).</summary>
+    private static int Execute(SqliteConnection connection, string sql, params (string Name, object Value)[] parameters)
     {
         using var command = connection.CreateCommand();
         command.CommandText = sql;
@@ -41,6 +42,7 @@ public sealed class SlowSyncVfsTests(ITestOutputHelper output) : IDisposable
             }
         }
         while (reader.NextResult());
+        return reader.RecordsAffected;
     }
 
     private static List<string> Rows(SqliteConnection connection)
@@ -156,13 +158,13 @@ public sealed class SlowSyncVfsTests(ITestOutputHelper output) : IDisposable
                     Execute(connection, "INSERT OR REPLACE INTO t(k, v) VALUES ($k, $v)", ("$k", key), ("$v", value));
                     commits++;
                     break;
+                // An UPDATE or DELETE that matches no row writes nothing, so SQLite commits without
+                // a sync: only one that changed a row counts as a commit.
                 case 2:
-                    Execute(connection, "UPDATE t SET v = v || $v WHERE k = $k", ("$k", key), ("$v", value[..Math.Min(10, value.Length)]));
-                    commits++;
+                    commits += Math.Min(1, Execute(connection, "UPDATE t SET v = v || $v WHERE k = $k", ("$k", key), ("$v", value[..Math.Min(10, value.Length)])));
                     break;
                 case 3:
-                    Execute(connection, "DELETE FROM t WHERE k = $k", ("$k", key));
-                    commits++;
+                    commits += Math.Min(1, Execute(connection, "DELETE FROM t WHERE k = $k", ("$k", key)));
                     break;
                 case 4:
                     using (var transaction = connection.BeginTransaction())
