@@ -35,7 +35,7 @@ internal sealed class FuzzStore
 
     public static FuzzStore Build()
     {
-        var fs = new InMemoryFileSystem(MaxDataFileSize);
+        using var fs = new InMemoryFileSystem(MaxDataFileSize);
         var env = StorageEnvironment.Open(Options(fs, JournalTailRecovery.DiscardTornWrite));
         var random = new Random(1717);
         void Commit(Action<WriteTransaction> change)

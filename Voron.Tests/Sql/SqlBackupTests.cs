@@ -14,7 +14,7 @@ public sealed class SqlBackupTests
     [Fact]
     public async Task A_backup_during_sqlite_commits_restores_a_database_that_passes_integrity_check_with_whole_transactions()
     {
-        var fileSystem = Core.Engine.StoreFactory.NewFileSystem();
+        using var fileSystem = Core.Engine.StoreFactory.NewFileSystem();
         long committedBefore;
         long committedAfter;
         using (var store = new SqlStore(fileSystem))

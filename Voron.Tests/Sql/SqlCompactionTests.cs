@@ -8,7 +8,7 @@ public sealed class SqlCompactionTests
     [Fact]
     public void Compaction_keeps_a_sqlite_database_intact()
     {
-        var fileSystem = Core.Engine.StoreFactory.NewFileSystem();
+        using var fileSystem = Core.Engine.StoreFactory.NewFileSystem();
         List<object?[]> rows;
         using (var store = new SqlStore(fileSystem))
         {

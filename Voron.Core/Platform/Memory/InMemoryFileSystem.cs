@@ -6,9 +6,11 @@ namespace Voron.Platform.Memory;
 /// Files that live in this process's memory: the environment's in-memory mode, and the base the
 /// crash simulator builds on. Paths are plain strings; directories exist implicitly. Every file
 /// reserves <see cref="ReservePerFile"/> bytes of address space up front (committed lazily by the
-/// OS), so its bytes never move and a read-only "mapping" is the file's own memory.
+/// OS), so its bytes never move and a read-only "mapping" is the file's own memory. Dispose it
+/// when done: that deletes every file, and each one's memory goes back to the OS once its last
+/// handle is closed (there is no finalizer, see InMemoryFile).
 /// </summary>
-public sealed class InMemoryFileSystem : IFileSystem
+public sealed class InMemoryFileSystem : IFileSystem, IDisposable
 {
     private readonly ConcurrentDictionary<string, InMemoryFile> _files = new(StringComparer.Ordinal);
     private readonly ConcurrentDictionary<string, byte> _locks = new(StringComparer.Ordinal);
@@ -69,6 +71,9 @@ public sealed class InMemoryFileSystem : IFileSystem
             DeleteFile(path);
         }
     }
+
+    /// <summary>Deletes every file; a handle still open keeps its file's memory until it is closed. The file system stays usable (empty).</summary>
+    public void Dispose() => DeleteAll();
 
     /// <inheritdoc/>
     public void MoveFile(string source, string destination)

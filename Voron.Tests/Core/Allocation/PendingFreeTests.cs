@@ -76,7 +76,7 @@ public sealed class PendingFreeTests
     [Fact]
     public void Pending_frees_survive_a_crash_and_are_released_after_recovery()
     {
-        var fs = StoreFactory.NewFileSystem();
+        using var fs = StoreFactory.NewFileSystem();
         var env = StorageEnvironment.Open(StoreFactory.Options(fs));
         Fill(env, "doomed", 300);
         DeleteTree(env, "doomed");

@@ -29,7 +29,7 @@ public sealed class CompactingCopyTests(ITestOutputHelper output)
     [Fact]
     public void Write_copies_every_tree_and_page_file_into_a_smaller_store_that_passes_the_integrity_check()
     {
-        var fileSystem = StoreFactory.NewFileSystem();
+        using var fileSystem = StoreFactory.NewFileSystem();
         List<string> expected;
         long pages;
         var progress = new List<BackupProgress>();
@@ -69,7 +69,7 @@ public sealed class CompactingCopyTests(ITestOutputHelper output)
         // page full (Trees/BTree.Split.cs): the copy's leaves are full, random order's are not.
         const int Entries = 20_000;
         const int ValueSize = 40;
-        var fileSystem = StoreFactory.NewFileSystem();
+        using var fileSystem = StoreFactory.NewFileSystem();
         TreeState random;
         using (var source = StorageEnvironment.Open(StoreFactory.Options(fileSystem)))
         {
@@ -104,7 +104,7 @@ public sealed class CompactingCopyTests(ITestOutputHelper output)
     [Fact]
     public void Write_refuses_a_destination_that_holds_files()
     {
-        var fileSystem = StoreFactory.NewFileSystem();
+        using var fileSystem = StoreFactory.NewFileSystem();
         using (var file = fileSystem.Open("/copy/something", FileOpenMode.CreateNew))
         {
             file.Write(0, new byte[1]);
@@ -118,7 +118,7 @@ public sealed class CompactingCopyTests(ITestOutputHelper output)
     [Fact]
     public void Write_stops_at_cancellation()
     {
-        var fileSystem = StoreFactory.NewFileSystem();
+        using var fileSystem = StoreFactory.NewFileSystem();
         using var source = StorageEnvironment.Open(StoreFactory.Options(fileSystem));
         CompactionStores.Fill(source, seed: 1);
         using var cancelled = new CancellationTokenSource();

@@ -16,7 +16,7 @@ public sealed class SnapshotIsolationTests(ITestOutputHelper output)
     public async Task Readers_keep_stable_snapshots_while_a_writer_commits_and_flushes()
     {
         var seed = TestSeed.Next(output, nameof(Readers_keep_stable_snapshots_while_a_writer_commits_and_flushes));
-        var fs = Engine.StoreFactory.NewFileSystem();
+        using var fs = Engine.StoreFactory.NewFileSystem();
         var options = Engine.StoreFactory.Options(fs, backgroundFlush: true);
         options.FlushThresholdBytes = 256 * 1024;
         options.FlushInterval = TimeSpan.FromMilliseconds(5);
@@ -96,7 +96,7 @@ public sealed class SnapshotIsolationTests(ITestOutputHelper output)
     [Fact]
     public void A_positioned_cursor_on_a_flushed_leaf_reads_its_snapshot_after_writes_and_flushes()
     {
-        var fs = Engine.StoreFactory.NewFileSystem();
+        using var fs = Engine.StoreFactory.NewFileSystem();
         using var env = StorageEnvironment.Open(Engine.StoreFactory.Options(fs));
         const int keys = 3000;
         Write(env, generation: 1);

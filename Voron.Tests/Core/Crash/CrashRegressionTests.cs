@@ -30,7 +30,7 @@ public sealed class CrashRegressionTests
     [Fact]
     public void Flush_does_not_write_a_freed_page_over_a_newer_overflow_run()
     {
-        var fs = StoreFactory.NewFileSystem();
+        using var fs = StoreFactory.NewFileSystem();
         using var env = StorageEnvironment.Open(StoreFactory.Options(fs));
         using (var tx = env.BeginWrite())
         {
@@ -183,7 +183,7 @@ public sealed class CrashRegressionTests
     [Fact]
     public void Reopen_after_recovering_a_torn_record_in_a_new_journal_file_finds_the_recovery_start()
     {
-        var fs = StoreFactory.NewFileSystem();
+        using var fs = StoreFactory.NewFileSystem();
         var options = StoreFactory.Options(fs, journalFileSize: 32 * 1024);
         var env = StorageEnvironment.Open(options);
         using (var tx = env.BeginWrite())
@@ -269,7 +269,7 @@ public sealed class CrashRegressionTests
     [Fact]
     public void Lazy_recovery_never_replays_a_record_left_after_the_discarded_tail()
     {
-        var fs = StoreFactory.NewFileSystem();
+        using var fs = StoreFactory.NewFileSystem();
         var options = StoreFactory.Options(fs, journalFileSize: 64 * 1024);
         options.Durability = DurabilityMode.Lazy;
         options.LazyFlushInterval = TimeSpan.FromHours(1);

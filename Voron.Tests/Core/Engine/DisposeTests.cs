@@ -41,7 +41,7 @@ public sealed class DisposeTests
     [InlineData(false)]
     public async Task Dispose_returns_while_the_same_thread_holds_a_write_transaction_and_an_operation_is_queued(bool asyncCommit)
     {
-        var fs = StoreFactory.NewFileSystem();
+        using var fs = StoreFactory.NewFileSystem();
         var options = StoreFactory.Options(fs);
         options.AsyncCommit = asyncCommit;
         var env = StorageEnvironment.Open(options);
@@ -89,7 +89,7 @@ public sealed class DisposeTests
     [Fact]
     public async Task An_explicit_commit_under_way_when_dispose_begins_finishes_and_is_durable()
     {
-        var fs = StoreFactory.NewFileSystem();
+        using var fs = StoreFactory.NewFileSystem();
         var options = StoreFactory.Options(fs);
         using var committing = new ManualResetEventSlim();
         using var go = new ManualResetEventSlim();
@@ -141,7 +141,7 @@ public sealed class DisposeTests
     [Fact]
     public async Task Dispose_waits_for_a_flush_under_way_and_no_flush_starts_after_it()
     {
-        var fs = StoreFactory.NewFileSystem();
+        using var fs = StoreFactory.NewFileSystem();
         var options = StoreFactory.Options(fs);
         using var flushing = new ManualResetEventSlim();
         using var go = new ManualResetEventSlim();

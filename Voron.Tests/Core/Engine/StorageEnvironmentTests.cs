@@ -73,7 +73,7 @@ public sealed class StorageEnvironmentTests : IDisposable
     [Fact]
     public void Recovery_replays_commits_when_the_process_dropped_the_store_without_closing()
     {
-        var fs = StoreFactory.NewFileSystem();
+        using var fs = StoreFactory.NewFileSystem();
         var env = StorageEnvironment.Open(StoreFactory.Options(fs));
         for (var i = 0; i < 50; i++)
         {
@@ -96,7 +96,7 @@ public sealed class StorageEnvironmentTests : IDisposable
     [Fact]
     public void Open_uses_the_other_header_copy_when_the_newest_is_torn()
     {
-        var fs = StoreFactory.NewFileSystem();
+        using var fs = StoreFactory.NewFileSystem();
         using (var env = StorageEnvironment.Open(StoreFactory.Options(fs)))
         {
             for (var i = 0; i < 3; i++)
@@ -124,7 +124,7 @@ public sealed class StorageEnvironmentTests : IDisposable
     [Fact]
     public void Open_reports_a_header_of_another_format_version()
     {
-        var fs = StoreFactory.NewFileSystem();
+        using var fs = StoreFactory.NewFileSystem();
         StorageEnvironment.Open(StoreFactory.Options(fs)).Dispose();
         var layout = new StoreLayout("/store");
         var header = HeaderFile.ReadNewest(fs, layout)!.Value;
@@ -145,7 +145,7 @@ public sealed class StorageEnvironmentTests : IDisposable
     [Fact]
     public void Open_refuses_a_data_file_whose_headers_are_missing()
     {
-        var fs = StoreFactory.NewFileSystem();
+        using var fs = StoreFactory.NewFileSystem();
         using (var env = StorageEnvironment.Open(StoreFactory.Options(fs)))
         {
             using var tx = env.BeginWrite();
@@ -191,7 +191,7 @@ public sealed class StorageEnvironmentTests : IDisposable
     [Fact]
     public void Large_values_survive_commit_flush_and_reopen()
     {
-        var fs = StoreFactory.NewFileSystem();
+        using var fs = StoreFactory.NewFileSystem();
         var big = new byte[5_000_000];
         new Random(7).NextBytes(big);
         using (var env = StorageEnvironment.Open(StoreFactory.Options(fs)))
@@ -273,7 +273,7 @@ public sealed class StorageEnvironmentTests : IDisposable
     [Fact]
     public void Dispose_during_a_write_transaction_rolls_it_back_and_makes_it_unusable()
     {
-        var fs = StoreFactory.NewFileSystem();
+        using var fs = StoreFactory.NewFileSystem();
         var env = StorageEnvironment.Open(StoreFactory.Options(fs));
         var tx = env.BeginWrite();
         var tree = tx.CreateTree("t");

@@ -111,7 +111,7 @@ public sealed class BitFlipTests(ITestOutputHelper output)
 
         public static GoldenStore Build()
         {
-            var fs = StoreFactory.NewFileSystem();
+            using var fs = StoreFactory.NewFileSystem();
             var options = StoreFactory.Options(fs, journalFileSize: 64 * 1024);
             var env = StorageEnvironment.Open(options);
             var state = new ModelState();
@@ -183,7 +183,7 @@ public sealed class BitFlipTests(ITestOutputHelper output)
         public string Check(Flip flip, out string? failure)
         {
             failure = null;
-            var fs = new InMemoryFileSystem(256L << 20);
+            using var fs = new InMemoryFileSystem(256L << 20);
             foreach (var (path, bytes) in Files)
             {
                 using var file = fs.Open(path, FileOpenMode.CreateNew);

@@ -20,7 +20,7 @@ public sealed class FailStopTests
     [InlineData("FlushData /store/journal/")]
     public void Failed_journal_write_fails_the_commit_and_refuses_writes_until_reopen(string failingCall)
     {
-        var memory = StoreFactory.NewFileSystem();
+        using var memory = StoreFactory.NewFileSystem();
         var fs = new RecordingFileSystem(memory);
         var env = StorageEnvironment.Open(StoreFactory.Options(memory));
         for (var i = 0; i < 10; i++)
@@ -63,7 +63,7 @@ public sealed class FailStopTests
     [InlineData("FlushData /store/headers.")]
     public void Failed_flush_fails_the_environment_and_loses_nothing_acknowledged(string failingCall)
     {
-        var memory = StoreFactory.NewFileSystem();
+        using var memory = StoreFactory.NewFileSystem();
         var fs = new RecordingFileSystem(memory);
         var env = StorageEnvironment.Open(StorageOptionsOver(fs));
         for (var i = 0; i < 25; i++)
@@ -89,7 +89,7 @@ public sealed class FailStopTests
     [Fact]
     public void Full_disk_while_growing_the_journal_is_a_clear_error_and_fails_the_commit()
     {
-        var memory = StoreFactory.NewFileSystem();
+        using var memory = StoreFactory.NewFileSystem();
         var fs = new RecordingFileSystem(memory);
         var options = StorageOptionsOver(fs);
         options.JournalFileSize = 64 * 1024;

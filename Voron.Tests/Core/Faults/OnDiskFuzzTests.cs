@@ -117,7 +117,7 @@ public sealed class OnDiskFuzzTests(ITestOutputHelper output)
         var (files, records) = BuildJournal(seed);
         Fuzz(seed, Iterations(10_000, share: 0.02), random =>
         {
-            var fs = new InMemoryFileSystem(16 << 20);
+            using var fs = new InMemoryFileSystem(16 << 20);
             using var release = FuzzStore.ReleaseOnDispose(fs, "/j");
             foreach (var (number, bytes) in files)
             {
@@ -202,7 +202,7 @@ public sealed class OnDiskFuzzTests(ITestOutputHelper output)
     private static (Dictionary<long, byte[]> Files, List<(JournalPosition Start, long Length)> Records) BuildJournal(int seed)
     {
         var random = new Random(seed);
-        var fs = new InMemoryFileSystem(16 << 20);
+        using var fs = new InMemoryFileSystem(16 << 20);
         var records = new List<(JournalPosition, long)>();
         using (var writer = new JournalWriter(fs, "/j", StoreId, new JournalPosition(1, 0), 1, 128 * 1024))
         {

@@ -85,7 +85,7 @@ public sealed class FlushUnitsTests(ITestOutputHelper output)
     [Fact]
     public void Changing_one_half_of_a_raw_page_flushes_that_half_only()
     {
-        var fileSystem = StoreFactory.NewFileSystem();
+        using var fileSystem = StoreFactory.NewFileSystem();
         using var env = StorageEnvironment.Open(StoreFactory.Options(fileSystem));
         using (var tx = env.BeginWrite())
         {

@@ -28,7 +28,7 @@ public sealed class FlusherFailureTests
     [Fact]
     public void A_background_flush_failing_with_a_non_io_exception_fails_the_store_and_reports_it()
     {
-        var memory = StoreFactory.NewFileSystem();
+        using var memory = StoreFactory.NewFileSystem();
         var fs = new RecordingFileSystem(memory);
         // A path of its own: the failure metric is process-wide, and other tests fail stores at /store.
         var options = StorageEnvironmentOptions.ForFileSystem("/flusher-failure", fs);
@@ -116,7 +116,7 @@ public sealed class FlusherFailureTests
     public void A_flush_failing_at_any_step_with_any_exception_fails_the_store_and_loses_nothing(string stepName)
     {
         var step = Enum.Parse<FlushStep>(stepName);
-        var memory = StoreFactory.NewFileSystem();
+        using var memory = StoreFactory.NewFileSystem();
         var options = StoreFactory.Options(memory);
         var armed = 0;
         options.FlushHook = at =>

@@ -25,7 +25,7 @@ public sealed class ForgedRecordTests
     [Fact]
     public void Open_succeeds_after_a_value_of_forged_record_headers_sat_in_a_recycled_journal_file()
     {
-        var fs = StoreFactory.NewFileSystem();
+        using var fs = StoreFactory.NewFileSystem();
         var options = StoreFactory.Options(fs, journalFileSize: 4 << 20);
         var forged = ForgedRecords.Value(seed: 17, units: 512);
         using (var env = StorageEnvironment.Open(options))

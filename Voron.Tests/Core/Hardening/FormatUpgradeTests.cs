@@ -137,7 +137,7 @@ public sealed class FormatUpgradeTests
     {
         // The newer (format 2) copy was lost: upgrading from the older one would start a new
         // journal file and skip the format-2 records.
-        var fs = StoreFactory.NewFileSystem();
+        using var fs = StoreFactory.NewFileSystem();
         var env = StorageEnvironment.Open(StoreFactory.Options(fs));
         using (var tx = env.BeginWrite())
         {

@@ -84,7 +84,7 @@ public sealed class JournalDamageTests
     [InlineData(true)]
     public void Lazy_mode_reports_damage_to_a_record_a_rotation_had_made_durable(bool zeroWholeSector)
     {
-        var fs = StoreFactory.NewFileSystem();
+        using var fs = StoreFactory.NewFileSystem();
         const long fileSize = 64 * 1024;
         var records = CommitAndDrop(fs, 40, DurabilityMode.Lazy, fileSize);
         Assert.True(records[^1].Start.FileNumber >= 3, "the records span several journal files");
@@ -121,7 +121,7 @@ public sealed class JournalDamageTests
     [Fact]
     public void A_flipped_bit_in_the_last_record_is_corruption_not_a_torn_write()
     {
-        var fs = StoreFactory.NewFileSystem();
+        using var fs = StoreFactory.NewFileSystem();
         var records = CommitAndDrop(fs, 10, DurabilityMode.Durable, 1 << 20);
         var last = records[^1];
         Damage(fs, last.Start, bytes => bytes[2000] ^= 0x01, 4096);
@@ -135,7 +135,7 @@ public sealed class JournalDamageTests
     [Fact]
     public void Zeroed_sectors_in_the_last_record_are_a_torn_write_and_drop_only_that_record()
     {
-        var fs = StoreFactory.NewFileSystem();
+        using var fs = StoreFactory.NewFileSystem();
         var records = CommitAndDrop(fs, 10, DurabilityMode.Durable, 1 << 20);
         Damage(fs, records[^1].Start, bytes => Array.Clear(bytes, 512, bytes.Length - 512), 4096);
 

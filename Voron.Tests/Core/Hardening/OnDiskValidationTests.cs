@@ -28,7 +28,7 @@ public sealed class OnDiskValidationTests
     [Fact]
     public void An_overflow_page_claiming_nearly_2_GiB_is_corruption()
     {
-        var fs = new InMemoryFileSystem(4L << 30);
+        using var fs = new InMemoryFileSystem(4L << 30);
         using var file = fs.Open("/voron.data", FileOpenMode.CreateNew);
         file.SetLength(2300L << 20); // sparse: big enough for the run the page claims
         var page = new byte[Constants.PageSize];
@@ -53,7 +53,7 @@ public sealed class OnDiskValidationTests
     [Fact]
     public void A_diff_entry_claiming_more_pages_than_the_store_has_is_corruption_and_grows_nothing()
     {
-        var fs = StoreFactory.NewFileSystem();
+        using var fs = StoreFactory.NewFileSystem();
         var options = StoreFactory.Options(fs);
         options.JournalCompression = false;
         var env = StorageEnvironment.Open(options);
@@ -126,7 +126,7 @@ public sealed class OnDiskValidationTests
     /// <summary>Writes <paramref name="value"/> at <paramref name="offset"/> of a closed store's newest header copy (checksum restamped, as a buggy writer would) and checks open names that copy as corrupt.</summary>
     private static void AssertOpenRefusesTheNewestHeaderCopyWith(int offset, long value)
     {
-        var fs = StoreFactory.NewFileSystem();
+        using var fs = StoreFactory.NewFileSystem();
         StorageEnvironment.Open(StoreFactory.Options(fs)).Dispose();
         var layout = new StoreLayout("/store");
         var header = HeaderFile.ReadNewest(fs, layout)!.Value;

@@ -122,7 +122,7 @@ public sealed class JournalCompressionRuleTests
     /// <summary>Appends each page set as one record (transactions 1, 2, ...) through one writer and reads each record back.</summary>
     private static List<(JournalRecordFlags Flags, List<RecoveredPage> Pages)> WriteAndRecover(JournalPage[][] transactions)
     {
-        var fs = new InMemoryFileSystem(64 << 20);
+        using var fs = new InMemoryFileSystem(64 << 20);
         var starts = new List<long>();
         using (var writer = new JournalWriter(fs, Directory, JournalHarness.StoreId, new JournalPosition(0, 0), 1, 16L << 20))
         {
@@ -152,7 +152,7 @@ public sealed class JournalCompressionRuleTests
 
     private static (JournalRecordFlags Flags, long Stored, long Raw, List<RecoveredPage> Pages) WriteAndRecover(JournalPage[] pages)
     {
-        var fs = new InMemoryFileSystem(64 << 20);
+        using var fs = new InMemoryFileSystem(64 << 20);
         JournalRecordLocation location;
         using (var writer = new JournalWriter(fs, Directory, JournalHarness.StoreId, new JournalPosition(0, 0), 1, 8L << 20))
         {

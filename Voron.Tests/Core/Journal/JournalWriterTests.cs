@@ -249,7 +249,7 @@ public sealed class JournalWriterTests(ITestOutputHelper output)
     [Fact]
     public void Constructor_finishes_the_preallocation_of_a_resume_file_left_short_by_a_crash()
     {
-        var fs = new InMemoryFileSystem(16 << 20);
+        using var fs = new InMemoryFileSystem(16 << 20);
         fs.Open(JournalFiles.PathOf(Directory, 0), FileOpenMode.CreateNew).Dispose();
         var recovered = JournalReader.Recover(fs, Directory, JournalHarness.StoreId, new JournalPosition(0, 0), 1, _ => { });
 

@@ -17,7 +17,7 @@ public sealed class LazyJournalTests
     [Fact]
     public void Recover_treats_a_broken_record_followed_only_by_lazy_records_as_a_torn_tail()
     {
-        var fs = new InMemoryFileSystem(1L << 30);
+        using var fs = new InMemoryFileSystem(1L << 30);
         var starts = new List<JournalPosition>();
         using (var writer = new JournalWriter(fs, "/j", JournalHarness.StoreId, new JournalPosition(1, 0), 1, 1 << 20))
         {
@@ -43,7 +43,7 @@ public sealed class LazyJournalTests
     [Fact]
     public void Recover_reports_corruption_when_a_later_record_says_the_broken_one_was_durable()
     {
-        var fs = new InMemoryFileSystem(1L << 30);
+        using var fs = new InMemoryFileSystem(1L << 30);
         var starts = new List<JournalPosition>();
         using (var writer = new JournalWriter(fs, "/j", JournalHarness.StoreId, new JournalPosition(1, 0), 1, 1 << 20))
         {
@@ -77,7 +77,7 @@ public sealed class LazyJournalTests
         // crash before its flush returned can keep 4 and lose part of 2, so 4 proves nothing
         // about 2 (its DurableThrough is 1). The format-1 rule "a flushed record proves every
         // earlier one" was wrong here.
-        var fs = new InMemoryFileSystem(1L << 30);
+        using var fs = new InMemoryFileSystem(1L << 30);
         var starts = new List<JournalPosition>();
         using (var writer = new JournalWriter(fs, "/j", JournalHarness.StoreId, new JournalPosition(1, 0), 1, 1 << 20))
         {
@@ -101,7 +101,7 @@ public sealed class LazyJournalTests
     [Fact]
     public async Task Lazy_mode_acknowledges_without_a_journal_flush_and_flushes_within_the_interval()
     {
-        var memory = StoreFactory.NewFileSystem();
+        using var memory = StoreFactory.NewFileSystem();
         var fs = new RecordingFileSystem(memory);
         var options = StorageEnvironmentOptions.ForFileSystem("/store", fs);
         options.BackgroundFlush = false;

@@ -52,7 +52,7 @@ public sealed class CallerRunsTests
     [InlineData(false)]
     public async Task A_lone_callers_operation_runs_on_its_thread_and_is_in_the_journal_when_its_task_is_returned(bool asyncCommit)
     {
-        var fs = StoreFactory.NewFileSystem();
+        using var fs = StoreFactory.NewFileSystem();
         var env = StorageEnvironment.Open(Options(fs, asyncCommit));
         for (var i = 0; i < 20; i++)
         {
@@ -162,7 +162,7 @@ public sealed class CallerRunsTests
     [Fact]
     public async Task Dispose_waits_for_a_caller_run_batch_and_its_commit()
     {
-        var fs = StoreFactory.NewFileSystem();
+        using var fs = StoreFactory.NewFileSystem();
         var env = StorageEnvironment.Open(Options(fs));
         using var gate = new ManualResetEventSlim();
         using var running = new ManualResetEventSlim();
@@ -236,7 +236,7 @@ public sealed class CallerRunsTests
     [InlineData(false)]
     public async Task Every_operation_completes_once_with_its_own_outcome_under_mixed_concurrency(bool asyncCommit)
     {
-        var fs = StoreFactory.NewFileSystem();
+        using var fs = StoreFactory.NewFileSystem();
         using var env = StorageEnvironment.Open(Options(fs, asyncCommit));
         const int callers = 16;
         const int perCaller = 60;
@@ -366,7 +366,7 @@ public sealed class CallerRunsTests
     [InlineData(Claimer.Dispose)]
     public async Task A_deferred_caller_write_runs_exactly_once_whoever_claims_it(Claimer claimer)
     {
-        var fs = StoreFactory.NewFileSystem();
+        using var fs = StoreFactory.NewFileSystem();
         var env = StorageEnvironment.Open(Options(fs));
         var (task, write, acks) = SubmitDeferred(env, 1);
         Assert.NotNull(write); // an idle store: prepared on the submitter's thread, its write left to be claimed

@@ -114,7 +114,7 @@ public sealed class CommitFailureTests
     public async Task A_commit_failing_from_its_record_write_on_fails_the_store_clearly_and_recovery_keeps_every_acknowledged_write(string path, string stepName, string kind)
     {
         var step = Enum.Parse<CommitStep>(stepName);
-        var fs = StoreFactory.NewFileSystem();
+        using var fs = StoreFactory.NewFileSystem();
         var options = Options(Enum.Parse<Path>(path), fs);
         var failNext = 0;
         Exception? reported = null;

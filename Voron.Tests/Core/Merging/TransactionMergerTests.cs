@@ -30,7 +30,7 @@ public sealed class TransactionMergerTests
     [InlineData(false)]
     public async Task Concurrent_operations_share_journal_flushes_and_all_become_durable(bool asyncCommit)
     {
-        var fs = StoreFactory.NewFileSystem();
+        using var fs = StoreFactory.NewFileSystem();
         const int operations = 2000;
         using (var env = StorageEnvironment.Open(Options(fs, asyncCommit)))
         {
@@ -155,7 +155,7 @@ public sealed class TransactionMergerTests
     [Fact]
     public async Task Failed_journal_write_fails_its_batch_and_every_later_operation_and_loses_nothing_acknowledged()
     {
-        var memory = StoreFactory.NewFileSystem();
+        using var memory = StoreFactory.NewFileSystem();
         var fs = new RecordingFileSystem(memory);
         var env = StorageEnvironment.Open(Options(fs));
         var acknowledged = new System.Collections.Concurrent.ConcurrentBag<int>();

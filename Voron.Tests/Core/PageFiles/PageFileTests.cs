@@ -16,7 +16,7 @@ public sealed class PageFileTests
     [Fact]
     public void Write_then_read_returns_the_bytes_across_blocks_and_reopen()
     {
-        var fileSystem = StoreFactory.NewFileSystem();
+        using var fileSystem = StoreFactory.NewFileSystem();
         var data = Pattern(3 * 8192 + 100, 1);
         using (var env = StorageEnvironment.Open(StoreFactory.Options(fileSystem)))
         {
@@ -271,7 +271,7 @@ public sealed class PageFileTests
     {
         var seed = Environment.GetEnvironmentVariable("VORON_SEED") is { } s ? int.Parse(s, System.Globalization.CultureInfo.InvariantCulture) : Random.Shared.Next();
         var random = new Random(seed);
-        var fileSystem = StoreFactory.NewFileSystem();
+        using var fileSystem = StoreFactory.NewFileSystem();
         var model = new List<byte>();
         var env = StorageEnvironment.Open(StoreFactory.Options(fileSystem));
         try

@@ -34,7 +34,7 @@ public sealed class DelegatingStorageFileTests
     [Fact]
     public void Reads_writes_sizes_and_mappings_reach_the_inner_file()
     {
-        var fs = new InMemoryFileSystem(1 << 20);
+        using var fs = new InMemoryFileSystem(1 << 20);
         using var inner = fs.Open("/d/file", FileOpenMode.CreateNew);
         using var file = new Plain(inner);
 
@@ -65,7 +65,7 @@ public sealed class DelegatingStorageFileTests
     [Fact]
     public void Every_call_reaches_the_inner_file_and_dispose_disposes_it()
     {
-        var fs = new InMemoryFileSystem(1 << 20);
+        using var fs = new InMemoryFileSystem(1 << 20);
         var inner = fs.Open("/d/file", FileOpenMode.CreateNew);
         var file = new Plain(inner);
         file.Dispose();

@@ -21,7 +21,7 @@ public sealed class StoreModelTests(ITestOutputHelper output)
     {
         var seed = TestSeed.Next(output, nameof(Random_operations_match_a_sorted_dictionary_across_commits_rollbacks_reopens_and_crashes));
         var random = new Random(seed);
-        var fs = Engine.StoreFactory.NewFileSystem();
+        using var fs = Engine.StoreFactory.NewFileSystem();
         var env = StorageEnvironment.Open(Engine.StoreFactory.Options(fs, journalFileSize: 256 * 1024));
         var committed = new SortedDictionary<byte[], byte[]>(ByteComparer.Instance);
         var keys = new List<byte[]>();

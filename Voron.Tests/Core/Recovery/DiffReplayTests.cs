@@ -176,7 +176,7 @@ public sealed class MalformedDiffTests
     [Fact]
     public void Recover_reports_a_malformed_diff_as_corruption_naming_the_record_and_writes_nothing_out_of_bounds()
     {
-        var fs = StoreFactory.NewFileSystem();
+        using var fs = StoreFactory.NewFileSystem();
         var options = StoreFactory.Options(fs);
         options.JournalCompression = false; // so the test can find the diff's bytes in the record
         var env = StorageEnvironment.Open(options);

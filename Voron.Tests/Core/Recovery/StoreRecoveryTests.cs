@@ -34,7 +34,7 @@ public sealed class StoreRecoveryTests
     [Fact]
     public void Recover_discards_a_torn_last_record_and_keeps_every_earlier_commit()
     {
-        var fs = StoreFactory.NewFileSystem();
+        using var fs = StoreFactory.NewFileSystem();
         var starts = CommitAndDrop(fs, 10);
         var last = starts[^1];
         using (var file = fs.Open(JournalFiles.PathOf("/store/journal", last.FileNumber), FileOpenMode.OpenExisting))
@@ -65,7 +65,7 @@ public sealed class StoreRecoveryTests
     [Fact]
     public void Recover_reports_a_corrupted_middle_record_with_file_and_offset()
     {
-        var fs = StoreFactory.NewFileSystem();
+        using var fs = StoreFactory.NewFileSystem();
         var starts = CommitAndDrop(fs, 10);
         var middle = starts[4];
         var path = JournalFiles.PathOf("/store/journal", middle.FileNumber);
@@ -89,7 +89,7 @@ public sealed class StoreRecoveryTests
     public void Open_names_a_journal_file_cut_at_a_record_boundary_not_the_intact_file_after_it()
     {
         // The open reported the intact next file as "written and since changed" (D2 across files).
-        var fs = StoreFactory.NewFileSystem();
+        using var fs = StoreFactory.NewFileSystem();
         var env = StorageEnvironment.Open(StoreFactory.Options(fs, journalFileSize: 64 << 10));
         var random = new Random(7);
         for (var i = 0; i < 60; i++)
@@ -125,7 +125,7 @@ public sealed class StoreRecoveryTests
     [Fact]
     public void Corrupted_data_file_page_is_detected_by_its_checksum_not_read_as_data()
     {
-        var fs = StoreFactory.NewFileSystem();
+        using var fs = StoreFactory.NewFileSystem();
         using (var env = StorageEnvironment.Open(StoreFactory.Options(fs)))
         {
             using var tx = env.BeginWrite();

@@ -190,7 +190,7 @@ public sealed class PageBufferPoolTests(ITestOutputHelper output)
     [Fact]
     public void A_flushed_version_a_reader_holds_is_recycled_only_after_the_reader_ends()
     {
-        var fs = StoreFactory.NewFileSystem();
+        using var fs = StoreFactory.NewFileSystem();
         using var env = StorageEnvironment.Open(StoreFactory.Options(fs));
         var pool = env.PageTable.Buffers;
         Put(env, "a", 1);

@@ -81,7 +81,7 @@ public sealed class ScratchSpillTests
     [Fact]
     public void A_long_reader_keeps_page_version_memory_under_the_budget_and_every_reader_reads_its_snapshot()
     {
-        var fs = StoreFactory.NewFileSystem();
+        using var fs = StoreFactory.NewFileSystem();
         var model = new Dictionary<string, byte[]>();
         using (var env = StorageEnvironment.Open(Options(fs)))
         {
@@ -170,7 +170,7 @@ public sealed class ScratchSpillTests
     [Fact]
     public async Task Concurrent_readers_and_background_flushes_read_their_snapshots_under_a_small_budget()
     {
-        var fs = StoreFactory.NewFileSystem();
+        using var fs = StoreFactory.NewFileSystem();
         var options = Options(fs, budget: 32 * 1024);
         options.BackgroundFlush = true;
         options.FlushInterval = TimeSpan.FromMilliseconds(5);
@@ -226,7 +226,7 @@ public sealed class ScratchSpillTests
     [Fact]
     public void A_damaged_scratch_slot_is_a_corruption_exception_and_never_reaches_the_data_file()
     {
-        var fs = StoreFactory.NewFileSystem();
+        using var fs = StoreFactory.NewFileSystem();
         var model = new Dictionary<string, byte[]>();
         using (var env = StorageEnvironment.Open(Options(fs, budget: 16 * 1024)))
         {
@@ -317,7 +317,7 @@ public sealed class ScratchSpillTests
     [Fact]
     public void Open_deletes_a_scratch_file_an_earlier_process_left()
     {
-        var fs = StoreFactory.NewFileSystem();
+        using var fs = StoreFactory.NewFileSystem();
         using (var env = StorageEnvironment.Open(Options(fs)))
         {
             Commit(env, 0, []);

@@ -22,7 +22,7 @@ public sealed class ChangeFeedModelTests
     public async Task Feeds_from_random_positions_match_the_model_across_reopens_and_recoveries(int seed)
     {
         var random = new Random(seed);
-        var fileSystem = new InMemoryFileSystem(reservePerFile: 4L << 30);
+        using var fileSystem = new InMemoryFileSystem(reservePerFile: 4L << 30);
         var log = new List<(long Version, string Id, string Collection, DocumentChangeKind Kind)>();
         var live = new Dictionary<string, (string Collection, long Version)>(StringComparer.Ordinal);
         var environment = Open(fileSystem);

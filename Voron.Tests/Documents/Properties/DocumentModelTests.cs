@@ -26,7 +26,7 @@ public sealed class DocumentModelTests(ITestOutputHelper output)
         var seed = TestSeed.Next(output, nameof(Random_sessions_and_queries_match_the_model_across_reopens_and_recoveries));
         var random = new Random(seed);
         var operations = CrashBudget.Count(50_000, 0.05);
-        var fileSystem = new InMemoryFileSystem(reservePerFile: 4L << 30);
+        using var fileSystem = new InMemoryFileSystem(reservePerFile: 4L << 30);
         var model = new DocumentModel();
         var stats = new Dictionary<string, int>(StringComparer.Ordinal);
         var environment = Open(fileSystem);
