@@ -86,7 +86,7 @@ internal sealed partial class BackupExperiment
 
                 if (mode == BackupsRunning && completed.Count == 0)
                 {
-                    throw new InvalidOperationException($"writers ({mode}): no backup completed during a {window.TotalSeconds:N0} s window; make the window longer (--seconds) than one backup.");
+                    throw new InvalidOperationException($"writers ({mode}): the backup loop ended without completing a backup.");
                 }
 
                 backups.AddRange(completed);
@@ -139,12 +139,17 @@ internal sealed partial class BackupExperiment
     private sealed class BackupLoop(StorageEnvironment environment, string directory) : IDisposable
     {
         private readonly CancellationTokenSource _stop = new();
-        private readonly List<BackupResult> _completed = [];
+        private readonly List<BackupResult> _completed = []; // guarded by itself
         private Task? _loop;
+        private volatile bool _ending;
 
         public void Start() => _loop = Task.Run(RunAsync);
 
-        /// <summary>Cancels the backup in flight, waits for it, removes the copies; returns the backups that completed.</summary>
+        /// <summary>
+        /// Ends the loop, removes the copies, and returns the backups that completed. A backup in
+        /// flight is cancelled, unless none has completed yet (a window shorter than one backup,
+        /// or a busy machine): that one finishes, so a round always reports a backup.
+        /// </summary>
         public async Task<List<BackupResult>> StopAsync()
         {
             if (_loop == null)
@@ -152,7 +157,15 @@ internal sealed partial class BackupExperiment
                 return _completed;
             }
 
-            await _stop.CancelAsync().ConfigureAwait(false);
+            _ending = true;
+            lock (_completed)
+            {
+                if (_completed.Count > 0)
+                {
+                    _stop.Cancel();
+                }
+            }
+
             try
             {
                 await _loop.ConfigureAwait(false);
@@ -177,8 +190,16 @@ internal sealed partial class BackupExperiment
             {
                 var destination = Path.Combine(directory, $"b{n}");
                 var result = await environment.BackupAsync(destination, new BackupOptions { Verify = true }, _stop.Token).ConfigureAwait(false);
-                _completed.Add(result);
+                lock (_completed)
+                {
+                    _completed.Add(result);
+                }
+
                 DeleteDirectory(destination);
+                if (_ending)
+                {
+                    return; // the window ended while this, the first, was in flight
+                }
             }
         }
     }

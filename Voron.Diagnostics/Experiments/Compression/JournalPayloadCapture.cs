@@ -13,13 +13,16 @@ namespace Voron.Diagnostics.Experiments.Compression;
 /// header says how many payload bytes follow it (spread over 512-byte sectors, each with a trailer). Writes that are not a record (the zeros the
 /// writer puts ahead of the log, the data file, headers) pass through unrecorded.
 /// </summary>
-internal sealed class JournalPayloadCapture : IFileSystem
+internal sealed class JournalPayloadCapture : IFileSystem, IDisposable
 {
     private readonly InMemoryFileSystem _inner = new();
     private readonly List<byte[]> _payloads = [];
 
     /// <summary>The payloads of the records written so far, in write order.</summary>
     public IReadOnlyList<byte[]> Payloads => _payloads;
+
+    /// <summary>Deletes the store's in-memory files (their memory goes back to the OS).</summary>
+    public void Dispose() => _inner.Dispose();
 
     internal void Inspect(string path, ReadOnlySpan<byte> write)
     {

@@ -66,7 +66,7 @@ internal sealed record PayloadSet(string Name, string Description, IReadOnlyList
     /// </summary>
     private static PayloadSet Run(string name, string description, bool diffs, Func<StorageEnvironment, IEnumerable<bool>> workload)
     {
-        var capture = new JournalPayloadCapture();
+        using var capture = new JournalPayloadCapture();
         var options = StorageEnvironmentOptions.ForFileSystem("/compression/" + name, capture);
         options.JournalPageDiffs = diffs;
         options.JournalCompression = false;
