@@ -34,9 +34,9 @@ namespace Voron;
 //        ObjectDisposedException; an explicit commit already under way is waited for     (LC3)
 //     4. the background flush stops; a final flush only when no transaction is live and the
 //        store has not failed; a flush under way on another thread is waited for           (LC5)
-//     5. the lock file is released; the mapping and the journal when the last live
+//     5. a store made by CreateInMemory deletes its files                                 (LC7)
+//     6. the lock file is released; the mapping and the journal when the last live
 //        transaction is disposed (now, if none is)                                        (LC6)
-//     6. a store made by CreateInMemory deletes its files                                 (LC7)
 //
 //   LC1. Dispose never waits for anything that may be waiting for it: not for the write lock,
 //       not for an explicit write transaction to end, not for readers, not for queued
@@ -614,11 +614,12 @@ public sealed partial class StorageEnvironment : IDisposable
         }
 
         VoronMetrics.Forget(this);
-        _lock.Dispose();
         if (flush && _options.DeleteFilesOnDispose && _options.FileSystem is InMemoryFileSystem memory)
         {
-            memory.DeleteAll(); // LC7
+            memory.DeleteAll(); // LC7: before the lock goes, so an open of the same options never sees them
         }
+
+        _lock.Dispose();
 
         if (release)
         {
