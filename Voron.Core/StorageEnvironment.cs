@@ -616,7 +616,7 @@ public sealed partial class StorageEnvironment : IDisposable
         VoronMetrics.Forget(this);
         if (flush && _options.DeleteFilesOnDispose && _options.FileSystem is InMemoryFileSystem memory)
         {
-            memory.DeleteAll(); // LC7: before the lock goes, so an open of the same options never sees them
+            memory.Dispose(); // LC7: before the lock goes, so an open of the same options never sees them
         }
 
         _lock.Dispose();

@@ -395,18 +395,15 @@ internal sealed partial class JournalWriter : IDisposable
         _writtenUpTo = _fileLength;
     }
 
-    /// <summary>Bytes of records written since this writer was created (headers, payloads, padding).</summary>
-    public long BytesWritten => _bytesWritten;
-
-    /// <summary>Time spent building records (entries, compression, checksums) since this writer was created.</summary>
-    public TimeSpan EncodeTime => Stopwatch.GetElapsedTime(0, _encodeTicks);
-
-    /// <summary><see cref="BytesWritten"/> and <see cref="EncodeTime"/> read together, while commits go on (J13).</summary>
+    /// <summary>
+    /// Bytes of records written (headers, payloads, padding), and the time spent building them (entries, compression,
+    /// checksums), since this writer was created; read together while commits go on (J13).
+    /// </summary>
     public (long Bytes, TimeSpan EncodeTime) Statistics()
     {
         lock (_lock)
         {
-            return (_bytesWritten, EncodeTime);
+            return (_bytesWritten, Stopwatch.GetElapsedTime(0, _encodeTicks));
         }
     }
 

@@ -63,17 +63,14 @@ public sealed class InMemoryFileSystem : IFileSystem, IDisposable
         }
     }
 
-    /// <summary>Deletes every file (an in-memory store disposed, LC7): each one's memory is freed once its last handle closes.</summary>
-    internal void DeleteAll()
+    /// <summary>Deletes every file; a handle still open keeps its file's memory until it is closed. The file system stays usable (empty).</summary>
+    public void Dispose()
     {
         foreach (var path in _files.Keys)
         {
             DeleteFile(path);
         }
     }
-
-    /// <summary>Deletes every file; a handle still open keeps its file's memory until it is closed. The file system stays usable (empty).</summary>
-    public void Dispose() => DeleteAll();
 
     /// <inheritdoc/>
     public void MoveFile(string source, string destination)
