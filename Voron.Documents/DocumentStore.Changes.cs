@@ -1,21 +1,11 @@
-using System.Runtime.CompilerServices;
 using Voron.Documents.Changes;
 
 namespace Voron.Documents;
 
 public sealed partial class DocumentStore
 {
-    /// <summary>Changes one read transaction of a feed reads at most (CF2).</summary>
-    private const int ChangeBatchSize = 512;
-
-    private readonly CancellationTokenSource _closing = new();
-    private Task? _pruneLoop;
-
-    /// <summary>
-    /// The lowest position any subscription still needs, read in the pruner's transaction (CF5);
-    /// null: no limit. Set by subscriptions.
-    /// </summary>
-    internal Func<ReadTransaction, long>? LowestSubscriptionPosition { get; set; }
+    /// <summary>The live feeds and the pruning of the change log (Changes/ChangeFeed.cs).</summary>
+    internal ChangeFeed Feed { get; }
 
     /// <summary>
     /// The smallest <c>since</c> <see cref="Changes"/> accepts now: every change after it is still
@@ -26,8 +16,7 @@ public sealed partial class DocumentStore
         get
         {
             ThrowIfDisposed();
-            using var read = Environment.BeginRead();
-            return ChangeLog.Oldest(read, Path);
+            return Feed.OldestPosition();
         }
     }
 
@@ -53,150 +42,6 @@ public sealed partial class DocumentStore
     {
         ArgumentOutOfRangeException.ThrowIfNegative(since);
         ThrowIfDisposed();
-        ThrowIfFeedOff();
-        if (collection != null)
-        {
-            Storage.DocumentNames.CollectionBytes(collection, nameof(collection));
-        }
-
-        using (var read = Environment.BeginRead())
-        {
-            ChangeLog.Start(read, since, Path); // refused here, before the enumeration starts; Follow checks again in its first read (CF8)
-        }
-
-        return Follow(since, collection, includeJson, cancellationToken);
-    }
-
-    internal void ThrowIfFeedOff()
-    {
-        if (!Options.ChangeFeed.Enabled)
-        {
-            throw new InvalidOperationException("The change feed is off for this store: set DocumentStoreOptions.ChangeFeed.Enabled = true and open it again (the feed then starts with the changes after that open).");
-        }
-    }
-
-    private async IAsyncEnumerable<DocumentChange> Follow(long position, string? collection, bool includeJson, [EnumeratorCancellation] CancellationToken cancellationToken)
-    {
-        using var linked = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken, _closing.Token);
-        var batch = new List<DocumentChange>(ChangeBatchSize);
-        var first = true;
-        while (true)
-        {
-            cancellationToken.ThrowIfCancellationRequested();
-            ThrowIfDisposed();
-            batch.Clear();
-            long snapshot;
-            long scanned;
-            using (var read = Environment.BeginRead()) // CF2: disposed before the batch is yielded
-            {
-                if (first)
-                {
-                    position = ChangeLog.Start(read, position, Path); // CF8: in the snapshot of the first read
-                    first = false;
-                }
-
-                var oldest = ChangeLog.Oldest(read, Path);
-                if (position < oldest)
-                {
-                    throw new ChangeFeedPositionException(position, oldest); // CF5: pruned past a slow consumer
-                }
-
-                ChangeLog.Read(read, position, collection, includeJson, ChangeBatchSize, batch, out scanned, Path);
-                snapshot = read.Id;
-            }
-
-            foreach (var change in batch)
-            {
-                yield return change;
-            }
-
-            if (scanned > position)
-            {
-                position = scanned; // CF3
-                continue;
-            }
-
-            try
-            {
-                // CF7: caught up with this snapshot; any later commit wakes the wait.
-                await Environment.WaitForCommitAsync(snapshot, linked.Token).ConfigureAwait(false);
-            }
-            catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested && _closing.IsCancellationRequested)
-            {
-                throw new ObjectDisposedException(nameof(DocumentStore), "The document store was disposed while its change feed waited for commits.");
-            }
-        }
-    }
-
-    /// <summary>Deletes the changes retention no longer keeps (CF5), in steps of bounded size; returns how many.</summary>
-    internal async Task<long> PruneChangesAsync(CancellationToken cancellationToken)
-    {
-        ThrowIfDisposed();
-        var cutoff = Options.TimeProvider.GetUtcNow().UtcTicks - Math.Min(Options.ChangeFeed.Retention.Ticks, DateTime.MaxValue.Ticks);
-        var lowest = LowestSubscriptionPosition;
-        long total = 0;
-        while (true)
-        {
-            var pruned = await Environment.ExecuteAsync(
-                transaction => ChangePruner.PruneStep(transaction, cutoff, lowest, ChangePruner.StepSize, Path), cancellationToken).ConfigureAwait(false);
-            total += pruned;
-            if (pruned < ChangePruner.StepSize)
-            {
-                return total;
-            }
-        }
-    }
-
-    /// <summary>Starts the background pruning loop (at open).</summary>
-    private void StartChangeFeed()
-    {
-        if (Options.ChangeFeed.Enabled)
-        {
-            _pruneLoop = Task.Run(() => PruneLoopAsync(_closing.Token));
-        }
-    }
-
-    /// <summary>Ends live feeds and the pruning loop, and waits for the loop (at dispose, before the environment closes).</summary>
-    private void StopChangeFeed()
-    {
-        _closing.Cancel();
-        try
-        {
-            _pruneLoop?.GetAwaiter().GetResult();
-        }
-        catch (OperationCanceledException)
-        {
-        }
-    }
-
-    private async Task PruneLoopAsync(CancellationToken closing)
-    {
-        var retention = Options.ChangeFeed.Retention;
-        var interval = retention / 10 < TimeSpan.FromMinutes(1) ? retention / 10 : TimeSpan.FromMinutes(1);
-        if (interval < TimeSpan.FromMilliseconds(10))
-        {
-            interval = TimeSpan.FromMilliseconds(10);
-        }
-
-        while (!closing.IsCancellationRequested)
-        {
-            await Task.Delay(interval, Options.TimeProvider, closing).ConfigureAwait(false);
-            try
-            {
-                await PruneChangesAsync(closing).ConfigureAwait(false);
-            }
-#pragma warning disable CA1031 // a failed or closing store: the next round tries again, disposal ends the loop
-            catch (Exception)
-#pragma warning restore CA1031
-            {
-                // Disposal sets the store's flag before it cancels the loop, so a round that
-                // started in between meets ObjectDisposedException (or anything else) as the loop
-                // is being stopped: that ends it quietly, as the cancellation would.
-                if (closing.IsCancellationRequested)
-                {
-                    return;
-                }
-            }
-        }
+        return Feed.Open(since, collection, includeJson, cancellationToken);
     }
 }

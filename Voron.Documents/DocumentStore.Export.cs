@@ -1,35 +1,10 @@
-using System.Buffers;
-using System.Diagnostics;
-using System.Runtime.CompilerServices;
 using Voron.Documents.Export;
 using Voron.Documents.Storage;
 
 namespace Voron.Documents;
 
-// Export and import — JSON Lines (docs/documents.md, "Export and import").
-//
-//   XP1. An export reads one snapshot (one read transaction): collections in the UTF-8 byte order
-//        of their names, documents in id order within each; writers are not blocked.
-//   XP2. An exported line is the stored object's own properties, byte for byte (minified when the
-//        stored JSON has line breaks), without any top-level "@metadata" of its own, followed by
-//        "@metadata":{"@id","@collection","@version","@last-modified"} written by the export:
-//        a line never has the key twice.
-//   XP3. An import stores a line's object minus its top-level "@metadata" and one comma next
-//        to it; every other byte stays, the whitespace between properties included. Export
-//        writes a body's bytes up to its closing brace, then ,"@metadata":{...}} (no comma when
-//        the body has no property), so import gives that body back byte for byte, and
-//        export -> import -> export gives the same lines but for "@version" and "@last-modified".
-//   XP4. An import line that cannot be stored on its own (not JSON, no valid @id or
-//        @collection, too large) is counted and reported with its line number and the import
-//        goes on; a repeated id is not refused: the later line replaces the earlier one (bulk
-//        insert's rule). What only the store can refuse — an id stored in another collection, a
-//        unique index's value taken — ends the import as it ends a bulk insert: the batches
-//        before it stay stored, and the exception names the document.
-
 public sealed partial class DocumentStore
 {
-    private const int ExportBufferBytes = 1 << 20;
-
     /// <summary>
     /// Writes the documents of one snapshot to <paramref name="destination"/> as JSON Lines: one
     /// document a line, its own properties followed by
@@ -54,35 +29,7 @@ public sealed partial class DocumentStore
             _ = DocumentNames.CollectionBytes(only, nameof(options));
         }
 
-        var started = Stopwatch.GetTimestamp();
-        using var read = Environment.BeginRead(); // XP1
-        using var cursor = new ExportCursor(read, Path, options?.Collection, options?.Progress, NowTicks);
-        var buffer = ArrayPool<byte>.Shared.Rent(ExportBufferBytes);
-        long bytes = 0;
-        try
-        {
-            while (!cursor.Done)
-            {
-                var filled = cursor.Fill(ref buffer, cancellationToken);
-                if (filled > 0)
-                {
-                    await destination.WriteAsync(buffer.AsMemory(0, filled), cancellationToken).ConfigureAwait(false);
-                    bytes += filled;
-                }
-            }
-
-            await destination.FlushAsync(cancellationToken).ConfigureAwait(false);
-        }
-        finally
-        {
-            ArrayPool<byte>.Shared.Return(buffer);
-        }
-
-        if (cursor.Documents % 10_000 != 0 || cursor.Documents == 0)
-        {
-            options?.Progress?.Report(cursor.Documents); // the end, unless Fill just reported it
-        }
-        return new DocumentExportResult(read.Id, cursor.Documents, bytes, Stopwatch.GetElapsedTime(started));
+        return await DocumentExporter.WriteAsync(Environment, Options.TimeProvider, destination, options, cancellationToken).ConfigureAwait(false);
     }
 
     /// <summary>
@@ -112,47 +59,7 @@ public sealed partial class DocumentStore
         ThrowIfDisposed();
         options ??= new DocumentImportOptions();
         ArgumentOutOfRangeException.ThrowIfNegative(options.MaxRejectionsKept, nameof(options));
-        var started = Stopwatch.GetTimestamp();
-        var state = new ImportState(options.MaxRejectionsKept);
-        var operation = Telemetry.Start(DocumentsDiagnostics.Operations.BulkInsert, null);
-        try
-        {
-            using var reader = new JsonLineReader(source, Options.MaxDocumentBytes + ImportLineSlackBytes);
-            await BulkWriteAsync(ReadLines(reader, state, options.Progress, cancellationToken), null, cancellationToken).ConfigureAwait(false);
-            if (reader.LineNumber % 10_000 != 0 || reader.LineNumber == 0)
-            {
-                options.Progress?.Report(reader.LineNumber); // the end, unless ReadLines just reported it
-            }
-            foreach (var (collection, count) in state.PerCollection)
-            {
-                Telemetry.RecordWritten(collection, count);
-            }
-
-            operation.Complete((int)Math.Min(state.Imported, int.MaxValue));
-            return new DocumentImportResult(state.Imported, state.Rejected, state.Rejections, Stopwatch.GetElapsedTime(started));
-        }
-        catch (Exception e)
-        {
-            operation.Fail(e);
-            throw;
-        }
-    }
-
-    private async IAsyncEnumerable<PreparedWrite> ReadLines(JsonLineReader reader, ImportState state, IProgress<long>? progress, [EnumeratorCancellation] CancellationToken cancellationToken)
-    {
-        while (await reader.NextAsync(cancellationToken).ConfigureAwait(false))
-        {
-            cancellationToken.ThrowIfCancellationRequested();
-            if (reader.LineNumber % 10_000 == 0)
-            {
-                progress?.Report(reader.LineNumber);
-            }
-
-            var write = ImportLine(reader, state);
-            if (write != null)
-            {
-                yield return write;
-            }
-        }
+        var importer = new DocumentImporter(Telemetry, Options.MaxDocumentBytes + ImportLineSlackBytes, ImportLine, (writes, ct) => BulkWriteAsync(writes, null, ct));
+        return await importer.RunAsync(source, options, cancellationToken).ConfigureAwait(false);
     }
 }

@@ -1,5 +1,4 @@
-using Voron.Documents.Indexing;
-using Voron.Documents.Storage;
+using Voron.Documents.Diagnostics;
 
 namespace Voron.Documents;
 
@@ -22,16 +21,6 @@ public sealed partial class DocumentStore
     public DocumentStoreStatistics GetStatistics()
     {
         ThrowIfDisposed();
-        long transactionId;
-        List<CollectionStatistics> collections;
-        List<IndexStatistics> indexes;
-        using (var read = Environment.BeginRead())
-        {
-            transactionId = read.Id;
-            collections = DocumentStatistics.Collections(read);
-            indexes = DocumentStatistics.Indexes(read, IndexCatalog.Load(read, Path));
-        }
-
-        return new DocumentStoreStatistics(transactionId, collections, indexes, Environment.GetStatistics());
+        return StatisticsScan.Run(Environment);
     }
 }

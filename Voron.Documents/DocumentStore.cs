@@ -31,7 +31,7 @@ namespace Voron.Documents;
 //   I2. Index entries computed with catalog generation G are written only by a transaction whose
 //       "gen" is G; otherwise the operation throws StaleCatalogException and the session
 //       computes them again with the newer catalog. Catalog changes (define, drop, build done)
-//       raise "gen" in their own transaction and are serialized by _indexLock.
+//       raise "gen" in their own transaction and are serialized by Indexing/IndexBuilder.cs.
 //   I3. A write with an expected version commits only if the stored version (0: none) equals it,
 //       checked in the transaction that writes.
 //   I4. Versions come from one counter ("version" in @docs.meta) raised in the writing
@@ -58,7 +58,6 @@ public sealed partial class DocumentStore : IAsyncDisposable, IDisposable
     private static readonly ConditionalWeakTable<StorageEnvironment, object> OpenStores = new();
 
     private readonly bool _ownsEnvironment;
-    private readonly SemaphoreSlim _indexLock = new(1, 1);
     private volatile IndexCatalog _catalog;
     private int _disposed;
 
@@ -78,8 +77,12 @@ public sealed partial class DocumentStore : IAsyncDisposable, IDisposable
             Ids = new IdGenerator(environment, environment.Path);
             ExpiryField = options.Expiration.JsonField is { } field ? new ExpiryField(field) : null;
             _catalog = Initialize(environment, options.ChangeFeed.Enabled);
-            LowestSubscriptionPosition = read => Voron.Documents.Subscriptions.SubscriptionTable.LowestPosition(read, environment.Path); // SU3
-            StartChangeFeed();
+            IndexBuilder = new IndexBuilder(environment, Telemetry, ReloadCatalog, options.IndexBuildBatchSize);
+            Feed = new ChangeFeed(environment, options, ThrowIfDisposed)
+            {
+                LowestSubscriptionPosition = read => Voron.Documents.Subscriptions.SubscriptionTable.LowestPosition(read, environment.Path), // SU3
+            };
+            Feed.Start();
             StartSweeper();
         }
         catch
@@ -365,7 +368,7 @@ public sealed partial class DocumentStore : IAsyncDisposable, IDisposable
             return;
         }
 
-        StopChangeFeed(); // live feeds end (ObjectDisposedException) and the pruner stops before the environment closes
+        Feed.Stop(); // live feeds end (ObjectDisposedException) and the pruner stops before the environment closes
         StopSweeper();
         OpenStores.Remove(Environment);
         _subscriptionsClosing.Cancel(); // SU2: subscription waiters fail

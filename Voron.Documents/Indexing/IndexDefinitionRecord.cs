@@ -23,7 +23,7 @@ namespace Voron.Documents.Indexing;
 //   IX3. N and every L are in range and the lengths add up to the record's length exactly;
 //   IX4. every path parses (Indexing/JsonPath.cs) and at most one is multikey;
 //   IX5. R <= 512.
-// A record breaking a rule raises CorruptionException. The build protocol: DocumentStore.Indexes.cs.
+// A record breaking a rule raises CorruptionException. The build protocol: Indexing/IndexBuilder.cs.
 
 /// <summary>An index definition as stored, with its build state; see the FORMAT block above.</summary>
 internal sealed record IndexDefinitionRecord(IndexDefinition Definition, bool Ready, long Processed, byte[]? ResumeAfter)

@@ -9,7 +9,7 @@ public sealed class IndexBuildFailureTests
     // the index only for a unique violation or an ArgumentException; any other failure of a build
     // step (there: InvalidOperationException from a lone surrogate) left it defined, "building",
     // never ready.
-    // Fixed: every failure but cancellation drops it (DocumentStore.Indexes.cs).
+    // Fixed: every failure but cancellation drops it (Indexing/IndexBuilder.cs).
     [Theory]
     [InlineData(1)]
     [InlineData(2)]
@@ -29,7 +29,7 @@ public sealed class IndexBuildFailureTests
 
         var definition = new IndexDefinition("c", "c_by_a", "a");
         var steps = 0;
-        store.BuildChunkTestHook = _ =>
+        store.IndexBuilder.BuildChunkTestHook = _ =>
         {
             if (++steps == failingStep)
             {
@@ -45,7 +45,7 @@ public sealed class IndexBuildFailureTests
             await Assert.ThrowsAsync<NotSupportedException>(() => session.QueryRaw("c").Where("a", QueryOperator.GreaterThan, 4L).CountAsync());
         }
 
-        store.BuildChunkTestHook = null;
+        store.IndexBuilder.BuildChunkTestHook = null;
         Assert.True(await store.EnsureIndexAsync(definition));
         Assert.True(store.GetIndexes("c").Single().IsReady);
         await using (var session = store.OpenSession())
@@ -72,10 +72,10 @@ public sealed class IndexBuildFailureTests
 
         var definition = new IndexDefinition("c", "c_by_a", "a");
         using var cancel = new CancellationTokenSource();
-        store.BuildChunkTestHook = _ => cancel.Cancel();
+        store.IndexBuilder.BuildChunkTestHook = _ => cancel.Cancel();
         await Assert.ThrowsAnyAsync<OperationCanceledException>(() => store.EnsureIndexAsync(definition, cancellationToken: cancel.Token));
         Assert.False(store.GetIndexes("c").Single().IsReady);
-        store.BuildChunkTestHook = null;
+        store.IndexBuilder.BuildChunkTestHook = null;
         Assert.True(await store.EnsureIndexAsync(definition));
         Assert.Equal(6, store.CheckIntegrity().IndexEntries);
     }

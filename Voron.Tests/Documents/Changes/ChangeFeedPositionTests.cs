@@ -27,7 +27,7 @@ public sealed class ChangeFeedPositionTests
         });
         await SaveAsync(store, 1, 5);
         clock.Advance(TimeSpan.FromHours(2));
-        Assert.Equal(5, await store.PruneChangesAsync(CancellationToken.None));
+        Assert.Equal(5, await store.Feed.PruneAsync(CancellationToken.None));
         await SaveAsync(store, 6, 2); // versions 6 and 7, kept
         return (store, clock);
     }

@@ -26,11 +26,11 @@ public sealed class ChangeRetentionTests
             o.ChangeFeed.Retention = TimeSpan.FromHours(1);
         });
         await SaveAsync(store, 1, 5);
-        Assert.Equal(0, await store.PruneChangesAsync(CancellationToken.None)); // nothing is an hour old
+        Assert.Equal(0, await store.Feed.PruneAsync(CancellationToken.None)); // nothing is an hour old
         Assert.Equal(0, store.OldestChangePosition);
 
         clock.Advance(TimeSpan.FromHours(2));
-        Assert.Equal(5, await store.PruneChangesAsync(CancellationToken.None));
+        Assert.Equal(5, await store.Feed.PruneAsync(CancellationToken.None));
         Assert.Equal(5, store.OldestChangePosition);
         await SaveAsync(store, 6, 2); // written "now": kept
 
@@ -52,15 +52,15 @@ public sealed class ChangeRetentionTests
         await using var store = DocumentTestStore.InMemory(o => o.TimeProvider = clock);
         var users = Enumerable.Range(0, 3000).Select(i => DocumentTestStore.NewUser($"u{i}", i));
         await store.BulkInsertAsync(users, TestJson.Default.User);
-        store.LowestSubscriptionPosition = _ => 2500;
+        store.Feed.LowestSubscriptionPosition = _ => 2500;
         clock.Advance(TimeSpan.FromDays(8));
         var before = store.Environment.LastCommittedTransactionId;
-        Assert.Equal(2500, await store.PruneChangesAsync(CancellationToken.None));
+        Assert.Equal(2500, await store.Feed.PruneAsync(CancellationToken.None));
         Assert.Equal(3, store.Environment.LastCommittedTransactionId - before); // 1,024 + 1,024 + 452
         Assert.Equal(2500, store.OldestChangePosition);
 
-        store.LowestSubscriptionPosition = null;
-        Assert.Equal(500, await store.PruneChangesAsync(CancellationToken.None));
+        store.Feed.LowestSubscriptionPosition = null;
+        Assert.Equal(500, await store.Feed.PruneAsync(CancellationToken.None));
         Assert.Equal(3000, store.OldestChangePosition);
         store.CheckIntegrity();
     }
@@ -74,7 +74,7 @@ public sealed class ChangeRetentionTests
         await using var feed = store.Changes(0).GetAsyncEnumerator();
         Assert.True(await feed.MoveNextAsync());
         clock.Advance(TimeSpan.FromDays(8));
-        await store.PruneChangesAsync(CancellationToken.None);
+        await store.Feed.PruneAsync(CancellationToken.None);
         var seen = 1;
         var error = await Assert.ThrowsAsync<ChangeFeedPositionException>(async () =>
         {

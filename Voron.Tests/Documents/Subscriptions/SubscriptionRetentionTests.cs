@@ -34,7 +34,7 @@ public sealed class SubscriptionRetentionTests
         }
 
         clock.Advance(TimeSpan.FromSeconds(1)); // every change is now older than the retention
-        await store.PruneChangesAsync(CancellationToken.None);
+        await store.Feed.PruneAsync(CancellationToken.None);
         Assert.Equal(versions[1], store.OldestChangePosition); // the slow one's position, not beyond
 
         await using (var slow = await store.Subscriptions.OpenAsync("slow"))
@@ -43,11 +43,11 @@ public sealed class SubscriptionRetentionTests
         }
 
         Assert.True(await store.Subscriptions.DeleteAsync("slow"));
-        await store.PruneChangesAsync(CancellationToken.None);
+        await store.Feed.PruneAsync(CancellationToken.None);
         Assert.Equal(versions[3], store.OldestChangePosition); // now the fast one holds it
 
         Assert.True(await store.Subscriptions.DeleteAsync("fast"));
-        await store.PruneChangesAsync(CancellationToken.None);
+        await store.Feed.PruneAsync(CancellationToken.None);
         Assert.Equal(versions[^1], store.OldestChangePosition);
         var old = await Assert.ThrowsAsync<ChangeFeedPositionException>(() => store.Subscriptions.CreateAsync("late", since: versions[2]));
         Assert.Equal(versions[^1], old.Oldest);

@@ -2,9 +2,9 @@ using System.Text;
 using Voron.Documents.Changes;
 using Voron.Documents.Storage;
 
-namespace Voron.Documents;
+namespace Voron.Documents.Diagnostics;
 
-public sealed partial class DocumentStore
+internal sealed partial class IntegrityCheck
 {
     /// <summary>L4, for the log as a whole: every entry valid (CF6) and at most the store's version.</summary>
     private void CheckChangeLog(ReadTransaction read, long lastVersion)
