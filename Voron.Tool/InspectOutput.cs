@@ -1,3 +1,4 @@
+using System.CommandLine;
 using System.Globalization;
 using System.Text;
 using System.Text.Encodings.Web;
@@ -89,4 +90,27 @@ internal static class InspectOutput
         output.Write(Encoding.UTF8.GetString(buffer.GetBuffer(), 0, (int)buffer.Length));
         output.WriteLine();
     }
+
+    /// <summary>
+    /// Writes <paramref name="items"/> as a JSON array named <paramref name="name"/>, one object
+    /// an item, whose properties <paramref name="writeProperties"/> writes to the same writer.
+    /// </summary>
+    public static void ObjectArray<T>(Utf8JsonWriter writer, string name, IEnumerable<T> items, Action<T> writeProperties)
+    {
+        writer.WriteStartArray(name);
+        foreach (var item in items)
+        {
+            writer.WriteStartObject();
+            writeProperties(item);
+            writer.WriteEndObject();
+        }
+
+        writer.WriteEndArray();
+    }
+
+    /// <summary>The <c>store</c> argument every command takes: the store's directory.</summary>
+    public static Argument<string> StoreArgument(string description = "the store's directory") => new("store") { Description = description };
+
+    /// <summary>The <c>--json</c> switch of the commands that print tables or lines by default.</summary>
+    public static Option<bool> JsonOption(string description) => new("--json") { Description = description };
 }

@@ -128,34 +128,9 @@ internal sealed class DocumentQuery<T>(DocumentSession session, JsonTypeInfo<T> 
         }
     }
 
-    public async IAsyncEnumerator<T> GetAsyncEnumerator(CancellationToken cancellationToken = default)
+    public IAsyncEnumerator<T> GetAsyncEnumerator(CancellationToken cancellationToken = default)
     {
-        await Task.CompletedTask.ConfigureAwait(false);
-        using var run = session.OpenQuery(spec);
         var sink = new EntitySink<T>(session, type, typeInfo);
-        var count = 0;
-        while (true)
-        {
-            cancellationToken.ThrowIfCancellationRequested();
-            T item;
-            try
-            {
-                if (!run.Cursor.MoveNext(sink))
-                {
-                    break;
-                }
-
-                item = sink.Current!;
-            }
-            catch (Exception e)
-            {
-                run.Fail(e);
-                throw;
-            }
-
-            count++;
-            run.Returned = count;
-            yield return item;
-        }
+        return QueryRun.Stream(() => session.OpenQuery(spec), sink, () => sink.Current!, cancellationToken);
     }
 }

@@ -122,32 +122,9 @@ internal sealed class RawDocumentQuery(DocumentSession session, QuerySpec spec) 
 
     public Task<bool> AnyAsync(CancellationToken cancellationToken = default) => Task.FromResult(session.CountQuery(spec.WithTake(1), cancellationToken) > 0);
 
-    public async IAsyncEnumerator<RawDocument> GetAsyncEnumerator(CancellationToken cancellationToken = default)
+    public IAsyncEnumerator<RawDocument> GetAsyncEnumerator(CancellationToken cancellationToken = default)
     {
-        await Task.CompletedTask.ConfigureAwait(false);
-        using var run = session.OpenQuery(spec);
         var sink = new RawSink();
-        while (true)
-        {
-            cancellationToken.ThrowIfCancellationRequested();
-            RawDocument item;
-            try
-            {
-                if (!run.Cursor.MoveNext(sink))
-                {
-                    break;
-                }
-
-                item = sink.Current!;
-            }
-            catch (Exception e)
-            {
-                run.Fail(e);
-                throw;
-            }
-
-            run.Returned++;
-            yield return item;
-        }
+        return QueryRun.Stream(() => session.OpenQuery(spec), sink, () => sink.Current!, cancellationToken);
     }
 }

@@ -21,8 +21,8 @@ internal static class CheckCommand
 {
     public static Command Create(ToolConsole console)
     {
-        var store = new Argument<string>("store") { Description = "the store's directory" };
-        var json = new Option<bool>("--json") { Description = "print the report as JSON" };
+        var store = InspectOutput.StoreArgument();
+        var json = InspectOutput.JsonOption("print the report as JSON");
         var command = new Command("check", "check every page's checksum, every tree, the documents against their indexes and every SQLite database; exit 1 on damage")
         {
             store,
@@ -210,10 +210,8 @@ internal static class CheckCommand
         writer.WriteString("store", directory);
         writer.WriteBoolean("damaged", damaged);
         writer.WriteBoolean("complete", !failed);
-        writer.WriteStartArray("stages");
-        foreach (var stage in stages)
+        InspectOutput.ObjectArray(writer, "stages", stages, stage =>
         {
-            writer.WriteStartObject();
             writer.WriteString("name", stage.Name);
             writer.WriteString("status", stage.Status);
             writer.WriteString("detail", stage.Detail);
@@ -231,11 +229,7 @@ internal static class CheckCommand
             {
                 writer.WriteNull("offset");
             }
-
-            writer.WriteEndObject();
-        }
-
-        writer.WriteEndArray();
+        });
         writer.WriteString("advice", damaged ? VoronTool.DamageAdvice : null);
         writer.WriteEndObject();
     }

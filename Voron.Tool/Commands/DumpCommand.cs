@@ -13,11 +13,11 @@ internal static class DumpCommand
 {
     public static Command Create(ToolConsole console)
     {
-        var store = new Argument<string>("store") { Description = "the store's directory" };
+        var store = InspectOutput.StoreArgument();
         var tree = new Option<string?>("--tree", "-t") { Description = "the tree to dump (without it: list the trees)", HelpName = "NAME" };
         var prefix = new Option<string?>("--prefix", "-p") { Description = "only keys starting with this text (or 0x and hex bytes)", HelpName = "PREFIX" };
         var limit = new Option<long?>("--limit", "-n") { Description = "at most this many entries", HelpName = "N" };
-        var json = new Option<bool>("--json") { Description = "print JSON instead of lines" };
+        var json = InspectOutput.JsonOption("print JSON instead of lines");
         var command = new Command("dump", "print a tree's keys and values in key order (text, or 0x-hex for bytes that are not text); without --tree, list the trees")
         {
             store,
@@ -94,16 +94,11 @@ internal static class DumpCommand
             InspectOutput.Json(console.Out, writer =>
             {
                 writer.WriteStartObject();
-                writer.WriteStartArray("trees");
-                foreach (var (name, entries) in counts)
+                InspectOutput.ObjectArray(writer, "trees", counts, tree =>
                 {
-                    writer.WriteStartObject();
-                    writer.WriteString("name", name);
-                    writer.WriteNumber("entries", entries);
-                    writer.WriteEndObject();
-                }
-
-                writer.WriteEndArray();
+                    writer.WriteString("name", tree.Name);
+                    writer.WriteNumber("entries", tree.Entries);
+                });
                 writer.WriteEndObject();
             });
             return;

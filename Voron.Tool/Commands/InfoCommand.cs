@@ -18,8 +18,8 @@ internal static class InfoCommand
 {
     public static Command Create(ToolConsole console)
     {
-        var store = new Argument<string>("store") { Description = "the store's directory" };
-        var json = new Option<bool>("--json") { Description = "print JSON instead of tables" };
+        var store = InspectOutput.StoreArgument();
+        var json = InspectOutput.JsonOption("print JSON instead of tables");
         var command = new Command("info", "what the store's files say (format, sizes, transactions, journal, lock), without opening it: works while another process has it open")
         {
             store,
@@ -121,27 +121,17 @@ internal static class InfoCommand
         writer.WriteNumber("lastSyncedTransactionId", info.LastSyncedTransactionId);
         writer.WriteNumber("journalTransactions", info.JournalTransactions);
         writer.WriteBoolean("closedCleanly", info.ClosedCleanly);
-        writer.WriteStartArray("files");
-        foreach (var file in info.Files)
+        InspectOutput.ObjectArray(writer, "files", info.Files, file =>
         {
-            writer.WriteStartObject();
             writer.WriteString("name", file.Name);
             writer.WriteNumber("bytes", file.Bytes);
-            writer.WriteEndObject();
-        }
-
-        writer.WriteEndArray();
-        writer.WriteStartArray("journalFiles");
-        foreach (var file in info.JournalFiles)
+        });
+        InspectOutput.ObjectArray(writer, "journalFiles", info.JournalFiles, file =>
         {
-            writer.WriteStartObject();
             writer.WriteNumber("number", file.Number);
             writer.WriteNumber("bytes", file.Bytes);
             writer.WriteString("state", file.State);
-            writer.WriteEndObject();
-        }
-
-        writer.WriteEndArray();
+        });
         writer.WriteStartObject("lock");
         writer.WriteBoolean("isHeld", info.Lock.IsHeld);
         WriteNullable(writer, "processId", info.Lock.ProcessId);

@@ -14,8 +14,8 @@ internal static class StatCommand
 {
     public static Command Create(ToolConsole console)
     {
-        var store = new Argument<string>("store") { Description = "the store's directory" };
-        var json = new Option<bool>("--json") { Description = "print JSON (every free-space section) instead of tables" };
+        var store = InspectOutput.StoreArgument();
+        var json = InspectOutput.JsonOption("print JSON (every free-space section) instead of tables");
         var command = new Command("stat", "the store's statistics: trees, free space, readers, journal, collections, indexes, SQLite databases")
         {
             store,
@@ -179,10 +179,8 @@ internal static class StatCommand
             writer.WriteNull("oldestReader");
         }
 
-        writer.WriteStartArray("trees");
-        foreach (var tree in engine.Trees)
+        InspectOutput.ObjectArray(writer, "trees", engine.Trees, tree =>
         {
-            writer.WriteStartObject();
             writer.WriteString("name", tree.Name);
             writer.WriteNumber("entries", tree.Entries);
             writer.WriteNumber("depth", tree.Depth);
@@ -192,69 +190,41 @@ internal static class StatCommand
             writer.WriteNumber("rawPages", tree.RawPages);
             writer.WriteNumber("leafFill", tree.LeafFill);
             writer.WriteNumber("branchFill", tree.BranchFill);
-            writer.WriteEndObject();
-        }
-
-        writer.WriteEndArray();
-        writer.WriteStartArray("sections");
-        foreach (var section in engine.Sections)
+        });
+        InspectOutput.ObjectArray(writer, "sections", engine.Sections, section =>
         {
-            writer.WriteStartObject();
             writer.WriteNumber("index", section.Index);
             writer.WriteNumber("pages", section.Pages);
             writer.WriteNumber("freePages", section.FreePages);
-            writer.WriteEndObject();
-        }
-
-        writer.WriteEndArray();
-        writer.WriteStartArray("journalFiles");
-        foreach (var file in engine.JournalFiles)
+        });
+        InspectOutput.ObjectArray(writer, "journalFiles", engine.JournalFiles, file =>
         {
-            writer.WriteStartObject();
             writer.WriteNumber("number", file.Number);
             writer.WriteNumber("bytes", file.Bytes);
             writer.WriteString("state", file.State);
-            writer.WriteEndObject();
-        }
-
-        writer.WriteEndArray();
-        writer.WriteStartArray("collections");
-        foreach (var collection in documents?.Collections ?? [])
+        });
+        InspectOutput.ObjectArray(writer, "collections", documents?.Collections ?? [], collection =>
         {
-            writer.WriteStartObject();
             writer.WriteString("name", collection.Name);
             writer.WriteNumber("documents", collection.Documents);
             writer.WriteNumber("bytes", collection.Bytes);
-            writer.WriteEndObject();
-        }
-
-        writer.WriteEndArray();
-        writer.WriteStartArray("indexes");
-        foreach (var index in documents?.Indexes ?? [])
+        });
+        InspectOutput.ObjectArray(writer, "indexes", documents?.Indexes ?? [], index =>
         {
-            writer.WriteStartObject();
             writer.WriteString("collection", index.Collection);
             writer.WriteString("name", index.Name);
             writer.WriteNumber("entries", index.Entries);
             writer.WriteNumber("bytes", index.Bytes);
-            writer.WriteEndObject();
-        }
-
-        writer.WriteEndArray();
-        writer.WriteStartArray("pageFiles");
-        foreach (var file in databases)
+        });
+        InspectOutput.ObjectArray(writer, "pageFiles", databases, file =>
         {
-            writer.WriteStartObject();
             writer.WriteString("name", file.Name);
             writer.WriteBoolean("sqliteDatabase", file.IsDatabase);
             writer.WriteString("damage", file.Damage?.Message);
             writer.WriteNumber("bytes", file.Bytes);
             writer.WriteNumber("pageSize", file.IsDatabase ? file.SqlitePageSize : PageFile.BlockSize);
             writer.WriteNumber("pages", file.Pages);
-            writer.WriteEndObject();
-        }
-
-        writer.WriteEndArray();
+        });
         writer.WriteEndObject();
     }
 }
