@@ -21,14 +21,14 @@ public sealed partial class StorageEnvironment
     internal void Commit(LowLevelTransaction transaction)
     {
         ThrowIfUnusable();
-        EnterCommit(); // LC3
+        _registry.EnterCommit(); // LC3: refused once Dispose has begun; Dispose waits for it
         try
         {
             _pipeline.Commit(transaction);
         }
         finally
         {
-            ExitCommit();
+            _registry.ExitCommit();
         }
     }
 

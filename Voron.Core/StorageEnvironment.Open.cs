@@ -414,7 +414,7 @@ public sealed partial class StorageEnvironment
     private void LoadFreeSpace()
     {
         var committed = _committed;
-        var reader = new LowLevelTransaction(this, committed, writable: false);
+        var reader = new LowLevelTransaction(_transactions, committed, writable: false);
         var summary = FreeSpaceSummary.Load(reader, committed.State.FreeSpaceRoot, committed.State.NextPageNumber);
         _committed = committed with { FreeSpace = summary };
     }

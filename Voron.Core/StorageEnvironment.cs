@@ -71,19 +71,10 @@ public sealed partial class StorageEnvironment : IDisposable
     private readonly CommitPipeline _pipeline;
     private readonly DataFileFlusher _flusher;
     private readonly TransactionMerger _merger;
-
-    // Guarded by _readersLock: the snapshots of live read transactions (txId -> count), and the
-    // number of live transactions of any kind (the mapping is released when it reaches zero
-    // after dispose).
-    private readonly object _readersLock = new();
-    private readonly SortedDictionary<long, (int Count, long Since)> _readers = []; // Since: Stopwatch timestamp of its first live reader
-    private int _liveTransactions;
-    private bool _disposed;
-    private bool _closingRequested; // LC1: explicit commits that have not begun are refused
-    private int _commitsInProgress; // LC3: explicit commits under way; Close waits for them
+    private readonly TransactionRegistry _registry; // who is live: readers, generations, flush pin, admission across Dispose
+    private readonly TransactionSeams _transactions; // what every LowLevelTransaction reads and writes through
     private int _closing;
     private readonly CancellationTokenSource _closingSource = new(); // LC1: wakes waits for the write lock
-    private bool _resourcesReleased;
 
     private volatile CommittedState _committed;
     private readonly CommitWaiters _commitWaiters = new();
@@ -102,6 +93,14 @@ public sealed partial class StorageEnvironment : IDisposable
             new PageBufferPool(options.RecyclePageBuffers ? PageBufferPoolCapacity(options.MaxPageVersionMemory) : 0));
         // The subsystems below get what they need as seams, never the environment (Pebble's
         // commitEnv): nothing below this type points back up to it.
+        _registry = new TransactionRegistry(() => _committed, () => new ObjectDisposedException(GetType().FullName), Disposing);
+        _transactions = new TransactionSeams
+        {
+            Pager = pager,
+            PageTable = PageTable,
+            AllocationPolicy = cursor => Allocation.Policies.AllocationPolicies.Create(_options, cursor),
+            ReleaseHorizon = _registry.SnapshotHorizon, // A5
+        };
         _failures = new FailureSink(options.Directory, () => _options.OnFailure)
         {
             Failed = () => _commitWaiters.Terminate(() => new EnvironmentFailedException(Path, _failures!.Failure!)), // CW1
@@ -113,10 +112,10 @@ public sealed partial class StorageEnvironment : IDisposable
             Pager = pager,
             WriteHeader = record => HeaderFile.Write(_fileSystem, _layout, record),
             Failures = _failures,
-            PinFlushHorizon = PinFlushHorizon,
-            UnpinFlushHorizon = UnpinFlushHorizon,
-            CaptureRetention = CaptureRetention,
-            RetireGeneration = RetireGeneration,
+            PinFlushHorizon = _registry.PinFlushHorizon,
+            UnpinFlushHorizon = _registry.UnpinFlushHorizon,
+            CaptureRetention = _registry.CaptureRetention,
+            RetireGeneration = _registry.RetireGeneration,
             OldestSnapshotPin = () => OldestSnapshotPin,
             IsDisposed = () => IsDisposed,
             Disposed = () => new ObjectDisposedException(GetType().FullName),
@@ -131,7 +130,7 @@ public sealed partial class StorageEnvironment : IDisposable
             AppendToJournal = (txId, state, pages) => journal.Append(txId, state, pages, _options.JournalCompression,
                 sync: _options.Durability == DurabilityMode.Durable, _options.Clock.GetUtcNow().ToUnixTimeMilliseconds()), // J13: no lock here
             JournalFailed = () => journal.Failure != null,
-            Publish = prepared => PageTable.Publish(prepared.TxId, prepared.Pages, prepared.FreedPages, CaptureRetention),
+            Publish = prepared => PageTable.Publish(prepared.TxId, prepared.Pages, prepared.FreedPages, _registry.CaptureRetention),
             QueueForFlush = _flusher.Enqueue,
             MakeVisible = MakeVisible,
             Hook = step => _options.CommitHook?.Invoke(step),
@@ -143,10 +142,10 @@ public sealed partial class StorageEnvironment : IDisposable
             ThrowIfUnusable = ThrowIfUnusable,
             WriteLock = _writeLock,
             Closing = _closingSource.Token,
-            EnterGeneration = EnterGeneration,
-            ExitGeneration = ExitGeneration,
+            EnterGeneration = _registry.EnterGeneration,
+            ExitGeneration = _registry.ExitGeneration,
             Committed = () => _committed,
-            BeginTransaction = (committed, previous) => new LowLevelTransaction(this, committed, writable: true, previous),
+            BeginTransaction = (committed, previous) => new LowLevelTransaction(_transactions, committed, writable: true, previous),
             OperationView = transaction => new WriteTransaction(this, transaction, merged: true),
             Disposing = () => new ObjectDisposedException(nameof(StorageEnvironment), "The store is being disposed; it accepts no more writes."),
             Path = Path,
@@ -222,8 +221,8 @@ public sealed partial class StorageEnvironment : IDisposable
     /// <summary>Begins a read transaction: a stable snapshot of the last committed state. Never blocks.</summary>
     public ReadTransaction BeginRead()
     {
-        var committed = EnterTransaction(reader: true, out var generation);
-        return new ReadTransaction(this, new LowLevelTransaction(this, committed, writable: false) { Generation = generation });
+        var committed = _registry.EnterReader(out var generation);
+        return new ReadTransaction(this, new LowLevelTransaction(_transactions, committed, writable: false) { Generation = generation });
     }
 
     /// <summary>
@@ -356,8 +355,8 @@ public sealed partial class StorageEnvironment : IDisposable
         {
             ThrowIfUnusable();
             WaitForInFlightCommit();
-            var committed = EnterTransaction(reader: false, out var generation);
-            return new WriteTransaction(this, new LowLevelTransaction(this, committed, writable: true) { Generation = generation });
+            var committed = _registry.EnterWriter(out var generation); // LC1: refused once Dispose has begun
+            return new WriteTransaction(this, new LowLevelTransaction(_transactions, committed, writable: true) { Generation = generation });
         }
         catch
         {
@@ -386,55 +385,12 @@ public sealed partial class StorageEnvironment : IDisposable
         ThrowIfUnusable();
     }
 
-    private CommittedState EnterTransaction(bool reader, out long generation)
-    {
-        lock (_readersLock)
-        {
-            ObjectDisposedException.ThrowIf(_disposed, this);
-            if (!reader && _closingRequested)
-            {
-                throw Disposing(); // LC1: no write transaction begins once Dispose has begun
-            }
-
-            var committed = _committed;
-            if (reader)
-            {
-                _readers[committed.TxId] = _readers.TryGetValue(committed.TxId, out var live)
-                    ? (live.Count + 1, live.Since)
-                    : (1, System.Diagnostics.Stopwatch.GetTimestamp());
-            }
-
-            _liveTransactions++;
-            generation = EnterGenerationLocked(); // PT7: spilled slots it may read outlive their removal until it ends
-            return committed;
-        }
-    }
-
+    /// <summary>A read or explicit write transaction ended: it leaves the registry, and a writer gives the write lock back (T1).</summary>
     internal void ExitTransaction(LowLevelTransaction transaction)
     {
-        var release = false;
-        lock (_readersLock)
-        {
-            if (!transaction.IsWritable)
-            {
-                var id = transaction.Committed.TxId;
-                var live = _readers[id];
-                if (live.Count == 1)
-                {
-                    _readers.Remove(id);
-                }
-                else
-                {
-                    _readers[id] = (live.Count - 1, live.Since);
-                }
-            }
-
-            ExitGenerationLocked(transaction.Generation);
-            _liveTransactions--;
-            release = _disposed && _liveTransactions == 0 && !_resourcesReleased;
-            _resourcesReleased |= release;
-        }
-
+        var release = transaction.IsWritable
+            ? _registry.ExitWriter(transaction.Generation)
+            : _registry.ExitReader(transaction.Committed.TxId, transaction.Generation);
         if (transaction.IsWritable)
         {
             _writeLock.Release();
@@ -442,16 +398,7 @@ public sealed partial class StorageEnvironment : IDisposable
 
         if (release)
         {
-            ReleaseResources();
-        }
-    }
-
-    /// <summary>The oldest snapshot a live reader holds, or null when there is none.</summary>
-    internal long? OldestReader()
-    {
-        lock (_readersLock)
-        {
-            return _readers.Count == 0 ? null : _readers.First().Key;
+            ReleaseResources(); // LC6: the last transaction live after Dispose
         }
     }
 
@@ -465,39 +412,18 @@ public sealed partial class StorageEnvironment : IDisposable
     {
         get
         {
-            long snapshot, since;
-            lock (_readersLock)
+            if (_registry.OldestReader() is not { } oldest)
             {
-                if (_readers.Count == 0)
-                {
-                    return null;
-                }
-
-                (snapshot, (_, since)) = _readers.First();
+                return null;
             }
 
+            var (snapshot, since) = oldest;
             var (transactions, bytes) = _flusher.HeldBackAfter(snapshot);
             return new SnapshotPin(snapshot, System.Diagnostics.Stopwatch.GetElapsedTime(since), transactions, bytes);
         }
     }
 
-    /// <summary>
-    /// The newest transaction that no live or future snapshot can be older than: the oldest live
-    /// reader's snapshot, or the last published commit when no reader is live. Fixed in one step
-    /// under the readers' lock — the lock <see cref="EnterTransaction"/> reads the committed state
-    /// under — so a reader that registers after this call sees this transaction or a later one
-    /// (FL1 in Flushing/DataFileFlusher.cs, A5 in Allocation/PageAllocator.cs). Reading the
-    /// oldest reader and the committed state apart let a reader slip between the two reads.
-    /// </summary>
-    internal long SnapshotHorizon()
-    {
-        lock (_readersLock)
-        {
-            return _readers.Count == 0 ? _committed.TxId : _readers.First().Key;
-        }
-    }
-
-    internal bool IsDisposed => Volatile.Read(ref _disposed);
+    internal bool IsDisposed => _registry.IsClosed;
 
     internal void ThrowIfUnusable()
     {
@@ -554,32 +480,19 @@ public sealed partial class StorageEnvironment : IDisposable
         ThrowIfInsideMergedOperation("Dispose");
         if (Interlocked.Exchange(ref _closing, 1) == 0)
         {
-            lock (_readersLock)
-            {
-                _closingRequested = true; // LC1, LC3
-            }
-
+            _registry.RequestClose(); // LC1, LC3
             _closingSource.Cancel(); // LC1: nobody waits for the write lock any more
             _merger.Dispose(); // LC2: drains while the environment still accepts its commits (M3)
         }
 
-        bool release;
-        lock (_readersLock)
+        // From here no transaction begins; commit waits end (CW1) before an explicit commit under
+        // way is waited for (LC3); release: no transaction is live, so the resources go now (LC6).
+        var closed = _registry.TryClose(
+            whileClosing: () => _commitWaiters.Terminate(() => new ObjectDisposedException(nameof(StorageEnvironment), "The store was disposed while waiting for a commit.")),
+            out var release);
+        if (!closed)
         {
-            if (_disposed)
-            {
-                return;
-            }
-
-            _disposed = true;
-            _commitWaiters.Terminate(() => new ObjectDisposedException(nameof(StorageEnvironment), "The store was disposed while waiting for a commit.")); // CW1
-            while (_commitsInProgress > 0)
-            {
-                Monitor.Wait(_readersLock); // LC3: an explicit commit under way finishes first
-            }
-
-            release = _liveTransactions == 0;
-            _resourcesReleased = release;
+            return;
         }
 
         _flusher.Dispose();
@@ -624,31 +537,6 @@ public sealed partial class StorageEnvironment : IDisposable
         if (release)
         {
             ReleaseResources();
-        }
-    }
-
-    /// <summary>LC3: registers an explicit commit, or refuses it when Dispose has begun.</summary>
-    internal void EnterCommit()
-    {
-        lock (_readersLock)
-        {
-            if (_closingRequested)
-            {
-                throw Disposing();
-            }
-
-            _commitsInProgress++;
-        }
-    }
-
-    internal void ExitCommit()
-    {
-        lock (_readersLock)
-        {
-            if (--_commitsInProgress == 0)
-            {
-                Monitor.PulseAll(_readersLock);
-            }
         }
     }
 

@@ -11,7 +11,7 @@ namespace Voron.Paging;
 // close, the views of a file add up to the square of its size; here each owner of a mapping (the
 // pager, the scratch file) releases a view once no one can hold an address into it, with the
 // generations the page table already uses for scratch slots and page buffers (PageTable PT7, PT9;
-// StorageEnvironment.Versions.cs).
+// Transactions/TransactionRegistry.Generations.cs).
 //
 //   owner, after a growth moved the base:   publish the new base, then Publish()
 //   maintenance pass (the flusher, under its flush lock, with the retention it captured):
@@ -32,7 +32,7 @@ namespace Voron.Paging;
 //        under the readers' lock; so one that registers after a stamp was taken never holds an
 //        address into a view the stamp counts.
 //   MV3. A stamp takes the generation current during the pass. The generation advances only when
-//        a flush removes versions (StorageEnvironment.RetireGeneration), under the flush lock the
+//        a flush removes versions (TransactionRegistry.RetireGeneration), under the flush lock the
 //        pass holds, so every transaction that began before the stamp's views were left behind
 //        began in that generation or an older one.
 //   MV4. A stamp is released only by a later pass, from that pass's capture, when its generation is

@@ -30,12 +30,12 @@ internal sealed partial class LowLevelTransaction
             return inFlight;
         }
 
-        if (_environment.PageTable.TryGet(pageNumber, Committed.TxId, out var committed))
+        if (_seams.PageTable.TryGet(pageNumber, Committed.TxId, out var committed))
         {
             return committed;
         }
 
-        return _environment.Pager.ReadRawPage(pageNumber, checksum, owner);
+        return _seams.Pager.ReadRawPage(pageNumber, checksum, owner);
     }
 
     /// <summary>
@@ -52,7 +52,7 @@ internal sealed partial class LowLevelTransaction
             return own;
         }
 
-        var copy = _environment.PageTable.Buffers.Rent(); // see ModifyPage
+        var copy = _seams.PageTable.Buffers.Rent(); // see ModifyPage
         if (!overwrite)
         {
             GetRawPage(pageNumber, checksum, owner).CopyTo(copy);

@@ -1,6 +1,5 @@
 using System.Text;
 using Voron.Allocation;
-using Voron.Allocation.Policies;
 using Voron.Header;
 using Voron.Journal;
 using Voron.Journal.Diff;
@@ -51,7 +50,7 @@ namespace Voron.Transactions;
 /// <summary>The page-level transaction under <see cref="ReadTransaction"/> and <see cref="WriteTransaction"/>.</summary>
 internal sealed partial class LowLevelTransaction : IPageAccess, IAllocatorPages
 {
-    private readonly StorageEnvironment _environment;
+    private readonly TransactionSeams _seams;
     private readonly Dictionary<long, byte[]>? _dirty;
     private readonly PageAllocator? _allocator;
     private readonly Dictionary<string, BTree> _openTrees = new(StringComparer.Ordinal);
@@ -68,9 +67,9 @@ internal sealed partial class LowLevelTransaction : IPageAccess, IAllocatorPages
     /// commit pipeline may start on a <paramref name="previous"/> transaction that is still being
     /// journaled: its pages are read before the page table's (T6).
     /// </summary>
-    public LowLevelTransaction(StorageEnvironment environment, CommittedState committed, bool writable, PreparedCommit? previous = null)
+    public LowLevelTransaction(TransactionSeams seams, CommittedState committed, bool writable, PreparedCommit? previous = null)
     {
-        _environment = environment;
+        _seams = seams;
         Committed = committed;
         IsWritable = writable;
         _previous = previous?.PagesByNumber;
@@ -80,13 +79,13 @@ internal sealed partial class LowLevelTransaction : IPageAccess, IAllocatorPages
             _allocated = [];
             _freed = [];
             _allocator = new PageAllocator(this, committed.FreeSpace, committed.State.NextPageNumber, committed.State.FreeSpaceRoot,
-                Id, AllocationPolicies.Create(environment.Options, committed.FreeSpace.Cursor), ReleaseHorizon);
+                Id, seams.AllocationPolicy(committed.FreeSpace.Cursor), seams.ReleaseHorizon);
         }
     }
 
     public CommittedState Committed { get; }
 
-    /// <summary>The generation it began in (StorageEnvironment.Versions.cs): retired scratch slots it may read wait for it (PageTable PT7).</summary>
+    /// <summary>The generation it began in (TransactionRegistry.Generations.cs): retired scratch slots it may read wait for it (PageTable PT7).</summary>
     internal long Generation { get; init; }
 
     /// <summary>The id this transaction reads at (read) or will commit as (write).</summary>
@@ -94,7 +93,7 @@ internal sealed partial class LowLevelTransaction : IPageAccess, IAllocatorPages
 
     public bool IsWritable { get; }
 
-    public string DataFilePath => _environment.Pager.Path;
+    public string DataFilePath => _seams.Pager.Path;
 
     internal int DirtyPageCount => _dirty?.Count ?? 0;
 
@@ -143,12 +142,12 @@ internal sealed partial class LowLevelTransaction : IPageAccess, IAllocatorPages
             return inFlight;
         }
 
-        if (_environment.PageTable.TryGet(pageNumber, Committed.TxId, out var committed))
+        if (_seams.PageTable.TryGet(pageNumber, Committed.TxId, out var committed))
         {
             return committed;
         }
 
-        return IsRaw(pageNumber) ? _environment.Pager.ReadRawPageUnverified(pageNumber) : _environment.Pager.ReadPage(pageNumber);
+        return IsRaw(pageNumber) ? _seams.Pager.ReadRawPageUnverified(pageNumber) : _seams.Pager.ReadPage(pageNumber);
     }
 
     public Span<byte> ModifyPage(long pageNumber)
@@ -171,14 +170,14 @@ internal sealed partial class LowLevelTransaction : IPageAccess, IAllocatorPages
         // collection every few milliseconds, a large share of the time under merged writes
         // (docs/results/2026-12-06-code-comment-measurements.md).
         // Those that left the page table come back through the pool (PageBufferPool.cs, PB1).
-        var copy = _environment.PageTable.Buffers.Rent();
+        var copy = _seams.PageTable.Buffers.Rent();
         current.CopyTo(copy);
         SetDirty(dirty, pageNumber, copy);
         return copy;
     }
 
     /// <summary>A page the data file's mapping holds, not a version in memory (BTreeCursor keeps its address).</summary>
-    public bool IsMapped(ReadOnlySpan<byte> page) => _environment.Pager.Contains(page);
+    public bool IsMapped(ReadOnlySpan<byte> page) => _seams.Pager.Contains(page);
 
     /// <summary>BT12's question: the page is in <see cref="_dirty"/> (modified or created here).</summary>
     public bool HoldsWritableCopy(long pageNumber) => _dirty != null && _dirty.ContainsKey(pageNumber);
@@ -196,7 +195,7 @@ internal sealed partial class LowLevelTransaction : IPageAccess, IAllocatorPages
         byte[] buffer;
         if (pageCount == 1)
         {
-            buffer = _environment.PageTable.Buffers.Rent(); // as in ModifyPage
+            buffer = _seams.PageTable.Buffers.Rent(); // as in ModifyPage
             Array.Clear(buffer);
         }
         else
@@ -226,12 +225,6 @@ internal sealed partial class LowLevelTransaction : IPageAccess, IAllocatorPages
         _allocated!.Remove(pageNumber);
         _freed!.Add(pageNumber);
     }
-
-    /// <summary>
-    /// Pages freed by transactions up to this id may return to free space (Allocation/PageAllocator.cs
-    /// A5): no live or future reader's snapshot is older (StorageEnvironment.SnapshotHorizon).
-    /// </summary>
-    private long ReleaseHorizon() => _environment.SnapshotHorizon();
 
     /// <summary>A named tree as this transaction sees it, or null when there is none.</summary>
     public BTree? OpenTree(string name)

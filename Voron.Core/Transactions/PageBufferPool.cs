@@ -12,7 +12,7 @@ namespace Voron.Transactions;
 //   PB1. A buffer is handed out again only when no transaction can hold a span into it: it left
 //        the page table (pruned, flushed and removed, or spilled) and was retired with a
 //        generation no older than that of any transaction that could have found it
-//        (StorageEnvironment.Versions.cs; the same rule as scratch slots, PageTable PT7), and
+//        (TransactionRegistry.Generations.cs; the same rule as scratch slots, PageTable PT7), and
 //        every transaction of that generation or an older one has ended (ReleaseRetired).
 //   PB2. Only whole single pages (Constants.PageSize bytes) come back; overflow runs are left to
 //        the garbage collector.

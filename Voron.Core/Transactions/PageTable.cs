@@ -49,7 +49,7 @@ namespace Voron.Transactions;
 //        it: a pruned version's at once (PT6: no live transaction resolved to it, and one that did
 //        has ended); a flushed version's once every transaction (reader, explicit writer, merged
 //        batch) live at its removal has ended — it is retired with the generation current at the
-//        removal (StorageEnvironment.RetireGeneration), and transactions that begin afterwards
+//        removal (TransactionRegistry.RetireGeneration), and transactions that begin afterwards
 //        cannot find it.
 //   PT8. After every Publish and every maintenance pass the managed bytes of the versions held
 //        here (MemoryBytes) are at most the budget: the oldest-published versions in memory are

@@ -2,7 +2,7 @@ namespace Voron.Transactions;
 
 /// <summary>
 /// Which page versions someone may still read (PageTable PT6, PT7), captured in one step under the
-/// readers' lock (StorageEnvironment.CaptureRetention).
+/// readers' lock (TransactionRegistry.CaptureRetention).
 /// </summary>
 /// <param name="Snapshots">The distinct snapshots of live readers and the running flush's horizon (FL8), ascending.</param>
 /// <param name="Committed">The last committed transaction: every reader that registers later sees it or a later one.</param>

@@ -1,11 +1,9 @@
-using Voron.Transactions;
+namespace Voron.Transactions;
 
-namespace Voron;
-
-public sealed partial class StorageEnvironment
+internal sealed partial class TransactionRegistry
 {
-    // What the page table may drop or reuse (Transactions/PageTable.cs PT6, PT7), all guarded by
-    // _readersLock, the lock transactions register under:
+    // What the page table may drop or reuse (Transactions/PageTable.cs PT6, PT7), guarded by
+    // _lock, the lock transactions register under:
     //
     //   generations — every live transaction (reader, explicit writer, merged batch while it holds
     //   the write lock) is counted in the generation current when it began. A flush that removes
@@ -23,14 +21,14 @@ public sealed partial class StorageEnvironment
     private readonly SortedDictionary<long, int> _liveInOlderGenerations = [];
     private long? _flushPin;
 
-    /// <summary>Counts a transaction that begins now in the current generation. Under _readersLock.</summary>
+    /// <summary>Counts a transaction that begins now in the current generation. Under _lock.</summary>
     private long EnterGenerationLocked()
     {
         _liveInGeneration++;
         return _generation;
     }
 
-    /// <summary>Counts a transaction that ended. Under _readersLock.</summary>
+    /// <summary>Counts a transaction that ended. Under _lock.</summary>
     private void ExitGenerationLocked(long generation)
     {
         if (generation == _generation)
@@ -44,17 +42,18 @@ public sealed partial class StorageEnvironment
     }
 
     /// <summary>A merged batch holding the write lock counts as a live transaction (it reads page versions): PT7.</summary>
-    internal long EnterGeneration()
+    public long EnterGeneration()
     {
-        lock (_readersLock)
+        lock (_lock)
         {
             return EnterGenerationLocked();
         }
     }
 
-    internal void ExitGeneration(long generation)
+    /// <summary>PT7: the merged batch that began in <paramref name="generation"/> ended.</summary>
+    public void ExitGeneration(long generation)
     {
-        lock (_readersLock)
+        lock (_lock)
         {
             ExitGenerationLocked(generation);
         }
@@ -65,9 +64,9 @@ public sealed partial class StorageEnvironment
     /// wait on — every transaction that may have found them began in it or earlier — and starts a
     /// new one for transactions that begin from now on.
     /// </summary>
-    internal long RetireGeneration()
+    public long RetireGeneration()
     {
-        lock (_readersLock)
+        lock (_lock)
         {
             var retired = _generation;
             if (_liveInGeneration > 0)
@@ -81,10 +80,10 @@ public sealed partial class StorageEnvironment
         }
     }
 
-    /// <summary>PT6, PT7: the live snapshots, the committed transaction and the oldest live generation, in one step.</summary>
-    internal VersionRetention CaptureRetention()
+    /// <summary>PT6, PT7: the live snapshots and the flush pin, the committed transaction and the oldest live generation, in one step.</summary>
+    public VersionRetention CaptureRetention()
     {
-        lock (_readersLock)
+        lock (_lock)
         {
             var snapshots = new List<long>(_readers.Count + 1);
             snapshots.AddRange(_readers.Keys);
@@ -97,7 +96,7 @@ public sealed partial class StorageEnvironment
             var oldest = _liveInOlderGenerations.Count > 0 ? _liveInOlderGenerations.First().Key
                 : _liveInGeneration > 0 ? _generation
                 : long.MaxValue;
-            return new VersionRetention([.. snapshots], _committed.TxId, oldest, _generation);
+            return new VersionRetention([.. snapshots], _committed().TxId, oldest, _generation);
         }
     }
 
@@ -105,19 +104,20 @@ public sealed partial class StorageEnvironment
     /// The flush's horizon (FL1: <see cref="SnapshotHorizon"/>), pinned for pruning until
     /// <see cref="UnpinFlushHorizon"/> (FL8), in the same step.
     /// </summary>
-    internal long PinFlushHorizon()
+    public long PinFlushHorizon()
     {
-        lock (_readersLock)
+        lock (_lock)
         {
-            var horizon = _readers.Count == 0 ? _committed.TxId : _readers.First().Key;
+            var horizon = SnapshotHorizonLocked();
             _flushPin = horizon;
             return horizon;
         }
     }
 
-    internal void UnpinFlushHorizon()
+    /// <summary>FL8: the flush ended; pruning no longer keeps its horizon.</summary>
+    public void UnpinFlushHorizon()
     {
-        lock (_readersLock)
+        lock (_lock)
         {
             _flushPin = null;
         }
