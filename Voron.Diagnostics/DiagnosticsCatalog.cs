@@ -16,6 +16,10 @@ internal static class DiagnosticsCatalog
 {
     internal static IReadOnlyList<ExperimentDefinition> All { get; } =
     [
+        ExperimentCatalog.Plain(new MachineExperiment()),
+        new(new JournalExperiment(), [], _ => new JournalExperiment(), Writes: true),
+        new(new SectionsExperiment(), [], _ => new SectionsExperiment(), Writes: true),
+        ExperimentCatalog.Plain(new Experiments.Http.HttpExperiment()),
         new(new AnatomyExperiment(), [], _ => new AnatomyExperiment(), Writes: true),
         new(new StallsExperiment(), [], _ => new StallsExperiment(), Writes: true),
         ExperimentCatalog.Plain(new SyscallsExperiment()),

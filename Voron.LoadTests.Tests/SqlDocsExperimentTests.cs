@@ -10,10 +10,10 @@ public sealed class SqlDocsExperimentTests : IDisposable
     private readonly TempDirectory _directory = new();
 
     [Fact]
-    public void Sqldocs_is_registered_in_the_catalog_with_its_options()
+    public void Sqldocs_is_part_of_the_sql_suite_with_its_options()
     {
-        Assert.IsType<SqlDocsExperiment>(ExperimentCatalog.Find("sqldocs"));
-        var parsed = CommandLine.Parse(["sqldocs", "--documents", "1000", "--seconds", "2", "--rounds", "4", "--engines", "sqlite,voron-sql-docs"]);
+        SuiteParts.Part<SqlDocsExperiment>(ExperimentCatalog.Find("sql"));
+        var parsed = CommandLine.Parse(["sql", "--parts", "sqldocs", "--documents", "1000", "--seconds", "2", "--rounds", "4", "--engines", "sqlite,voron-sql-docs"]);
 
         Assert.Empty(parsed.Errors);
         Assert.Equal(1000, parsed.GetValue(ExperimentCatalog.SqlDocsDocuments));
@@ -27,10 +27,10 @@ public sealed class SqlDocsExperimentTests : IDisposable
     [Fact]
     public void Sqldocs_without_engines_runs_every_engine()
     {
-        var definition = ExperimentCatalog.All.Single(d => d.Name == "sqldocs");
+        var definition = ExperimentCatalog.All.Single(d => d.Name == "sql");
 
-        var all = Assert.IsType<SqlDocsExperiment>(definition.Create(CommandLine.Parse(["sqldocs"])));
-        var given = Assert.IsType<SqlDocsExperiment>(definition.Create(CommandLine.Parse(["sqldocs", "--engines", "sqlite"])));
+        var all = SuiteParts.Part<SqlDocsExperiment>(definition.Create(CommandLine.Parse(["sql"])));
+        var given = SuiteParts.Part<SqlDocsExperiment>(definition.Create(CommandLine.Parse(["sql", "--engines", "sqlite"])));
 
         Assert.Equal(SqlDocsEngines.All, all.Engines);
         Assert.Equal(["sqlite"], given.Engines);

@@ -64,7 +64,6 @@ internal sealed class SqlDocsExperiment : IExperiment
         var names = Engines;
         var configurations = _configurations ?? SqlDocsWorkloads.All;
         var report = context.NewReport(Name, "SQL over documents: voron_docs beside the document API and stock SQLite, durable");
-        DiskBaseline.AddTo(report, context);
         report.AddFact("sqliteVersion", SqliteVersion());
         report.AddFact("documents", documents);
         report.AddFact("secondsPerEngineAndConfiguration", duration.TotalSeconds);

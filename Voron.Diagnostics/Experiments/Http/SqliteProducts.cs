@@ -2,8 +2,13 @@ using System.Globalization;
 using System.Text.Json;
 using DocumentsApi;
 using Microsoft.Data.Sqlite;
+using Voron.LoadTests.Experiments;
+using Voron.LoadTests.Data;
+using Voron.LoadTests.Load;
+using Voron.LoadTests.Measurement;
+using Voron.LoadTests.Reporting;
 
-namespace Voron.LoadTests.Experiments.Http;
+namespace Voron.Diagnostics.Experiments.Http;
 
 /// <summary>
 /// The products of samples/DocumentsApi kept in SQLite through Microsoft.Data.Sqlite, as a careful

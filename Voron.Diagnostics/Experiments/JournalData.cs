@@ -1,8 +1,12 @@
 using System.Globalization;
 using System.Text;
 using Voron.LoadTests.Data;
+using Voron.LoadTests.Experiments;
+using Voron.LoadTests.Load;
+using Voron.LoadTests.Measurement;
+using Voron.LoadTests.Reporting;
 
-namespace Voron.LoadTests.Experiments;
+namespace Voron.Diagnostics.Experiments;
 
 /// <summary>
 /// The documents the <c>journal</c> experiment writes (and the <c>compression</c> experiment

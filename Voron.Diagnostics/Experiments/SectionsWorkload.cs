@@ -2,8 +2,12 @@ using System.Buffers.Binary;
 using System.Diagnostics;
 using Voron.LoadTests.Measurement;
 using Voron.Platform.Posix;
+using Voron.LoadTests.Experiments;
+using Voron.LoadTests.Data;
+using Voron.LoadTests.Load;
+using Voron.LoadTests.Reporting;
 
-namespace Voron.LoadTests.Experiments;
+namespace Voron.Diagnostics.Experiments;
 
 /// <summary>
 /// One run of the sections experiment's random-write workload on a fresh store with one

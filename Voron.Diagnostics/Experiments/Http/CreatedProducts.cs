@@ -1,4 +1,9 @@
-namespace Voron.LoadTests.Experiments.Http;
+using Voron.LoadTests.Experiments;
+using Voron.LoadTests.Data;
+using Voron.LoadTests.Load;
+using Voron.LoadTests.Measurement;
+using Voron.LoadTests.Reporting;
+namespace Voron.Diagnostics.Experiments.Http;
 
 /// <summary>
 /// The keys of the products one backend's POST runs created (from each 201's Location header), so

@@ -1,10 +1,12 @@
+using Voron.LoadTests.Experiments;
 using Voron.LoadTests.Measurement;
 using Voron.LoadTests.Reporting;
 
-namespace Voron.LoadTests.Experiments;
+namespace Voron.Diagnostics.Experiments;
 
 /// <summary>
-/// The physical limits every other experiment reports beside its own figures: how long one write
+/// The full grid behind the preflight that every load-test report states (Voron.LoadTests'
+/// Measurement/Preflight.cs, which measures the 4 KiB figures and bandwidth): how long one write
 /// followed by one sync takes at 4 KiB, 64 KiB and 1 MiB (an unmerged durable commit can be no
 /// faster), and the sequential write bandwidth in MiB/s. Each size is measured
 /// <list type="bullet">
@@ -93,7 +95,7 @@ internal sealed class MachineExperiment : IExperiment
         report.AddNote("space: written = zero-filled and synced before measuring, as Voron's journal zero-fills its files ahead of its records; " +
                        "preallocated = fallocate'd, never written (the first write converts the blocks, so the sync also writes the inode); " +
                        "appended = each write extends the file (the sync also writes the new size). " +
-                       "Other experiments print the 4 KiB figures as fdatasyncMedianMs (written), fdatasyncAppendMedianMs and fsyncAppendMedianMs (appended).");
+                       "Every report's preflight prints the 4 KiB figures as fdatasyncMedianMs (written), fdatasyncAppendMedianMs and fsyncAppendMedianMs (appended).");
         report.AddNote("measure: fdatasync flushes the data and the metadata needed to read it; fsync also flushes the inode's timestamps, " +
                        "so in written space it writes the inode on every call. vsFdatasync: the fsync median over the fdatasync median of the same size and space. " +
                        "Voron and LMDB's data pages use fdatasync (LMDB's meta page goes through an O_DSYNC descriptor); the bundled SQLite uses fsync.");

@@ -7,8 +7,13 @@ using Microsoft.AspNetCore.Hosting.Server.Features;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;
 using Voron.Documents.AspNetCore;
+using Voron.LoadTests.Experiments;
+using Voron.LoadTests.Data;
+using Voron.LoadTests.Load;
+using Voron.LoadTests.Measurement;
+using Voron.LoadTests.Reporting;
 
-namespace Voron.LoadTests.Experiments.Http;
+namespace Voron.Diagnostics.Experiments.Http;
 
 /// <summary>
 /// One backend of the http experiment, listening on 127.0.0.1 (a free port): the same Kestrel

@@ -1,6 +1,10 @@
 using Voron.LoadTests.Reporting;
+using Voron.LoadTests.Experiments;
+using Voron.LoadTests.Data;
+using Voron.LoadTests.Load;
+using Voron.LoadTests.Measurement;
 
-namespace Voron.LoadTests.Experiments;
+namespace Voron.Diagnostics.Experiments;
 
 /// <summary>
 /// The sections experiment's chart: seeks per flush over the run, one line per policy, one panel

@@ -1,9 +1,11 @@
 using System.Text.Json;
+using Voron.Diagnostics.Experiments.Http;
+using Voron.Diagnostics.Experiments;
+using Voron.Diagnostics;
 using Voron.LoadTests.Experiments;
-using Voron.LoadTests.Experiments.Http;
 using Voron.LoadTests.Load;
 
-namespace Voron.LoadTests.Tests;
+namespace Voron.LoadTests.Tests.Diagnostics;
 
 /// <summary>
 /// The http experiment loads both backends from this process (no external tool), so it always runs.
@@ -18,7 +20,7 @@ public sealed class HttpExperimentTests : IDisposable
     private readonly TempDirectory _directory = new();
 
     [Fact]
-    public void Http_is_registered_in_the_catalog() => Assert.IsType<HttpExperiment>(ExperimentCatalog.Find("http"));
+    public void Http_is_registered_in_the_catalog() => Assert.IsType<HttpExperiment>(DiagnosticsCatalog.Find("http"));
 
     [Fact]
     public async Task Run_answers_every_backend_endpoint_and_connection_count_with_no_wrong_answer()

@@ -2,8 +2,11 @@ using System.Diagnostics;
 using Voron.LoadTests.Measurement;
 using Voron.LoadTests.Reporting;
 using Voron.Platform.Posix;
+using Voron.LoadTests.Experiments;
+using Voron.LoadTests.Data;
+using Voron.LoadTests.Load;
 
-namespace Voron.LoadTests.Experiments;
+namespace Voron.Diagnostics.Experiments;
 
 /// <summary>
 /// Journal size and write speed on our engine, in four journal modes — full pages, page diffs,
@@ -48,7 +51,6 @@ internal sealed class JournalExperiment : IExperiment
     {
         var documents = _documents ?? (context.Quick ? 4_000 : 20_000);
         var report = context.NewReport(Name, "Journal: page diffs and LZ4 against full pages, every byte counted");
-        DiskBaseline.AddTo(report, context);
         report.AddFact("durability", "durable: one journal write + fdatasync per transaction; each slice of a workload ends with a data-file flush (write + fdatasync + header)");
         report.AddFact("documents", documents);
         report.AddFact("documentBytes", $"{JournalData.MinBytes}-{JournalData.MaxBytes} (realistic JSON: Data/RealisticJson.cs)");

@@ -2,8 +2,12 @@ using System.Globalization;
 using System.Text;
 using System.Text.Json;
 using Voron.LoadTests.Load;
+using Voron.LoadTests.Experiments;
+using Voron.LoadTests.Data;
+using Voron.LoadTests.Measurement;
+using Voron.LoadTests.Reporting;
 
-namespace Voron.LoadTests.Experiments.Http;
+namespace Voron.Diagnostics.Experiments.Http;
 
 /// <summary>
 /// The http experiment's load, generated in this process as NBomber.Http users generate it: a

@@ -5,8 +5,13 @@ using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Routing;
 using Voron.Documents.AspNetCore;
+using Voron.LoadTests.Experiments;
+using Voron.LoadTests.Data;
+using Voron.LoadTests.Load;
+using Voron.LoadTests.Measurement;
+using Voron.LoadTests.Reporting;
 
-namespace Voron.LoadTests.Experiments.Http;
+namespace Voron.Diagnostics.Experiments.Http;
 
 /// <summary>
 /// The routes of samples/DocumentsApi's <see cref="ProductEndpoints"/> that the experiment loads

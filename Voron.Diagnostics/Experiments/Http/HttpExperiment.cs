@@ -1,8 +1,10 @@
 using Voron.LoadTests.Load;
 using Voron.LoadTests.Measurement;
 using Voron.LoadTests.Reporting;
+using Voron.LoadTests.Experiments;
+using Voron.LoadTests.Data;
 
-namespace Voron.LoadTests.Experiments.Http;
+namespace Voron.Diagnostics.Experiments.Http;
 
 /// <summary>
 /// samples/DocumentsApi under real HTTP load: Kestrel on 127.0.0.1 in this process, loaded from
@@ -50,7 +52,6 @@ internal sealed class HttpExperiment : IExperiment
                                         "an HttpClient (SocketsHttpHandler, at most one connection per copy) per run, KeepConstant(copies: connections)");
         report.AddFact("secondsPerRun", duration.TotalSeconds);
         report.AddFact("requestTimeoutSeconds", _requestTimeout.TotalSeconds);
-        DiskBaseline.AddTo(report, context);
         report.AddFact("durability", "both durable: Voron acknowledges a save after the journal fdatasync covering it (merged with concurrent saves); SQLite WAL synchronous=FULL, one transaction per request, writers queue for its one write lock");
 
         var results = new List<(string Backend, string Endpoint, int Connections, ScenarioStats Stats, ProcessCost Cost)>();

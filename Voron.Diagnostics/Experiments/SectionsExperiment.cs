@@ -1,7 +1,11 @@
 using Voron.LoadTests.Reporting;
-using static Voron.LoadTests.Experiments.SectionsWorkload;
+using static Voron.Diagnostics.Experiments.SectionsWorkload;
+using Voron.LoadTests.Experiments;
+using Voron.LoadTests.Data;
+using Voron.LoadTests.Load;
+using Voron.LoadTests.Measurement;
 
-namespace Voron.LoadTests.Experiments;
+namespace Voron.Diagnostics.Experiments;
 
 /// <summary>
 /// The section allocator against first fit, on the 2013 Voron random-write workload: random
@@ -132,9 +136,9 @@ internal sealed class SectionsExperiment : IExperiment
         return churn.Count > 0 ? churn : result.Flushes.ConvertAll(f => f.Statistics);
     }
 
-    internal static Measurement.LatencySample Sample(List<FlushStatistics> flushes, Func<FlushStatistics, double> of)
+    internal static Voron.LoadTests.Measurement.LatencySample Sample(List<FlushStatistics> flushes, Func<FlushStatistics, double> of)
     {
-        var sample = new Measurement.LatencySample();
+        var sample = new Voron.LoadTests.Measurement.LatencySample();
         flushes.ForEach(f => sample.Add(of(f)));
         return sample;
     }
