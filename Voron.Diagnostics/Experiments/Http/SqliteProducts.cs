@@ -2,11 +2,12 @@ using System.Globalization;
 using System.Text.Json;
 using DocumentsApi;
 using Microsoft.Data.Sqlite;
-using Voron.LoadTests.Experiments;
 using Voron.LoadTests.Data;
+using Voron.LoadTests.Experiments;
 using Voron.LoadTests.Load;
 using Voron.LoadTests.Measurement;
 using Voron.LoadTests.Reporting;
+using Voron.LoadTests.Stores;
 
 namespace Voron.Diagnostics.Experiments.Http;
 
@@ -31,10 +32,8 @@ internal sealed class SqliteProducts : IDisposable
     {
         var path = Path.Combine(directory, "products.db");
         _readConnectionString = new SqliteConnectionStringBuilder { DataSource = path, Mode = SqliteOpenMode.ReadOnly, Pooling = true }.ToString();
-        _writer = new SqliteConnection(new SqliteConnectionStringBuilder { DataSource = path, Pooling = false }.ToString());
-        _writer.Open();
-        Execute(_writer, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;" +
-                         "CREATE TABLE IF NOT EXISTS products(id INTEGER PRIMARY KEY, version INTEGER NOT NULL, category TEXT NOT NULL, price REAL NOT NULL, json BLOB NOT NULL);" +
+        _writer = new SqliteStore(path, pageCache: false).Connect(); // WAL, synchronous=FULL
+        Execute(_writer, "CREATE TABLE IF NOT EXISTS products(id INTEGER PRIMARY KEY, version INTEGER NOT NULL, category TEXT NOT NULL, price REAL NOT NULL, json BLOB NOT NULL);" +
                          "CREATE INDEX IF NOT EXISTS products_by_category_price ON products(category, price);");
         _insert = _writer.CreateCommand();
         _insert.CommandText = "INSERT INTO products(id, version, category, price, json) VALUES ($id, $id, $category, $price, $json)";

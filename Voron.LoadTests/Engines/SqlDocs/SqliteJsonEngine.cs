@@ -1,6 +1,7 @@
 using Microsoft.Data.Sqlite;
 using Voron.LoadTests.Engines.Sqlite;
 using Voron.LoadTests.Experiments.Documents;
+using Voron.LoadTests.Stores;
 
 namespace Voron.LoadTests.Engines.SqlDocs;
 
@@ -9,25 +10,22 @@ namespace Voron.LoadTests.Engines.SqlDocs;
 /// Microsoft.Data.Sqlite: <c>profiles(id TEXT PRIMARY KEY, body TEXT)</c> beside the purchases
 /// table in one database file, indexes on <c>json_extract(body, '$.city')</c> and
 /// <c>json_extract(body, '$.age')</c> (queries written with the same expressions, so the planner
-/// uses them), WAL with <c>synchronous=FULL</c> (a commit returns after the WAL's fsync), pooled
+/// uses them), opened durably by <see cref="SqliteStore"/> (WAL, <c>synchronous=FULL</c>), pooled
 /// connections with a large page cache, statements prepared once per connection, and
 /// <c>busy_timeout</c> so concurrent writers wait for the write lock inside SQLite.
 /// </summary>
 internal sealed class SqliteJsonEngine : ISqlDocsEngine
 {
-    /// <summary>A writer waits this long for the lock before SQLITE_BUSY (Microsoft.Data.Sqlite's own retry sleeps 150 ms).</summary>
-    private const int BusyTimeoutMs = 60_000;
-
     private const int Batch = 10_000;
 
-    private readonly string _connectionString;
+    private readonly SqliteStore _store;
 
     private SqliteJsonEngine(string directory) =>
-        _connectionString = new SqliteConnectionStringBuilder { DataSource = Path.Combine(directory, "profiles.db"), Pooling = true }.ToString();
+        _store = new SqliteStore(Path.Combine(directory, "profiles.db"), pooling: true, busyTimeout: true);
 
     public string Name => SqlDocsEngines.Sqlite;
 
-    public string Durability => "WAL, synchronous=FULL: a commit returns after the WAL fsync; busy_timeout=60000 for concurrent writers";
+    public string Durability => _store.Durability;
 
     public bool UsesThreads => true;
 
@@ -35,9 +33,8 @@ internal sealed class SqliteJsonEngine : ISqlDocsEngine
     public static SqliteJsonEngine Create(string directory, long documents)
     {
         var engine = new SqliteJsonEngine(directory);
-        using var connection = engine.Open();
+        using var connection = engine._store.Connect();
         SqlDocsData.Execute(connection, """
-            PRAGMA journal_mode=WAL;
             CREATE TABLE IF NOT EXISTS profiles(id TEXT PRIMARY KEY, body TEXT NOT NULL);
             CREATE INDEX IF NOT EXISTS profiles_by_city ON profiles(json_extract(body, '$.city'));
             CREATE INDEX IF NOT EXISTS profiles_by_age ON profiles(json_extract(body, '$.age'));
@@ -63,31 +60,15 @@ internal sealed class SqliteJsonEngine : ISqlDocsEngine
         return engine;
     }
 
-    private SqliteConnection Open()
-    {
-        var connection = new SqliteConnection(_connectionString);
-        connection.Open();
-        SqlDocsData.Execute(connection, $"PRAGMA synchronous=FULL; PRAGMA busy_timeout={BusyTimeoutMs}; PRAGMA cache_size={SqliteKvEngine.CacheSizePragma};");
-        return connection;
-    }
+    public ISqlDocsCaller CreateCaller() => new SqlDocsSqlCaller(_store.Connect(), SqlDocsStatements.JsonText);
 
-    public ISqlDocsCaller CreateCaller() => new SqlDocsSqlCaller(Open(), SqlDocsStatements.JsonText);
-
-    public void Settle()
-    {
-        using var connection = Open();
-        SqlDocsData.Execute(connection, "PRAGMA wal_checkpoint(PASSIVE)");
-    }
+    public void Settle() => _store.Checkpoint();
 
     public IReadOnlyDictionary<string, string> Plans()
     {
-        using var connection = Open();
+        using var connection = _store.Connect();
         return SqlDocsEngines.Plans(connection, SqlDocsStatements.JsonText);
     }
 
-    public void Dispose()
-    {
-        using var connection = new SqliteConnection(_connectionString);
-        SqliteConnection.ClearPool(connection); // closes the pooled connections: the file is closed before the directory goes
-    }
+    public void Dispose() => _store.Dispose();
 }
