@@ -19,18 +19,18 @@ public sealed class LoadTestProgramTests : IDisposable
         var reports = _directory.Combine("reports");
         using var output = new StringWriter();
 
-        var exit = await CommandLine.RunAsync(["sql", "--parts", "sql", "--quick", "--dir", _directory.Combine("data"), "--reports", reports], output);
+        var exit = await CommandLine.RunAsync(["ops", "--parts", "recovery", "--quick", "--dir", _directory.Combine("data"), "--reports", reports], output);
 
         Assert.Equal(0, exit);
-        using var json = JsonDocument.Parse(await File.ReadAllTextAsync(Path.Combine(reports, "sql.json")));
+        using var json = JsonDocument.Parse(await File.ReadAllTextAsync(Path.Combine(reports, "recovery.json")));
         foreach (var fact in new[] { "fdatasyncMedianMs", "fdatasyncAppendMedianMs", "fsyncAppendMedianMs", "sequentialWriteMiBps" })
         {
             Assert.True(json.RootElement.GetProperty(fact).GetDouble() > 0, fact);
         }
 
-        Assert.False(File.Exists(Path.Combine(reports, "sqldocs.json")), "--parts sql runs only that part");
+        Assert.False(File.Exists(Path.Combine(reports, "backup.json")), "--parts recovery runs only that part");
         Assert.Single(output.ToString().Split('\n'), line => line.Contains("preflight: fdatasync", StringComparison.Ordinal));
-        Assert.Equal($"Saved {Path.Combine(reports, "sql.html")}", output.ToString().TrimEnd().Split('\n')[^1].TrimEnd()); // the page to open, last
+        Assert.Equal($"Saved {Path.Combine(reports, "recovery.html")}", output.ToString().TrimEnd().Split('\n')[^1].TrimEnd()); // the page to open, last
     }
 
     [Fact]
@@ -47,7 +47,7 @@ public sealed class LoadTestProgramTests : IDisposable
 
     [Theory]
     [InlineData("backup", "ops --parts backup")]
-    [InlineData("sqldocs", "sql --parts sqldocs")]
+    [InlineData("sqldocs", "--project Voron.Diagnostics -- sqldocs")]
     [InlineData("expiry", "documents --parts expiry")]
     [InlineData("machine", "preflight")]
     [InlineData("journal", "--project Voron.Diagnostics -- journal")]

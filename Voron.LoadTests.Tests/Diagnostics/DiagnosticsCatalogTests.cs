@@ -11,7 +11,7 @@ namespace Voron.LoadTests.Tests.Diagnostics;
 /// </summary>
 public sealed class DiagnosticsCatalogTests
 {
-    private static readonly string[] Diagnostics = ["machine", "journal", "sections", "http", "anatomy", "stalls", "syscalls", "filesize", "compression", "checksums"];
+    private static readonly string[] Diagnostics = ["machine", "journal", "sections", "http", "sqldocs", "anatomy", "stalls", "syscalls", "filesize", "compression", "checksums"];
 
     [Theory]
     [InlineData(null)]

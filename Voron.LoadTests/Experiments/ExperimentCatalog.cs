@@ -1,7 +1,6 @@
 using System.CommandLine;
 using Voron.LoadTests.Engines;
 using Voron.LoadTests.Engines.Orders;
-using Voron.LoadTests.Engines.SqlDocs;
 
 namespace Voron.LoadTests.Experiments;
 
@@ -73,22 +72,6 @@ internal static class ExperimentCatalog
     internal static readonly Option<string[]?> MergeLoops = ExperimentOptions.Names(
         "--loops", "VORON_MERGE_LOOPS", "closed, open or both (closed,open); default both", [MergeExperiment.ClosedLoopName, MergeExperiment.OpenLoopName]);
 
-    /// <summary>sqldocs: profiles (and purchases) per engine.</summary>
-    internal static readonly Option<int?> SqlDocsDocuments = ExperimentOptions.PositiveNumber(
-        "--documents", "VORON_SQLDOCS_N", "profiles (and purchase rows) each engine holds; default 50,000, 5,000 with --quick");
-
-    /// <summary>sqldocs: seconds per engine per configuration.</summary>
-    internal static readonly Option<int?> SqlDocsSeconds = ExperimentOptions.PositiveNumber(
-        "--seconds", "VORON_SQLDOCS_SECONDS", "seconds each engine runs each workload, split over the rounds; default 3 (0.3 with --quick)");
-
-    /// <summary>sqldocs: interleaved rounds per configuration.</summary>
-    internal static readonly Option<int?> SqlDocsRounds = ExperimentOptions.PositiveNumber(
-        "--rounds", "VORON_SQLDOCS_ROUNDS", "interleaved rounds of each workload, the engines' order rotated each round; default 3, 1 with --quick");
-
-    /// <summary>sqldocs: which engines.</summary>
-    internal static readonly Option<string[]?> SqlDocsEngineNames = ExperimentOptions.Names(
-        "--engines", "VORON_SQLDOCS_ENGINES", "engines to run, separated by commas; default all", SqlDocsEngines.All);
-
     /// <summary>compare: which paths.</summary>
     internal static readonly Option<string[]?> ComparePaths = ExperimentOptions.Names(
         "--paths", "VORON_COMPARE_PATHS", "paths to run, separated by commas; default all", OrderPaths.All);
@@ -134,9 +117,6 @@ internal static class ExperimentCatalog
     /// <summary>documents: which parts.</summary>
     internal static readonly Option<string[]?> DocumentsParts = PartsOption(DocumentsSuite(null));
 
-    /// <summary>sql: which parts.</summary>
-    internal static readonly Option<string[]?> SqlParts = PartsOption(SqlSuite(null));
-
     /// <summary>ops: which parts.</summary>
     internal static readonly Option<string[]?> OpsParts = PartsOption(OpsSuite(null));
 
@@ -155,8 +135,7 @@ internal static class ExperimentCatalog
         new(new YcsbExperiment(), [Runs, Engines], result => new YcsbExperiment(runs: result.GetValue(Runs), engines: result.GetValue(Engines)), Writes: true),
         new(DocumentsSuite(null), [DocumentsCount, DocumentsSeconds, DocumentsEngines, DocumentsWorkloads, DocumentsCallers, DocumentsParts],
             result => DocumentsSuite(result).Only(result.GetValue(DocumentsParts))),
-        new(SqlSuite(null), [SqlDocsDocuments, SqlDocsSeconds, SqlDocsRounds, SqlDocsEngineNames, SqlParts],
-            result => SqlSuite(result).Only(result.GetValue(SqlParts))),
+        Plain(new SqlExperiment()),
         new(new MergeExperiment(), [MergeCallers, MergeLoops],
             result => new MergeExperiment(callerCounts: result.GetValue(MergeCallers), loops: result.GetValue(MergeLoops)), Writes: true),
         new(new ChurnExperiment(), [ChurnEngines], result => new ChurnExperiment(engines: result.GetValue(ChurnEngines)), Writes: true),
@@ -175,7 +154,8 @@ internal static class ExperimentCatalog
         ["backup"] = "backup is part of the ops suite: run 'ops --parts backup' (or 'ops' for backup, tools and recovery)",
         ["tools"] = "tools is part of the ops suite: run 'ops --parts tools' (or 'ops' for backup, tools and recovery)",
         ["recovery"] = "recovery is part of the ops suite: run 'ops --parts recovery' (or 'ops' for backup, tools and recovery)",
-        ["sqldocs"] = "sqldocs is part of the sql suite: run 'sql --parts sqldocs' (or 'sql' for both)",
+        ["sqldocs"] = "sqldocs is a diagnostic of the voron_docs module now (compare runs the same three doors on its shop workload): " +
+                      "dotnet run -c Release --project Voron.Diagnostics -- sqldocs",
         ["expiry"] = "expiry is part of the documents suite: run 'documents --parts expiry' (or 'documents' for both)",
         ["journal"] = "journal is a diagnostic of the engine now: dotnet run -c Release --project Voron.Diagnostics -- journal",
         ["sections"] = "sections is a diagnostic of the engine now: dotnet run -c Release --project Voron.Diagnostics -- sections",
@@ -194,19 +174,6 @@ internal static class ExperimentCatalog
                 workloads: result.GetValue(DocumentsWorkloads),
                 insertCallers: result.GetValue(DocumentsCallers)), Writes: false),
             new(new ExpiryExperiment(), Writes: false),
-        ]);
-
-    /// <summary>sql: SQLite on Voron against stock SQLite, then SQL over documents (voron_docs).</summary>
-    private static Suite SqlSuite(ParseResult? result) => new(
-        "sql",
-        "SQLite on Voron (Vfs=voron) vs stock SQLite WAL and rollback, synchronous=FULL: inserts from 1-256 connections, selects, updates, 16 databases; then sqldocs: voron_docs tables vs the document API vs SQLite JSON text",
-        [
-            new(new SqlExperiment(), Writes: false),
-            new(result is null ? new SqlDocsExperiment() : new SqlDocsExperiment(
-                documents: result.GetValue(SqlDocsDocuments),
-                duration: result.GetValue(SqlDocsSeconds) is { } seconds ? TimeSpan.FromSeconds(seconds) : null,
-                rounds: result.GetValue(SqlDocsRounds),
-                engines: result.GetValue(SqlDocsEngineNames)), Writes: false),
         ]);
 
     /// <summary>ops: what running a store costs beside its workload: backup and restore, the voron tool, recovery on open.</summary>

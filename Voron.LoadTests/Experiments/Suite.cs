@@ -25,7 +25,7 @@ internal sealed class Suite(string name, string description, IReadOnlyList<Suite
 
     /// <summary>This suite with only the parts named (all when <paramref name="names"/> is null).</summary>
     public Suite Only(string[]? names) =>
-        names is null ? this : new Suite(name, description, [.. parts.Where(p => names.Contains(p.Experiment.Name, StringComparer.OrdinalIgnoreCase))]);
+        names is null or { Length: 0 } ? this : new Suite(name, description, [.. parts.Where(p => names.Contains(p.Experiment.Name, StringComparer.OrdinalIgnoreCase))]);
 
     /// <summary>A suite's parts report one by one (<see cref="CommandLine"/>); run alone, it returns its last part's report.</summary>
     public async Task<Report> RunAsync(ExperimentContext context)

@@ -1,7 +1,8 @@
 using Microsoft.Data.Sqlite;
-using Voron.LoadTests.Experiments.SqlDocs;
+using Voron.Diagnostics.Experiments.SqlDocs;
+using Voron.LoadTests.Experiments;
 
-namespace Voron.LoadTests.Engines.SqlDocs;
+namespace Voron.Diagnostics.Engines.SqlDocs;
 
 /// <summary>The engines of the <c>sqldocs</c> experiment, by name, and what they share.</summary>
 internal static class SqlDocsEngines

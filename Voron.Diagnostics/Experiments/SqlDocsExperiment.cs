@@ -1,12 +1,14 @@
 using System.Globalization;
 using Microsoft.Data.Sqlite;
-using Voron.LoadTests.Engines.SqlDocs;
-using Voron.LoadTests.Experiments.SqlDocs;
+using Voron.Diagnostics.Engines.SqlDocs;
+using Voron.Diagnostics.Experiments.SqlDocs;
+using Voron.LoadTests.Engines.Sqlite;
+using Voron.LoadTests.Experiments;
 using Voron.LoadTests.Load;
 using Voron.LoadTests.Measurement;
 using Voron.LoadTests.Reporting;
 
-namespace Voron.LoadTests.Experiments;
+namespace Voron.Diagnostics.Experiments;
 
 /// <summary>
 /// SQL over documents: three front doors to the same ~1 KiB profile documents side by side in one

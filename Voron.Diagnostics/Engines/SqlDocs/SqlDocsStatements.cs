@@ -1,4 +1,6 @@
-namespace Voron.LoadTests.Engines.SqlDocs;
+using Voron.LoadTests.Experiments;
+
+namespace Voron.Diagnostics.Engines.SqlDocs;
 
 /// <summary>
 /// The SQL a SQL engine of the <c>sqldocs</c> experiment runs, with the same parameters in each:

@@ -1,23 +1,25 @@
 using System.Text.Json;
-using Voron.LoadTests.Engines.SqlDocs;
+using Voron.Diagnostics;
+using Voron.Diagnostics.Engines.SqlDocs;
+using Voron.Diagnostics.Experiments;
+using Voron.Diagnostics.Experiments.SqlDocs;
 using Voron.LoadTests.Experiments;
-using Voron.LoadTests.Experiments.SqlDocs;
 
-namespace Voron.LoadTests.Tests;
+namespace Voron.LoadTests.Tests.Diagnostics;
 
 public sealed class SqlDocsExperimentTests : IDisposable
 {
     private readonly TempDirectory _directory = new();
 
     [Fact]
-    public void Sqldocs_is_part_of_the_sql_suite_with_its_options()
+    public void Sqldocs_is_a_diagnostic_with_its_options()
     {
-        SuiteParts.Part<SqlDocsExperiment>(ExperimentCatalog.Find("sql"));
-        var parsed = CommandLine.Parse(["sql", "--parts", "sqldocs", "--documents", "1000", "--seconds", "2", "--rounds", "4", "--engines", "sqlite,voron-sql-docs"]);
+        Assert.IsType<SqlDocsExperiment>(DiagnosticsCatalog.Find("sqldocs"));
+        var parsed = DiagnosticsCatalog.Parse(["sqldocs", "--documents", "1000", "--seconds", "2", "--rounds", "4", "--engines", "sqlite,voron-sql-docs"]);
 
         Assert.Empty(parsed.Errors);
-        Assert.Equal(1000, parsed.GetValue(ExperimentCatalog.SqlDocsDocuments));
-        Assert.Equal(["sqlite", "voron-sql-docs"], parsed.GetValue(ExperimentCatalog.SqlDocsEngineNames)!);
+        Assert.Equal(1000, parsed.GetValue(DiagnosticsCatalog.SqlDocsDocuments));
+        Assert.Equal(["sqlite", "voron-sql-docs"], parsed.GetValue(DiagnosticsCatalog.SqlDocsEngineNames)!);
     }
 
     /// <summary>
@@ -27,10 +29,10 @@ public sealed class SqlDocsExperimentTests : IDisposable
     [Fact]
     public void Sqldocs_without_engines_runs_every_engine()
     {
-        var definition = ExperimentCatalog.All.Single(d => d.Name == "sql");
+        var definition = DiagnosticsCatalog.All.Single(d => d.Name == "sqldocs");
 
-        var all = SuiteParts.Part<SqlDocsExperiment>(definition.Create(CommandLine.Parse(["sql"])));
-        var given = SuiteParts.Part<SqlDocsExperiment>(definition.Create(CommandLine.Parse(["sql", "--engines", "sqlite"])));
+        var all = Assert.IsType<SqlDocsExperiment>(definition.Create(DiagnosticsCatalog.Parse(["sqldocs"])));
+        var given = Assert.IsType<SqlDocsExperiment>(definition.Create(DiagnosticsCatalog.Parse(["sqldocs", "--engines", "sqlite"])));
 
         Assert.Equal(SqlDocsEngines.All, all.Engines);
         Assert.Equal(["sqlite"], given.Engines);

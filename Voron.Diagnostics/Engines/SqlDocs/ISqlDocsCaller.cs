@@ -1,6 +1,7 @@
+using Voron.LoadTests.Experiments;
 using Voron.LoadTests.Experiments.Documents;
 
-namespace Voron.LoadTests.Engines.SqlDocs;
+namespace Voron.Diagnostics.Engines.SqlDocs;
 
 /// <summary>One caller of an <see cref="ISqlDocsEngine"/>: each method is one unit of work (a statement, a transaction, a session).</summary>
 internal interface ISqlDocsCaller : IDisposable

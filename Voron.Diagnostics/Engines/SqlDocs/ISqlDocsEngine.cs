@@ -1,4 +1,6 @@
-namespace Voron.LoadTests.Engines.SqlDocs;
+using Voron.LoadTests.Experiments;
+
+namespace Voron.Diagnostics.Engines.SqlDocs;
 
 /// <summary>
 /// One side of the <c>sqldocs</c> experiment: the same profile documents, a SQL table of purchases

@@ -1,9 +1,10 @@
 using System.Text.Json;
 using Microsoft.Data.Sqlite;
 using Voron.LoadTests.Engines.Sqlite;
+using Voron.LoadTests.Experiments;
 using Voron.LoadTests.Experiments.Documents;
 
-namespace Voron.LoadTests.Engines.SqlDocs;
+namespace Voron.Diagnostics.Engines.SqlDocs;
 
 /// <summary>
 /// What every engine of the <c>sqldocs</c> experiment holds, the same in each: profile documents

@@ -1,4 +1,6 @@
-namespace Voron.LoadTests.Engines.SqlDocs;
+using Voron.LoadTests.Experiments;
+
+namespace Voron.Diagnostics.Engines.SqlDocs;
 
 /// <summary>
 /// Documents through SQL: the profiles of a Voron store exposed as a <c>voron_docs</c> virtual
@@ -7,18 +9,18 @@ namespace Voron.LoadTests.Engines.SqlDocs;
 /// the module's plans. Connections are Microsoft.Data.Sqlite's, pooled, statements prepared.
 /// A SQL transaction over both tables commits as one store transaction.
 /// </summary>
-internal sealed class VoronSqlDocsEngine : ISqlDocsEngine, Orders.ISqlCounted
+internal sealed class VoronSqlDocsEngine : ISqlDocsEngine, Voron.LoadTests.Engines.Orders.ISqlCounted
 {
     public const string CreateTable =
         "CREATE VIRTUAL TABLE IF NOT EXISTS profiles USING voron_docs(Profile, name='$.name' TEXT, city='$.city' TEXT, age='$.age' INTEGER)";
 
-    private readonly VoronStore _store;
+    private readonly SqlDocsStore _store;
 
-    private VoronSqlDocsEngine(VoronStore store) => _store = store;
+    private VoronSqlDocsEngine(SqlDocsStore store) => _store = store;
 
     public static async Task<VoronSqlDocsEngine> CreateAsync(string directory, long documents)
     {
-        var store = await VoronStore.CreateAsync(directory, documents, bindDocuments: true).ConfigureAwait(false);
+        var store = await SqlDocsStore.CreateAsync(directory, documents, bindDocuments: true).ConfigureAwait(false);
         try
         {
             using var connection = store.Connect();
@@ -34,11 +36,11 @@ internal sealed class VoronSqlDocsEngine : ISqlDocsEngine, Orders.ISqlCounted
 
     public string Name => SqlDocsEngines.VoronSqlDocs;
 
-    public global::Voron.SqliteVfs.VoronSqliteStatistics SqlStatistics() => _store.Registration.GetStatistics(VoronStore.Database);
+    public global::Voron.SqliteVfs.VoronSqliteStatistics SqlStatistics() => _store.Registration.GetStatistics(SqlDocsStore.Database);
 
     public long JournalWrites => _store.Environment.JournalWrites;
 
-    public string Durability => VoronStore.Durability + " (one store transaction for the table rows and the documents of a SQL transaction)";
+    public string Durability => SqlDocsStore.Durability + " (one store transaction for the table rows and the documents of a SQL transaction)";
 
     public bool UsesThreads => true;
 

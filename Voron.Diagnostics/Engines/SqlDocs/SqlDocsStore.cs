@@ -1,9 +1,11 @@
 using Microsoft.Data.Sqlite;
 using Voron.Documents;
+using Voron.LoadTests.Experiments;
 using Voron.LoadTests.Experiments.Documents;
+using Voron.LoadTests.Stores;
 using Voron.SqliteVfs;
 
-namespace Voron.LoadTests.Engines.SqlDocs;
+namespace Voron.Diagnostics.Engines.SqlDocs;
 
 /// <summary>
 /// One Voron store as both Voron engines of the <c>sqldocs</c> experiment use it: a durable
@@ -12,11 +14,11 @@ namespace Voron.LoadTests.Engines.SqlDocs;
 /// <c>main</c>; with <c>bindDocuments</c> the document store is bound to the VFS (UseDocuments),
 /// so SQL on it reaches the documents.
 /// </summary>
-internal sealed class VoronStore : IDisposable
+internal sealed class SqlDocsStore : IDisposable
 {
     public const string Database = "main";
 
-    private VoronStore(StorageEnvironment environment, DocumentStore documents, VoronSqliteRegistration registration)
+    private SqlDocsStore(StorageEnvironment environment, DocumentStore documents, VoronSqliteRegistration registration)
     {
         Environment = environment;
         Documents = documents;
@@ -29,14 +31,12 @@ internal sealed class VoronStore : IDisposable
 
     public VoronSqliteRegistration Registration { get; }
 
-    public const string Durability = "Durable: a commit returns after the journal fdatasync covering it; concurrent commits share it";
+    public const string Durability = VoronStore.Durability;
 
     /// <summary>Opens the store and loads the profiles (the document API's bulk insert, indexes defined first) and the purchases (SQL).</summary>
-    public static async Task<VoronStore> CreateAsync(string directory, long documents, bool bindDocuments)
+    public static async Task<SqlDocsStore> CreateAsync(string directory, long documents, bool bindDocuments)
     {
-        var options = StorageEnvironmentOptions.ForDirectory(directory);
-        options.Durability = DurabilityMode.Durable;
-        var environment = StorageEnvironment.Open(options);
+        var environment = VoronStore.Open(directory);
         DocumentStore? store = null;
         VoronSqliteRegistration? registration = null;
         try
@@ -45,7 +45,7 @@ internal sealed class VoronStore : IDisposable
             await store.EnsureIndexAsync(IndexDefinition.For(ProfileJson.Default.Profile, SqlDocsData.CityIndex, p => p.City)).ConfigureAwait(false);
             await store.EnsureIndexAsync(IndexDefinition.For(ProfileJson.Default.Profile, SqlDocsData.AgeIndex, p => p.Age)).ConfigureAwait(false);
             await store.BulkInsertAsync(LongRange(documents).Select(ProfileDataSet.Create), ProfileJson.Default.Profile).ConfigureAwait(false);
-            registration = VoronSqlite.Register(environment, "voron-sqldocs-" + Guid.NewGuid().ToString("N")[..8]);
+            registration = VoronStore.RegisterSql(environment, "voron-sqldocs");
             if (bindDocuments)
             {
                 registration.UseDocuments(store);
@@ -57,7 +57,7 @@ internal sealed class VoronStore : IDisposable
             }
 
             environment.FlushToDataFile();
-            return new VoronStore(environment, store, registration);
+            return new SqlDocsStore(environment, store, registration);
         }
         catch
         {

@@ -2,9 +2,10 @@ using System.Globalization;
 using System.Text;
 using Microsoft.Data.Sqlite;
 using Voron.Documents;
+using Voron.LoadTests.Experiments;
 using Voron.LoadTests.Experiments.Documents;
 
-namespace Voron.LoadTests.Engines.SqlDocs;
+namespace Voron.Diagnostics.Engines.SqlDocs;
 
 /// <summary>
 /// The same documents through Voron.Documents as an app uses it: a session per unit of work, typed
@@ -19,16 +20,16 @@ internal sealed class VoronDocumentApiEngine : ISqlDocsEngine
     private const string PurchaseRows = "SELECT id, amount, profile_id FROM purchases WHERE id >= $first AND id < $end";
     private static readonly ProfileJson Json = ProfileJson.Default;
 
-    private readonly VoronStore _store;
+    private readonly SqlDocsStore _store;
 
-    private VoronDocumentApiEngine(VoronStore store) => _store = store;
+    private VoronDocumentApiEngine(SqlDocsStore store) => _store = store;
 
     public static async Task<VoronDocumentApiEngine> CreateAsync(string directory, long documents) =>
-        new(await VoronStore.CreateAsync(directory, documents, bindDocuments: false).ConfigureAwait(false));
+        new(await SqlDocsStore.CreateAsync(directory, documents, bindDocuments: false).ConfigureAwait(false));
 
     public string Name => SqlDocsEngines.VoronDocuments;
 
-    public string Durability => VoronStore.Durability + " (SaveChangesAsync; concurrent sessions share transactions through the merger)";
+    public string Durability => SqlDocsStore.Durability + " (SaveChangesAsync; concurrent sessions share transactions through the merger)";
 
     public bool UsesThreads => false;
 
@@ -41,14 +42,14 @@ internal sealed class VoronDocumentApiEngine : ISqlDocsEngine
         using var session = _store.Documents.OpenSession();
         return new Dictionary<string, string>
         {
-            [Experiments.SqlDocs.SqlDocsWorkloads.QueryEqual] = session.Query(Json.Profile).Where(p => p.City == "city-001").Take(20).Explain(),
-            [Experiments.SqlDocs.SqlDocsWorkloads.QueryRange] = session.Query(Json.Profile).Where(p => p.Age >= 30 && p.Age < 33).OrderBy(p => p.Age).Take(20).Explain(),
+            [Diagnostics.Experiments.SqlDocs.SqlDocsWorkloads.QueryEqual] = session.Query(Json.Profile).Where(p => p.City == "city-001").Take(20).Explain(),
+            [Diagnostics.Experiments.SqlDocs.SqlDocsWorkloads.QueryRange] = session.Query(Json.Profile).Where(p => p.Age >= 30 && p.Age < 33).OrderBy(p => p.Age).Take(20).Explain(),
         };
     }
 
     public void Dispose() => _store.Dispose();
 
-    private sealed class Caller(VoronStore store) : ISqlDocsCaller
+    private sealed class Caller(SqlDocsStore store) : ISqlDocsCaller
     {
         private readonly DocumentStore _documents = store.Documents;
         private SqliteConnection? _connection;

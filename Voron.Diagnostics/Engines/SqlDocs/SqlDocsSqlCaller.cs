@@ -1,7 +1,8 @@
 using Microsoft.Data.Sqlite;
+using Voron.LoadTests.Experiments;
 using Voron.LoadTests.Experiments.Documents;
 
-namespace Voron.LoadTests.Engines.SqlDocs;
+namespace Voron.Diagnostics.Engines.SqlDocs;
 
 /// <summary>
 /// A caller of a SQL engine: its own connection (from Microsoft.Data.Sqlite's pool) and every

@@ -1,4 +1,6 @@
-namespace Voron.LoadTests.Experiments.SqlDocs;
+using Voron.LoadTests.Experiments;
+
+namespace Voron.Diagnostics.Experiments.SqlDocs;
 
 /// <summary>
 /// The workloads of the <c>sqldocs</c> experiment, the connection counts they run at, and the

@@ -1,9 +1,10 @@
 using Microsoft.Data.Sqlite;
 using Voron.LoadTests.Engines.Sqlite;
+using Voron.LoadTests.Experiments;
 using Voron.LoadTests.Experiments.Documents;
 using Voron.LoadTests.Stores;
 
-namespace Voron.LoadTests.Engines.SqlDocs;
+namespace Voron.Diagnostics.Engines.SqlDocs;
 
 /// <summary>
 /// Stock SQLite holding the documents as JSON text, as a knowledgeable user sets it up through

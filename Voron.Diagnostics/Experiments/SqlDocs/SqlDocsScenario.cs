@@ -1,8 +1,9 @@
-using Voron.LoadTests.Engines.SqlDocs;
+using Voron.Diagnostics.Engines.SqlDocs;
+using Voron.LoadTests.Experiments;
 using Voron.LoadTests.Experiments.Documents;
 using Voron.LoadTests.Load;
 
-namespace Voron.LoadTests.Experiments.SqlDocs;
+namespace Voron.Diagnostics.Experiments.SqlDocs;
 
 /// <summary>
 /// One round of one engine on one workload as a scenario of the load model: <c>connections</c>
