@@ -92,9 +92,12 @@ internal sealed class ExperimentContext : IDisposable
         return path;
     }
 
-    /// <summary>Runs one scenario of the load model (<see cref="LoadRunner"/>) with progress lines on <see cref="Output"/> (none when <paramref name="quiet"/>).</summary>
+    /// <summary>Runs one scenario of the load model (<see cref="LoadRunner"/>) with progress lines on <see cref="Output"/> (none when <paramref name="quiet"/>) and a timeline whose intervals fit its length (<see cref="LoadRunOptions.IntervalFor"/>).</summary>
     public Task<ScenarioStats> RunScenarioAsync(ScenarioProps scenario, string progressPrefix = "", bool quiet = false, CancellationToken cancellationToken = default) =>
-        LoadRunner.RunAsync(scenario, new LoadRunOptions { Progress = quiet ? null : Output, ProgressPrefix = progressPrefix }, cancellationToken);
+        LoadRunner.RunAsync(
+            scenario,
+            new LoadRunOptions { Progress = quiet ? null : Output, ProgressPrefix = progressPrefix, ReportingInterval = LoadRunOptions.IntervalFor(scenario.Duration) },
+            cancellationToken);
 
     /// <summary>Prints a progress line, prefixed with the time since the program started.</summary>
     public void Progress(string message) =>
