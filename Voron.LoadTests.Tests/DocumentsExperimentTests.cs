@@ -11,9 +11,6 @@ public sealed class DocumentsExperimentTests : IDisposable
     private readonly TempDirectory _directory = new();
 
     [Fact]
-    public void Documents_is_part_of_the_documents_suite() => SuiteParts.Part<DocumentsExperiment>(ExperimentCatalog.Find("documents"));
-
-    [Fact]
     public async Task Run_reports_every_engine_on_every_workload_with_the_required_fields()
     {
         using var output = new StringWriter();

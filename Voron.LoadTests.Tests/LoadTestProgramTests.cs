@@ -13,6 +13,24 @@ public sealed class LoadTestProgramTests : IDisposable
     public void The_suites_are_the_ones_a_user_runs_to_choose_a_store() =>
         Assert.Equal(["compare", "kv", "ycsb", "documents", "sql", "merge", "churn", "ops"], ExperimentCatalog.All.Select(e => e.Name));
 
+    [Theory]
+    [InlineData("compare", typeof(CompareExperiment))]
+    [InlineData("kv", typeof(KvExperiment))]
+    [InlineData("ycsb", typeof(YcsbExperiment))]
+    [InlineData("sql", typeof(SqlExperiment))]
+    [InlineData("merge", typeof(MergeExperiment))]
+    [InlineData("churn", typeof(ChurnExperiment))]
+    public void A_suite_of_one_experiment_is_that_experiment(string name, Type type) => Assert.IsType(type, ExperimentCatalog.Find(name));
+
+    [Theory]
+    [InlineData("documents", typeof(DocumentsExperiment))]
+    [InlineData("documents", typeof(ExpiryExperiment))]
+    [InlineData("ops", typeof(BackupExperiment))]
+    [InlineData("ops", typeof(ToolsExperiment))]
+    [InlineData("ops", typeof(RecoveryExperiment))]
+    public void A_suite_of_several_experiments_runs_each_as_a_part(string name, Type type) =>
+        Assert.Single(Assert.IsType<Suite>(ExperimentCatalog.Find(name)).Parts, p => p.Experiment.GetType() == type);
+
     [Fact]
     public async Task A_suite_saves_a_report_per_part_each_stating_the_one_preflight_and_its_own_disk()
     {

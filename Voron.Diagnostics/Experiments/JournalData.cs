@@ -1,10 +1,6 @@
 using System.Globalization;
 using System.Text;
 using Voron.LoadTests.Data;
-using Voron.LoadTests.Experiments;
-using Voron.LoadTests.Load;
-using Voron.LoadTests.Measurement;
-using Voron.LoadTests.Reporting;
 
 namespace Voron.Diagnostics.Experiments;
 

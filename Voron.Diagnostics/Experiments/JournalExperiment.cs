@@ -1,10 +1,9 @@
 using System.Diagnostics;
+using Voron.LoadTests.Data;
+using Voron.LoadTests.Experiments;
 using Voron.LoadTests.Measurement;
 using Voron.LoadTests.Reporting;
 using Voron.Platform.Posix;
-using Voron.LoadTests.Experiments;
-using Voron.LoadTests.Data;
-using Voron.LoadTests.Load;
 
 namespace Voron.Diagnostics.Experiments;
 

@@ -1,8 +1,4 @@
 using Voron.LoadTests.Reporting;
-using Voron.LoadTests.Experiments;
-using Voron.LoadTests.Data;
-using Voron.LoadTests.Load;
-using Voron.LoadTests.Measurement;
 
 namespace Voron.Diagnostics.Experiments;
 

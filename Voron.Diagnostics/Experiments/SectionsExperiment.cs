@@ -1,9 +1,7 @@
+using Voron.LoadTests.Experiments;
+using Voron.LoadTests.Measurement;
 using Voron.LoadTests.Reporting;
 using static Voron.Diagnostics.Experiments.SectionsWorkload;
-using Voron.LoadTests.Experiments;
-using Voron.LoadTests.Data;
-using Voron.LoadTests.Load;
-using Voron.LoadTests.Measurement;
 
 namespace Voron.Diagnostics.Experiments;
 

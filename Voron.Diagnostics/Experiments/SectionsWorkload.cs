@@ -1,11 +1,8 @@
 using System.Buffers.Binary;
 using System.Diagnostics;
+using Voron.LoadTests.Experiments;
 using Voron.LoadTests.Measurement;
 using Voron.Platform.Posix;
-using Voron.LoadTests.Experiments;
-using Voron.LoadTests.Data;
-using Voron.LoadTests.Load;
-using Voron.LoadTests.Reporting;
 
 namespace Voron.Diagnostics.Experiments;
 

@@ -2,7 +2,6 @@ using System.Globalization;
 using Microsoft.Data.Sqlite;
 using Voron.Diagnostics.Engines.SqlDocs;
 using Voron.Diagnostics.Experiments.SqlDocs;
-using Voron.LoadTests.Engines.Sqlite;
 using Voron.LoadTests.Experiments;
 using Voron.LoadTests.Load;
 using Voron.LoadTests.Measurement;

@@ -28,6 +28,15 @@ public sealed class DiagnosticsCatalogTests
         Assert.All(Diagnostics, name => Assert.Contains(name, output.ToString(), StringComparison.Ordinal));
     }
 
+    [Theory]
+    [InlineData("machine", typeof(MachineExperiment))]
+    [InlineData("journal", typeof(JournalExperiment))]
+    [InlineData("sections", typeof(SectionsExperiment))]
+    [InlineData("http", typeof(Voron.Diagnostics.Experiments.Http.HttpExperiment))]
+    [InlineData("sqldocs", typeof(SqlDocsExperiment))]
+    [InlineData("compression", typeof(CompressionExperiment))]
+    public void Each_diagnostic_is_registered_by_its_name(string name, Type type) => Assert.IsType(type, DiagnosticsCatalog.Find(name));
+
     [Fact]
     public async Task The_load_test_program_knows_none_of_the_diagnostics()
     {

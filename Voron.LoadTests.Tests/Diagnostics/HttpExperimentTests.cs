@@ -1,7 +1,5 @@
 using System.Text.Json;
 using Voron.Diagnostics.Experiments.Http;
-using Voron.Diagnostics.Experiments;
-using Voron.Diagnostics;
 using Voron.LoadTests.Experiments;
 using Voron.LoadTests.Load;
 
@@ -18,9 +16,6 @@ namespace Voron.LoadTests.Tests.Diagnostics;
 public sealed class HttpExperimentTests : IDisposable
 {
     private readonly TempDirectory _directory = new();
-
-    [Fact]
-    public void Http_is_registered_in_the_catalog() => Assert.IsType<HttpExperiment>(DiagnosticsCatalog.Find("http"));
 
     [Fact]
     public async Task Run_answers_every_backend_endpoint_and_connection_count_with_no_wrong_answer()

@@ -1,6 +1,5 @@
 using System.Text.Json;
 using Voron.Diagnostics.Experiments;
-using Voron.Diagnostics;
 using Voron.LoadTests.Experiments;
 
 namespace Voron.LoadTests.Tests.Diagnostics;
@@ -8,9 +7,6 @@ namespace Voron.LoadTests.Tests.Diagnostics;
 public sealed class JournalExperimentTests : IDisposable
 {
     private readonly TempDirectory _directory = new();
-
-    [Fact]
-    public void Journal_is_registered_in_the_catalog() => Assert.IsType<JournalExperiment>(DiagnosticsCatalog.Find("journal"));
 
     [Fact]
     public async Task Run_reports_every_workload_in_all_four_modes_with_every_byte_counted_and_diffs_shrink_updates()

@@ -1,18 +1,13 @@
 using System.Text.Json;
 using System.Xml.Linq;
 using Voron.Diagnostics.Experiments;
-using Voron.Diagnostics;
 using Voron.LoadTests.Experiments;
-using Voron.LoadTests.Reporting;
 
 namespace Voron.LoadTests.Tests.Diagnostics;
 
 public sealed class SectionsExperimentTests : IDisposable
 {
     private readonly TempDirectory _directory = new();
-
-    [Fact]
-    public void Sections_is_registered_in_the_catalog() => Assert.IsType<SectionsExperiment>(DiagnosticsCatalog.Find("sections"));
 
     [Fact]
     public async Task Run_reports_both_policies_per_workload_with_the_required_fields_and_writes_the_chart()

@@ -1,4 +1,3 @@
-using Voron.LoadTests.Experiments;
 using Voron.LoadTests.Experiments.Documents;
 
 namespace Voron.Diagnostics.Engines.SqlDocs;

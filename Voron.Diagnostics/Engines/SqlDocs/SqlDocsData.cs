@@ -1,7 +1,6 @@
 using System.Text.Json;
 using Microsoft.Data.Sqlite;
 using Voron.LoadTests.Engines.Sqlite;
-using Voron.LoadTests.Experiments;
 using Voron.LoadTests.Experiments.Documents;
 
 namespace Voron.Diagnostics.Engines.SqlDocs;

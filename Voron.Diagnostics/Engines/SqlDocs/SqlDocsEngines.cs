@@ -1,6 +1,5 @@
 using Microsoft.Data.Sqlite;
 using Voron.Diagnostics.Experiments.SqlDocs;
-using Voron.LoadTests.Experiments;
 
 namespace Voron.Diagnostics.Engines.SqlDocs;
 

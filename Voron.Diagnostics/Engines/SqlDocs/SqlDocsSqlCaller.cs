@@ -1,5 +1,4 @@
 using Microsoft.Data.Sqlite;
-using Voron.LoadTests.Experiments;
 using Voron.LoadTests.Experiments.Documents;
 
 namespace Voron.Diagnostics.Engines.SqlDocs;

@@ -1,4 +1,3 @@
-using Voron.LoadTests.Experiments;
 
 namespace Voron.Diagnostics.Engines.SqlDocs;
 

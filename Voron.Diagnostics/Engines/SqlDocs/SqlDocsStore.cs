@@ -1,6 +1,5 @@
 using Microsoft.Data.Sqlite;
 using Voron.Documents;
-using Voron.LoadTests.Experiments;
 using Voron.LoadTests.Experiments.Documents;
 using Voron.LoadTests.Stores;
 using Voron.SqliteVfs;

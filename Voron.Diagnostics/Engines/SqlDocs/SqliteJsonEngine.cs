@@ -1,6 +1,4 @@
 using Microsoft.Data.Sqlite;
-using Voron.LoadTests.Engines.Sqlite;
-using Voron.LoadTests.Experiments;
 using Voron.LoadTests.Experiments.Documents;
 using Voron.LoadTests.Stores;
 

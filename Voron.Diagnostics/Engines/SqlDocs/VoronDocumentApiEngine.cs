@@ -2,7 +2,6 @@ using System.Globalization;
 using System.Text;
 using Microsoft.Data.Sqlite;
 using Voron.Documents;
-using Voron.LoadTests.Experiments;
 using Voron.LoadTests.Experiments.Documents;
 
 namespace Voron.Diagnostics.Engines.SqlDocs;

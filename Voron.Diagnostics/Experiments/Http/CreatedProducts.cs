@@ -1,8 +1,3 @@
-using Voron.LoadTests.Experiments;
-using Voron.LoadTests.Data;
-using Voron.LoadTests.Load;
-using Voron.LoadTests.Measurement;
-using Voron.LoadTests.Reporting;
 namespace Voron.Diagnostics.Experiments.Http;
 
 /// <summary>

@@ -1,8 +1,7 @@
+using Voron.LoadTests.Experiments;
 using Voron.LoadTests.Load;
 using Voron.LoadTests.Measurement;
 using Voron.LoadTests.Reporting;
-using Voron.LoadTests.Experiments;
-using Voron.LoadTests.Data;
 
 namespace Voron.Diagnostics.Experiments.Http;
 

@@ -2,10 +2,6 @@ using System.Globalization;
 using System.Text;
 using System.Text.Json;
 using Voron.LoadTests.Load;
-using Voron.LoadTests.Experiments;
-using Voron.LoadTests.Data;
-using Voron.LoadTests.Measurement;
-using Voron.LoadTests.Reporting;
 
 namespace Voron.Diagnostics.Experiments.Http;
 

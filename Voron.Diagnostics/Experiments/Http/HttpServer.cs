@@ -7,11 +7,6 @@ using Microsoft.AspNetCore.Hosting.Server.Features;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;
 using Voron.Documents.AspNetCore;
-using Voron.LoadTests.Experiments;
-using Voron.LoadTests.Data;
-using Voron.LoadTests.Load;
-using Voron.LoadTests.Measurement;
-using Voron.LoadTests.Reporting;
 
 namespace Voron.Diagnostics.Experiments.Http;
 

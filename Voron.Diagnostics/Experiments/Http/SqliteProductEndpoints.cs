@@ -5,11 +5,6 @@ using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Routing;
 using Voron.Documents.AspNetCore;
-using Voron.LoadTests.Experiments;
-using Voron.LoadTests.Data;
-using Voron.LoadTests.Load;
-using Voron.LoadTests.Measurement;
-using Voron.LoadTests.Reporting;
 
 namespace Voron.Diagnostics.Experiments.Http;
 

@@ -2,11 +2,6 @@ using System.Globalization;
 using System.Text.Json;
 using DocumentsApi;
 using Microsoft.Data.Sqlite;
-using Voron.LoadTests.Data;
-using Voron.LoadTests.Experiments;
-using Voron.LoadTests.Load;
-using Voron.LoadTests.Measurement;
-using Voron.LoadTests.Reporting;
 using Voron.LoadTests.Stores;
 
 namespace Voron.Diagnostics.Experiments.Http;

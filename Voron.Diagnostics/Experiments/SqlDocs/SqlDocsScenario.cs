@@ -1,5 +1,4 @@
 using Voron.Diagnostics.Engines.SqlDocs;
-using Voron.LoadTests.Experiments;
 using Voron.LoadTests.Experiments.Documents;
 using Voron.LoadTests.Load;
 
