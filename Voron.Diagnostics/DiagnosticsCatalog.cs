@@ -1,4 +1,5 @@
 using System.CommandLine;
+using Voron.Diagnostics.Engines.SqlDocs;
 using Voron.Diagnostics.Experiments;
 using Voron.LoadTests;
 using Voron.LoadTests.Experiments;
@@ -14,8 +15,34 @@ namespace Voron.Diagnostics;
 /// </summary>
 internal static class DiagnosticsCatalog
 {
+    /// <summary>sqldocs: profiles (and purchases) per engine.</summary>
+    internal static readonly Option<int?> SqlDocsDocuments = ExperimentOptions.PositiveNumber(
+        "--documents", "VORON_SQLDOCS_N", "profiles (and purchase rows) each engine holds; default 50,000, 5,000 with --quick");
+
+    /// <summary>sqldocs: seconds per engine per configuration.</summary>
+    internal static readonly Option<int?> SqlDocsSeconds = ExperimentOptions.PositiveNumber(
+        "--seconds", "VORON_SQLDOCS_SECONDS", "seconds each engine runs each workload, split over the rounds; default 3 (0.3 with --quick)");
+
+    /// <summary>sqldocs: interleaved rounds per configuration.</summary>
+    internal static readonly Option<int?> SqlDocsRounds = ExperimentOptions.PositiveNumber(
+        "--rounds", "VORON_SQLDOCS_ROUNDS", "interleaved rounds of each workload, the engines' order rotated each round; default 3, 1 with --quick");
+
+    /// <summary>sqldocs: which engines.</summary>
+    internal static readonly Option<string[]?> SqlDocsEngineNames = ExperimentOptions.Names(
+        "--engines", "VORON_SQLDOCS_ENGINES", "engines to run, separated by commas; default all", SqlDocsEngines.All);
+
     internal static IReadOnlyList<ExperimentDefinition> All { get; } =
     [
+        ExperimentCatalog.Plain(new MachineExperiment()),
+        new(new JournalExperiment(), [], _ => new JournalExperiment(), Writes: true),
+        new(new SectionsExperiment(), [], _ => new SectionsExperiment(), Writes: true),
+        ExperimentCatalog.Plain(new Experiments.Http.HttpExperiment()),
+        new(new SqlDocsExperiment(), [SqlDocsDocuments, SqlDocsSeconds, SqlDocsRounds, SqlDocsEngineNames],
+            result => new SqlDocsExperiment(
+                documents: result.GetValue(SqlDocsDocuments),
+                duration: result.GetValue(SqlDocsSeconds) is { } seconds ? TimeSpan.FromSeconds(seconds) : null,
+                rounds: result.GetValue(SqlDocsRounds),
+                engines: result.GetValue(SqlDocsEngineNames))),
         new(new AnatomyExperiment(), [], _ => new AnatomyExperiment(), Writes: true),
         new(new StallsExperiment(), [], _ => new StallsExperiment(), Writes: true),
         ExperimentCatalog.Plain(new SyscallsExperiment()),

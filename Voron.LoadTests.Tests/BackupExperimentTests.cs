@@ -14,14 +14,14 @@ public sealed class BackupExperimentTests : IDisposable
     private readonly TempDirectory _directory = new();
 
     [Fact]
-    public void Backup_is_registered_in_the_catalog_with_its_options()
+    public void Backup_is_part_of_the_ops_suite_with_its_options()
     {
-        Assert.IsType<BackupExperiment>(ExperimentCatalog.Find("backup"));
-        var parsed = CommandLine.Parse(["backup", "--size", "128", "--seconds", "2", "--rounds", "4", "--archive", "16"]);
+        SuiteParts.Part<BackupExperiment>(ExperimentCatalog.Find("ops"));
+        var parsed = CommandLine.Parse(["ops", "--parts", "backup", "--size", "128", "--seconds", "2", "--rounds", "4", "--archive", "16"]);
         Assert.Empty(parsed.Errors);
         Assert.Equal(128, parsed.GetValue(ExperimentCatalog.BackupSize));
         Assert.Equal(2, parsed.GetValue(ExperimentCatalog.BackupSeconds));
-        Assert.Equal(4, parsed.GetValue(ExperimentCatalog.BackupRounds));
+        Assert.Equal(4, parsed.GetValue(ExperimentCatalog.OpsRounds));
         Assert.Equal(16, parsed.GetValue(ExperimentCatalog.BackupArchive));
     }
 

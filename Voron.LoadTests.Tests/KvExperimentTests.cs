@@ -11,9 +11,6 @@ public sealed class KvExperimentTests : IDisposable
     private readonly TempDirectory _directory = new();
 
     [Fact]
-    public void Kv_is_registered_in_the_catalog() => Assert.IsType<KvExperiment>(ExperimentCatalog.Find("kv"));
-
-    [Fact]
     public async Task Run_reports_every_workload_for_every_engine_that_loads_with_medians_over_the_runs()
     {
         using var output = new StringWriter();

@@ -1,55 +1,82 @@
 using System.Text.Json;
 using Voron.LoadTests;
+using Voron.LoadTests.Experiments;
 
 namespace Voron.LoadTests.Tests;
 
+/// <summary>The program as a user runs it: the suites, the preflight every report states, the names that moved.</summary>
 public sealed class LoadTestProgramTests : IDisposable
 {
     private readonly TempDirectory _directory = new();
 
     [Fact]
-    public async Task Machine_quick_run_writes_json_and_markdown_reports_with_every_measure()
+    public void The_suites_are_the_ones_a_user_runs_to_choose_a_store() =>
+        Assert.Equal(["compare", "kv", "ycsb", "documents", "sql", "merge", "churn", "ops"], ExperimentCatalog.All.Select(e => e.Name));
+
+    [Theory]
+    [InlineData("compare", typeof(CompareExperiment))]
+    [InlineData("kv", typeof(KvExperiment))]
+    [InlineData("ycsb", typeof(YcsbExperiment))]
+    [InlineData("sql", typeof(SqlExperiment))]
+    [InlineData("merge", typeof(MergeExperiment))]
+    [InlineData("churn", typeof(ChurnExperiment))]
+    public void A_suite_of_one_experiment_is_that_experiment(string name, Type type) => Assert.IsType(type, ExperimentCatalog.Find(name));
+
+    [Theory]
+    [InlineData("documents", typeof(DocumentsExperiment))]
+    [InlineData("documents", typeof(ExpiryExperiment))]
+    [InlineData("ops", typeof(BackupExperiment))]
+    [InlineData("ops", typeof(ToolsExperiment))]
+    [InlineData("ops", typeof(RecoveryExperiment))]
+    public void A_suite_of_several_experiments_runs_each_as_a_part(string name, Type type) =>
+        Assert.Single(Assert.IsType<Suite>(ExperimentCatalog.Find(name)).Parts, p => p.Experiment.GetType() == type);
+
+    [Fact]
+    public async Task A_suite_saves_a_report_per_part_each_stating_the_one_preflight_and_its_own_disk()
     {
         var reports = _directory.Combine("reports");
         using var output = new StringWriter();
 
-        var exit = await CommandLine.RunAsync(["machine", "--quick", "--dir", _directory.Combine("data"), "--reports", reports], output);
+        var exit = await CommandLine.RunAsync(["ops", "--parts", "recovery", "--quick", "--dir", _directory.Combine("data"), "--reports", reports], output);
 
         Assert.Equal(0, exit);
-        using var json = JsonDocument.Parse(await File.ReadAllTextAsync(Path.Combine(reports, "machine.json")));
-        var rows = json.RootElement.GetProperty("rows").EnumerateArray().ToList();
-        string[] sizes = ["4 KiB", "64 KiB", "1 MiB"];
-        Assert.Equal([.. sizes.SelectMany(s => Enumerable.Repeat(s, 6)), "64 MiB"], rows.Select(r => r.GetProperty("size").GetString()));
-        Assert.Equal(["written (zero-filled)", "written (zero-filled)", "preallocated", "preallocated", "appended", "appended"], rows.Take(6).Select(r => r.GetProperty("space").GetString()));
-        Assert.Equal(["write+fdatasync", "write+fsync"], rows.Take(2).Select(r => r.GetProperty("measure").GetString()));
-        Assert.All(rows.Take(18), r => Assert.True(r.GetProperty("medianMs").GetDouble() > 0));
-        Assert.All(rows.Take(18).Where(r => r.GetProperty("measure").GetString() == "write+fsync"), r => Assert.True(r.GetProperty("vsFdatasync").GetDouble() > 0));
-        foreach (var fact in new[] { "fdatasyncMedianMs4k", "fdatasyncMedianMs4kPreallocated", "fdatasyncMedianMs4kAppended", "fsyncMedianMs4k", "fsyncMedianMs4kAppended", "sequentialWriteMiBps" })
+        using var json = JsonDocument.Parse(await File.ReadAllTextAsync(Path.Combine(reports, "recovery.json")));
+        foreach (var fact in new[] { "fdatasyncMedianMs", "fdatasyncAppendMedianMs", "fsyncAppendMedianMs", "sequentialWriteMiBps" })
         {
             Assert.True(json.RootElement.GetProperty(fact).GetDouble() > 0, fact);
         }
 
-        Assert.True(rows[^1].GetProperty("mibPerSec").GetDouble() > 0);
-        Assert.False(json.RootElement.TryGetProperty("sequentialWriteMBps", out _), "bandwidth is in MiB/s and says so");
-        Assert.NotNull(json.RootElement.GetProperty("cpuModel").GetString());
-        Assert.NotNull(json.RootElement.GetProperty("fileSystem").GetString());
-        Assert.NotNull(json.RootElement.GetProperty("mountOptions").GetString());
-        var markdown = await File.ReadAllTextAsync(Path.Combine(reports, "machine.md"));
-        Assert.Contains("| write+fdatasync | written (zero-filled) | 4 KiB |", markdown, StringComparison.Ordinal);
-        Assert.Contains("| write+fsync | appended | 4 KiB |", markdown, StringComparison.Ordinal);
-        Assert.True(File.Exists(Path.Combine(reports, "machine.html")));
-        Assert.Equal($"Saved {Path.Combine(reports, "machine.html")}", output.ToString().TrimEnd().Split('\n')[^1].TrimEnd()); // the page to open, last
+        Assert.False(File.Exists(Path.Combine(reports, "backup.json")), "--parts recovery runs only that part");
+        Assert.Single(output.ToString().Split('\n'), line => line.Contains("preflight: fdatasync", StringComparison.Ordinal));
+        Assert.Equal($"Saved {Path.Combine(reports, "recovery.html")}", output.ToString().TrimEnd().Split('\n')[^1].TrimEnd()); // the page to open, last
     }
 
     [Fact]
-    public async Task Unknown_experiment_prints_the_list_and_exits_with_2()
+    public async Task Unknown_suite_prints_the_list_and_exits_with_2()
     {
         using var output = new StringWriter();
 
         var exit = await CommandLine.RunAsync(["no-such-experiment"], output);
 
         Assert.Equal(2, exit);
-        Assert.Contains("machine", output.ToString(), StringComparison.Ordinal);
+        Assert.Contains("no-such-experiment", output.ToString(), StringComparison.Ordinal);
+        Assert.Contains("compare", output.ToString(), StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("backup", "ops --parts backup")]
+    [InlineData("sqldocs", "--project Voron.Diagnostics -- sqldocs")]
+    [InlineData("expiry", "documents --parts expiry")]
+    [InlineData("machine", "preflight")]
+    [InlineData("journal", "--project Voron.Diagnostics -- journal")]
+    public async Task An_old_name_says_where_it_went_and_exits_with_2(string name, string expected)
+    {
+        using var output = new StringWriter();
+
+        var exit = await CommandLine.RunAsync([name, "--quick"], output);
+
+        Assert.Equal(CommandLine.UsageError, exit);
+        Assert.Contains(expected, output.ToString(), StringComparison.Ordinal);
     }
 
     public void Dispose() => _directory.Dispose();

@@ -12,9 +12,6 @@ public sealed class MergeExperimentTests : IDisposable
     private readonly TempDirectory _directory = new();
 
     [Fact]
-    public void Merge_is_registered_in_the_catalog() => Assert.IsType<MergeExperiment>(ExperimentCatalog.Find("merge"));
-
-    [Fact]
     public async Task Closed_loop_reports_every_mode_at_every_caller_count_and_key_pattern()
     {
         using var output = new StringWriter();

@@ -9,12 +9,6 @@ public sealed class MixedExperimentsTests : IDisposable
 {
     private readonly TempDirectory _directory = new();
 
-    [Theory]
-    [InlineData("ycsb", typeof(YcsbExperiment))]
-    [InlineData("churn", typeof(ChurnExperiment))]
-    [InlineData("recovery", typeof(RecoveryExperiment))]
-    public void Each_is_registered_in_the_catalog(string name, Type type) => Assert.IsType(type, ExperimentCatalog.Find(name));
-
     [Fact]
     public async Task Ycsb_reports_every_workload_for_every_engine_with_latencies_and_growth()
     {

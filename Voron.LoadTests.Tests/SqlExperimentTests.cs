@@ -9,9 +9,6 @@ public sealed class SqlExperimentTests : IDisposable
     private readonly TempDirectory _directory = new();
 
     [Fact]
-    public void Sql_is_registered_in_the_catalog() => Assert.IsType<SqlExperiment>(ExperimentCatalog.Find("sql"));
-
-    [Fact]
     public async Task Run_reports_every_engine_and_workload_with_the_required_fields()
     {
         using var output = new StringWriter();

@@ -13,13 +13,13 @@ public sealed class ToolsExperimentTests : IDisposable
     private readonly TempDirectory _directory = new();
 
     [Fact]
-    public void Tools_is_registered_in_the_catalog_with_its_options()
+    public void Tools_is_part_of_the_ops_suite_with_its_options()
     {
-        Assert.IsType<ToolsExperiment>(ExperimentCatalog.Find("tools"));
-        var parsed = CommandLine.Parse(["tools", "--documents", "5000", "--rounds", "2"]);
+        SuiteParts.Part<ToolsExperiment>(ExperimentCatalog.Find("ops"));
+        var parsed = CommandLine.Parse(["ops", "--parts", "tools", "--documents", "5000", "--rounds", "2"]);
         Assert.Empty(parsed.Errors);
         Assert.Equal(5000, parsed.GetValue(ExperimentCatalog.ToolsDocuments));
-        Assert.Equal(2, parsed.GetValue(ExperimentCatalog.ToolsRounds));
+        Assert.Equal(2, parsed.GetValue(ExperimentCatalog.OpsRounds));
     }
 
     [Fact]

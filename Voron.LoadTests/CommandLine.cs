@@ -5,13 +5,15 @@ using Voron.LoadTests.Measurement;
 namespace Voron.LoadTests;
 
 /// <summary>
-/// <c>dotnet run -c Release --project Voron.LoadTests -- [experiment] [options]</c>, parsed by
-/// System.CommandLine: one command per experiment of <see cref="ExperimentCatalog.All"/> (with the
-/// experiment's own options), the common options on every command, <c>list</c> to print the
-/// experiments, <c>--help</c> anywhere. With no experiment it runs <see cref="ExperimentCatalog.Default"/>.
-/// A usage error (unknown experiment or option, bad value) prints what was wrong, naming the
-/// argument, then the help, and exits with <see cref="UsageError"/>. <see cref="Build"/> makes the
-/// same command line over another list of experiments (Voron.Diagnostics' program).
+/// <c>dotnet run -c Release --project Voron.LoadTests -- [suite] [options]</c>, parsed by
+/// System.CommandLine: one command per suite of <see cref="ExperimentCatalog.All"/> (with the
+/// suite's own options), the common options on every command, <c>list</c> to print the suites,
+/// <c>--help</c> anywhere. With no suite it runs <see cref="ExperimentCatalog.Default"/>. Every run
+/// first measures the machine (<see cref="Preflight"/>), which every report states. A usage error
+/// (unknown suite or option, bad value) prints what was wrong, naming the argument, then the help,
+/// and exits with <see cref="UsageError"/>; a name that moved (<see cref="ExperimentCatalog.Moved"/>)
+/// says where it went. <see cref="Build"/> makes the same command line over another list of
+/// experiments (Voron.Diagnostics' program).
 /// </summary>
 internal static class CommandLine
 {
@@ -41,7 +43,7 @@ internal static class CommandLine
 
     private static readonly RootCommand Root = Build(
         "Voron load tests: each experiment measures one thing, prints progress and a summary, and saves reports/<experiment>.json, .md and .html (charts).",
-        "Voron.LoadTests", ExperimentCatalog.All, ExperimentCatalog.Default);
+        "Voron.LoadTests", ExperimentCatalog.All, ExperimentCatalog.Default, ExperimentCatalog.Moved);
 
     /// <summary>Parses <paramref name="args"/> without running anything.</summary>
     internal static ParseResult Parse(string[] args) => Root.Parse(args);
@@ -62,7 +64,8 @@ internal static class CommandLine
     /// mode, or prints the list when there is none. <paramref name="project"/> is the project
     /// <c>list</c> tells the user to run.
     /// </summary>
-    internal static RootCommand Build(string description, string project, IReadOnlyList<ExperimentDefinition> experiments, string? defaultExperiment)
+    internal static RootCommand Build(
+        string description, string project, IReadOnlyList<ExperimentDefinition> experiments, string? defaultExperiment, IReadOnlyDictionary<string, string>? moved = null)
     {
         var root = new RootCommand(description);
         root.Options.Add(Quick);
@@ -95,6 +98,17 @@ internal static class CommandLine
             root.Subcommands.Add(command);
         }
 
+        foreach (var (name, whereItWent) in moved ?? new Dictionary<string, string>())
+        {
+            var command = new Command(name, whereItWent) { Hidden = true, TreatUnmatchedTokensAsErrors = false };
+            command.SetAction(result =>
+            {
+                result.InvocationConfiguration.Output.WriteLine($"'{name}' is not a suite any more: {whereItWent}.");
+                return UsageError;
+            });
+            root.Subcommands.Add(command);
+        }
+
         var list = new Command("list", "print the experiments");
         list.Aliases.Add("help");
         list.SetAction(result => PrintList(result.InvocationConfiguration.Output, project, experiments, defaultExperiment));
@@ -109,16 +123,23 @@ internal static class CommandLine
         var experiment = definition.Create(result);
         var delay = definition.Writes ? result.GetValue(ExperimentCatalog.FlushDelay) : null;
         var disk = delay is > 0 ? new SimulatedDisk(TimeSpan.FromMilliseconds(delay.Value)) : SimulatedDisk.None;
-        using var context = ExperimentContext.Create(output, quick, result.GetValue(Directory), result.GetValue(Reports)!, disk);
-        var simulated = disk.IsSimulated ? $", SIMULATED disk: +{disk.FlushDelayMs} ms per flush" : "";
-        output.WriteLine($"Experiment '{experiment.Name}'{(quick ? " (quick)" : "")}, data in {context.DataDirectory}{simulated}");
-        var report = await experiment.RunAsync(context).ConfigureAwait(false);
-        var saved = report.Save(context.ReportsDirectory);
-        output.WriteLine();
-        output.WriteLine(report.ToMarkdown());
-        var csv = saved.Csv.Count == 0 ? "" : $", and {saved.Csv.Count} CSV file(s) in {Path.GetDirectoryName(saved.Csv[0])}";
-        output.WriteLine($"Saved {saved.Json}, {saved.Markdown}{csv}.");
-        output.WriteLine($"Saved {saved.Html}"); // last: the page to open
+        var parts = experiment is Suite suite ? suite.Parts : [new Suite.Part(experiment, definition.Writes)];
+        Preflight? preflight = null;
+        foreach (var part in parts)
+        {
+            var partDisk = part.Writes ? disk : SimulatedDisk.None;
+            using var context = ExperimentContext.Create(output, quick, result.GetValue(Directory), result.GetValue(Reports)!, partDisk, preflight);
+            var simulated = partDisk.IsSimulated ? $", SIMULATED disk: +{partDisk.FlushDelayMs} ms per flush" : "";
+            output.WriteLine($"Experiment '{part.Experiment.Name}'{(quick ? " (quick)" : "")}, data in {context.DataDirectory}{simulated}");
+            preflight = context.Preflight; // measured once, before the first part: every report states it
+            var report = await part.Experiment.RunAsync(context).ConfigureAwait(false);
+            var saved = report.Save(context.ReportsDirectory);
+            output.WriteLine();
+            output.WriteLine(report.ToMarkdown());
+            var csv = saved.Csv.Count == 0 ? "" : $", and {saved.Csv.Count} CSV file(s) in {Path.GetDirectoryName(saved.Csv[0])}";
+            output.WriteLine($"Saved {saved.Json}, {saved.Markdown}{csv}.");
+            output.WriteLine($"Saved {saved.Html}"); // last: the page to open
+        }
 
         return 0;
     }

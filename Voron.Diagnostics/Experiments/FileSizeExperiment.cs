@@ -66,7 +66,6 @@ internal sealed class FileSizeExperiment : IExperiment
         var documents = _documents ?? (context.Quick ? 20_000 : 1_000_000);
         var report = context.NewReport(Name, "File size: where a freshly loaded store's bytes go");
         report.GroupMarkdownBy("table");
-        DiskBaseline.AddTo(report, context);
         report.AddFact("churnLoadRecords", records);
         report.AddFact("kvEntries", entries);
         report.AddFact("documents", documents);

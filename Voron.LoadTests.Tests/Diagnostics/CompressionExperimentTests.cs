@@ -1,5 +1,4 @@
 using System.Text.Json;
-using Voron.Diagnostics;
 using Voron.Diagnostics.Experiments;
 using Voron.Diagnostics.Experiments.Compression;
 using Voron.LoadTests.Experiments;
@@ -9,9 +8,6 @@ namespace Voron.LoadTests.Tests.Diagnostics;
 public sealed class CompressionExperimentTests : IDisposable
 {
     private readonly TempDirectory _directory = new();
-
-    [Fact]
-    public void Compression_is_registered_in_the_catalog() => Assert.IsType<CompressionExperiment>(DiagnosticsCatalog.Find("compression"));
 
     [Fact]
     public async Task Run_reports_every_compressor_on_every_workload_with_payloads()

@@ -43,7 +43,7 @@ internal static class KvEngineCatalog
             "WAL, synchronous=FULL: one fsync of the WAL per commit (the bundled SQLite calls fsync, not fdatasync); " +
             "automatic checkpoints (every 1,000 WAL pages) write and fsync the database file inside the commit that triggers them",
             $"Microsoft.Data.Sqlite {typeof(Microsoft.Data.Sqlite.SqliteConnection).Assembly.GetName().Version?.ToString(3)}, kv(k BLOB PRIMARY KEY, v BLOB) WITHOUT ROWID, " +
-            $"default page size (4 KiB), cache_size={SqliteKvEngine.CacheSizePragma} (256 MiB per connection), no mmap_size, " +
+            $"default page size (4 KiB), cache_size={Stores.SqliteStore.CacheSizePragma} (256 MiB per connection), no mmap_size, " +
             "prepared commands reused, INSERT OR REPLACE for puts, one connection per reader",
             (directory, disk) => new SqliteKvEngine(directory, disk, mmap: false),
             SqliteKvEngine.LibraryVersion,
@@ -51,9 +51,9 @@ internal static class KvEngineCatalog
             SqliteKvEngine.FileName),
         new KvEngineKind(
             SqliteMmap,
-            $"SQLite via Microsoft.Data.Sqlite, mmap_size={SqliteKvEngine.MmapSize >> 20} MiB",
+            $"SQLite via Microsoft.Data.Sqlite, mmap_size={Stores.SqliteStore.MmapSize >> 20} MiB",
             "as sqlite",
-            $"as sqlite, plus PRAGMA mmap_size={SqliteKvEngine.MmapSize} on every connection, as a user tuning for reads would set it: " +
+            $"as sqlite, plus PRAGMA mmap_size={Stores.SqliteStore.MmapSize} on every connection, as a user tuning for reads would set it: " +
             "reads go through a memory map of the database file instead of read() into the page cache",
             (directory, disk) => new SqliteKvEngine(directory, disk, mmap: true),
             SqliteKvEngine.LibraryVersion,

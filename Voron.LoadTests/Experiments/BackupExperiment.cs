@@ -73,7 +73,6 @@ internal sealed partial class BackupExperiment : IExperiment
         var report = context.NewReport(Name, "Backup and restore: hot backup against cp, writers during a backup, point-in-time restore");
         report.GroupMarkdownBy("table");
         report.ShowGroupsFirst(ThroughputTable, WritersSummaryTable, RestoreTable);
-        DiskBaseline.AddTo(report, context);
         var voron = KvEngineCatalog.All.First(k => k.Name == KvEngineCatalog.Voron);
         report.AddFact("voronDurability", voron.Durability);
         report.AddFact("voronSettings", voron.Settings);

@@ -55,7 +55,6 @@ internal sealed class ChurnExperiment : IExperiment
         var maxRounds = _maxRounds ?? (context.Quick ? 4 : 12);
         var report = context.NewReport(Name, "Churn: updates and deletes to steady state");
         report.GroupMarkdownBy("table");
-        DiskBaseline.AddTo(report, context);
         report.AddFact("records", records);
         report.AddFact("recordBytes", $"{MinBytes}-{MaxBytes} (realistic JSON documents)");
         report.AddFact("operationsPerRound", records);

@@ -58,7 +58,6 @@ internal sealed class CompareExperiment : IExperiment
         var report = context.NewReport(Name, "Compare: the document API and SQL on one Voron store, beside SQLite and LiteDB, on one shop workload");
         report.GroupMarkdownBy("table");
         report.ShowGroupsFirst(SummaryTable);
-        DiskBaseline.AddTo(report, context);
         report.AddFact("data", $"{size.Customers:N0} customers, {size.Products:N0} products, {size.Orders:N0} orders preloaded per path");
         report.AddFact("mix", OrderWorkload.Describe() + $"; query: a customer's orders in a {OrderWorkload.QueryDays}-day window, at most {OrderWorkload.QueryTake}; report: count and total per status over {OrderWorkload.ReportDays} days");
         report.AddFact("secondsPerRun", duration.TotalSeconds);

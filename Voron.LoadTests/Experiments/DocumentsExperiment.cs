@@ -88,7 +88,6 @@ internal sealed partial class DocumentsExperiment : IExperiment
         var documents = _documents ?? DocumentsFromEnvironment() ?? (context.Quick ? 20_000 : 1_000_000);
         var duration = _duration ?? (context.Quick ? TimeSpan.FromMilliseconds(300) : TimeSpan.FromSeconds(5));
         var report = context.NewReport(Name, "Documents: Voron.Documents beside SQLite and LiteDB, durable");
-        DiskBaseline.AddTo(report, context);
         report.AddFact("documents", documents);
         report.AddFact("secondsPerRun", duration.TotalSeconds);
         report.AddFact("engines", string.Join(",", _engines));

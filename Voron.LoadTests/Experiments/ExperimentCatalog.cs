@@ -1,18 +1,20 @@
 using System.CommandLine;
 using Voron.LoadTests.Engines;
 using Voron.LoadTests.Engines.Orders;
-using Voron.LoadTests.Engines.SqlDocs;
 
 namespace Voron.LoadTests.Experiments;
 
 /// <summary>
-/// Every experiment the program knows, in the order <c>list</c> and <c>--help</c> print them: the
-/// one place to register an experiment and the options of its own (the common options, --quick,
-/// --dir and --reports, are CommandLine's; --flush-delay is added to every experiment registered
-/// as writing). To add one: a line in <see cref="All"/>, and its options as fields here. These are
-/// the suites a user runs to choose a store; one-off diagnostics of the engine (a journal's
-/// anatomy, stall traces, system calls, file size, compressors, checksums) are Voron.Diagnostics'
-/// program, which reuses this program's pieces.
+/// Every suite the program runs, in the order <c>list</c> and <c>--help</c> print them: the one
+/// place to register a suite and the options of its own (the common options, --quick, --dir and
+/// --reports, are CommandLine's; --flush-delay is added to every suite registered as writing).
+/// These are the suites a user runs to choose a store: compare (the default), kv, ycsb,
+/// documents, sql, merge, churn, ops; a suite of several experiments is a <see cref="Suite"/>.
+/// Every run measures the machine first (<see cref="Measurement.Preflight"/>). One-off
+/// diagnostics of the engine (the machine's full grid, journal modes, the section allocator, the
+/// sample app over HTTP, a journal's anatomy, stalls, system calls, file size, compressors,
+/// checksums) are Voron.Diagnostics' program, which reuses this program's pieces; <see cref="Moved"/>
+/// says where each old name went.
 /// </summary>
 internal static class ExperimentCatalog
 {
@@ -53,9 +55,9 @@ internal static class ExperimentCatalog
     internal static readonly Option<int?> BackupSeconds = ExperimentOptions.PositiveNumber(
         "--seconds", "VORON_BACKUP_SECONDS", "seconds of each window of the writers' load, with and without backups; default 20, 5 with --quick");
 
-    /// <summary>backup: rounds of each comparison.</summary>
-    internal static readonly Option<int?> BackupRounds = ExperimentOptions.PositiveNumber(
-        "--rounds", "VORON_BACKUP_ROUNDS", "rounds of each comparison (cp against backups; writers with and without backups), the order alternating; default 3");
+    /// <summary>ops (backup and tools): rounds of each comparison.</summary>
+    internal static readonly Option<int?> OpsRounds = ExperimentOptions.PositiveNumber(
+        "--rounds", "VORON_OPS_ROUNDS", "rounds of each comparison (backup: cp against backups, writers with and without backups; tools: check against cat, export, import against the API), interleaved; default 3");
 
     /// <summary>backup: MiB of archived journal to restore.</summary>
     internal static readonly Option<int?> BackupArchive = ExperimentOptions.PositiveNumber(
@@ -69,22 +71,6 @@ internal static class ExperimentCatalog
     /// <summary>merge: which loops to run.</summary>
     internal static readonly Option<string[]?> MergeLoops = ExperimentOptions.Names(
         "--loops", "VORON_MERGE_LOOPS", "closed, open or both (closed,open); default both", [MergeExperiment.ClosedLoopName, MergeExperiment.OpenLoopName]);
-
-    /// <summary>sqldocs: profiles (and purchases) per engine.</summary>
-    internal static readonly Option<int?> SqlDocsDocuments = ExperimentOptions.PositiveNumber(
-        "--documents", "VORON_SQLDOCS_N", "profiles (and purchase rows) each engine holds; default 50,000, 5,000 with --quick");
-
-    /// <summary>sqldocs: seconds per engine per configuration.</summary>
-    internal static readonly Option<int?> SqlDocsSeconds = ExperimentOptions.PositiveNumber(
-        "--seconds", "VORON_SQLDOCS_SECONDS", "seconds each engine runs each workload, split over the rounds; default 3 (0.3 with --quick)");
-
-    /// <summary>sqldocs: interleaved rounds per configuration.</summary>
-    internal static readonly Option<int?> SqlDocsRounds = ExperimentOptions.PositiveNumber(
-        "--rounds", "VORON_SQLDOCS_ROUNDS", "interleaved rounds of each workload, the engines' order rotated each round; default 3, 1 with --quick");
-
-    /// <summary>sqldocs: which engines.</summary>
-    internal static readonly Option<string[]?> SqlDocsEngineNames = ExperimentOptions.Names(
-        "--engines", "VORON_SQLDOCS_ENGINES", "engines to run, separated by commas; default all", SqlDocsEngines.All);
 
     /// <summary>compare: which paths.</summary>
     internal static readonly Option<string[]?> ComparePaths = ExperimentOptions.Names(
@@ -107,10 +93,6 @@ internal static class ExperimentCatalog
     internal static readonly Option<int?> ToolsDocuments = ExperimentOptions.PositiveNumber(
         "--documents", "VORON_TOOLS_DOCUMENTS", "~1 KiB profiles in the store checked and exported, and in each import; default 1000000, 20000 with --quick");
 
-    /// <summary>tools: rounds of each comparison.</summary>
-    internal static readonly Option<int?> ToolsRounds = ExperimentOptions.PositiveNumber(
-        "--rounds", "VORON_TOOLS_ROUNDS", "rounds of each comparison (check against cat, export, import against the API), interleaved; default 3");
-
     /// <summary>documents: documents bulk-inserted and then read, queried and updated.</summary>
     internal static readonly Option<int?> DocumentsCount = ExperimentOptions.PositiveNumber(
         "--documents", "VORON_DOCS_N", "documents bulk-inserted (then loaded, queried, updated); default 1000000, 20000 with --quick");
@@ -132,6 +114,12 @@ internal static class ExperimentCatalog
         "--callers", "VORON_DOCS_CALLERS", "caller counts of the insert workload, separated by commas; default 1,16,64,256",
         (text, source) => MergeExperiment.ParseCallerCounts(text, source));
 
+    /// <summary>documents: which parts.</summary>
+    internal static readonly Option<string[]?> DocumentsParts = PartsOption(DocumentsSuite(null));
+
+    /// <summary>ops: which parts.</summary>
+    internal static readonly Option<string[]?> OpsParts = PartsOption(OpsSuite(null));
+
     internal static IReadOnlyList<ExperimentDefinition> All { get; } =
     [
         new(new CompareExperiment(), [ComparePaths, CompareCopies, Runs, CompareDuration, CompareLoops],
@@ -142,42 +130,68 @@ internal static class ExperimentCatalog
                 duration: result.GetValue(CompareDuration) is { } seconds ? TimeSpan.FromSeconds(seconds) : null,
                 loops: result.GetValue(CompareLoops)),
             Writes: true),
-        Plain(new MachineExperiment()),
         new(new KvExperiment(), [KvEntries, Runs, Engines],
             result => new KvExperiment(result.GetValue(KvEntries), result.GetValue(Runs), result.GetValue(Engines)), Writes: true),
+        new(new YcsbExperiment(), [Runs, Engines], result => new YcsbExperiment(runs: result.GetValue(Runs), engines: result.GetValue(Engines)), Writes: true),
+        new(DocumentsSuite(null), [DocumentsCount, DocumentsSeconds, DocumentsEngines, DocumentsWorkloads, DocumentsCallers, DocumentsParts],
+            result => DocumentsSuite(result).Only(result.GetValue(DocumentsParts))),
+        Plain(new SqlExperiment()),
         new(new MergeExperiment(), [MergeCallers, MergeLoops],
             result => new MergeExperiment(callerCounts: result.GetValue(MergeCallers), loops: result.GetValue(MergeLoops)), Writes: true),
-        new(new YcsbExperiment(), [Runs, Engines], result => new YcsbExperiment(runs: result.GetValue(Runs), engines: result.GetValue(Engines)), Writes: true),
         new(new ChurnExperiment(), [ChurnEngines], result => new ChurnExperiment(engines: result.GetValue(ChurnEngines)), Writes: true),
-        new(new BackupExperiment(), [BackupSize, BackupSeconds, BackupRounds, BackupArchive],
-            result => new BackupExperiment(
-                dataFileBytes: result.GetValue(BackupSize) is { } mib ? (long)mib << 20 : null,
-                window: result.GetValue(BackupSeconds) is { } seconds ? TimeSpan.FromSeconds(seconds) : null,
-                rounds: result.GetValue(BackupRounds),
-                archiveBytes: result.GetValue(BackupArchive) is { } archive ? (long)archive << 20 : null),
-            Writes: true),
-        new(new ToolsExperiment(), [ToolsDocuments, ToolsRounds],
-            result => new ToolsExperiment(documents: result.GetValue(ToolsDocuments), rounds: result.GetValue(ToolsRounds))),
-        new(new JournalExperiment(), [], _ => new JournalExperiment(), Writes: true),
-        new(new SectionsExperiment(), [], _ => new SectionsExperiment(), Writes: true),
-        Plain(new RecoveryExperiment()),
-        new(new DocumentsExperiment(), [DocumentsCount, DocumentsSeconds, DocumentsEngines, DocumentsWorkloads, DocumentsCallers],
-            result => new DocumentsExperiment(
+        new(OpsSuite(null), [BackupSize, BackupSeconds, OpsRounds, BackupArchive, ToolsDocuments, OpsParts],
+            result => OpsSuite(result).Only(result.GetValue(OpsParts)), Writes: true),
+    ];
+
+    /// <summary>
+    /// Names the program no longer runs as suites, and where each went: an old command line gets
+    /// this instead of a bare "unrecognized command" (CommandLine).
+    /// </summary>
+    internal static IReadOnlyDictionary<string, string> Moved { get; } = new Dictionary<string, string>
+    {
+        ["machine"] = "every run now measures the machine first (the preflight: fdatasync and fsync latency, sequential MiB/s, stated in every report); " +
+                      "the full grid is a diagnostic: dotnet run -c Release --project Voron.Diagnostics -- machine",
+        ["backup"] = "backup is part of the ops suite: run 'ops --parts backup' (or 'ops' for backup, tools and recovery)",
+        ["tools"] = "tools is part of the ops suite: run 'ops --parts tools' (or 'ops' for backup, tools and recovery)",
+        ["recovery"] = "recovery is part of the ops suite: run 'ops --parts recovery' (or 'ops' for backup, tools and recovery)",
+        ["sqldocs"] = "sqldocs is a diagnostic of the voron_docs module now (compare runs the same three doors on its shop workload): " +
+                      "dotnet run -c Release --project Voron.Diagnostics -- sqldocs",
+        ["expiry"] = "expiry is part of the documents suite: run 'documents --parts expiry' (or 'documents' for both)",
+        ["journal"] = "journal is a diagnostic of the engine now: dotnet run -c Release --project Voron.Diagnostics -- journal",
+        ["sections"] = "sections is a diagnostic of the engine now: dotnet run -c Release --project Voron.Diagnostics -- sections",
+        ["http"] = "http is a diagnostic now (it measures the sample app's HTTP stack, not a store): dotnet run -c Release --project Voron.Diagnostics -- http",
+    };
+
+    /// <summary>documents: the document stores side by side, then expiration's sweep beside writers.</summary>
+    private static Suite DocumentsSuite(ParseResult? result) => new(
+        "documents",
+        "JSON documents, durable: Voron.Documents vs SQLite (JSON text, WAL FULL) and LiteDB: inserts from 1-256 callers, loads, queries, updates, bulk; then expiry: a sweep of expired documents beside 16 writers",
+        [
+            new(result is null ? new DocumentsExperiment() : new DocumentsExperiment(
                 documents: result.GetValue(DocumentsCount),
                 duration: result.GetValue(DocumentsSeconds) is { } seconds ? TimeSpan.FromSeconds(seconds) : null,
                 engines: result.GetValue(DocumentsEngines),
                 workloads: result.GetValue(DocumentsWorkloads),
-                insertCallers: result.GetValue(DocumentsCallers))),
-        Plain(new Http.HttpExperiment()),
-        Plain(new SqlExperiment()),
-        new(new SqlDocsExperiment(), [SqlDocsDocuments, SqlDocsSeconds, SqlDocsRounds, SqlDocsEngineNames],
-            result => new SqlDocsExperiment(
-                documents: result.GetValue(SqlDocsDocuments),
-                duration: result.GetValue(SqlDocsSeconds) is { } seconds ? TimeSpan.FromSeconds(seconds) : null,
-                rounds: result.GetValue(SqlDocsRounds),
-                engines: result.GetValue(SqlDocsEngineNames))),
-        Plain(new ExpiryExperiment()),
-    ];
+                insertCallers: result.GetValue(DocumentsCallers)), Writes: false),
+            new(new ExpiryExperiment(), Writes: false),
+        ]);
+
+    /// <summary>ops: what running a store costs beside its workload: backup and restore, the voron tool, recovery on open.</summary>
+    private static Suite OpsSuite(ParseResult? result) => new(
+        "ops",
+        "operations: hot backup vs cp, writers' p99 during backups, point-in-time restore; voron check/export/import; recovery (open time clean and after a crash)",
+        [
+            new(result is null ? new BackupExperiment() : new BackupExperiment(
+                dataFileBytes: result.GetValue(BackupSize) is { } mib ? (long)mib << 20 : null,
+                window: result.GetValue(BackupSeconds) is { } seconds ? TimeSpan.FromSeconds(seconds) : null,
+                rounds: result.GetValue(OpsRounds),
+                archiveBytes: result.GetValue(BackupArchive) is { } archive ? (long)archive << 20 : null), Writes: true),
+            new(result is null ? new ToolsExperiment() : new ToolsExperiment(documents: result.GetValue(ToolsDocuments), rounds: result.GetValue(OpsRounds)), Writes: false),
+            new(new RecoveryExperiment(), Writes: false),
+        ]);
+
+    private static Option<string[]?> PartsOption(Suite suite) => ExperimentOptions.Names(
+        "--parts", "VORON_PARTS", "parts of the suite to run, separated by commas; default all", suite.PartNames);
 
     /// <summary>The experiment named <paramref name="name"/> with its default settings, or null.</summary>
     internal static IExperiment? Find(string name) =>

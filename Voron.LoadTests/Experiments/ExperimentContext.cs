@@ -6,14 +6,18 @@ namespace Voron.LoadTests.Experiments;
 
 /// <summary>
 /// What an experiment runs with: where its data goes, whether it is a quick run, where it
-/// reports, and the disk (real, or with a simulated flush delay: <c>--flush-delay</c>).
+/// reports, the disk (real, or with a simulated flush delay: <c>--flush-delay</c>), and the
+/// machine's preflight figures that every report states (<see cref="Preflight"/>).
 /// </summary>
 internal sealed class ExperimentContext : IDisposable
 {
     private readonly bool _ownsDirectory;
 
-    private ExperimentContext(TextWriter output, bool quick, string dataDirectory, bool ownsDirectory, string reportsDirectory, SimulatedDisk disk)
+    private Preflight? _preflight;
+
+    private ExperimentContext(TextWriter output, bool quick, string dataDirectory, bool ownsDirectory, string reportsDirectory, SimulatedDisk disk, Preflight? preflight)
     {
+        _preflight = preflight;
         Output = output;
         Quick = quick;
         DataDirectory = dataDirectory;
@@ -42,30 +46,35 @@ internal sealed class ExperimentContext : IDisposable
     /// <summary>The disk the stores run on: the real one, or with a simulated flush delay (<see cref="SimulatedDisk"/>).</summary>
     public SimulatedDisk Disk { get; }
 
-    internal static ExperimentContext Create(TextWriter output, bool quick, string? directory, string reportsDirectory = "reports", SimulatedDisk? disk = null)
+    /// <summary>The machine's figures, measured on first use unless a run measured them already (<paramref name="preflight"/> of <see cref="Create"/>).</summary>
+    public Preflight Preflight => _preflight ??= Preflight.Measure(this);
+
+    internal static ExperimentContext Create(TextWriter output, bool quick, string? directory, string reportsDirectory = "reports", SimulatedDisk? disk = null, Preflight? preflight = null)
     {
         disk ??= SimulatedDisk.None;
         if (directory != null)
         {
             Directory.CreateDirectory(directory);
-            return new ExperimentContext(output, quick, Path.GetFullPath(directory), ownsDirectory: false, reportsDirectory, disk);
+            return new ExperimentContext(output, quick, Path.GetFullPath(directory), ownsDirectory: false, reportsDirectory, disk, preflight);
         }
 
         var temporary = Path.Combine(Path.GetTempPath(), "voron-loadtests-" + Guid.NewGuid().ToString("N")[..12]);
         Directory.CreateDirectory(temporary);
-        return new ExperimentContext(output, quick, temporary, ownsDirectory: true, reportsDirectory, disk);
+        return new ExperimentContext(output, quick, temporary, ownsDirectory: true, reportsDirectory, disk, preflight);
     }
 
     /// <summary>
     /// A report with the facts every experiment states: the machine (CPU model, cores, memory,
     /// kernel), the file system under the data directory with its mount options, the device's
-    /// write cache, and the disk's simulated flush delay (<c>flushDelayMs</c>, 0 for the real disk).
+    /// write cache, the preflight's durable-write latency and bandwidth (<see cref="Preflight"/>),
+    /// and the disk's simulated flush delay (<c>flushDelayMs</c>, 0 for the real disk).
     /// </summary>
     public Report NewReport(string experiment, string title)
     {
         var report = new Report(experiment, title);
         report.AddFact("quick", Quick);
         MachineDescription.For(DataDirectory).AddTo(report);
+        Preflight.AddTo(report);
         Disk.AddTo(report);
         return report;
     }
@@ -83,9 +92,12 @@ internal sealed class ExperimentContext : IDisposable
         return path;
     }
 
-    /// <summary>Runs one scenario of the load model (<see cref="LoadRunner"/>) with progress lines on <see cref="Output"/> (none when <paramref name="quiet"/>).</summary>
+    /// <summary>Runs one scenario of the load model (<see cref="LoadRunner"/>) with progress lines on <see cref="Output"/> (none when <paramref name="quiet"/>) and a timeline whose intervals fit its length (<see cref="LoadRunOptions.IntervalFor"/>).</summary>
     public Task<ScenarioStats> RunScenarioAsync(ScenarioProps scenario, string progressPrefix = "", bool quiet = false, CancellationToken cancellationToken = default) =>
-        LoadRunner.RunAsync(scenario, new LoadRunOptions { Progress = quiet ? null : Output, ProgressPrefix = progressPrefix }, cancellationToken);
+        LoadRunner.RunAsync(
+            scenario,
+            new LoadRunOptions { Progress = quiet ? null : Output, ProgressPrefix = progressPrefix, ReportingInterval = LoadRunOptions.IntervalFor(scenario.Duration) },
+            cancellationToken);
 
     /// <summary>Prints a progress line, prefixed with the time since the program started.</summary>
     public void Progress(string message) =>

@@ -84,7 +84,6 @@ internal sealed partial class KvExperiment : IExperiment
         report.AddFact("overflowValueBytes", $"{KvDataSet.OverflowMinBytes}-{KvDataSet.OverflowMaxBytes} (realistic JSON documents)");
         report.AddFact("seed", Seed.ToString(CultureInfo.InvariantCulture));
         report.AddFact("loadAverageAtStart", LoadAverage());
-        DiskBaseline.AddTo(report, context);
 
         var engines = KvEngineCatalog.Available(context, report, _engines);
         context.Progress($"building the data set: {count:N0} small entries, {count / KvDataSet.JsonDivisor:N0} JSON and {count / KvDataSet.OverflowDivisor:N0} overflow documents (seed {Seed})");

@@ -120,7 +120,6 @@ internal sealed partial class MergeExperiment : IExperiment
     {
         var report = context.NewReport(Name, "Merge: durable single-operation writes from concurrent callers");
         report.GroupMarkdownBy("loop");
-        DiskBaseline.AddTo(report, context);
         report.AddFact("durability", "every mode durable: Voron acknowledges after the journal fdatasync covering the write; SQLite WAL synchronous=FULL; LMDB default durable mode (sqliteDurability, lmdbDurability)");
         report.AddFact("valueBytes", ValueSize);
         report.AddFact("keyPatterns", string.Join(", ", KeyPattern.All.Select(p => p.Name)));

@@ -56,7 +56,6 @@ internal sealed partial class SqlExperiment : IExperiment
         var rounds = context.Quick || duration < TimeSpan.FromSeconds(1) ? 1 : 3;
         var rows = context.Quick ? 20_000 : 200_000;
         var report = context.NewReport(Name, "SQL: SQLite on Voron against stock SQLite, all durable");
-        DiskBaseline.AddTo(report, context);
         report.AddFact("durability", "all durable: voron acknowledges COMMIT after the journal fdatasync covering it; sqlite-wal and sqlite-rollback run synchronous=FULL");
         report.AddFact("sqliteVersion", SqliteVersion());
         report.AddFact("preloadedRows", rows);

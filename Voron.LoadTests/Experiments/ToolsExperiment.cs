@@ -64,7 +64,6 @@ internal sealed partial class ToolsExperiment : IExperiment
         var report = context.NewReport(Name, "The voron tool: check and export throughput, import against the bulk-insert API");
         report.GroupMarkdownBy("table");
         report.ShowGroupsFirst(ThroughputTable, ImportTable);
-        DiskBaseline.AddTo(report, context);
         report.AddFact("documents", documents);
         report.AddFact("rounds", rounds);
         report.AddFact("documentShape", "~1 KiB customer profiles with nested objects and arrays (Experiments/Documents/ProfileDataSet.cs), collection Profiles, an index on $.city");

@@ -63,7 +63,6 @@ internal sealed class YcsbExperiment : IExperiment
             [YcsbWorkload.E] = context.Quick ? 500 : 10_000,
         };
         var report = context.NewReport(Name, "YCSB A, B and E with a long-lived reader present");
-        DiskBaseline.AddTo(report, context);
         report.AddFact("records", records);
         report.AddFact("recordBytes", $"{MinBytes}-{MaxBytes} (realistic JSON documents)");
         report.AddFact("runs", runs);

@@ -30,7 +30,7 @@ internal enum SyncCall
 /// <summary>
 /// One write followed by one sync, timed, over and over at the same size: the latency an
 /// unmerged durable commit can do no better than. Used by <c>machine</c> for its whole grid and
-/// by every experiment with durable commits for the baseline it prints (<see cref="DiskBaseline"/>).
+/// by the preflight of every run (<see cref="Preflight"/>).
 /// </summary>
 internal static class DurableWriteProbe
 {

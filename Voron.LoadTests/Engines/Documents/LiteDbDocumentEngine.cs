@@ -1,5 +1,6 @@
 using LiteDB;
 using Voron.LoadTests.Experiments.Documents;
+using Voron.LoadTests.Stores;
 
 namespace Voron.LoadTests.Engines.Documents;
 
@@ -25,7 +26,7 @@ internal sealed class LiteDbDocumentEngine : IDocumentEngine
 
     public LiteDbDocumentEngine(string directory)
     {
-        _database = new LiteDatabase(new ConnectionString { Filename = Path.Combine(directory, "docs.litedb"), Connection = ConnectionType.Direct });
+        _database = LiteDbStore.Open(Path.Combine(directory, "docs.litedb"));
         _profiles = _database.GetCollection<Profile>("profiles");
         _profiles.EnsureIndex(p => p.City);
         _profiles.EnsureIndex(p => p.Age);
@@ -33,7 +34,7 @@ internal sealed class LiteDbDocumentEngine : IDocumentEngine
 
     public string Name => DocumentEngineCatalog.LiteDb;
 
-    public string Durability => "LiteDB 5.0.20 defaults (Connection=direct): a commit returns after its pages are written to the -log file, each followed by an fsync (strace: ~4.4 per single-document insert)";
+    public string Durability => LiteDbStore.Durability + " (strace: ~4.4 per single-document insert)";
 
     public bool UsesThreads => true;
 

@@ -2,6 +2,7 @@ using System.Text.Json;
 using Microsoft.Data.Sqlite;
 using Voron.LoadTests.Engines.Sqlite;
 using Voron.LoadTests.Experiments.Documents;
+using Voron.LoadTests.Stores;
 
 namespace Voron.LoadTests.Engines.Documents;
 
@@ -9,7 +10,7 @@ namespace Voron.LoadTests.Engines.Documents;
 /// SQLite as a .NET developer keeps JSON documents in it, through Microsoft.Data.Sqlite: a table
 /// <c>docs(id TEXT PRIMARY KEY, version INTEGER, json TEXT)</c>, the JSON from System.Text.Json
 /// (the same source-generated metadata as Voron), an index on <c>json_extract</c> of each queried
-/// field, WAL with <c>synchronous=FULL</c> (every commit syncs the WAL: durable), prepared
+/// field, opened durably by <see cref="SqliteStore"/> (WAL, <c>synchronous=FULL</c>), prepared
 /// statements, one transaction per write. SQLite has one writer at a time: writes share one
 /// connection under a lock; each caller reads through a connection of its own.
 /// </summary>
@@ -18,7 +19,7 @@ internal sealed class SqliteDocumentEngine : IDocumentEngine
     private const int BulkBatch = 10_000;
     private static readonly ProfileJson Json = ProfileJson.Default;
 
-    private readonly string _connectionString;
+    private readonly SqliteStore _store;
     private readonly SqliteConnection _writer;
     private readonly SqliteCommand _insert;
     private readonly SqliteCommand _update;
@@ -26,10 +27,9 @@ internal sealed class SqliteDocumentEngine : IDocumentEngine
 
     public SqliteDocumentEngine(string directory)
     {
-        _connectionString = new SqliteConnectionStringBuilder { DataSource = Path.Combine(directory, "docs.db"), Pooling = false }.ToString();
-        _writer = Open(_connectionString);
+        _store = new SqliteStore(Path.Combine(directory, "docs.db"));
+        _writer = _store.Connect();
         Execute(_writer, """
-            PRAGMA journal_mode=WAL;
             CREATE TABLE IF NOT EXISTS docs(id TEXT PRIMARY KEY, version INTEGER NOT NULL, json TEXT NOT NULL);
             CREATE INDEX IF NOT EXISTS docs_city ON docs(json_extract(json, '$.city'));
             CREATE INDEX IF NOT EXISTS docs_age ON docs(json_extract(json, '$.age'));
@@ -41,24 +41,16 @@ internal sealed class SqliteDocumentEngine : IDocumentEngine
 
     public string Name => DocumentEngineCatalog.Sqlite;
 
-    public string Durability => "WAL, synchronous=FULL: a commit returns after the WAL fsync";
+    public string Durability => _store.Durability;
 
     public bool UsesThreads => true;
-
-    private static SqliteConnection Open(string connectionString)
-    {
-        var connection = new SqliteConnection(connectionString);
-        connection.Open();
-        Execute(connection, $"PRAGMA synchronous=FULL; PRAGMA cache_size={SqliteKvEngine.CacheSizePragma};");
-        return connection;
-    }
 
     private static void Execute(SqliteConnection connection, string sql) => SqliteCommands.Execute(connection, sql);
 
     private static SqliteCommand Prepare(SqliteConnection connection, string sql, params (string Name, SqliteType Type)[] parameters) =>
         SqliteCommands.Prepare(connection, sql, parameters);
 
-    public IDocumentCaller CreateCaller() => new Caller(this, Open(_connectionString));
+    public IDocumentCaller CreateCaller() => new Caller(this, _store.Connect());
 
     public Task<long> BulkInsertAsync(IEnumerable<Profile> profiles)
     {

@@ -19,9 +19,7 @@ internal sealed class VoronDocumentEngine : IDocumentEngine
     /// <param name="changeFeed">Whether the store keeps its change feed (DocumentStoreOptions.ChangeFeed.Enabled; the feed-cost workload compares both).</param>
     public static async Task<VoronDocumentEngine> OpenAsync(string directory, bool changeFeed = true)
     {
-        var options = new DocumentStoreOptions { Path = directory, Durability = DurabilityMode.Durable };
-        options.ChangeFeed.Enabled = changeFeed;
-        var store = DocumentStore.Open(options);
+        var store = Stores.VoronStore.OpenDocuments(directory, changeFeed);
         await store.EnsureIndexAsync(IndexDefinition.For(Json.Profile, "profiles_by_city", p => p.City)).ConfigureAwait(false);
         await store.EnsureIndexAsync(IndexDefinition.For(Json.Profile, "profiles_by_age", p => p.Age)).ConfigureAwait(false);
         return new VoronDocumentEngine(store);

@@ -26,12 +26,9 @@ internal sealed class VoronKvDocumentEngine : IDocumentEngine
 
     public VoronKvDocumentEngine(string directory)
     {
-        var defaults = new DocumentStoreOptions { Durability = DurabilityMode.Durable };
+        var defaults = new DocumentStoreOptions();
         _bulkBatch = defaults.BulkInsertBatchSize;
-        var options = StorageEnvironmentOptions.ForDirectory(directory);
-        options.Durability = defaults.Durability;
-        options.LazyFlushInterval = defaults.LazyFlushInterval;
-        Environment = StorageEnvironment.Open(options);
+        Environment = Stores.VoronStore.Open(directory, tune: options => options.LazyFlushInterval = defaults.LazyFlushInterval);
         try
         {
             using var write = Environment.BeginWrite();

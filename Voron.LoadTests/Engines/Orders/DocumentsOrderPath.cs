@@ -1,11 +1,12 @@
 using Voron.Documents;
 using Voron.LoadTests.Measurement;
+using Voron.LoadTests.Stores;
 
 namespace Voron.LoadTests.Engines.Orders;
 
 /// <summary>
 /// (a) Voron.Documents as an app uses it: one <see cref="DocumentStore"/> in Durable mode (over a
-/// store opened on the run's disk, as the SQL paths open theirs: <see cref="SqlVoronOrderPath.OpenEnvironment"/>),
+/// store opened on the run's disk, as the SQL paths open theirs: <see cref="VoronStore.Open"/>),
 /// collections by type (Customer, Product, Order), a session per unit of work, typed calls with
 /// the source-generated <see cref="OrdersJson"/>, and one compound index on Order (customer,
 /// createdAt) that serves both the query and the report. C# has no &lt;/&gt;= on strings, so the
@@ -31,7 +32,7 @@ internal sealed class DocumentsOrderPath : IOrderPath
 
     public static async Task<DocumentsOrderPath> OpenAsync(string directory, OrdersSize size, SimulatedDisk disk)
     {
-        var environment = SqlVoronOrderPath.OpenEnvironment(directory, disk);
+        var environment = VoronStore.Open(directory, disk);
         DocumentStore? store = null;
         try
         {

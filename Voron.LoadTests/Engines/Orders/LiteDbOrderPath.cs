@@ -1,5 +1,6 @@
 using LiteDB;
 using Voron.LoadTests.Measurement;
+using Voron.LoadTests.Stores;
 
 namespace Voron.LoadTests.Engines.Orders;
 
@@ -32,7 +33,7 @@ internal sealed class LiteDbOrderPath : IOrderPath
     private LiteDbOrderPath(string directory, SimulatedDisk disk)
     {
         _disk = disk;
-        _database = new LiteDatabase(new ConnectionString { Filename = Path.Combine(directory, "orders.litedb"), Connection = ConnectionType.Direct });
+        _database = LiteDbStore.Open(Path.Combine(directory, "orders.litedb"));
         _orders = _database.GetCollection<Order>("orders");
     }
 
@@ -59,7 +60,7 @@ internal sealed class LiteDbOrderPath : IOrderPath
 
     public string Description => "LiteDB 5.0.20 (direct connection): typed collections, an index on Customer, versions checked in a transaction";
 
-    public string Durability => "LiteDB 5.0.20 defaults (Connection=direct): a commit returns after its pages are written to the -log file, each followed by an fsync";
+    public string Durability => LiteDbStore.Durability;
 
     public bool UsesThreads => true;
 

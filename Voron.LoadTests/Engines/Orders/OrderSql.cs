@@ -10,9 +10,6 @@ namespace Voron.LoadTests.Engines.Orders;
 /// </summary>
 internal static class OrderSql
 {
-    /// <summary>A writer waits this long for the write lock before SQLITE_BUSY (as the other SQL engines set it).</summary>
-    public const int BusyTimeoutMs = 60_000;
-
     public const string Report =
         "SELECT status, count(*), sum(total) FROM orders WHERE customer = $customer AND created_at >= $from GROUP BY status ORDER BY status";
 

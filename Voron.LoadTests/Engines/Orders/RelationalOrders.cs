@@ -1,5 +1,6 @@
 using Microsoft.Data.Sqlite;
 using Voron.LoadTests.Engines.Sqlite;
+using Voron.LoadTests.Stores;
 
 namespace Voron.LoadTests.Engines.Orders;
 
@@ -49,21 +50,15 @@ internal static class RelationalOrders
     /// <summary>Orders per transaction of the bulk load (with their lines).</summary>
     private const int Batch = 10_000;
 
-    /// <summary>The page cache every connection gets (the other SQLite engines' setting).</summary>
-    public static void Configure(SqliteConnection connection) =>
-        SqliteCommands.Execute(connection, $"PRAGMA busy_timeout={OrderSql.BusyTimeoutMs}; PRAGMA cache_size={SqliteKvEngine.CacheSizePragma};");
-
-    /// <summary>An open connection <see cref="Configure"/>d, or disposed when that fails.</summary>
-    public static SqliteConnection Configured(SqliteConnection connection, string? pragmas = null)
+    /// <summary>
+    /// A connection to a SQL path on Voron with the settings stock SQLite's connections get from
+    /// <see cref="SqliteStore"/> (busy_timeout, the page cache), or disposed when that fails.
+    /// </summary>
+    public static SqliteConnection Configured(SqliteConnection connection)
     {
         try
         {
-            if (pragmas != null)
-            {
-                SqliteCommands.Execute(connection, pragmas);
-            }
-
-            Configure(connection);
+            SqliteCommands.Execute(connection, $"PRAGMA busy_timeout={SqliteStore.BusyTimeoutMs}; PRAGMA cache_size={SqliteStore.CacheSizePragma};");
             return connection;
         }
         catch

@@ -1,6 +1,7 @@
 using Microsoft.Data.Sqlite;
 using Voron.Documents;
 using Voron.LoadTests.Measurement;
+using Voron.LoadTests.Stores;
 using Voron.SqliteVfs;
 
 namespace Voron.LoadTests.Engines.Orders;
@@ -31,14 +32,14 @@ internal sealed class SqlDocsOrderPath : IOrderPath, ISqlCounted
 
     public static async Task<SqlDocsOrderPath> OpenAsync(string directory, OrdersSize size, SimulatedDisk disk)
     {
-        var environment = SqlVoronOrderPath.OpenEnvironment(directory, disk);
+        var environment = VoronStore.Open(directory, disk);
         DocumentStore? store = null;
         VoronSqliteRegistration? registration = null;
         try
         {
             store = DocumentStore.Open(environment);
             await DocumentsOrderPath.LoadAsync(store, size).ConfigureAwait(false);
-            registration = SqlVoronOrderPath.Register(environment).UseDocuments(store);
+            registration = VoronStore.RegisterSql(environment, "voron-orders").UseDocuments(store);
             var path = new SqlDocsOrderPath(environment, store, registration);
             using (var connection = path.Connect())
             {
@@ -61,7 +62,7 @@ internal sealed class SqlDocsOrderPath : IOrderPath, ISqlCounted
 
     public string Description => "SQL over documents: a voron_docs table on Vfs=voron over the Order documents, pushed down to their compound index";
 
-    public string Durability => $"{SqlVoronOrderPath.VoronDurability} (a SQL transaction's document changes are one store transaction); busy_timeout={OrderSql.BusyTimeoutMs}";
+    public string Durability => $"{SqlVoronOrderPath.VoronDurability} (a SQL transaction's document changes are one store transaction); busy_timeout={SqliteStore.BusyTimeoutMs}";
 
     public bool UsesThreads => true;
 

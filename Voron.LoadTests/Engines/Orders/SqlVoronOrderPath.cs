@@ -1,5 +1,6 @@
 using Microsoft.Data.Sqlite;
 using Voron.LoadTests.Measurement;
+using Voron.LoadTests.Stores;
 using Voron.SqliteVfs;
 
 namespace Voron.LoadTests.Engines.Orders;
@@ -26,11 +27,11 @@ internal sealed class SqlVoronOrderPath : IOrderPath, ISqlCounted
 
     public static SqlVoronOrderPath Open(string directory, OrdersSize size, SimulatedDisk disk)
     {
-        var environment = OpenEnvironment(directory, disk);
+        var environment = VoronStore.Open(directory, disk);
         VoronSqliteRegistration? registration = null;
         try
         {
-            registration = Register(environment);
+            registration = VoronStore.RegisterSql(environment, "voron-orders");
             var path = new SqlVoronOrderPath(environment, registration);
             using (var connection = path.Connect())
             {
@@ -48,21 +49,6 @@ internal sealed class SqlVoronOrderPath : IOrderPath, ISqlCounted
         }
     }
 
-    /// <summary>
-    /// A Durable store in <paramref name="directory"/> on <paramref name="disk"/> (its file system
-    /// delays every flush on a simulated slower disk); the documents and sql-docs paths open theirs the same way.
-    /// </summary>
-    internal static StorageEnvironment OpenEnvironment(string directory, SimulatedDisk disk)
-    {
-        var options = disk.VoronOptions(directory);
-        options.Durability = DurabilityMode.Durable;
-        return StorageEnvironment.Open(options);
-    }
-
-    /// <summary>Registers <paramref name="environment"/> under a VFS name of its own (paths may be open side by side).</summary>
-    internal static VoronSqliteRegistration Register(StorageEnvironment environment) =>
-        VoronSqlite.Register(environment, "voron-orders-" + Guid.NewGuid().ToString("N")[..8]);
-
     /// <summary>The durability text of both SQL paths on Voron.</summary>
     internal const string VoronDurability = "Durable store: COMMIT returns after the journal fdatasync covering it; concurrent commits share it";
 
@@ -70,7 +56,7 @@ internal sealed class SqlVoronOrderPath : IOrderPath, ISqlCounted
 
     public string Description => "SQLite on Vfs=voron through Microsoft.Data.Sqlite: relational tables customers, products, orders, order_lines";
 
-    public string Durability => $"{VoronDurability}; busy_timeout={OrderSql.BusyTimeoutMs} for concurrent writers";
+    public string Durability => $"{VoronDurability}; busy_timeout={SqliteStore.BusyTimeoutMs} for concurrent writers";
 
     public bool UsesThreads => true;
 

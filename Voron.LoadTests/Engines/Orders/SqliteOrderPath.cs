@@ -1,31 +1,29 @@
 using Microsoft.Data.Sqlite;
 using Voron.LoadTests.Engines.Sqlite;
 using Voron.LoadTests.Measurement;
+using Voron.LoadTests.Stores;
 
 namespace Voron.LoadTests.Engines.Orders;
 
 /// <summary>
-/// (d) Stock SQLite with the relational schema (<see cref="RelationalOrders"/>), as a knowledgeable
-/// user sets it up through Microsoft.Data.Sqlite: one database file in WAL mode,
-/// <c>synchronous=FULL</c> (a commit returns after the WAL's fsync), pooled connections with the
-/// large page cache, <c>busy_timeout</c> so concurrent writers wait for the write lock inside SQLite.
-/// On a simulated slower disk the connections use <see cref="SimulatedDisk.SqliteVfs"/>: every
-/// xSync waits the delay first, inside the commit (and the checkpoint) that makes it.
+/// (d) Stock SQLite with the relational schema (<see cref="RelationalOrders"/>), opened durably
+/// by <see cref="SqliteStore"/> as a knowledgeable user sets it up: one database file in WAL mode,
+/// <c>synchronous=FULL</c>, pooled connections with the large page cache, <c>busy_timeout</c> so
+/// concurrent writers wait for the write lock inside SQLite, the run's disk.
 /// </summary>
 internal sealed class SqliteOrderPath : IOrderPath
 {
-    private readonly string _connectionString;
+    private readonly SqliteStore _store;
 
     private SqliteOrderPath(string directory, SimulatedDisk disk) =>
-        _connectionString = new SqliteConnectionStringBuilder { DataSource = Path.Combine(directory, "orders.db"), Pooling = true, Vfs = disk.SqliteVfs }.ToString();
+        _store = new SqliteStore(Path.Combine(directory, "orders.db"), disk, pooling: true, busyTimeout: true);
 
     public static SqliteOrderPath Open(string directory, OrdersSize size, SimulatedDisk disk)
     {
         var path = new SqliteOrderPath(directory, disk);
         try
         {
-            using var connection = path.Connect();
-            SqliteCommands.Execute(connection, "PRAGMA journal_mode=WAL");
+            using var connection = path._store.Connect();
             RelationalOrders.Create(connection, size);
             SqliteCommands.Execute(connection, "PRAGMA wal_checkpoint(TRUNCATE)");
             return path;
@@ -41,47 +39,23 @@ internal sealed class SqliteOrderPath : IOrderPath
 
     public string Description => "stock SQLite (WAL) through Microsoft.Data.Sqlite: relational tables customers, products, orders, order_lines";
 
-    public string Durability => $"WAL, synchronous=FULL: a commit returns after the WAL fsync; busy_timeout={OrderSql.BusyTimeoutMs} for concurrent writers";
+    public string Durability => _store.Durability;
 
     public bool UsesThreads => true;
 
-    private SqliteConnection Connect()
-    {
-        var connection = new SqliteConnection(_connectionString);
-        try
-        {
-            connection.Open();
-        }
-        catch
-        {
-            connection.Dispose();
-            throw;
-        }
-
-        return RelationalOrders.Configured(connection, "PRAGMA synchronous=FULL");
-    }
-
-    public IOrderCaller CreateCaller() => new RelationalOrderCaller(Connect());
+    public IOrderCaller CreateCaller() => new RelationalOrderCaller(_store.Connect());
 
     /// <summary>
     /// A PASSIVE checkpoint: what an application gets (SQLite's automatic checkpoints are passive);
     /// it copies what it can without waiting for readers or writers.
     /// </summary>
-    public void Settle()
-    {
-        using var connection = Connect();
-        SqliteCommands.Execute(connection, "PRAGMA wal_checkpoint(PASSIVE)");
-    }
+    public void Settle() => _store.Checkpoint();
 
     public IReadOnlyDictionary<string, string> Plans()
     {
-        using var connection = Connect();
+        using var connection = _store.Connect();
         return RelationalOrders.Plans(connection);
     }
 
-    public void Dispose()
-    {
-        using var connection = new SqliteConnection(_connectionString);
-        SqliteConnection.ClearPool(connection); // closes the pooled connections: the file is closed before the directory goes
-    }
+    public void Dispose() => _store.Dispose();
 }

@@ -1,13 +1,15 @@
 using Microsoft.Data.Sqlite;
+using Voron.LoadTests.Stores;
 using Voron.SqliteVfs;
 
 namespace Voron.LoadTests.Engines.Sql;
 
 /// <summary>
 /// One side of the <c>sql</c> experiment: SQLite through Microsoft.Data.Sqlite, its databases
-/// kept by stock SQLite in files (<see cref="SqliteWal"/>, <see cref="SqliteRollback"/>, both
-/// synchronous=FULL: durable) or inside one Voron store through Voron.SqliteVfs
-/// (<see cref="Voron"/>, journal_mode=MEMORY as VoronSqliteRegistration.OpenConnection sets it).
+/// kept by stock SQLite in files (<see cref="SqliteWal"/>, <see cref="SqliteRollback"/>, opened
+/// durably by <see cref="SqliteStore"/>, without its large page cache) or inside one Voron store
+/// through Voron.SqliteVfs (<see cref="Voron"/>, opened by <see cref="VoronStore"/>;
+/// journal_mode=MEMORY as VoronSqliteRegistration.OpenConnection sets it).
 /// </summary>
 internal sealed class SqlEngine : IDisposable, Orders.ISqlCounted
 {
@@ -17,13 +19,11 @@ internal sealed class SqlEngine : IDisposable, Orders.ISqlCounted
 
     internal static readonly string[] All = [Voron, SqliteWal, SqliteRollback];
 
-    /// <summary>Every connection of every engine waits this long for a lock before SQLITE_BUSY (Microsoft.Data.Sqlite would sleep 150 ms).</summary>
-    private const int BusyTimeoutMs = 60_000;
-
     private readonly string _directory;
     private readonly StorageEnvironment? _environment;
     private readonly VoronSqliteRegistration? _registration;
     private readonly System.Collections.Concurrent.ConcurrentDictionary<string, bool> _databases = new(StringComparer.Ordinal);
+    private readonly System.Collections.Concurrent.ConcurrentDictionary<int, SqliteStore> _files = new();
 
     private SqlEngine(string name, string directory)
     {
@@ -31,8 +31,8 @@ internal sealed class SqlEngine : IDisposable, Orders.ISqlCounted
         _directory = directory;
         if (name == Voron)
         {
-            _environment = StorageEnvironment.Open(StorageEnvironmentOptions.ForDirectory(directory));
-            _registration = VoronSqlite.Register(_environment, "voron-sql-" + Guid.NewGuid().ToString("N")[..8]);
+            _environment = VoronStore.Open(directory);
+            _registration = VoronStore.RegisterSql(_environment, "voron-sql");
         }
     }
 
@@ -46,25 +46,15 @@ internal sealed class SqlEngine : IDisposable, Orders.ISqlCounted
     /// <summary>A new connection to database <paramref name="database"/>, ready for the workload.</summary>
     public SqliteConnection Connect(int database)
     {
-        SqliteConnection connection;
-        if (_registration != null)
+        if (_registration == null)
         {
-            _databases.TryAdd("db" + database, true);
-            connection = _registration.OpenConnection("db" + database);
-        }
-        else
-        {
-            connection = new SqliteConnection(new SqliteConnectionStringBuilder
-            {
-                DataSource = Path.Combine(_directory, $"db{database}.db"),
-                Pooling = false,
-            }.ToString());
-            connection.Open();
-            Execute(connection, Name == SqliteWal ? "PRAGMA journal_mode=WAL" : "PRAGMA journal_mode=DELETE");
-            Execute(connection, "PRAGMA synchronous=FULL");
+            return _files.GetOrAdd(database, d => new SqliteStore(
+                Path.Combine(_directory, $"db{d}.db"), journal: Name == SqliteWal ? SqliteJournal.Wal : SqliteJournal.Rollback, pageCache: false, busyTimeout: true)).Connect();
         }
 
-        Execute(connection, $"PRAGMA busy_timeout={BusyTimeoutMs}");
+        _databases.TryAdd("db" + database, true);
+        var connection = _registration.OpenConnection("db" + database);
+        Execute(connection, $"PRAGMA busy_timeout={SqliteStore.BusyTimeoutMs}");
         return connection;
     }
 
@@ -78,13 +68,11 @@ internal sealed class SqlEngine : IDisposable, Orders.ISqlCounted
         {
             _environment.FlushToDataFile();
         }
-        else if (Name == SqliteWal)
+        else
         {
-            foreach (var file in Directory.GetFiles(_directory, "db*.db"))
+            foreach (var file in _files.Values)
             {
-                using var connection = new SqliteConnection($"Data Source={file};Pooling=False");
-                connection.Open();
-                Execute(connection, "PRAGMA wal_checkpoint(PASSIVE)");
+                file.Checkpoint(); // none in the rollback journal
             }
         }
     }

@@ -1,5 +1,6 @@
 using Microsoft.Data.Sqlite;
 using Voron.LoadTests.Measurement;
+using Voron.LoadTests.Stores;
 
 namespace Voron.LoadTests.Engines.Sqlite;
 
@@ -13,25 +14,15 @@ namespace Voron.LoadTests.Engines.Sqlite;
 /// the rows measure: they are labelled "SQLite via Microsoft.Data.Sqlite".
 /// </summary>
 /// <remarks>
-/// The page size is SQLite's default. Every connection gets <see cref="CacheSizePragma"/>: room
-/// for the whole table of a full run, so reads are not held back by a small page cache when the
-/// memory-mapped peers have all of the OS page cache. With <c>mmap</c>, every connection also
-/// sets <c>mmap_size</c> (<see cref="MmapSize"/>), as a user tuning SQLite for reads would.
-/// Pooling is off so that disposing the engine closes the database file. On a simulated slower
-/// disk the connections use <see cref="SimulatedDisk.SqliteVfs"/>, whose every xSync waits the
-/// delay: each commit's WAL sync and each checkpoint's syncs, where SQLite makes them.
+/// The page size is SQLite's default. The database is opened by <see cref="SqliteStore"/> with its
+/// large page cache and, with <c>mmap</c>, <c>mmap_size</c>, as a user tuning SQLite for reads
+/// would. Pooling is off so that disposing the engine closes the database file.
 /// </remarks>
 internal sealed class SqliteKvEngine : IKvEngine
 {
-    /// <summary><c>PRAGMA cache_size</c> for every connection: negative means KiB, so 256 MiB.</summary>
-    internal const int CacheSizePragma = -262_144;
-
-    /// <summary><c>PRAGMA mmap_size</c> of the mmap variant: SQLite's default upper limit (SQLITE_MAX_MMAP_SIZE, 0x7fff0000), about 2 GiB.</summary>
-    internal const long MmapSize = 0x7fff0000;
-
     internal const string FileName = "kv.db";
 
-    private readonly string _connectionString;
+    private readonly SqliteStore _store;
     private readonly bool _mmap;
     private readonly SqliteConnection _connection;
     private readonly SqliteCommand _put;
@@ -45,16 +36,11 @@ internal sealed class SqliteKvEngine : IKvEngine
     {
         Directory = directory;
         _mmap = mmap;
-        _connectionString = new SqliteConnectionStringBuilder
-        {
-            DataSource = Path.Combine(directory, FileName),
-            Pooling = false,
-            Vfs = disk.SqliteVfs,
-        }.ToString();
-        _connection = OpenConnection();
+        _store = new SqliteStore(Path.Combine(directory, FileName), disk, mmap: mmap);
+        _connection = _store.Connect();
         try
         {
-            Execute(_connection, "PRAGMA journal_mode=WAL; CREATE TABLE IF NOT EXISTS kv(k BLOB PRIMARY KEY, v BLOB) WITHOUT ROWID;");
+            Execute(_connection, "CREATE TABLE IF NOT EXISTS kv(k BLOB PRIMARY KEY, v BLOB) WITHOUT ROWID;");
             _put = Prepare(_connection, "INSERT OR REPLACE INTO kv(k, v) VALUES ($k, $v)", "$k", "$v");
             _putKey = _put.Parameters["$k"];
             _putValue = _put.Parameters["$v"];
@@ -110,7 +96,7 @@ internal sealed class SqliteKvEngine : IKvEngine
     /// <summary>Checkpoints the whole WAL into the database file (which SQLite then fsyncs) and truncates the WAL.</summary>
     public void Settle() => Execute(_connection, "PRAGMA wal_checkpoint(TRUNCATE);");
 
-    public IKvReader OpenReader() => new SqliteKvReader(OpenConnection());
+    public IKvReader OpenReader() => new SqliteKvReader(_store.Connect());
 
     public long ScanAll()
     {
@@ -127,23 +113,6 @@ internal sealed class SqliteKvEngine : IKvEngine
         return count;
     }
 
-    /// <summary>Opens a connection with this engine's per-connection settings.</summary>
-    private SqliteConnection OpenConnection()
-    {
-        var connection = new SqliteConnection(_connectionString);
-        try
-        {
-            connection.Open();
-            Execute(connection, $"PRAGMA synchronous=FULL; PRAGMA cache_size={CacheSizePragma};" + (_mmap ? $" PRAGMA mmap_size={MmapSize};" : ""));
-            return connection;
-        }
-        catch
-        {
-            connection.Dispose();
-            throw;
-        }
-    }
-
     /// <summary>A prepared command with a blob parameter of each of <paramref name="parameters"/>' names.</summary>
     private static SqliteCommand Prepare(SqliteConnection connection, string sql, params string[] parameters)
     {
@@ -158,19 +127,7 @@ internal sealed class SqliteKvEngine : IKvEngine
         return command;
     }
 
-    internal static void Execute(SqliteConnection connection, string sql)
-    {
-        using var command = connection.CreateCommand();
-        command.CommandText = sql;
-        using var reader = command.ExecuteReader(); // pragmas such as wal_checkpoint return a row
-        do
-        {
-            while (reader.Read())
-            {
-            }
-        }
-        while (reader.NextResult());
-    }
+    internal static void Execute(SqliteConnection connection, string sql) => SqliteStore.Execute(connection, sql);
 
     public void Dispose()
     {

@@ -21,7 +21,7 @@ internal sealed class VoronKvEngine : IKvEngine, ICompactable
         Name = name ?? (portable ? KvEngineCatalog.VoronPortable : KvEngineCatalog.Voron);
         _disk = disk;
         _portable = portable;
-        _environment = StorageEnvironment.Open(disk.VoronOptions(directory, portable));
+        _environment = Stores.VoronStore.Open(directory, disk, portable);
     }
 
     public string Name { get; }
@@ -107,7 +107,7 @@ internal sealed class VoronKvEngine : IKvEngine, ICompactable
             // Reopened whether or not the compaction worked: a failed compaction leaves the store
             // as it was (a failure before the commit point deletes the copy), and Dispose below
             // must find an open store.
-            _environment = StorageEnvironment.Open(_disk.VoronOptions(Directory, _portable));
+            _environment = Stores.VoronStore.Open(Directory, _disk, _portable);
         }
     }
 
