@@ -124,25 +124,4 @@ public sealed class SimulatedDiskTests(ITestOutputHelper output) : IDisposable
         path.UsesThreads ? Task.Factory.StartNew(() => work().GetAwaiter().GetResult(), TaskCreationOptions.LongRunning) : Task.Run(work);
 
     public void Dispose() => _directory.Dispose();
-
-    /// <summary>A fact about one key-value engine: skipped, with the reason, where its native library does not load.</summary>
-    [AttributeUsage(AttributeTargets.Method)]
-    private sealed class EngineLoadsFactAttribute : FactAttribute
-    {
-        public EngineLoadsFactAttribute(string engine)
-        {
-            Engine = engine;
-            var kind = KvEngineCatalog.WithCompaction.Single(k => k.Name == engine);
-            try
-            {
-                kind.Probe();
-            }
-            catch (DllNotFoundException)
-            {
-                Skip = $"{kind.MissingLibraryNote} (see docs/testing.md)";
-            }
-        }
-
-        public string Engine { get; }
-    }
 }
