@@ -128,6 +128,7 @@ internal sealed partial class InvariantIds
         ["V"] = "SqliteVfs: database layer (locks, snapshots, commits)",
         ["VT"] = "SqliteVfs: native bridge of virtual-table modules",
         ["WL"] = "SqliteVfs: a database's write lock (who takes a free lock, starvation bound, statistics)",
+        ["WP"] = "Documents: the write port (prepare on the caller's thread, apply in the merged operation)",
         ["XE"] = "Documents: document expiration",
         ["XP"] = "Documents: export and import (JSON Lines)",
     };

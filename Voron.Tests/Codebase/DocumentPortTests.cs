@@ -1,0 +1,100 @@
+using System.Text.RegularExpressions;
+using System.Xml.Linq;
+
+namespace Voron.Tests.Codebase;
+
+/// <summary>
+/// WP1: every door writes documents through one write port (Voron.Documents/Storage/WritePort.cs),
+/// so the rules of a write (the size limit, the record, the expiry, the id counters, the index
+/// entries) are coded once. A second place that builds a PreparedWrite would be a second copy of
+/// those rules, free to drift.
+/// </summary>
+public sealed partial class DocumentPortTests
+{
+    private const string Port = "Voron.Documents/Storage/WritePort.cs";
+
+    [Fact]
+    public void A_PreparedWrite_is_built_only_by_the_write_port()
+    {
+        var root = RepositoryRoot.Find();
+
+        var builders = Builders(root, Products(root)).Where(b => !b.StartsWith(Port + ":", StringComparison.Ordinal)).ToList();
+
+        Assert.True(builders.Count == 0,
+            $"These lines build a PreparedWrite outside the write port; add what they need to {Port} and call it:\n" + string.Join('\n', builders));
+    }
+
+    [Fact]
+    public void The_write_port_is_found_building_writes()
+    {
+        var root = RepositoryRoot.Find();
+
+        Assert.Contains(Builders(root, ["Voron.Documents"]), b => b.StartsWith(Port + ":", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public void Every_shape_of_building_one_is_found()
+    {
+        using var directory = new TempDirectory();
+        Directory.CreateDirectory(directory.Combine("Lib"));
+        File.WriteAllText(directory.Combine("Lib/A.cs"), """
+            class A
+            {
+                object X() => new PreparedWrite { Id = "a" };
+                PreparedWrite Y() => new() { Id = "b" };
+                PreparedWrite Z(string id) =>
+                    new() { Id = id };
+                void W() { PreparedWrite w = new() { Id = "c" }; }
+                void V() { var p = new PreparedWrite(); }
+                static bool IsDelete(PreparedWrite write) => write.Record == null;
+                PreparedWrite[] Many(int n) => new PreparedWrite[n];
+            }
+            """);
+
+        var builders = Builders(directory.Path, ["Lib"]);
+
+        Assert.Equal(["Lib/A.cs:3", "Lib/A.cs:4", "Lib/A.cs:5", "Lib/A.cs:7", "Lib/A.cs:8"], builders.Select(b => b[..b.IndexOf(' ', StringComparison.Ordinal)]));
+    }
+
+    /// <summary>The folders of the projects in Voron.slnx's <c>/products/</c> folder.</summary>
+    private static List<string> Products(string root) =>
+        [.. XDocument.Load(Path.Combine(root, "Voron.slnx")).Root!
+            .Elements("Folder").Where(f => (string?)f.Attribute("Name") == "/products/")
+            .Elements("Project").Select(p => Path.GetDirectoryName((string)p.Attribute("Path")!)!.Replace('\\', '/'))];
+
+    /// <summary>
+    /// Each place in the projects' .cs files (build output left out) that builds a PreparedWrite,
+    /// as <c>file:line text</c>: <c>new PreparedWrite</c>, or a target-typed <c>new()</c> whose
+    /// target is declared a PreparedWrite (a local, a field, or what a method returns).
+    /// </summary>
+    private static List<string> Builders(string root, IEnumerable<string> projects)
+    {
+        var found = new List<string>();
+        foreach (var project in projects)
+        {
+            foreach (var path in Directory.EnumerateFiles(Path.Combine(root, project), "*.cs", SearchOption.AllDirectories).Order(StringComparer.Ordinal))
+            {
+                var relative = Path.GetRelativePath(root, path).Replace('\\', '/');
+                if (relative.Split('/').Any(part => part is "obj" or "bin"))
+                {
+                    continue;
+                }
+
+                var text = File.ReadAllText(path);
+                foreach (var match in Building().Matches(text).Cast<Match>())
+                {
+                    var line = text.AsSpan(0, match.Index).Count('\n') + 1;
+                    found.Add($"{relative}:{line} {text.Split('\n')[line - 1].Trim()}");
+                }
+            }
+        }
+
+        return found;
+    }
+
+    // "new PreparedWrite {" or "new PreparedWrite(" (an object creation; an array's "new
+    // PreparedWrite[n]" builds none), or "PreparedWrite name = new(" and
+    // "PreparedWrite Name(...) => new(" (target-typed), across line breaks.
+    [GeneratedRegex(@"\bnew\s+PreparedWrite\s*[({]|\bPreparedWrite\??\s+\w+\s*(=|\([^()]*\)\s*=>)\s*new\s*\(")]
+    private static partial Regex Building();
+}
