@@ -115,6 +115,7 @@ internal sealed partial class InvariantIds
         ["PG"] = "Core: pager",
         ["PT"] = "Core: page table",
         ["R"] = "Core: journal record format",
+        ["RP"] = "Documents: the read port (stored documents and index entries of one snapshot, for the SQL module)",
         ["S"] = "Documents: sessions",
         ["SC"] = "Core: scratch file",
         ["SD"] = "SqliteVfs: SQL over documents (voron_docs)",
