@@ -32,6 +32,23 @@ public sealed partial class DocumentPortTests
         Assert.Contains(Builders(root, ["Voron.Documents"]), b => b.StartsWith(Port + ":", StringComparison.Ordinal));
     }
 
+    /// <summary>
+    /// RP1: the SQL module reads stored documents through the documents' read port, never through
+    /// the store's trees or the record format, so a change to either stays inside Voron.Documents.
+    /// </summary>
+    [Fact]
+    public void The_SQL_module_reads_documents_only_through_the_read_port()
+    {
+        var root = RepositoryRoot.Find();
+        var sql = Products(root).Where(p => p.StartsWith("Voron.SqliteVfs", StringComparison.Ordinal)).ToList();
+
+        var reaches = Matches(root, sql, StoreInternals());
+
+        Assert.NotEmpty(sql);
+        Assert.True(reaches.Count == 0,
+            "These lines of the SQL module open the store's trees or read its records; read through Voron.Documents/Storage/ReadPort.cs instead:\n" + string.Join('\n', reaches));
+    }
+
     [Fact]
     public void Every_shape_of_building_one_is_found()
     {
@@ -67,7 +84,10 @@ public sealed partial class DocumentPortTests
     /// as <c>file:line text</c>: <c>new PreparedWrite</c>, or a target-typed <c>new()</c> whose
     /// target is declared a PreparedWrite (a local, a field, or what a method returns).
     /// </summary>
-    private static List<string> Builders(string root, IEnumerable<string> projects)
+    private static List<string> Builders(string root, IEnumerable<string> projects) => Matches(root, projects, Building());
+
+    /// <summary>Each match of <paramref name="pattern"/> in the projects' .cs files (build output left out), as <c>file:line text</c>.</summary>
+    private static List<string> Matches(string root, IEnumerable<string> projects, Regex pattern)
     {
         var found = new List<string>();
         foreach (var project in projects)
@@ -81,7 +101,7 @@ public sealed partial class DocumentPortTests
                 }
 
                 var text = File.ReadAllText(path);
-                foreach (var match in Building().Matches(text).Cast<Match>())
+                foreach (var match in pattern.Matches(text).Cast<Match>())
                 {
                     var line = text.AsSpan(0, match.Index).Count('\n') + 1;
                     found.Add($"{relative}:{line} {text.Split('\n')[line - 1].Trim()}");
@@ -97,4 +117,8 @@ public sealed partial class DocumentPortTests
     // "PreparedWrite Name(...) => new(" (target-typed), across line breaks.
     [GeneratedRegex(@"\bnew\s+PreparedWrite\s*[({]|\bPreparedWrite\??\s+\w+\s*(=|\([^()]*\)\s*=>)\s*new\s*\(")]
     private static partial Regex Building();
+
+    // The store's trees opened or walked, or its record format read, from outside Voron.Documents.
+    [GeneratedRegex(@"\b(DocumentTrees|DocumentRecord|RecordHeader)\b|\.(OpenTree|CreateTree|Iterate)\s*\(")]
+    private static partial Regex StoreInternals();
 }
