@@ -47,22 +47,8 @@ internal sealed class WritePort(DocumentStore store)
         long? expectedVersion, bool textChecked, byte[]? hintJson, long hintVersion)
     {
         CheckSize(json.Length, id);
-        var (number, prefix) = PreparedWrite.GeneratedShape(id);
-        return new PreparedWrite
-        {
-            Id = id,
-            IdBytes = idBytes,
-            Collection = collection,
-            CollectionBytes = collectionBytes,
-            Record = DocumentRecord.Build(collectionBytes, json, store.Options.CompressionThresholdBytes, expiresTicks),
-            Json = json,
-            TextChecked = textChecked,
-            ExpectedVersion = expectedVersion,
-            HintJson = hintJson,
-            HintVersion = hintVersion,
-            GeneratedNumber = number,
-            GeneratedPrefix = prefix,
-        };
+        var record = DocumentRecord.Build(collectionBytes, json, store.Options.CompressionThresholdBytes, expiresTicks);
+        return Write(id, idBytes, collection, collectionBytes, record, json, expectedVersion, textChecked, hintJson, hintVersion);
     }
 
     /// <summary>A session's delete of <paramref name="id"/> (its collection null when the session does not know it).</summary>
@@ -93,20 +79,8 @@ internal sealed class WritePort(DocumentStore store)
 
         CheckSize(json.Length, id);
 
-        var (number, prefix) = PreparedWrite.GeneratedShape(id);
         var record = DocumentRecord.Build(collectionBytes, json, store.Options.CompressionThresholdBytes, store.ExpiryField?.Read(json, id) ?? 0);
-        return new PreparedWrite
-        {
-            Id = id,
-            IdBytes = idBytes,
-            Collection = collection,
-            CollectionBytes = collectionBytes,
-            Record = record,
-            Json = JsonBesides(record, json),
-            ExpectedVersion = generated ? 0 : null,
-            GeneratedNumber = number,
-            GeneratedPrefix = prefix,
-        };
+        return Write(id, idBytes, collection, collectionBytes, record, JsonBesides(record, json), generated ? 0 : null);
     }
 
     /// <summary>The expiry sweep's delete of <paramref name="id"/>, applied only if it still expires at or before <paramref name="cutoff"/> (XE3).</summary>
@@ -122,6 +96,14 @@ internal sealed class WritePort(DocumentStore store)
     /// </summary>
     public PreparedWrite Sql(string id, byte[] idBytes, string collection, byte[] collectionBytes, byte[]? json)
     {
+        var record = json == null ? null : DocumentRecord.Build(collectionBytes, json, store.Options.CompressionThresholdBytes, store.ExpiryField?.Read(json, id) ?? 0);
+        return Write(id, idBytes, collection, collectionBytes, record, json, expectedVersion: null);
+    }
+
+    /// <summary>A store (or, with no <paramref name="record"/>, a delete) of a known collection, with the counter shape of its id (I5).</summary>
+    private static PreparedWrite Write(string id, byte[] idBytes, string collection, byte[] collectionBytes, byte[]? record, byte[]? json, long? expectedVersion,
+        bool textChecked = false, byte[]? hintJson = null, long hintVersion = 0)
+    {
         var (number, prefix) = PreparedWrite.GeneratedShape(id);
         return new PreparedWrite
         {
@@ -129,8 +111,12 @@ internal sealed class WritePort(DocumentStore store)
             IdBytes = idBytes,
             Collection = collection,
             CollectionBytes = collectionBytes,
-            Record = json == null ? null : DocumentRecord.Build(collectionBytes, json, store.Options.CompressionThresholdBytes, store.ExpiryField?.Read(json, id) ?? 0),
+            Record = record,
             Json = json,
+            TextChecked = textChecked,
+            ExpectedVersion = expectedVersion,
+            HintJson = hintJson,
+            HintVersion = hintVersion,
             GeneratedNumber = number,
             GeneratedPrefix = prefix,
         };

@@ -1,5 +1,4 @@
 using System.Text.RegularExpressions;
-using System.Xml.Linq;
 
 namespace Voron.Tests.Codebase;
 
@@ -73,11 +72,7 @@ public sealed partial class DocumentPortTests
         Assert.Equal(["Lib/A.cs:3", "Lib/A.cs:4", "Lib/A.cs:5", "Lib/A.cs:7", "Lib/A.cs:8"], builders.Select(b => b[..b.IndexOf(' ', StringComparison.Ordinal)]));
     }
 
-    /// <summary>The folders of the projects in Voron.slnx's <c>/products/</c> folder.</summary>
-    private static List<string> Products(string root) =>
-        [.. XDocument.Load(Path.Combine(root, "Voron.slnx")).Root!
-            .Elements("Folder").Where(f => (string?)f.Attribute("Name") == "/products/")
-            .Elements("Project").Select(p => Path.GetDirectoryName((string)p.Attribute("Path")!)!.Replace('\\', '/'))];
+    private static List<string> Products(string root) => ProductSources.Projects(root);
 
     /// <summary>
     /// Each place in the projects' .cs files (build output left out) that builds a PreparedWrite,
@@ -90,22 +85,13 @@ public sealed partial class DocumentPortTests
     private static List<string> Matches(string root, IEnumerable<string> projects, Regex pattern)
     {
         var found = new List<string>();
-        foreach (var project in projects)
+        foreach (var (relative, path) in ProductSources.Files(root, projects))
         {
-            foreach (var path in Directory.EnumerateFiles(Path.Combine(root, project), "*.cs", SearchOption.AllDirectories).Order(StringComparer.Ordinal))
+            var text = File.ReadAllText(path);
+            foreach (var match in pattern.Matches(text).Cast<Match>())
             {
-                var relative = Path.GetRelativePath(root, path).Replace('\\', '/');
-                if (relative.Split('/').Any(part => part is "obj" or "bin"))
-                {
-                    continue;
-                }
-
-                var text = File.ReadAllText(path);
-                foreach (var match in pattern.Matches(text).Cast<Match>())
-                {
-                    var line = text.AsSpan(0, match.Index).Count('\n') + 1;
-                    found.Add($"{relative}:{line} {text.Split('\n')[line - 1].Trim()}");
-                }
+                var line = text.AsSpan(0, match.Index).Count('\n') + 1;
+                found.Add($"{relative}:{line} {text.Split('\n')[line - 1].Trim()}");
             }
         }
 
