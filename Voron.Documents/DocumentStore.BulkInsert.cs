@@ -216,32 +216,8 @@ public sealed partial class DocumentStore
         }
 
         var idBytes = DocumentNames.IdBytes(id!);
-        var (number, prefix) = PreparedWrite.GeneratedShape(id!);
-        if (!generated)
-        {
-            Ids.ObserveId(id!); // I5: whatever the collection
-        }
-
         var json = JsonSerializer.SerializeToUtf8Bytes(entity, type.TypeInfo);
-        if (json.Length > Options.MaxDocumentBytes)
-        {
-            throw new DocumentLimitException("document", json.Length, Options.MaxDocumentBytes,
-                $"Document '{id}' is {json.Length:N0} bytes of JSON; the store takes at most {Options.MaxDocumentBytes:N0} (DocumentStoreOptions.MaxDocumentBytes).");
-        }
-
-        var record = DocumentRecord.Build(type.CollectionBytes, json, Options.CompressionThresholdBytes, ExpiryField?.Read(json, id!) ?? 0);
-        return new PreparedWrite
-        {
-            Id = id!,
-            IdBytes = idBytes,
-            Collection = type.Collection,
-            CollectionBytes = type.CollectionBytes,
-            Record = record,
-            Json = JsonBesides(record, json),
-            ExpectedVersion = generated ? 0 : null,
-            GeneratedNumber = number,
-            GeneratedPrefix = prefix,
-        };
+        return Writes.Bulk(id!, idBytes, type.Collection, type.CollectionBytes, json, generated);
     }
 
     /// <summary>
@@ -249,33 +225,8 @@ public sealed partial class DocumentStore
     /// collection already validated, the JSON one object within the size limit. Raises the id
     /// counters as an explicit id does (I5); no expected version (an existing document is replaced).
     /// </summary>
-    internal PreparedWrite PrepareRaw(string id, byte[] idBytes, string collection, byte[] collectionBytes, byte[] json)
-    {
-        var (number, prefix) = PreparedWrite.GeneratedShape(id);
-        Ids.ObserveId(id); // I5: whatever the collection
-        var record = DocumentRecord.Build(collectionBytes, json, Options.CompressionThresholdBytes, ExpiryField?.Read(json, id) ?? 0);
-        return new PreparedWrite
-        {
-            Id = id,
-            IdBytes = idBytes,
-            Collection = collection,
-            CollectionBytes = collectionBytes,
-            Record = record,
-            Json = JsonBesides(record, json),
-            ExpectedVersion = null,
-            GeneratedNumber = number,
-            GeneratedPrefix = prefix,
-        };
-    }
-
-    /// <summary>
-    /// BI4. A bulk write keeps its JSON beside its record only when the record is compressed: an
-    ///      uncompressed record holds the JSON as it is (BulkPreparation reads it there), and a
-    ///      batch waiting for the merger then holds each document's bytes once, not twice (what
-    ///      survives a collection is what the collector copies).
-    /// </summary>
-    private static byte[]? JsonBesides(byte[] record, byte[] json) =>
-        (record[DocumentRecord.FlagsOffset] & DocumentRecord.Compressed) != 0 ? json : null;
+    internal PreparedWrite PrepareRaw(string id, byte[] idBytes, string collection, byte[] collectionBytes, byte[] json) =>
+        Writes.Bulk(id, idBytes, collection, collectionBytes, json, generated: false);
 
     private static async IAsyncEnumerable<T> AsAsync<T>(IEnumerable<T> documents, [EnumeratorCancellation] CancellationToken cancellationToken = default)
     {

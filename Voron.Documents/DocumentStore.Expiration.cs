@@ -93,7 +93,7 @@ public sealed partial class DocumentStore
                 var writes = new PreparedWrite[due.Count];
                 for (var i = 0; i < due.Count; i++)
                 {
-                    writes[i] = new PreparedWrite { Id = due[i].Id, IdBytes = due[i].IdBytes, ExpiredOnly = true, ExpiryCutoff = cutoff };
+                    writes[i] = WritePort.ExpiredDelete(due[i].Id, due[i].IdBytes, cutoff);
                 }
 
                 var results = await SubmitAsync(writes, cancellationToken).ConfigureAwait(false);

@@ -76,6 +76,7 @@ public sealed partial class DocumentStore : IAsyncDisposable, IDisposable
             Telemetry = new DocumentsTelemetry(environment.Path, meterFactory);
             Ids = new IdGenerator(environment, environment.Path);
             ExpiryField = options.Expiration.JsonField is { } field ? new ExpiryField(field) : null;
+            Writes = new WritePort(this);
             _catalog = Initialize(environment, options.ChangeFeed.Enabled);
             IndexBuilder = new IndexBuilder(environment, Telemetry, ReloadCatalog, options.IndexBuildBatchSize);
             Feed = new ChangeFeed(environment, options, ThrowIfDisposed)
@@ -256,104 +257,16 @@ public sealed partial class DocumentStore : IAsyncDisposable, IDisposable
         }
     }
 
-    /// <summary>
-    /// Computes index entries for <paramref name="writes"/> with the current catalog and submits
-    /// them as one merged operation (I1), again with a newer catalog when it changed (I2).
-    /// </summary>
+    /// <summary>The one way documents are written (WP1): prepare on the caller's thread, apply in the merged operation.</summary>
+    internal WritePort Writes { get; }
+
+    /// <summary>Submits prepared writes as one merged operation (I1, I2): <see cref="WritePort.SubmitAsync"/>.</summary>
     internal Task<WriteResult[]> SubmitAsync(IReadOnlyList<PreparedWrite> writes, CancellationToken cancellationToken) =>
-        SubmitAsync(writes, null, cancellationToken);
+        Writes.SubmitAsync(writes, null, cancellationToken);
 
     /// <summary>As <see cref="SubmitAsync(IReadOnlyList{PreparedWrite}, CancellationToken)"/>, acknowledging a subscription batch in the same operation (SU1).</summary>
-    internal async Task<WriteResult[]> SubmitAsync(IReadOnlyList<PreparedWrite> writes, Subscriptions.SubscriptionAck? ack, CancellationToken cancellationToken)
-    {
-        // The door for serializer output (JV1, JV2 in Serialization/JsonValidation.cs): raw JSON was
-        // checked whole by StoreRaw; a custom converter can write anything into a typed document.
-        // The first computation of the entries checks that text in the same pass (SV1).
-        var checkText = true;
-        while (true)
-        {
-            ThrowIfDisposed();
-            var catalog = _catalog;
-            ComputeEntries(catalog, writes, checkText);
-            checkText = false;
-            var batch = new WriteBatch(catalog, writes, Path) { Ack = ack, Clock = Options.TimeProvider };
-            try
-            {
-                return await Environment.ExecuteAsync(batch.Apply, cancellationToken).ConfigureAwait(false);
-            }
-            catch (StaleCatalogException stale)
-            {
-                await RefreshCatalogAsync(stale.Actual, cancellationToken).ConfigureAwait(false);
-            }
-        }
-    }
-
-    /// <summary>
-    /// Each write's index entries with <paramref name="catalog"/>; with <paramref name="checkText"/>,
-    /// also the text rules of the JSON not yet checked, in the same pass (SV1). A failure leaves
-    /// the error that checking every text first, then computing the entries, would give: the
-    /// texts of the later writes are checked before it is rethrown.
-    /// </summary>
-    private static void ComputeEntries(IndexCatalog catalog, IReadOnlyList<PreparedWrite> writes, bool checkText)
-    {
-        for (var i = 0; i < writes.Count; i++)
-        {
-            var write = writes[i];
-            try
-            {
-                ComputeEntries(catalog, write, checkText && !write.TextChecked);
-            }
-            catch (Exception e) when (e is not InvalidJsonException)
-            {
-                // Not a text error: a later write's text error comes first, as if every text had
-                // been checked before any entry was computed.
-                for (var later = i + 1; checkText && later < writes.Count; later++)
-                {
-                    if (writes[later] is { Json: { } json, TextChecked: false } pending)
-                    {
-                        JsonValidation.ValidateText(json, pending.Id);
-                    }
-                }
-
-                throw;
-            }
-        }
-    }
-
-    private static void ComputeEntries(IndexCatalog catalog, PreparedWrite write, bool checkText)
-    {
-        write.NewEntries = null;
-        write.HintEntries = null;
-        if (write.Collection == null || catalog.For(write.Collection) is not { } indexes)
-        {
-            if (checkText && write.Json != null)
-            {
-                JsonValidation.ValidateText(write.Json, write.Id);
-            }
-
-            return;
-        }
-
-        var extractor = indexes.Rent();
-        try
-        {
-            if (write.Json != null)
-            {
-                write.NewEntries = checkText
-                    ? indexes.ComputeEntriesCheckingText(write.Json, write.IdBytes, write.Id, extractor)
-                    : indexes.ComputeEntries(write.Json, write.IdBytes, extractor);
-            }
-
-            if (write.HintJson != null)
-            {
-                write.HintEntries = indexes.ComputeEntries(write.HintJson, write.IdBytes, extractor);
-            }
-        }
-        finally
-        {
-            indexes.Return(extractor); // SV2: its values are copied into the entries; an aborted walk is reset by the next one
-        }
-    }
+    internal Task<WriteResult[]> SubmitAsync(IReadOnlyList<PreparedWrite> writes, Subscriptions.SubscriptionAck? ack, CancellationToken cancellationToken) =>
+        Writes.SubmitAsync(writes, ack, cancellationToken);
 
     /// <summary>
     /// Closes the store. A store opened on a directory or in memory closes its

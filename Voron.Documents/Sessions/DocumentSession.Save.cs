@@ -76,16 +76,8 @@ internal sealed partial class DocumentSession
             var known = entry.Version > 0 ? entry.Version : (long?)null;
             if (entry.State == EntryState.Delete)
             {
-                writes.Add(new PreparedWrite
-                {
-                    Id = entry.Id,
-                    IdBytes = entry.IdBytes,
-                    Collection = entry.Collection,
-                    CollectionBytes = entry.CollectionBytes,
-                    ExpectedVersion = entry.ExpectedVersion ?? (concurrency ? known : null),
-                    HintJson = entry.OriginalJson,
-                    HintVersion = entry.Version,
-                });
+                writes.Add(WritePort.Delete(entry.Id, entry.IdBytes, entry.Collection, entry.CollectionBytes,
+                    entry.ExpectedVersion ?? (concurrency ? known : null), entry.OriginalJson, entry.Version));
                 entries.Add(entry);
                 continue;
             }
@@ -109,26 +101,10 @@ internal sealed partial class DocumentSession
                 entry.PendingSnapshot = pending.Snapshot;
             }
 
-            CheckSize(json.Length, entry.Id);
-
-            var shape = PreparedWrite.GeneratedShape(entry.Id);
             long? expected = entry.ExpectedVersion ??
                              (entry.Generated ? 0 : entry.State == EntryState.Tracked && concurrency ? known : entry.State == EntryState.Store && concurrency ? known : null);
-            writes.Add(new PreparedWrite
-            {
-                Id = entry.Id,
-                IdBytes = entry.IdBytes,
-                Collection = entry.Collection,
-                CollectionBytes = entry.CollectionBytes,
-                Record = DocumentRecord.Build(entry.CollectionBytes, json, store.Options.CompressionThresholdBytes, ExpiryOf(entry, json)),
-                Json = json,
-                TextChecked = textChecked,
-                ExpectedVersion = expected,
-                HintJson = entry.OriginalJson,
-                HintVersion = entry.Version,
-                GeneratedNumber = shape.Number,
-                GeneratedPrefix = shape.Prefix,
-            });
+            writes.Add(store.Writes.Store(entry.Id, entry.IdBytes, entry.Collection!, entry.CollectionBytes!, json, ExpiryOf(entry, json),
+                expected, textChecked, entry.OriginalJson, entry.Version));
             entries.Add(entry);
         }
 

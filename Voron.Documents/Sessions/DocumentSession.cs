@@ -131,7 +131,7 @@ internal sealed partial class DocumentSession(DocumentStore store) : IAsyncDocum
         using var scope = Enter();
         var collectionBytes = DocumentNames.CollectionBytes(collection);
         var idBytes = DocumentNames.IdBytes(id);
-        CheckSize(utf8Json.Length, id);
+        store.Writes.CheckSize(utf8Json.Length, id);
         JsonValidation.ValidateObject(utf8Json, id);
         if (_byId.TryGetValue(id, out var existing))
         {
@@ -233,15 +233,6 @@ internal sealed partial class DocumentSession(DocumentStore store) : IAsyncDocum
         if (entry.Entity != null)
         {
             _byEntity.Remove(entry.Entity);
-        }
-    }
-
-    private void CheckSize(long length, string id)
-    {
-        if (length > store.Options.MaxDocumentBytes)
-        {
-            throw new DocumentLimitException("document", length, store.Options.MaxDocumentBytes,
-                $"Document '{id}' is {length:N0} bytes of JSON; the store takes at most {store.Options.MaxDocumentBytes:N0} (DocumentStoreOptions.MaxDocumentBytes).");
         }
     }
 

@@ -3,7 +3,7 @@ namespace Voron.Documents.Storage;
 /// <summary>
 /// One document change, prepared outside the transaction (serialized, validated, its record
 /// built and its index entries computed) so the merged operation (<see cref="WriteBatch"/>) only
-/// checks and writes.
+/// checks and writes. Only <see cref="WritePort"/> builds one (WP1).
 /// </summary>
 internal sealed class PreparedWrite
 {
@@ -28,8 +28,11 @@ internal sealed class PreparedWrite
     /// </summary>
     public bool TextChecked { get; init; }
 
-    /// <summary>The version the stored document must have (0: none may exist), or null for no check (I3).</summary>
-    public long? ExpectedVersion { get; init; }
+    /// <summary>
+    /// The version the stored document must have (0: none may exist), or null for no check (I3).
+    /// Set again by each run of <see cref="WritePort.ApplyPrepared"/> for a SQL change built on a commit in flight.
+    /// </summary>
+    public long? ExpectedVersion { get; set; }
 
     /// <summary>The new entries per index of the collection, computed with <see cref="WriteBatch.Catalog"/> (I2).</summary>
     public byte[][][]? NewEntries { get; set; }

@@ -77,13 +77,8 @@ internal sealed partial class DatabaseFile
             return true;
         }
 
-        return DocumentCounter(before.Store) != DocumentCounter(after.Store);
-
-        static long DocumentCounter(ReadTransaction store)
-        {
-            var meta = store.OpenTree(Voron.Documents.Storage.DocumentTrees.Meta);
-            return meta == null ? 0 : Voron.Documents.Storage.DocumentTrees.ReadInt64(meta, Voron.Documents.Storage.DocumentTrees.VersionKey, store.Environment.Path);
-        }
+        return Voron.Documents.Storage.ReadPort.VersionCounter(before.Store, before.Store.Environment.Path) !=
+               Voron.Documents.Storage.ReadPort.VersionCounter(after.Store, after.Store.Environment.Path);
     }
 
     /// <summary>

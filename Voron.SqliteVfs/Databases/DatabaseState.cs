@@ -134,7 +134,8 @@ namespace Voron.SqliteVfs.Databases;
 //     crash or a reader sees all of it or none of it. A transaction that changed only documents
 //     is a version without blocks (its sequence moves; page 1 does not).
 // V14. The merged operation checks each document change's expected version (SD6) and the unique
-//     indexes as a session's save does (Voron.Documents' WriteBatch, I2–I4). A failure fails the
+//     indexes as a session's save does: the changes are prepared at COMMIT and applied through
+//     Voron.Documents' write port (WP1; its WriteBatch, I2–I4). A failure fails the
 //     version as a store failure would (V9: later in-flight versions of the database, built on it,
 //     fail too); COMMIT fails with SQLITE_CONSTRAINT and VoronSqlite.LastError holds the
 //     ConcurrencyException or UniqueConstraintException. SD8 checks the same at xSync, before

@@ -204,7 +204,7 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
     /// </summary>
     private IEnumerable<DocumentState> IndexRows(DocumentView view, string collection, DocsPlan plan, SqlValue[] values)
     {
-        var index = view.Store.CatalogFor(view.Snapshot).IndexesOf(collection).FirstOrDefault(i => i.Name == plan.IndexName && i.Ready);
+        var index = view.Stored.Catalog.IndexesOf(collection).FirstOrDefault(i => i.Name == plan.IndexName && i.Ready);
         var overlay = view.HasOverlay(collection);
         var pushedLimit = plan.Arguments.Any(a => a.Role is ArgumentRole.Limit or ArgumentRole.Offset); // a superset must not be cut short
         var range = index == null || (overlay && pushedLimit) ? null : KeyRange(view, index, plan, values);
@@ -324,8 +324,7 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
         }
 
         // Booleans: JSON puts them before numbers, SQLite reads them as 0 and 1 among numbers.
-        var tree = view.Snapshot.OpenTree(index.TreeName);
-        if (tree == null)
+        if (!view.Stored.HasEntries(index))
         {
             return new KeyBounds([], null, true);
         }
@@ -333,7 +332,7 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
         var prefix = new List<byte>();
         for (var c = 0; c <= plan.Equalities && c < columns.Length; c++)
         {
-            if (HasBoolean(tree, [.. prefix]))
+            if (HasBoolean(view.Stored, index, [.. prefix]))
             {
                 return null;
             }
@@ -373,12 +372,9 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
     /// <summary>A number key's tag and double: the bytes every key of that double starts with (IndexKey's FORMAT).</summary>
     private const int WideLength = 9;
 
-    private static bool HasBoolean(Tree tree, byte[] prefix)
-    {
-        var iterator = tree.Iterate();
-        return iterator.Seek([.. prefix, IndexKey.False]) && iterator.Key.StartsWith(prefix) && iterator.Key.Length > prefix.Length &&
-               iterator.Key[prefix.Length] is IndexKey.False or IndexKey.True;
-    }
+    private static bool HasBoolean(ReadPort stored, IndexRuntime index, byte[] prefix) =>
+        stored.FirstEntryFrom(index, [.. prefix, IndexKey.False]) is { } key && key.AsSpan().StartsWith(prefix) && key.Length > prefix.Length &&
+        key[prefix.Length] is IndexKey.False or IndexKey.True;
 
     /// <summary>A constant in the index's encoding, or null when SQLite's comparison of it is not the index's (SD4): text against a numeric column when it looks numeric, numbers against TEXT, blobs.</summary>
     private static byte[]? Encode(SqlValue value, ColumnAffinity affinity)
@@ -404,46 +400,9 @@ internal sealed class DocsCursor(DocsTable table) : VirtualTableCursor
 
     private static IEnumerable<DocumentState> IndexScan(DocumentView view, string collection, IndexRuntime index, byte[] lower, byte[]? upper, bool descending, bool readJson)
     {
-        var tree = view.Snapshot.OpenTree(index.TreeName);
-        if (tree == null)
+        foreach (var key in view.Stored.Entries(index, lower, upper, descending))
         {
-            yield break;
-        }
-
-        var iterator = tree.Iterate();
-        if (!descending)
-        {
-            for (var more = iterator.Seek(lower); more; more = iterator.MoveNext())
-            {
-                if (upper != null && iterator.Key.SequenceCompareTo(upper) >= 0)
-                {
-                    yield break;
-                }
-
-                var id = iterator.Key[IndexKey.ValuesLength(iterator.Key, index.ComponentCount)..].ToArray();
-                if (view.FindStored(DocumentView.IdText(id), id, readJson) is { } row && row.Collection == collection)
-                {
-                    yield return row;
-                }
-            }
-
-            yield break;
-        }
-
-        var back = upper == null ? iterator.SeekLast() : iterator.SeekForPrevious(upper);
-        if (back && upper != null && iterator.Key.SequenceEqual(upper))
-        {
-            back = iterator.MovePrevious();
-        }
-
-        for (; back; back = iterator.MovePrevious())
-        {
-            if (iterator.Key.SequenceCompareTo(lower) < 0)
-            {
-                yield break;
-            }
-
-            var id = iterator.Key[IndexKey.ValuesLength(iterator.Key, index.ComponentCount)..].ToArray();
+            var id = key[IndexKey.ValuesLength(key, index.ComponentCount)..];
             if (view.FindStored(DocumentView.IdText(id), id, readJson) is { } row && row.Collection == collection)
             {
                 yield return row;

@@ -435,9 +435,9 @@ internal sealed class DocsTable(DocumentStore store, DatabaseFile file, TableSpe
 
     private void Write(DocumentView view, PendingDocuments pending, PendingDocument change)
     {
-        if (change.Json!.Length > Store.Options.MaxDocumentBytes)
+        if (Store.Writes.SizeProblem(change.Json!.Length, change.Id) is { } tooLarge)
         {
-            throw Constraint($"Document '{change.Id}' is {change.Json.Length:N0} bytes of JSON; the store takes at most {Store.Options.MaxDocumentBytes:N0} (DocumentStoreOptions.MaxDocumentBytes).");
+            throw Constraint(tooLarge); // WP1's limit, checked when the statement runs: SQLITE_CONSTRAINT
         }
 
         if (UniqueIndexes.Check(view, change, replace: VirtualTableRegistry.OnConflict(db) == 5) is { } inTheWay)

@@ -7,29 +7,31 @@ namespace Voron.SqliteVfs.Documents;
 
 /// <summary>
 /// V13: the document half of a database version: the transaction's document changes, prepared at
-/// COMMIT (records built, index entries computed), applied by <see cref="Apply"/> inside the same
-/// merged operation as the version's pages, so both are one store transaction and one journal record.
+/// COMMIT on the committing thread through the documents' write port (records built, index
+/// entries computed, WP1), applied by <see cref="Apply"/> inside the same merged operation as the
+/// version's pages, so both are one store transaction and one journal record.
 /// </summary>
 internal sealed class DocumentCommit
 {
-    private readonly DocumentStore _store;
+    private readonly WritePort _port;
     private readonly Dictionary<string, int> _positions = new(StringComparer.Ordinal);
-    private readonly byte[]?[] _records;
+    private readonly PreparedWrite[] _writes;
+    private readonly IndexCatalog? _preparedWith;
     private volatile WriteResult[]? _results;
 
     public DocumentCommit(DocumentStore store, IReadOnlyList<PendingDocument> changes)
     {
-        _store = store;
+        _port = store.Writes;
         Changes = changes;
-        _records = new byte[]?[changes.Count];
+        _writes = new PreparedWrite[changes.Count];
         for (var i = 0; i < changes.Count; i++)
         {
-            _positions[changes[i].Id] = i;
-            if (changes[i].Json is { } json)
-            {
-                _records[i] = DocumentRecord.Build(Encoding.UTF8.GetBytes(changes[i].Collection), json, store.Options.CompressionThresholdBytes, store.ExpiryField?.Read(json, changes[i].Id) ?? 0);
-            }
+            var change = changes[i];
+            _positions[change.Id] = i;
+            _writes[i] = _port.Sql(change.Id, change.IdBytes, change.Collection, Encoding.UTF8.GetBytes(change.Collection), change.Json);
         }
+
+        _preparedWith = _port.TryPrepare(_writes);
     }
 
     public IReadOnlyList<PendingDocument> Changes { get; }
@@ -90,52 +92,12 @@ internal sealed class DocumentCommit
 
     /// <summary>
     /// Runs in the merged operation (may run more than once, M1): checks every expected version
-    /// (I3; a change built on an in-flight commit expects what that commit wrote), computes index
-    /// entries with the catalog the transaction sees (I2) and writes through the same
-    /// <see cref="WriteBatch"/> as sessions. Throws <see cref="ConcurrencyException"/> or
+    /// (I3; a change built on an in-flight commit expects what that commit wrote, resolved on each
+    /// run) and writes through the write port's apply (<see cref="WritePort.ApplyPrepared"/>, the
+    /// same <see cref="WriteBatch"/> as sessions; the entries computed again only when the catalog
+    /// changed since COMMIT, I2). Throws <see cref="ConcurrencyException"/> or
     /// <see cref="UniqueConstraintException"/>: the version fails, nothing of it is written.
     /// </summary>
-    public void Apply(WriteTransaction transaction)
-    {
-        var catalog = _store.Catalog;
-        var meta = transaction.OpenTree(DocumentTrees.Meta);
-        if ((meta == null ? 0 : DocumentTrees.ReadInt64(meta, DocumentTrees.GenerationKey, _store.Path)) != catalog.Generation)
-        {
-            catalog = IndexCatalog.Load(transaction, _store.Path); // I2: the generation this transaction sees, not published (the batch may yet fail)
-        }
-
-        var writes = new PreparedWrite[Changes.Count];
-        var extractors = new Dictionary<string, JsonPathExtractor>(StringComparer.Ordinal);
-        for (var i = 0; i < Changes.Count; i++)
-        {
-            var change = Changes[i];
-            var shape = PreparedWrite.GeneratedShape(change.Id);
-            var write = new PreparedWrite
-            {
-                Id = change.Id,
-                IdBytes = change.IdBytes,
-                Collection = change.Collection,
-                CollectionBytes = Encoding.UTF8.GetBytes(change.Collection),
-                Record = _records[i] is { } record ? (byte[])record.Clone() : null,
-                Json = change.Json,
-                ExpectedVersion = change.Expected.Resolve(),
-                GeneratedNumber = shape.Number,
-                GeneratedPrefix = shape.Prefix,
-            };
-            if (change.Json != null && catalog.For(change.Collection) is { } indexes)
-            {
-                if (!extractors.TryGetValue(change.Collection, out var extractor))
-                {
-                    extractor = indexes.CreateExtractor();
-                    extractors[change.Collection] = extractor;
-                }
-
-                write.NewEntries = indexes.ComputeEntries(change.Json, change.IdBytes, extractor);
-            }
-
-            writes[i] = write;
-        }
-
-        _results = new WriteBatch(catalog, writes, _store.Path) { Clock = _store.Options.TimeProvider }.Apply(transaction);
-    }
+    public void Apply(WriteTransaction transaction) =>
+        _results = _port.ApplyPrepared(transaction, _writes, _preparedWith, i => Changes[i].Expected.Resolve());
 }

@@ -1,4 +1,3 @@
-using System.Buffers;
 using System.Text;
 using Voron.Documents;
 using Voron.Documents.Storage;
@@ -43,17 +42,13 @@ internal sealed class DocumentView(DocumentStore store, ReadTransaction snapshot
     /// <summary>Releases a snapshot taken for this view alone (a statement that reads documents without a lock on its database).</summary>
     public void Dispose() => owned?.Dispose();
 
-    private Tree? _docs;
-    private bool _docsOpened;
-    private byte[]? _lastCollectionBytes;
-    private string? _lastCollection;
-
     /// <summary>"Now" for expiry (XE1), read once: every row of a statement's cursor is judged at the same instant.</summary>
     private long? _now;
 
     public DocumentStore Store { get; } = store;
 
-    public ReadTransaction Snapshot { get; } = snapshot;
+    /// <summary>The documents' read port over the store snapshot (RP1): how this view reads stored documents and index entries.</summary>
+    public ReadPort Stored { get; } = new(store, snapshot);
 
     public PendingDocuments? Own { get; } = own;
 
@@ -130,95 +125,15 @@ internal sealed class DocumentView(DocumentStore store, ReadTransaction snapshot
     public Expectation ExpectedForAbsent(string id) =>
         Own != null && Own.TryGet(id, out var own) && own.IsDelete ? own.Expected : new Expectation(0);
 
-    /// <summary>The document as the store snapshot holds it.</summary>
-    public DocumentState? FindStored(string id, byte[] idBytes, bool readJson = true)
-    {
-        if (!_docsOpened)
-        {
-            _docs = Snapshot.OpenTree(DocumentTrees.Documents);
-            _docsOpened = true;
-        }
-
-        if (_docs == null || !_docs.TryGet(idBytes, out var record))
-        {
-            return null;
-        }
-
-        var header = DocumentRecord.ReadHeader(record, id, Store.Path);
-        if (header.ExpiresTicks != 0 && header.IsExpired(_now ??= Store.Options.TimeProvider.GetUtcNow().UtcTicks))
-        {
-            return null; // XE1: expired documents are absent from the view; an INSERT of the id replaces the record (XE6)
-        }
-
-        var collectionBytes = DocumentRecord.Collection(record, header);
-        if (_lastCollection == null || !collectionBytes.SequenceEqual(_lastCollectionBytes))
-        {
-            _lastCollectionBytes = collectionBytes.ToArray();
-            _lastCollection = Encoding.UTF8.GetString(collectionBytes);
-        }
-
-        var collection = _lastCollection;
-        byte[] json = [];
-        if (readJson)
-        {
-            byte[]? rented = null;
-            try
-            {
-                json = DocumentRecord.Json(record, header, ref rented, id, Store.Path).ToArray();
-            }
-            finally
-            {
-                if (rented != null)
-                {
-                    ArrayPool<byte>.Shared.Return(rented);
-                }
-            }
-        }
-
-        return new DocumentState(id, collection, json, header.Version, header.Ticks, new Expectation(header.Version));
-    }
+    /// <summary>The document as the store snapshot holds it (XE1: expired documents are absent from the view; an INSERT of the id replaces the record, XE6).</summary>
+    public DocumentState? FindStored(string id, byte[] idBytes, bool readJson = true) =>
+        Stored.Find(id, idBytes, readJson, _now ??= Store.Options.TimeProvider.GetUtcNow().UtcTicks) is { } stored
+            ? new DocumentState(id, stored.Collection, stored.Json, stored.Version, stored.Ticks, new Expectation(stored.Version))
+            : null;
 
     /// <summary>The ids of <paramref name="collection"/> in the store snapshot, in id order, from <paramref name="from"/> (inclusive) to <paramref name="to"/> (exclusive), either end open when null.</summary>
-    public IEnumerable<byte[]> StoredIds(string collection, byte[]? from, byte[]? to, bool descending)
-    {
-        var tree = Snapshot.OpenTree(DocumentTrees.CollectionTree(collection));
-        if (tree == null)
-        {
-            yield break;
-        }
-
-        var iterator = tree.Iterate();
-        if (!descending)
-        {
-            for (var more = from == null ? iterator.SeekFirst() : iterator.Seek(from); more; more = iterator.MoveNext())
-            {
-                if (to != null && iterator.Key.SequenceCompareTo(to) >= 0)
-                {
-                    yield break;
-                }
-
-                yield return iterator.Key.ToArray();
-            }
-        }
-        else
-        {
-            var more = to == null ? iterator.SeekLast() : iterator.SeekForPrevious(to);
-            if (more && to != null && iterator.Key.SequenceEqual(to))
-            {
-                more = iterator.MovePrevious();
-            }
-
-            for (; more; more = iterator.MovePrevious())
-            {
-                if (from != null && iterator.Key.SequenceCompareTo(from) < 0)
-                {
-                    yield break;
-                }
-
-                yield return iterator.Key.ToArray();
-            }
-        }
-    }
+    public IEnumerable<byte[]> StoredIds(string collection, byte[]? from, byte[]? to, bool descending) =>
+        Stored.Ids(collection, from, to, descending);
 
     public static string IdText(byte[] idBytes) => Encoding.UTF8.GetString(idBytes);
 }

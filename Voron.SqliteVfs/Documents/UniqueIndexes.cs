@@ -50,7 +50,6 @@ internal static class UniqueIndexes
                 continue;
             }
 
-            var tree = view.Snapshot.OpenTree(index.TreeName);
             foreach (var key in entries[x])
             {
                 var values = key.AsSpan(0, key.Length - change.IdBytes.Length);
@@ -59,16 +58,12 @@ internal static class UniqueIndexes
                     continue;
                 }
 
-                if (tree != null)
+                foreach (var held in view.Stored.EntriesWithPrefix(index, values.ToArray()))
                 {
-                    var iterator = tree.Iterate();
-                    for (var more = iterator.SeekPrefix(values); more && iterator.Key.StartsWith(values); more = iterator.MoveNext())
+                    var other = Encoding.UTF8.GetString(held.AsSpan(values.Length));
+                    if (other != change.Id && !changed.Contains(other))
                     {
-                        var other = Encoding.UTF8.GetString(iterator.Key[values.Length..]);
-                        if (other != change.Id && !changed.Contains(other))
-                        {
-                            Conflict(index, values, other);
-                        }
+                        Conflict(index, values, other);
                     }
                 }
 

@@ -115,6 +115,7 @@ internal sealed partial class InvariantIds
         ["PG"] = "Core: pager",
         ["PT"] = "Core: page table",
         ["R"] = "Core: journal record format",
+        ["RP"] = "Documents: the read port (stored documents and index entries of one snapshot, for the SQL module)",
         ["S"] = "Documents: sessions",
         ["SC"] = "Core: scratch file",
         ["SD"] = "SqliteVfs: SQL over documents (voron_docs)",
@@ -128,6 +129,7 @@ internal sealed partial class InvariantIds
         ["V"] = "SqliteVfs: database layer (locks, snapshots, commits)",
         ["VT"] = "SqliteVfs: native bridge of virtual-table modules",
         ["WL"] = "SqliteVfs: a database's write lock (who takes a free lock, starvation bound, statistics)",
+        ["WP"] = "Documents: the write port (prepare on the caller's thread, apply in the merged operation)",
         ["XE"] = "Documents: document expiration",
         ["XP"] = "Documents: export and import (JSON Lines)",
     };

@@ -1,5 +1,3 @@
-using System.Xml.Linq;
-
 namespace Voron.Tests.Codebase;
 
 /// <summary>
@@ -52,33 +50,20 @@ public sealed class LibraryEnvironmentTests
         Assert.Equal(["Lib/Sub/Options.cs:3"], reads.Select(r => r[..r.IndexOf(' ', StringComparison.Ordinal)]));
     }
 
-    /// <summary>The folders of the projects in Voron.slnx's <c>/products/</c> folder.</summary>
-    private static List<string> LibraryProjects(string root) =>
-        [.. XDocument.Load(Path.Combine(root, "Voron.slnx")).Root!
-            .Elements("Folder").Where(f => (string?)f.Attribute("Name") == "/products/")
-            .Elements("Project").Select(p => Path.GetDirectoryName((string)p.Attribute("Path")!)!.Replace('\\', '/'))];
+    private static List<string> LibraryProjects(string root) => ProductSources.Projects(root);
 
     /// <summary>Every line of the projects' .cs files (build output left out) that reads the environment, as <c>file:line text</c>.</summary>
     private static List<string> Reads(string root, IEnumerable<string> projects)
     {
         var reads = new List<string>();
-        foreach (var project in projects)
+        foreach (var (relative, path) in ProductSources.Files(root, projects))
         {
-            foreach (var path in Directory.EnumerateFiles(Path.Combine(root, project), "*.cs", SearchOption.AllDirectories).Order(StringComparer.Ordinal))
+            var lines = File.ReadAllLines(path);
+            for (var i = 0; i < lines.Length; i++)
             {
-                var relative = Path.GetRelativePath(root, path).Replace('\\', '/');
-                if (relative.Split('/').Any(part => part is "obj" or "bin"))
+                if (lines[i].Contains(Read, StringComparison.Ordinal))
                 {
-                    continue;
-                }
-
-                var lines = File.ReadAllLines(path);
-                for (var i = 0; i < lines.Length; i++)
-                {
-                    if (lines[i].Contains(Read, StringComparison.Ordinal))
-                    {
-                        reads.Add($"{relative}:{i + 1} {lines[i].Trim()}");
-                    }
+                    reads.Add($"{relative}:{i + 1} {lines[i].Trim()}");
                 }
             }
         }

@@ -371,7 +371,7 @@ public sealed class ExpirationTests
         // A sweep whose cutoff is 00:05 (it read the expiry tree then): users/1 expires later, users/3 never.
         var cutoff = Start.AddMinutes(5).UtcTicks;
         var writes = new[] { "users/1", "users/2", "users/3", "users/4" }
-            .Select(id => new PreparedWrite { Id = id, IdBytes = Utf8(id), ExpiredOnly = true, ExpiryCutoff = cutoff })
+            .Select(id => WritePort.ExpiredDelete(id, Utf8(id), cutoff))
             .ToList();
         var results = await store.SubmitAsync(writes, CancellationToken.None);
         Assert.Equal([false, true, false, false], results.Select(r => r.Existed));
