@@ -1,4 +1,3 @@
-using Voron.LoadTests.Experiments;
 using Voron.LoadTests.Measurement;
 using Voron.LoadTests.Reporting;
 

@@ -1,6 +1,5 @@
 using System.CommandLine;
 using Voron.LoadTests;
-using Voron.LoadTests.Experiments;
 
 namespace Voron.LoadTests.Tests;
 

@@ -1,6 +1,4 @@
-using System.Text.Json;
 using Voron.LoadTests.Data;
-using Voron.LoadTests.Experiments;
 
 namespace Voron.LoadTests.Tests;
 

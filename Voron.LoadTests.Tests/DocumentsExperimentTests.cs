@@ -1,5 +1,3 @@
-using System.Text.Json;
-using Voron.LoadTests.Experiments;
 using Voron.LoadTests.Experiments.Documents;
 
 namespace Voron.LoadTests.Tests;

@@ -1,4 +1,3 @@
-using System.Text.Json;
 using ConnectionString = LiteDB.ConnectionString;
 using ConnectionType = LiteDB.ConnectionType;
 using LiteDatabase = LiteDB.LiteDatabase;

@@ -1,5 +1,4 @@
 using System.Globalization;
-using System.Text.Json;
 using Voron.LoadTests.Engines.Orders;
 
 namespace Voron.LoadTests.Tests;

@@ -1,5 +1,3 @@
-using Voron.LoadTests.Experiments;
-
 namespace Voron.LoadTests.Tests;
 
 /// <summary>The experiment of type <typeparamref name="T"/> among a suite's parts (ExperimentCatalog's documents, sql, ops).</summary>

@@ -1,6 +1,5 @@
 using System.CommandLine;
 using Voron.LoadTests.Experiments;
-using Voron.LoadTests.Measurement;
 
 namespace Voron.LoadTests;
 

@@ -1,8 +1,6 @@
 using System.IO.Hashing;
-using System.Text.Json;
 using Voron.Diagnostics;
 using Voron.Diagnostics.Experiments;
-using Voron.LoadTests.Experiments;
 
 namespace Voron.LoadTests.Tests.Diagnostics;
 

@@ -1,7 +1,5 @@
-using System.Text.Json;
 using Voron.Diagnostics.Experiments;
 using Voron.Diagnostics.Experiments.Compression;
-using Voron.LoadTests.Experiments;
 
 namespace Voron.LoadTests.Tests.Diagnostics;
 

@@ -1,6 +1,5 @@
 using Voron.Diagnostics;
 using Voron.Diagnostics.Experiments;
-using Voron.LoadTests.Experiments;
 
 namespace Voron.LoadTests.Tests.Diagnostics;
 

@@ -1,7 +1,5 @@
-using System.Text.Json;
 using Voron.Diagnostics;
 using Voron.Diagnostics.Experiments;
-using Voron.LoadTests.Experiments;
 
 namespace Voron.LoadTests.Tests.Diagnostics;
 

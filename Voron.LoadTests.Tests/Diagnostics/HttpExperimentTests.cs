@@ -1,6 +1,4 @@
-using System.Text.Json;
 using Voron.Diagnostics.Experiments.Http;
-using Voron.LoadTests.Experiments;
 using Voron.LoadTests.Load;
 
 namespace Voron.LoadTests.Tests.Diagnostics;

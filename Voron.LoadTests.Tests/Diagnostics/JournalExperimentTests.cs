@@ -1,6 +1,4 @@
-using System.Text.Json;
 using Voron.Diagnostics.Experiments;
-using Voron.LoadTests.Experiments;
 
 namespace Voron.LoadTests.Tests.Diagnostics;
 

@@ -1,4 +1,3 @@
-using System.Text.Json;
 using Voron.Diagnostics;
 
 namespace Voron.LoadTests.Tests.Diagnostics;

@@ -1,9 +1,7 @@
-using System.Text.Json;
 using Voron.Diagnostics;
 using Voron.Diagnostics.Engines.SqlDocs;
 using Voron.Diagnostics.Experiments;
 using Voron.Diagnostics.Experiments.SqlDocs;
-using Voron.LoadTests.Experiments;
 
 namespace Voron.LoadTests.Tests.Diagnostics;
 

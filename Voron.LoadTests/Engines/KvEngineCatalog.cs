@@ -2,7 +2,6 @@ using Voron.LoadTests.Engines.Voron;
 using Voron.LoadTests.Engines.Lmdb;
 using Voron.LoadTests.Engines.Sqlite;
 using Voron.LoadTests.Experiments;
-using Voron.LoadTests.Reporting;
 
 namespace Voron.LoadTests.Engines;
 

@@ -1,5 +1,3 @@
-using Voron.LoadTests.Measurement;
-
 namespace Voron.LoadTests.Engines;
 
 /// <summary>

@@ -1,7 +1,3 @@
-using System.Diagnostics;
-using Voron.LoadTests.Measurement;
-using Voron.LoadTests.Reporting;
-
 namespace Voron.LoadTests.Experiments;
 
 internal sealed partial class BackupExperiment

@@ -1,7 +1,3 @@
-using Voron.LoadTests.Load;
-using Voron.LoadTests.Measurement;
-using Voron.LoadTests.Reporting;
-
 namespace Voron.LoadTests.Experiments;
 
 internal sealed partial class BackupExperiment

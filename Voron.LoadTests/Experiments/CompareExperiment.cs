@@ -1,9 +1,5 @@
-using System.Globalization;
 using Voron.LoadTests.Engines.Orders;
 using Voron.LoadTests.Experiments.Compare;
-using Voron.LoadTests.Load;
-using Voron.LoadTests.Measurement;
-using Voron.LoadTests.Reporting;
 
 namespace Voron.LoadTests.Experiments;
 

@@ -1,9 +1,6 @@
 using System.Collections.Concurrent;
-using System.Diagnostics;
 using Voron.LoadTests.Engines.Documents;
 using Voron.LoadTests.Experiments.Documents;
-using Voron.LoadTests.Load;
-using Voron.LoadTests.Measurement;
 
 namespace Voron.LoadTests.Experiments;
 

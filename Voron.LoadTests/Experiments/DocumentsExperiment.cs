@@ -1,10 +1,6 @@
-using System.Globalization;
 using System.Text.Json;
 using Voron.LoadTests.Engines.Documents;
 using Voron.LoadTests.Experiments.Documents;
-using Voron.LoadTests.Load;
-using Voron.LoadTests.Measurement;
-using Voron.LoadTests.Reporting;
 
 namespace Voron.LoadTests.Experiments;
 

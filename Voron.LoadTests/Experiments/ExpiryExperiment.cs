@@ -1,7 +1,5 @@
-using System.Diagnostics;
 using Voron.Documents;
 using Voron.LoadTests.Experiments.Expiry;
-using Voron.LoadTests.Reporting;
 
 namespace Voron.LoadTests.Experiments;
 

@@ -1,5 +1,3 @@
-using Voron.LoadTests.Reporting;
-
 namespace Voron.LoadTests.Experiments;
 
 /// <summary>One command of the load-test program: runs, prints progress, returns its report.</summary>

@@ -1,7 +1,5 @@
-using System.Diagnostics;
 using System.Runtime.ExceptionServices;
 using Voron.LoadTests.Engines;
-using Voron.LoadTests.Measurement;
 
 namespace Voron.LoadTests.Experiments;
 

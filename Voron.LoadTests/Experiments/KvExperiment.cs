@@ -1,7 +1,4 @@
-using System.Globalization;
 using Voron.LoadTests.Engines;
-using Voron.LoadTests.Measurement;
-using Voron.LoadTests.Reporting;
 
 namespace Voron.LoadTests.Experiments;
 

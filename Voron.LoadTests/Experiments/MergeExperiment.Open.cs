@@ -1,8 +1,5 @@
 using Voron.LoadTests.Data;
 using Voron.LoadTests.Engines;
-using Voron.LoadTests.Load;
-using Voron.LoadTests.Measurement;
-using Voron.LoadTests.Reporting;
 
 namespace Voron.LoadTests.Experiments;
 

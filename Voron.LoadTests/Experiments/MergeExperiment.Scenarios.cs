@@ -1,5 +1,4 @@
 using Voron.LoadTests.Engines;
-using Voron.LoadTests.Load;
 
 namespace Voron.LoadTests.Experiments;
 

@@ -1,10 +1,6 @@
-using System.Globalization;
 using Voron.LoadTests.Data;
 using Voron.LoadTests.Engines;
 using Voron.LoadTests.Engines.Voron;
-using Voron.LoadTests.Load;
-using Voron.LoadTests.Measurement;
-using Voron.LoadTests.Reporting;
 
 namespace Voron.LoadTests.Experiments;
 

@@ -1,8 +1,5 @@
-using System.Diagnostics;
 using Voron.LoadTests.Data;
-using Voron.LoadTests.Measurement;
 using Voron.LoadTests.Measurement.Interop;
-using Voron.LoadTests.Reporting;
 
 namespace Voron.LoadTests.Experiments;
 

@@ -1,7 +1,4 @@
-using Microsoft.Data.Sqlite;
 using Voron.LoadTests.Engines.Sql;
-using Voron.LoadTests.Load;
-using Voron.LoadTests.Measurement;
 
 namespace Voron.LoadTests.Experiments;
 

@@ -1,7 +1,4 @@
-using Microsoft.Data.Sqlite;
 using Voron.LoadTests.Engines.Sql;
-using Voron.LoadTests.Measurement;
-using Voron.LoadTests.Reporting;
 
 namespace Voron.LoadTests.Experiments;
 

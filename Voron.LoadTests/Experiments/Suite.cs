@@ -1,5 +1,3 @@
-using Voron.LoadTests.Reporting;
-
 namespace Voron.LoadTests.Experiments;
 
 /// <summary>

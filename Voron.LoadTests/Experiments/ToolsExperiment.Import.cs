@@ -1,8 +1,5 @@
-using Voron.LoadTests.Measurement;
-using System.Diagnostics;
 using Voron.Documents;
 using Voron.LoadTests.Experiments.Documents;
-using Voron.LoadTests.Reporting;
 
 namespace Voron.LoadTests.Experiments;
 

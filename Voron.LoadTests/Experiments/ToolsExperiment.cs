@@ -1,8 +1,5 @@
-using System.Diagnostics;
 using Voron.Documents;
 using Voron.LoadTests.Experiments.Documents;
-using Voron.LoadTests.Measurement;
-using Voron.LoadTests.Reporting;
 using Voron.Tool;
 
 namespace Voron.LoadTests.Experiments;

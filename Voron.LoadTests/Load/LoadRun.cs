@@ -1,6 +1,4 @@
 using System.Collections.Concurrent;
-using System.Diagnostics;
-using System.Globalization;
 using Voron.LoadTests.Measurement.Interop;
 
 namespace Voron.LoadTests.Load;

@@ -1,5 +1,3 @@
-using System.Diagnostics;
-
 namespace Voron.LoadTests.Load;
 
 /// <summary>

@@ -1,5 +1,4 @@
 using System.Collections.Concurrent;
-using System.Diagnostics;
 using HdrHistogram;
 
 namespace Voron.LoadTests.Load;

@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using Microsoft.Win32.SafeHandles;
 using Voron.Platform.Interop;
 

@@ -1,5 +1,3 @@
-using System.Globalization;
-
 namespace Voron.LoadTests.Measurement;
 
 /// <summary>

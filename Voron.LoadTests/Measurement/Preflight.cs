@@ -1,5 +1,4 @@
 using Voron.LoadTests.Experiments;
-using Voron.LoadTests.Reporting;
 
 namespace Voron.LoadTests.Measurement;
 

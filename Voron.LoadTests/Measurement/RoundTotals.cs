@@ -1,5 +1,3 @@
-using Voron.LoadTests.Load;
-
 namespace Voron.LoadTests.Measurement;
 
 /// <summary>

@@ -1,6 +1,4 @@
-using System.Globalization;
 using Voron.LoadTests.Measurement.Interop;
-using Voron.LoadTests.Reporting;
 using Voron.Platform;
 
 namespace Voron.LoadTests.Measurement;

@@ -1,6 +1,4 @@
-using System.Globalization;
 using Voron.LoadTests.Engines.Orders;
-using Voron.LoadTests.Reporting;
 using Voron.SqliteVfs;
 
 namespace Voron.LoadTests.Measurement;

@@ -1,6 +1,4 @@
-using System.Globalization;
 using System.Xml.Linq;
-using Voron.LoadTests.Load;
 
 namespace Voron.LoadTests.Reporting;
 

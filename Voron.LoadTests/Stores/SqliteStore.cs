@@ -1,6 +1,3 @@
-using Microsoft.Data.Sqlite;
-using Voron.LoadTests.Measurement;
-
 namespace Voron.LoadTests.Stores;
 
 /// <summary>How a stock SQLite database journals its commits; both are durable with synchronous=FULL.</summary>

@@ -1,5 +1,4 @@
 using Voron.Documents;
-using Voron.LoadTests.Measurement;
 using Voron.SqliteVfs;
 
 namespace Voron.LoadTests.Stores;

@@ -1,7 +1,5 @@
 using System.Net;
-using System.Text;
 using System.Text.Json;
-using Xunit.Abstractions;
 
 namespace Voron.Tests.AspNetCore;
 

@@ -1,4 +1,3 @@
-using Voron.Documents;
 using System.Buffers;
 using System.Text.Json.Serialization.Metadata;
 

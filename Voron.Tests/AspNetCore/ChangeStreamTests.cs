@@ -1,14 +1,12 @@
 using System.Net;
 using System.Net.Http.Headers;
 using System.Net.ServerSentEvents;
-using System.Text;
 using System.Text.Json;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Hosting;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.TestHost;
 using Microsoft.Extensions.DependencyInjection;
-using Voron.Documents;
 using Voron.Documents.AspNetCore;
 
 namespace Voron.Tests.AspNetCore;

@@ -1,13 +1,10 @@
-using Voron.Documents;
 using System.Net;
 using System.Net.Http.Headers;
 using System.Net.Http.Json;
-using System.Text;
 using System.Text.Json;
 using DocumentsApi;
 using Microsoft.Extensions.DependencyInjection;
 using Voron.Documents.AspNetCore;
-using Voron.Tests.Core.Engine;
 using Voron.Tests.Core.Journal;
 
 namespace Voron.Tests.AspNetCore;

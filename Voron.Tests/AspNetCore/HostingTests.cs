@@ -1,4 +1,3 @@
-using Voron.Documents;
 using System.Reflection;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;

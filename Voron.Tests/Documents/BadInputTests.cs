@@ -1,6 +1,4 @@
-using System.Text;
 using System.Text.Json;
-using Voron.Documents;
 
 namespace Voron.Tests.Documents;
 

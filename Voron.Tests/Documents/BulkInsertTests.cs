@@ -1,6 +1,3 @@
-using System.Text;
-using Voron.Documents;
-
 namespace Voron.Tests.Documents;
 
 public sealed class BulkInsertTests

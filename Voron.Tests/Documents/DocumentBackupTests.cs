@@ -1,5 +1,3 @@
-using Voron.Documents;
-
 namespace Voron.Tests.Documents;
 
 /// <summary>DocumentStore.BackupAsync: documents and indexes as of the backup's snapshot, restored into a store that opens and checks clean.</summary>

@@ -1,5 +1,3 @@
-using Voron.Documents;
-
 namespace Voron.Tests.Documents;
 
 public sealed class DocumentSessionTests

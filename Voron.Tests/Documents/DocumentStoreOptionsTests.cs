@@ -1,7 +1,6 @@
 using System.Diagnostics;
 using System.Diagnostics.Metrics;
 using Microsoft.Extensions.Configuration;
-using Voron.Documents;
 
 namespace Voron.Tests.Documents;
 

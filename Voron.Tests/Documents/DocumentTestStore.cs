@@ -1,4 +1,3 @@
-using Voron.Documents;
 namespace Voron.Tests.Documents;
 
 /// <summary>Opens document stores for tests.</summary>

@@ -1,5 +1,3 @@
-using Voron.Documents;
-
 namespace Voron.Tests.Documents;
 
 /// <summary>Any failure of an index build leaves the catalog consistent: the index is dropped and the error thrown.</summary>

@@ -1,8 +1,5 @@
-using System.Globalization;
 using System.Linq.Expressions;
 using System.Text.Json.Serialization;
-using Voron.Documents;
-using Xunit.Abstractions;
 
 namespace Voron.Tests.Documents;
 

@@ -1,5 +1,4 @@
 using System.Linq.Expressions;
-using Voron.Documents;
 using Voron.Documents.Querying;
 
 namespace Voron.Tests.Documents;

@@ -1,4 +1,3 @@
-using Voron.Documents;
 using System.Text.Json.Serialization;
 
 namespace Voron.Tests.Documents;

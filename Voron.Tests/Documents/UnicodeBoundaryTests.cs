@@ -1,9 +1,6 @@
-using System.Text;
 using System.Text.Json;
 using System.Text.Json.Serialization;
-using Voron.Documents;
 using Voron.Documents.Storage;
-using Xunit.Abstractions;
 
 namespace Voron.Tests.Documents;
 

@@ -1,6 +1,3 @@
-using Voron.Platform;
-using Voron.Platform.Memory;
-
 namespace Voron.Tests.Sql;
 
 /// <summary>

@@ -1,5 +1,3 @@
-using Microsoft.Data.Sqlite;
-
 namespace Voron.Tests.Sql;
 
 /// <summary>A SQLite database kept in page files comes out of compaction (CP1) with the same rows, a clean integrity_check and no larger.</summary>

@@ -1,5 +1,4 @@
 using Dapper;
-using Microsoft.Data.Sqlite;
 using Voron.SqliteVfs;
 
 namespace Voron.Tests.Sql;

@@ -1,4 +1,3 @@
-using Microsoft.Data.Sqlite;
 using Voron.SqliteVfs;
 
 namespace Voron.Tests.Sql;

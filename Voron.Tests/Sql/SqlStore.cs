@@ -1,8 +1,4 @@
-using Microsoft.Data.Sqlite;
-using Voron.Platform;
-using Voron.Platform.Memory;
 using Voron.SqliteVfs;
-using Voron.Tests.Core.Engine;
 
 namespace Voron.Tests.Sql;
 

@@ -1,8 +1,4 @@
 using System.Diagnostics;
-using System.Globalization;
-using System.Text;
-using Microsoft.Data.Sqlite;
-using Voron.Documents;
 using Voron.SqliteVfs;
 using Voron.Testing;
 

@@ -1,4 +1,3 @@
-using Microsoft.Data.Sqlite;
 using Voron.Tests.Sql.Documents;
 
 namespace Voron.Tests.Sql;

@@ -1,6 +1,3 @@
-using Microsoft.Data.Sqlite;
-using Xunit.Abstractions;
-
 namespace Voron.Tests.Sql;
 
 /// <summary>Many connections and databases writing at once: every commit lands once, nothing else does.</summary>

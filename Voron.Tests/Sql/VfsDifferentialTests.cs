@@ -1,7 +1,4 @@
 using System.Security.Cryptography;
-using System.Text;
-using Microsoft.Data.Sqlite;
-using Xunit.Abstractions;
 
 namespace Voron.Tests.Sql;
 

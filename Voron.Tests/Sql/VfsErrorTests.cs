@@ -1,7 +1,5 @@
-using Microsoft.Data.Sqlite;
 using Voron.PageFiles;
 using Voron.SqliteVfs;
-using Voron.Testing.Crash;
 
 namespace Voron.Tests.Sql;
 

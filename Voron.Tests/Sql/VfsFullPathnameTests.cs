@@ -1,7 +1,3 @@
-using Microsoft.Data.Sqlite;
-using Voron.Testing.Crash;
-using Xunit.Abstractions;
-
 namespace Voron.Tests.Sql;
 
 /// <summary>

@@ -1,9 +1,7 @@
 using System.Diagnostics;
-using Microsoft.Data.Sqlite;
 using SQLitePCL;
 using Voron.SqliteVfs;
 using Voron.SqliteVfs.Databases;
-using Xunit.Abstractions;
 
 namespace Voron.Tests.Sql;
 

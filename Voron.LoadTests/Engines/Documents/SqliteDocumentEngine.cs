@@ -1,5 +1,4 @@
 using System.Text.Json;
-using Microsoft.Data.Sqlite;
 using Voron.LoadTests.Engines.Sqlite;
 using Voron.LoadTests.Experiments.Documents;
 using Voron.LoadTests.Stores;

@@ -1,5 +1,4 @@
 using LightningDB;
-using Voron.LoadTests.Measurement;
 
 namespace Voron.LoadTests.Engines.Lmdb;
 

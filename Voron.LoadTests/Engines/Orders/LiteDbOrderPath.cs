@@ -1,5 +1,4 @@
 using LiteDB;
-using Voron.LoadTests.Measurement;
 using Voron.LoadTests.Stores;
 
 namespace Voron.LoadTests.Engines.Orders;

@@ -1,5 +1,3 @@
-using Voron.LoadTests.Measurement;
-
 namespace Voron.LoadTests.Engines.Orders;
 
 /// <summary>The paths of the orders workload, by report name, and the one way to open them.</summary>

@@ -1,4 +1,3 @@
-using Microsoft.Data.Sqlite;
 using Voron.LoadTests.Engines.Sqlite;
 
 namespace Voron.LoadTests.Engines.Orders;

@@ -1,4 +1,3 @@
-using Microsoft.Data.Sqlite;
 using Voron.LoadTests.Engines.Sqlite;
 using Voron.LoadTests.Stores;
 

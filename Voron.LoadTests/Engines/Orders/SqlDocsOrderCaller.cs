@@ -1,5 +1,4 @@
 using System.Text.Json;
-using Microsoft.Data.Sqlite;
 using Voron.Documents;
 using Voron.LoadTests.Engines.Sqlite;
 using Voron.SqliteVfs;

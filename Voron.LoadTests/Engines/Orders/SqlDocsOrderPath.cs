@@ -1,6 +1,4 @@
-using Microsoft.Data.Sqlite;
 using Voron.Documents;
-using Voron.LoadTests.Measurement;
 using Voron.LoadTests.Stores;
 using Voron.SqliteVfs;
 

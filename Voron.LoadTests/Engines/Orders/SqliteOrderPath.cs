@@ -1,6 +1,4 @@
-using Microsoft.Data.Sqlite;
 using Voron.LoadTests.Engines.Sqlite;
-using Voron.LoadTests.Measurement;
 using Voron.LoadTests.Stores;
 
 namespace Voron.LoadTests.Engines.Orders;

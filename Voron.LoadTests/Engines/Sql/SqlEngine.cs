@@ -1,4 +1,3 @@
-using Microsoft.Data.Sqlite;
 using Voron.LoadTests.Stores;
 using Voron.SqliteVfs;
 

@@ -1,5 +1,3 @@
-using Microsoft.Data.Sqlite;
-
 namespace Voron.LoadTests.Engines.Sqlite;
 
 /// <summary>The command helpers the SQLite-backed engines share: run a statement, prepare one with typed parameters, show a plan.</summary>

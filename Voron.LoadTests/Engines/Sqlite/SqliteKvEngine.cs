@@ -1,5 +1,3 @@
-using Microsoft.Data.Sqlite;
-using Voron.LoadTests.Measurement;
 using Voron.LoadTests.Stores;
 
 namespace Voron.LoadTests.Engines.Sqlite;

@@ -1,5 +1,4 @@
 using Voron.LoadTests.Engines.Orders;
-using Voron.LoadTests.Load;
 using LoadScenario = Voron.LoadTests.Load.Scenario;
 
 namespace Voron.LoadTests.Experiments.Compare;

@@ -1,6 +1,3 @@
-using Voron.LoadTests.Load;
-using Voron.LoadTests.Measurement;
-
 namespace Voron.LoadTests.Experiments.Documents;
 
 /// <summary>

@@ -1,5 +1,4 @@
 using Voron.LoadTests.Engines.Documents;
-using Voron.LoadTests.Load;
 
 namespace Voron.LoadTests.Experiments.Documents;
 

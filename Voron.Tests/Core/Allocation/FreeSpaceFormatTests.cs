@@ -1,8 +1,5 @@
 using Voron.Allocation;
 using Voron.Paging;
-using Voron.Platform;
-using Voron.Platform.Memory;
-using Voron.Tests.Core.Engine;
 using static Voron.Allocation.FreeSpaceFormat;
 
 namespace Voron.Tests.Core.Allocation;

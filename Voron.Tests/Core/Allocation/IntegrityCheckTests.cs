@@ -1,5 +1,4 @@
 using Voron.Allocation;
-using Voron.Tests.Core.Engine;
 
 namespace Voron.Tests.Core.Allocation;
 

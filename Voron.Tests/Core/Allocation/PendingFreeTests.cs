@@ -1,5 +1,3 @@
-using Voron.Tests.Core.Engine;
-
 namespace Voron.Tests.Core.Allocation;
 
 public sealed class PendingFreeTests

@@ -1,6 +1,3 @@
-using Voron.Tests.Core.Engine;
-using Xunit.Abstractions;
-
 namespace Voron.Tests.Core.Allocation;
 
 public sealed class SpaceReuseTests(ITestOutputHelper output)

@@ -1,6 +1,4 @@
-using System.Buffers.Binary;
 using Voron.Backup;
-using Voron.Journal;
 
 namespace Voron.Tests.Core.Backup;
 

@@ -1,4 +1,3 @@
-using System.Text;
 using Voron.PageFiles;
 using Voron.Testing;
 using Voron.Tests.Documents.Changes;

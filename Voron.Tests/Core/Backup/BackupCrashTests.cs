@@ -1,8 +1,4 @@
-using System.Text;
 using Voron.Backup;
-using Voron.Journal;
-using Voron.Testing.Crash;
-using Xunit.Abstractions;
 
 namespace Voron.Tests.Core.Backup;
 

@@ -1,5 +1,4 @@
 using System.Collections.Concurrent;
-using System.Text;
 using Voron.Backup;
 using Voron.PageFiles;
 using Voron.Testing;

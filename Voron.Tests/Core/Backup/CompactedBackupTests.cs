@@ -1,4 +1,3 @@
-using System.Text;
 using Voron.Backup;
 
 namespace Voron.Tests.Core.Backup;

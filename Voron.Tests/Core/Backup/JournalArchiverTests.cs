@@ -1,5 +1,3 @@
-using System.Text;
-using Voron.Journal;
 using Voron.Testing;
 
 namespace Voron.Tests.Core.Backup;

@@ -1,7 +1,5 @@
 using Voron.Backup;
-using Voron.Journal;
 using Voron.Testing;
-using Xunit.Abstractions;
 
 namespace Voron.Tests.Core.Backup;
 

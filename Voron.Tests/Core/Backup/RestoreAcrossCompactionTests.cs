@@ -1,6 +1,3 @@
-using System.Text;
-using Voron.Journal;
-
 namespace Voron.Tests.Core.Backup;
 
 /// <summary>

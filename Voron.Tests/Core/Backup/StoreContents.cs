@@ -1,4 +1,3 @@
-using System.Text;
 using Voron.PageFiles;
 
 namespace Voron.Tests.Core.Backup;

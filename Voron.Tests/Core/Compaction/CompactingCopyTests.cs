@@ -1,10 +1,7 @@
 using Voron.Backup;
 using Voron.Compaction;
 using Voron.Header;
-using Voron.Platform;
-using Voron.Tests.Core.Engine;
 using Voron.Trees;
-using Xunit.Abstractions;
 
 namespace Voron.Tests.Core.Compaction;
 

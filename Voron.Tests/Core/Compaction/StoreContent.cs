@@ -1,5 +1,3 @@
-using System.Text;
-
 namespace Voron.Tests.Core.Compaction;
 
 /// <summary>

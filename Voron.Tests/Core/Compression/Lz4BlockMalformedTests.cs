@@ -1,5 +1,4 @@
 using Voron.Compression;
-using Xunit.Abstractions;
 
 namespace Voron.Tests.Core.Compression;
 

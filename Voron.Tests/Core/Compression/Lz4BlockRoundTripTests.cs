@@ -1,6 +1,4 @@
-using System.Text;
 using Voron.Compression;
-using Xunit.Abstractions;
 
 namespace Voron.Tests.Core.Compression;
 

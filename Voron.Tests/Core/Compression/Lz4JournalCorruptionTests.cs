@@ -1,10 +1,3 @@
-using System.Buffers.Binary;
-using System.Text;
-using Voron.Journal;
-using Voron.Platform;
-using Voron.Platform.Memory;
-using Xunit.Abstractions;
-
 namespace Voron.Tests.Core.Compression;
 
 /// <summary>

@@ -1,6 +1,3 @@
-using System.Buffers.Binary;
-using Xunit.Abstractions;
-
 namespace Voron.Tests.Core.Concurrency;
 
 public sealed class SnapshotIsolationTests(ITestOutputHelper output)

@@ -1,7 +1,3 @@
-using System.Text;
-using Voron.Testing.Crash;
-using Voron.Tests.Core.Engine;
-
 namespace Voron.Tests.Core.Crash;
 
 /// <summary>

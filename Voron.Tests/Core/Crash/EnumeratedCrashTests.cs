@@ -1,6 +1,3 @@
-using Voron.Testing.Crash;
-using Xunit.Abstractions;
-
 namespace Voron.Tests.Core.Crash;
 
 /// <summary>

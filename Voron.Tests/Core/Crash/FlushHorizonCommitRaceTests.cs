@@ -1,5 +1,4 @@
 using Voron.Flushing;
-using Voron.Testing.Crash;
 using Voron.Transactions;
 
 namespace Voron.Tests.Core.Crash;

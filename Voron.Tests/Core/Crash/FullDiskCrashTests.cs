@@ -1,7 +1,4 @@
-using Voron.Platform;
-using Voron.Testing.Crash;
 using Voron.Testing.Faults;
-using Xunit.Abstractions;
 
 namespace Voron.Tests.Core.Crash;
 

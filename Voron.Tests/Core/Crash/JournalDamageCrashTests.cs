@@ -1,8 +1,4 @@
 using Voron.Header;
-using Voron.Journal;
-using Voron.Platform;
-using Voron.Testing.Crash;
-using Xunit.Abstractions;
 
 namespace Voron.Tests.Core.Crash;
 

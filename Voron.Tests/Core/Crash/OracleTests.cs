@@ -1,5 +1,3 @@
-using Voron.Testing.Crash;
-
 namespace Voron.Tests.Core.Crash;
 
 /// <summary>

@@ -1,9 +1,7 @@
 using System.Collections.Concurrent;
 using System.Diagnostics;
 using System.Text.RegularExpressions;
-using Voron.Testing.Crash;
 using Voron.Testing.Processes;
-using Xunit.Abstractions;
 
 namespace Voron.Tests.Core.Crash;
 

@@ -1,8 +1,4 @@
-using System.Buffers.Binary;
 using Voron.Flushing;
-using Voron.Testing.Crash;
-using Voron.Tests.Core.Engine;
-using Xunit.Abstractions;
 
 namespace Voron.Tests.Core.Crash;
 

@@ -1,8 +1,4 @@
-using System.Text;
-using Voron.Journal;
-using Voron.Testing.Crash;
 using Voron.Tests.Core.Backup;
-using Xunit.Abstractions;
 
 namespace Voron.Tests.Core.Crash;
 

@@ -1,5 +1,3 @@
-using Voron.Tests.Core.Engine;
-
 namespace Voron.Tests.Core.Diagnostics;
 
 /// <summary>CheckIntegrity with progress and cancellation.</summary>

@@ -1,7 +1,5 @@
-using System.Text;
 using Voron.Diagnostics;
 using Voron.Paging;
-using Voron.Tests.Core.Engine;
 
 namespace Voron.Tests.Core.Diagnostics;
 

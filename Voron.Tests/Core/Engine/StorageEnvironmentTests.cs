@@ -1,6 +1,4 @@
-using System.Text;
 using Voron.Header;
-using Voron.Platform;
 
 namespace Voron.Tests.Core.Engine;
 

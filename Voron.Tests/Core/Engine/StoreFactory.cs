@@ -1,5 +1,3 @@
-using Voron.Platform.Memory;
-
 namespace Voron.Tests.Core.Engine;
 
 /// <summary>Opens stores for tests.</summary>

@@ -1,9 +1,3 @@
-using Voron.Platform;
-using Voron.Platform.Memory;
-using Voron.Testing.Crash;
-using Voron.Tests.Core.Engine;
-using Xunit.Abstractions;
-
 namespace Voron.Tests.Core.Faults;
 
 /// <summary>

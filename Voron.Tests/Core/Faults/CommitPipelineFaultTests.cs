@@ -1,8 +1,6 @@
 using Voron.Flushing;
-using Voron.Testing.Crash;
 using Voron.Testing.Faults;
 using Voron.Transactions;
-using Xunit.Abstractions;
 
 namespace Voron.Tests.Core.Faults;
 

@@ -1,5 +1,3 @@
-using System.Text;
-using Voron.Tests.Core.Engine;
 using Voron.Tests.Core.Journal;
 
 namespace Voron.Tests.Core.Faults;

@@ -1,6 +1,4 @@
-using Voron.Testing.Crash;
 using Voron.Testing.Faults;
-using Xunit.Abstractions;
 
 namespace Voron.Tests.Core.Faults;
 

@@ -1,13 +1,7 @@
-using System.Buffers.Binary;
 using Voron.Header;
-using Voron.Journal;
 using Voron.Journal.Diff;
 using Voron.Paging;
-using Voron.Platform;
-using Voron.Platform.Memory;
-using Voron.Testing.Crash;
 using Voron.Testing.Faults;
-using Xunit.Abstractions;
 
 namespace Voron.Tests.Core.Faults;
 

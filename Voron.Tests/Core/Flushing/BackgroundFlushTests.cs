@@ -1,5 +1,3 @@
-using System.Buffers.Binary;
-using Voron.Tests.Core.Engine;
 using Voron.Tests.Core.Journal;
 
 namespace Voron.Tests.Core.Flushing;

@@ -1,10 +1,5 @@
-using System.Text;
 using Voron.Flushing;
 using Voron.Journal.Diff;
-using Voron.Platform;
-using Voron.Platform.Memory;
-using Voron.Tests.Core.Engine;
-using Xunit.Abstractions;
 
 namespace Voron.Tests.Core.Flushing;
 

@@ -1,8 +1,6 @@
-using System.Buffers.Binary;
 using System.Diagnostics.Metrics;
 using Voron.Diagnostics;
 using Voron.Flushing;
-using Voron.Tests.Core.Engine;
 using Voron.Tests.Core.Journal;
 
 namespace Voron.Tests.Core.Flushing;

@@ -1,6 +1,5 @@
 using System.Diagnostics.Metrics;
 using Voron.Diagnostics;
-using Voron.Tests.Core.Engine;
 
 namespace Voron.Tests.Core.Flushing;
 

@@ -1,8 +1,4 @@
 using System.Diagnostics;
-using System.Text;
-using Voron.Platform;
-using Voron.Testing.Crash;
-using Xunit.Abstractions;
 
 namespace Voron.Tests.Core.Hardening;
 

@@ -1,10 +1,4 @@
-using System.Buffers.Binary;
-using System.Text;
 using Voron.Header;
-using Voron.Journal;
-using Voron.Platform;
-using Voron.Platform.Memory;
-using Voron.Tests.Core.Engine;
 
 namespace Voron.Tests.Core.Hardening;
 

@@ -1,9 +1,3 @@
-using System.Text;
-using Voron.Journal;
-using Voron.Platform;
-using Voron.Platform.Memory;
-using Voron.Tests.Core.Engine;
-
 namespace Voron.Tests.Core.Hardening;
 
 /// <summary>

@@ -1,12 +1,6 @@
-using System.Buffers.Binary;
-using System.Text;
 using Voron.Header;
-using Voron.Journal;
 using Voron.Paging;
-using Voron.Platform;
-using Voron.Platform.Memory;
 using Voron.Testing.Journal;
-using Voron.Tests.Core.Engine;
 
 namespace Voron.Tests.Core.Hardening;
 

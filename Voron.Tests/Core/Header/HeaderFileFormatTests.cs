@@ -1,5 +1,3 @@
-using System.Buffers.Binary;
-using System.Text;
 using Voron.Header;
 using Voron.Tests.Core.Hardening;
 

@@ -1,5 +1,3 @@
-using Xunit.Abstractions;
-
 namespace Voron.Tests.Core.Inspect;
 
 /// <summary>

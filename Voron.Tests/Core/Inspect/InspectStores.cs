@@ -1,5 +1,3 @@
-using System.Text;
-using Voron.Journal;
 using Voron.Platform.ReadOnly;
 
 namespace Voron.Tests.Core.Inspect;

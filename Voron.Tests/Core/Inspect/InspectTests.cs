@@ -1,6 +1,4 @@
-using System.Buffers.Binary;
 using Voron.Header;
-using Voron.Journal;
 
 namespace Voron.Tests.Core.Inspect;
 

@@ -1,6 +1,3 @@
-using System.Text;
-using Voron.Platform;
-
 namespace Voron.Tests.Core.Inspect;
 
 /// <summary>The lock file's holder record (Platform/LockFileRecord.cs, LF1..LF3) and the StoreLockedException that names the holder.</summary>

@@ -1,9 +1,3 @@
-using System.Buffers.Binary;
-using System.Text;
-using Voron.Journal;
-using Voron.Platform;
-using Voron.Platform.Memory;
-
 namespace Voron.Tests.Core.Journal;
 
 /// <summary>The writer's compression rule (JournalRecord.cs): threshold, a quarter saved, 64 KiB sample in spread slices.</summary>

@@ -1,7 +1,3 @@
-using Voron.Journal;
-using Voron.Platform;
-using Voron.Platform.Memory;
-
 namespace Voron.Tests.Core.Journal;
 
 /// <summary>

@@ -1,8 +1,4 @@
-using System.Buffers.Binary;
-using Voron.Journal;
-using Voron.Platform;
 using Voron.Testing;
-using Xunit.Abstractions;
 
 namespace Voron.Tests.Core.Journal;
 

@@ -1,6 +1,3 @@
-using Voron.Journal;
-using Xunit.Abstractions;
-
 namespace Voron.Tests.Core.Journal;
 
 /// <summary>

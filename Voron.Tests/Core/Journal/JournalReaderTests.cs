@@ -1,6 +1,4 @@
-using Voron.Journal;
 using Voron.Platform.Posix;
-using Xunit.Abstractions;
 
 namespace Voron.Tests.Core.Journal;
 

@@ -1,7 +1,3 @@
-using System.Buffers.Binary;
-using System.Text;
-using Voron.Journal;
-
 namespace Voron.Tests.Core.Journal;
 
 /// <summary>The layout in the FORMAT block of JournalRecord.cs (version 2), asserted.</summary>

@@ -1,6 +1,3 @@
-using Voron.Journal;
-using Voron.Platform;
-
 namespace Voron.Tests.Core.Journal;
 
 /// <summary>

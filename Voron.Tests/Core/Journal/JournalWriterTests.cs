@@ -1,9 +1,4 @@
-using System.Globalization;
-using Voron.Journal;
-using Voron.Platform;
-using Voron.Platform.Memory;
 using Voron.Testing;
-using Xunit.Abstractions;
 
 namespace Voron.Tests.Core.Journal;
 

@@ -1,8 +1,3 @@
-using Voron.Journal;
-using Voron.Platform;
-using Voron.Platform.Memory;
-using Voron.Tests.Core.Engine;
-
 namespace Voron.Tests.Core.Journal;
 
 public sealed class LazyJournalTests

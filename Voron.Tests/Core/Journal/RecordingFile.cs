@@ -1,5 +1,3 @@
-using Voron.Platform;
-
 namespace Voron.Tests.Core.Journal;
 
 /// <summary>One file of a <see cref="RecordingFileSystem"/>: logs writes, flushes and size changes.</summary>

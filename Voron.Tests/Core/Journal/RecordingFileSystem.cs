@@ -1,5 +1,3 @@
-using Voron.Platform;
-
 namespace Voron.Tests.Core.Journal;
 
 /// <summary>

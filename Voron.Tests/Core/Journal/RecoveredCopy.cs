@@ -1,5 +1,3 @@
-using Voron.Journal;
-
 namespace Voron.Tests.Core.Journal;
 
 /// <summary>A recovered record copied out of the reader's buffers during the apply callback.</summary>

@@ -1,5 +1,3 @@
-using Voron.Journal;
-
 namespace Voron.Tests.Core.Journal;
 
 /// <summary>What a test appended: the model recovery must reproduce.</summary>

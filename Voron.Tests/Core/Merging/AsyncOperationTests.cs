@@ -1,5 +1,4 @@
 using System.Reflection;
-using Voron.Tests.Core.Engine;
 
 namespace Voron.Tests.Core.Merging;
 

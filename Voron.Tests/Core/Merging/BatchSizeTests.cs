@@ -1,6 +1,3 @@
-using System.Buffers.Binary;
-using Voron.Tests.Core.Engine;
-
 namespace Voron.Tests.Core.Merging;
 
 /// <summary>M8: MaxBatchBytes bounds the bytes of a merged transaction's pages, large values included.</summary>

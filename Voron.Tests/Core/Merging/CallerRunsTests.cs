@@ -1,5 +1,3 @@
-using System.Buffers.Binary;
-using Voron.Tests.Core.Engine;
 using Voron.Transactions;
 
 namespace Voron.Tests.Core.Merging;

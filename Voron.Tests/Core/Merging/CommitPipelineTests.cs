@@ -1,6 +1,5 @@
 using Voron.Allocation;
 using Voron.Header;
-using Voron.Journal;
 using Voron.Transactions;
 
 namespace Voron.Tests.Core.Merging;

@@ -1,6 +1,3 @@
-using System.Buffers.Binary;
-using System.Text;
-using Voron.Tests.Core.Engine;
 using Voron.Tests.Core.Journal;
 
 namespace Voron.Tests.Core.Merging;

@@ -1,5 +1,3 @@
-using Voron.Tests.Core.Engine;
-
 namespace Voron.Tests.Core.Merging;
 
 /// <summary>StorageEnvironment.WaitForCommitAsync (CW1, CW2): woken by commits of either kind, ended by cancellation, disposal and failure.</summary>

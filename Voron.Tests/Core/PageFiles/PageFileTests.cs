@@ -1,6 +1,4 @@
-using Voron.Journal;
 using Voron.PageFiles;
-using Voron.Tests.Core.Engine;
 
 namespace Voron.Tests.Core.PageFiles;
 

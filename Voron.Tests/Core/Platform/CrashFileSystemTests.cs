@@ -1,6 +1,3 @@
-using Voron.Platform;
-using Voron.Testing.Crash;
-
 namespace Voron.Tests.Core.Platform;
 
 /// <summary>

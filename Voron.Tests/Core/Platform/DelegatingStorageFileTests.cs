@@ -1,6 +1,4 @@
 using System.Reflection;
-using Voron.Platform;
-using Voron.Platform.Memory;
 
 namespace Voron.Tests.Core.Platform;
 

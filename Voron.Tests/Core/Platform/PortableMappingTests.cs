@@ -1,7 +1,4 @@
-using System.Globalization;
-using Voron.Platform;
 using Voron.Platform.Portable;
-using Voron.Tests.Core.Engine;
 
 namespace Voron.Tests.Core.Platform;
 

@@ -1,6 +1,3 @@
-using System.Globalization;
-using Xunit.Abstractions;
-
 namespace Voron.Tests.Core.Platform;
 
 /// <summary>

@@ -1,4 +1,3 @@
-using Voron.Platform;
 using Voron.Platform.Posix;
 
 namespace Voron.Tests.Core.Platform;

@@ -1,4 +1,3 @@
-using Voron.Platform;
 using Voron.Platform.Portable;
 using Voron.Platform.Posix;
 

@@ -1,12 +1,6 @@
-using System.Text;
 using Voron.Backup;
-using Voron.Journal;
 using Voron.PageFiles;
-using Voron.Platform;
-using Voron.Platform.Memory;
-using Voron.Testing.Crash;
 using Voron.Tests.Core.Backup;
-using Xunit.Abstractions;
 
 namespace Voron.Tests.Core.Properties;
 
@@ -486,7 +480,6 @@ public sealed class PointInTimeRestoreModelTests(ITestOutputHelper output)
             return (expected, "");
         }
     }
-
 
     [Fact]
     public async Task Restores_in_any_order_with_backups_archiving_and_compactions_give_the_model_at_their_target_or_a_refusal_naming_why()

@@ -1,6 +1,3 @@
-using System.Text;
-using Xunit.Abstractions;
-
 namespace Voron.Tests.Core.Properties;
 
 /// <summary>

@@ -1,6 +1,4 @@
-using Voron.Testing.Crash;
 using Voron.Tests.Core.Platform;
-using Xunit.Abstractions;
 
 namespace Voron.Tests.Core.Properties;
 

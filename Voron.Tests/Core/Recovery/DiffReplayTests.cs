@@ -1,9 +1,4 @@
-using System.Text;
-using Voron.Platform;
-using Voron.Platform.Memory;
 using Voron.Testing.Journal;
-using Voron.Tests.Core.Engine;
-using Xunit.Abstractions;
 
 namespace Voron.Tests.Core.Recovery;
 

@@ -1,5 +1,4 @@
 using Voron.Paging;
-using Voron.Tests.Core.Engine;
 
 namespace Voron.Tests.Core.Recovery;
 

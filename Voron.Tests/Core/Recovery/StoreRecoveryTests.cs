@@ -1,8 +1,3 @@
-using System.Text;
-using Voron.Journal;
-using Voron.Platform;
-using Voron.Tests.Core.Engine;
-
 namespace Voron.Tests.Core.Recovery;
 
 public sealed class StoreRecoveryTests

@@ -1,8 +1,5 @@
-using System.Text;
 using Voron.Testing;
-using Voron.Tests.Core.Engine;
 using Voron.Transactions;
-using Xunit.Abstractions;
 
 namespace Voron.Tests.Core.Scratch;
 

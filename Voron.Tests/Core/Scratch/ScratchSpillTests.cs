@@ -1,8 +1,3 @@
-using System.Text;
-using Voron.Platform;
-using Voron.Platform.Memory;
-using Voron.Tests.Core.Engine;
-
 namespace Voron.Tests.Core.Scratch;
 
 /// <summary>

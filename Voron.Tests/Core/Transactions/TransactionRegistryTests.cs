@@ -1,7 +1,6 @@
 using Voron.Allocation;
 using Voron.Header;
 using Voron.Transactions;
-using Xunit.Abstractions;
 
 namespace Voron.Tests.Core.Transactions;
 

@@ -1,4 +1,3 @@
-using System.Buffers.Binary;
 using Voron.Trees;
 
 namespace Voron.Tests.Core.Trees;

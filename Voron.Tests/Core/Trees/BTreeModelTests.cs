@@ -1,6 +1,4 @@
-using System.Globalization;
 using Voron.Trees;
-using Xunit.Abstractions;
 
 namespace Voron.Tests.Core.Trees;
 

@@ -1,4 +1,3 @@
-using System.Text;
 using Voron.Paging;
 using Voron.Trees;
 

@@ -1,4 +1,3 @@
-using System.Buffers.Binary;
 using Voron.Paging;
 using Voron.Trees;
 

@@ -1,4 +1,3 @@
-using System.Text;
 using Voron.Trees;
 
 namespace Voron.Tests.Core.Trees;

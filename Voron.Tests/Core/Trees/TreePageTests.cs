@@ -1,9 +1,6 @@
-using System.Buffers.Binary;
-using System.Text;
 using Voron.Paging;
 using Voron.Testing;
 using Voron.Trees;
-using Xunit.Abstractions;
 
 namespace Voron.Tests.Core.Trees;
 

@@ -1,6 +1,3 @@
-using Voron.Documents;
-using Voron.Testing.Crash;
-
 namespace Voron.Tests.Documents.Changes;
 
 /// <summary>CF3, CF7: a live consumer under concurrent writers sees every committed change exactly once, in version order.</summary>

@@ -1,7 +1,3 @@
-using System.Text;
-using Voron.Documents;
-using Voron.Platform.Memory;
-
 namespace Voron.Tests.Documents.Changes;
 
 /// <summary>

@@ -1,5 +1,3 @@
-using System.Text;
-using Voron.Documents;
 using Voron.Documents.Subscriptions;
 
 namespace Voron.Tests.Documents.Changes;

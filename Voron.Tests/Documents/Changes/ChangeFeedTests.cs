@@ -1,6 +1,3 @@
-using System.Text;
-using Voron.Documents;
-
 namespace Voron.Tests.Documents.Changes;
 
 /// <summary>The change feed's basic promises: history then live, deletes with versions, filters, JSON, errors.</summary>

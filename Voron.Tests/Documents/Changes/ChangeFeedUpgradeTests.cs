@@ -1,6 +1,3 @@
-using System.Text;
-using Voron.Documents;
-
 namespace Voron.Tests.Documents.Changes;
 
 /// <summary>Format 2 (Storage/DocumentTrees.cs): a format-1 store is upgraded at open, and its feed starts after its history (CF4).</summary>

@@ -1,6 +1,3 @@
-using System.Buffers.Binary;
-using Voron.Documents;
-
 namespace Voron.Tests.Documents.Changes;
 
 /// <summary>L4 (Storage/DocumentTrees.cs): the integrity check finds a document whose version has no change entry, and an entry past the store's version.</summary>

@@ -1,6 +1,3 @@
-using System.Text;
-using Voron.Documents;
-
 namespace Voron.Tests.Documents.Changes;
 
 /// <summary>CF4, CF5: retention prunes old changes, raises the oldest position, and a feed older than it gets a clear error.</summary>

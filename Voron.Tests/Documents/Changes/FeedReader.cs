@@ -1,5 +1,3 @@
-using Voron.Documents;
-
 namespace Voron.Tests.Documents.Changes;
 
 /// <summary>Helpers for reading a change feed in tests: a hang guard, never a timing assertion.</summary>

@@ -1,9 +1,6 @@
 using System.Collections.Concurrent;
 using System.Diagnostics.Metrics;
 using Voron.Diagnostics;
-using Voron.Documents;
-using Voron.Testing.Crash;
-using Xunit.Abstractions;
 
 namespace Voron.Tests.Documents.Concurrency;
 

@@ -1,6 +1,4 @@
 using System.Text.Json;
-using Voron.Documents;
-using Voron.Testing.Crash;
 
 namespace Voron.Tests.Documents.Crash;
 

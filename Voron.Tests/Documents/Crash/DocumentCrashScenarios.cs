@@ -1,5 +1,3 @@
-using Voron.Documents;
-
 namespace Voron.Tests.Documents.Crash;
 
 /// <summary>Document workloads to crash at every I/O call.</summary>

@@ -1,8 +1,3 @@
-using System.Text;
-using Voron.Documents;
-using Voron.Testing.Crash;
-using Xunit.Abstractions;
-
 namespace Voron.Tests.Documents.Crash;
 
 /// <summary>

@@ -1,8 +1,5 @@
-using System.Text;
-using Voron.Documents;
 using Voron.Tests.Sql;
 using Voron.Tests.Sql.Documents;
-using Xunit.Abstractions;
 
 namespace Voron.Tests.Documents.Expiration;
 

@@ -1,5 +1,3 @@
-using System.Text;
-using Voron.Documents;
 using Voron.Tests.Sql;
 
 namespace Voron.Tests.Documents.Expiration;

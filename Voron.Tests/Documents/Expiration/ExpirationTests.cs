@@ -1,5 +1,3 @@
-using System.Text;
-using Voron.Documents;
 using Voron.Documents.Storage;
 
 namespace Voron.Tests.Documents.Expiration;

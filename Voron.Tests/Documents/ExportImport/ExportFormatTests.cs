@@ -1,8 +1,5 @@
-using System.Globalization;
-using System.Text;
 using System.Text.Json;
 using System.Text.RegularExpressions;
-using Voron.Documents;
 using static Voron.Tests.Documents.ExportImport.ExportImportTestKit;
 
 namespace Voron.Tests.Documents.ExportImport;

@@ -1,5 +1,3 @@
-using System.Text;
-using Voron.Documents;
 using static Voron.Tests.Documents.ExportImport.ExportImportTestKit;
 
 namespace Voron.Tests.Documents.ExportImport;

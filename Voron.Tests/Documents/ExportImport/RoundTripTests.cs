@@ -1,8 +1,6 @@
-using System.Text;
 using System.Text.Encodings.Web;
 using System.Text.Json;
 using System.Text.Json.Nodes;
-using Voron.Documents;
 using static Voron.Tests.Documents.ExportImport.ExportImportTestKit;
 
 namespace Voron.Tests.Documents.ExportImport;

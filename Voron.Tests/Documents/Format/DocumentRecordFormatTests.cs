@@ -1,6 +1,3 @@
-using System.Buffers.Binary;
-using System.Text;
-using Voron.Documents;
 using Voron.Documents.Storage;
 
 namespace Voron.Tests.Documents.Format;

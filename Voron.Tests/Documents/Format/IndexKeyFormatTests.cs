@@ -1,8 +1,5 @@
-using System.Globalization;
-using System.Text;
 using System.Text.Json;
 using Voron.Documents.Indexing;
-using Xunit.Abstractions;
 
 namespace Voron.Tests.Documents.Format;
 

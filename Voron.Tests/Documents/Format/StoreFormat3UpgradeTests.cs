@@ -1,5 +1,3 @@
-using System.Text;
-using Voron.Documents;
 using Voron.Documents.Indexing;
 
 namespace Voron.Tests.Documents.Format;

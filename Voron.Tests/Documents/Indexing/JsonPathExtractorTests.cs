@@ -1,9 +1,4 @@
-using System.Globalization;
-using System.Text;
-using Microsoft.Data.Sqlite;
-using Voron.Documents;
 using Voron.Documents.Indexing;
-using Xunit.Abstractions;
 
 namespace Voron.Tests.Documents.Indexing;
 

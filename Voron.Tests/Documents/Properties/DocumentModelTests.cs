@@ -1,8 +1,3 @@
-using Voron.Documents;
-using Voron.Platform.Memory;
-using Voron.Testing.Crash;
-using Xunit.Abstractions;
-
 namespace Voron.Tests.Documents.Properties;
 
 /// <summary>

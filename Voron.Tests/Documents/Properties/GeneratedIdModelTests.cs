@@ -1,7 +1,4 @@
-using System.Text;
-using Voron.Documents;
 using Voron.Tests.Documents.Sessions;
-using Xunit.Abstractions;
 
 namespace Voron.Tests.Documents.Properties;
 

@@ -1,9 +1,6 @@
-using System.Text;
 using System.Text.Json;
 using System.Text.Json.Nodes;
-using Voron.Documents;
 using Voron.Tests.Documents.Sessions;
-using Xunit.Abstractions;
 
 namespace Voron.Tests.Documents.Properties;
 

@@ -1,6 +1,3 @@
-using System.Text;
-using Voron.Documents;
-
 namespace Voron.Tests.Documents.Sessions;
 
 /// <summary>The documented rules of S2 and S3 (DocumentSession.cs) at their edges.</summary>

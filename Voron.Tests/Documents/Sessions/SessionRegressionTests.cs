@@ -1,6 +1,3 @@
-using System.Text;
-using Voron.Documents;
-
 namespace Voron.Tests.Documents.Sessions;
 
 /// <summary>Regression tests of sessions (a load that rewrote, the id member, the id counter), through the public API only.</summary>

@@ -1,8 +1,5 @@
-using Voron.Documents;
 using Voron.Tests.Documents.Changes;
-using Voron.Testing.Crash;
 using Voron.Tests.Documents.Crash;
-using Xunit.Abstractions;
 
 namespace Voron.Tests.Documents.Subscriptions;
 

@@ -1,5 +1,3 @@
-using Voron.Documents;
-
 namespace Voron.Tests.Documents.Subscriptions;
 
 /// <summary>Shared steps of the subscription tests: users saved as the source changes, notes as a worker's derived documents.</summary>

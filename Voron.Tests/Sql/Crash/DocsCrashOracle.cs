@@ -1,6 +1,4 @@
 using System.Text.Json;
-using Microsoft.Data.Sqlite;
-using Voron.Documents;
 using Voron.Testing.Processes;
 using Voron.Tests.Sql;
 

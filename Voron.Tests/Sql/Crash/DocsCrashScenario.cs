@@ -1,7 +1,4 @@
-using Microsoft.Data.Sqlite;
-using Voron.Documents;
 using Voron.SqliteVfs;
-using Voron.Testing.Crash;
 using Voron.Testing.Processes;
 
 namespace Voron.Tests.Sql.Crash;

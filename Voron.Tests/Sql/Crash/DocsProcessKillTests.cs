@@ -1,13 +1,8 @@
 using System.Collections.Concurrent;
 using System.Diagnostics;
-using System.Globalization;
 using System.Text.RegularExpressions;
-using Microsoft.Data.Sqlite;
-using Voron.Documents;
 using Voron.SqliteVfs;
-using Voron.Testing.Crash;
 using Voron.Testing.Processes;
-using Xunit.Abstractions;
 
 namespace Voron.Tests.Sql.Crash;
 

@@ -1,7 +1,5 @@
 using System.Collections.Concurrent;
-using Microsoft.Data.Sqlite;
 using Voron.SqliteVfs;
-using Voron.Testing.Crash;
 using Voron.Tests.Sql;
 
 namespace Voron.Tests.Sql.Crash;

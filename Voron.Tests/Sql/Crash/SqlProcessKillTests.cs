@@ -1,12 +1,9 @@
 using System.Collections.Concurrent;
 using System.Diagnostics;
 using System.Text.RegularExpressions;
-using Microsoft.Data.Sqlite;
 using Voron.SqliteVfs;
-using Voron.Testing.Crash;
 using Voron.Testing.Processes;
 using Voron.Tests.Sql;
-using Xunit.Abstractions;
 
 namespace Voron.Tests.Sql.Crash;
 

@@ -1,5 +1,3 @@
-using Microsoft.Data.Sqlite;
-using Voron.Documents;
 using Voron.SqliteVfs;
 using Voron.SqliteVfs.Documents;
 

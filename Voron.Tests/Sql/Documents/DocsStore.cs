@@ -1,8 +1,3 @@
-using System.Text;
-using Microsoft.Data.Sqlite;
-using Voron.Documents;
-using Voron.Platform;
-
 namespace Voron.Tests.Sql.Documents;
 
 /// <summary>

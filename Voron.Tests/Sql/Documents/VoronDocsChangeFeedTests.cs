@@ -1,4 +1,3 @@
-using Voron.Documents;
 using Voron.Tests.Documents.Changes;
 
 namespace Voron.Tests.Sql.Documents;

@@ -1,7 +1,4 @@
 using System.Text.Json;
-using Microsoft.Data.Sqlite;
-using Voron.Documents;
-using Xunit.Abstractions;
 
 namespace Voron.Tests.Sql.Documents;
 

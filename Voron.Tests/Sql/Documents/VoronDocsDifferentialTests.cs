@@ -1,10 +1,3 @@
-using System.Globalization;
-using System.Text;
-using Microsoft.Data.Sqlite;
-using Voron.Documents;
-using Voron.Testing.Crash;
-using Xunit.Abstractions;
-
 namespace Voron.Tests.Sql.Documents;
 
 /// <summary>

@@ -1,6 +1,3 @@
-using Microsoft.Data.Sqlite;
-using Voron.Documents;
-
 namespace Voron.Tests.Sql.Documents;
 
 /// <summary>

@@ -1,9 +1,5 @@
-using System.Text;
 using System.Text.Json;
-using Microsoft.Data.Sqlite;
-using Voron.Documents;
 using Voron.SqliteVfs;
-using Xunit.Abstractions;
 
 namespace Voron.Tests.Sql.Documents;
 

@@ -1,8 +1,4 @@
-using System.Globalization;
-using System.Text;
-using Microsoft.Data.Sqlite;
 using Voron.Testing;
-using Xunit.Abstractions;
 
 namespace Voron.Tests.Sql.Documents;
 

@@ -1,6 +1,3 @@
-using System.Globalization;
-using Microsoft.Data.Sqlite;
-using Voron.Documents;
 using Voron.Tests.Documents;
 
 namespace Voron.Tests.Sql.Documents;

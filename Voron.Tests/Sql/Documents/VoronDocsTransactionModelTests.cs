@@ -1,7 +1,4 @@
-using Microsoft.Data.Sqlite;
 using Voron.Testing;
-using Voron.Testing.Crash;
-using Xunit.Abstractions;
 
 namespace Voron.Tests.Sql.Documents;
 

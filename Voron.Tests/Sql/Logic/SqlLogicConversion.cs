@@ -1,6 +1,4 @@
-using System.Globalization;
 using System.Text.RegularExpressions;
-using Microsoft.Data.Sqlite;
 
 namespace Voron.Tests.Sql.Logic;
 

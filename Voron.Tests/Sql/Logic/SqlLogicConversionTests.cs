@@ -1,5 +1,3 @@
-using Microsoft.Data.Sqlite;
-
 namespace Voron.Tests.Sql.Logic;
 
 /// <summary>The sqllogictest conversion's rules (1–6 in <see cref="SqlLogicConversion"/>), each on its own.</summary>

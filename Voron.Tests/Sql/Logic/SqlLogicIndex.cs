@@ -1,5 +1,3 @@
-using Voron.Documents;
-
 namespace Voron.Tests.Sql.Logic;
 
 /// <summary>

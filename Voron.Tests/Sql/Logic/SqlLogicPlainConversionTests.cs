@@ -1,5 +1,3 @@
-using Xunit.Abstractions;
-
 namespace Voron.Tests.Sql.Logic;
 
 /// <summary>

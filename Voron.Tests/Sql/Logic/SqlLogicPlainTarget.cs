@@ -1,5 +1,3 @@
-using Microsoft.Data.Sqlite;
-
 namespace Voron.Tests.Sql.Logic;
 
 /// <summary>

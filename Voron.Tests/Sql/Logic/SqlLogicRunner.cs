@@ -1,8 +1,5 @@
 using System.Diagnostics;
-using System.Globalization;
 using System.Security.Cryptography;
-using System.Text;
-using Microsoft.Data.Sqlite;
 
 namespace Voron.Tests.Sql.Logic;
 

@@ -1,6 +1,3 @@
-using System.Globalization;
-using Voron.Testing.Crash;
-
 namespace Voron.Tests.Sql.Logic;
 
 /// <summary>

@@ -1,6 +1,3 @@
-using Microsoft.Data.Sqlite;
-using Xunit.Abstractions;
-
 namespace Voron.Tests.Sql.Logic;
 
 /// <summary>

@@ -1,8 +1,3 @@
-using System.Globalization;
-using System.Text;
-using Microsoft.Data.Sqlite;
-using Voron.Documents;
-
 namespace Voron.Tests.Sql.Logic;
 
 /// <summary>

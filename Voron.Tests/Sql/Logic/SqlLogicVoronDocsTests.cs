@@ -1,6 +1,3 @@
-using Voron.Documents;
-using Xunit.Abstractions;
-
 namespace Voron.Tests.Sql.Logic;
 
 /// <summary>

@@ -1,6 +1,6 @@
-using System.Text;
 using Voron.SqliteVfs.Interop;
 using Voron.SqliteVfs.Interop.VirtualTables;
+using SqliteType = Voron.SqliteVfs.Interop.VirtualTables.SqliteType;
 
 namespace Voron.Tests.Sql.VirtualTables;
 

@@ -1,6 +1,5 @@
-using System.Globalization;
-using System.Text;
 using Voron.SqliteVfs.Interop.VirtualTables;
+using SqliteType = Voron.SqliteVfs.Interop.VirtualTables.SqliteType;
 
 namespace Voron.Tests.Sql.VirtualTables;
 

@@ -1,4 +1,3 @@
-using Microsoft.Data.Sqlite;
 using Voron.SqliteVfs.Interop.VirtualTables;
 
 namespace Voron.Tests.Sql.VirtualTables;

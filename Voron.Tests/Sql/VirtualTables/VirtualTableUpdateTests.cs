@@ -1,5 +1,3 @@
-using Microsoft.Data.Sqlite;
-
 namespace Voron.Tests.Sql.VirtualTables;
 
 /// <summary>xUpdate's three forms on a WITHOUT ROWID table, constraint errors, ON CONFLICT, UPSERT.</summary>

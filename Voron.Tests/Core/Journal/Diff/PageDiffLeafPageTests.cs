@@ -1,9 +1,7 @@
-using System.Text;
 using Voron.Journal.Diff;
 using Voron.Paging;
 using Voron.Tests.Core.Trees;
 using Voron.Trees;
-using Xunit.Abstractions;
 using static Voron.Tests.Core.Journal.Diff.DiffCheck;
 
 namespace Voron.Tests.Core.Journal.Diff;

@@ -1,6 +1,4 @@
-using System.Buffers.Binary;
 using Voron.Journal.Diff;
-using Xunit.Abstractions;
 using static Voron.Tests.Core.Journal.Diff.DiffCheck;
 
 namespace Voron.Tests.Core.Journal.Diff;

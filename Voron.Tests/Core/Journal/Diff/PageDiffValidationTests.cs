@@ -1,4 +1,3 @@
-using System.Buffers.Binary;
 using Voron.Journal.Diff;
 using static Voron.Tests.Core.Journal.Diff.DiffCheck;
 
