@@ -193,7 +193,9 @@ internal sealed class CompareExperiment : IExperiment
         var most = _copies.Max();
         double? Created(string path) => closed.GetValueOrDefault((path, most))?.Created.Median;
         double? Ops(string path, int copies) => closed.GetValueOrDefault((path, copies))?.Operations.Median;
-        double? Saturation(string path) => saturation.TryGetValue(path, out var rate) ? rate : null;
+        // 0 means no rate of the sweep kept up: the rate lies below the first one tried, which is
+        // not a figure, so the cell stays empty and a note says so.
+        double? Saturation(string path) => saturation.TryGetValue(path, out var rate) && rate > 0 ? rate : null;
         foreach (var path in paths)
         {
             var cells = new List<(string, object?)>
@@ -208,6 +210,13 @@ internal sealed class CompareExperiment : IExperiment
             cells.Add(("saturation ops/s", Saturation(path)));
             cells.Add(("saturation ×sqlite", Ratio(Saturation(path), Saturation(OrderPaths.Sqlite))));
             report.AddRow([.. cells]);
+        }
+
+        var below = paths.Where(path => saturation.TryGetValue(path, out var rate) && rate <= 0).ToList();
+        if (below.Count > 0)
+        {
+            report.AddNote(string.Create(CultureInfo.InvariantCulture,
+                $"Saturation rate not reached by {string.Join(", ", below)}: no offered rate of the sweep ({report.Facts.FirstOrDefault(fact => fact.Key == "openSweep").Value}) kept p99 within {SaturationSweep.P99LimitMs} ms, so the rate is below the first one tried and its cells are empty."));
         }
 
         Target($"documents: orders created per second at {most} copies vs sqlite", Ratio(Created(OrderPaths.Documents), Created(OrderPaths.Sqlite)), 5);
