@@ -1,5 +1,6 @@
 using System.Text;
 using Voron.Documents;
+using Voron.SqliteVfs;
 using Voron.Tests.Sql;
 using Voron.Tests.Sql.Documents;
 using Xunit.Abstractions;

@@ -1,6 +1,7 @@
 using System.Text;
 using Microsoft.Data.Sqlite;
 using Voron.Documents;
+using Voron.SqliteVfs;
 using Voron.Platform;
 
 namespace Voron.Tests.Sql.Documents;
@@ -12,10 +13,10 @@ namespace Voron.Tests.Sql.Documents;
 /// </summary>
 internal sealed class DocsStore : IDisposable
 {
-    public DocsStore(IFileSystem? fileSystem = null)
+    public DocsStore(IFileSystem? fileSystem = null, DocumentStoreOptions? options = null)
     {
         Sql = new SqlStore(fileSystem);
-        Documents = DocumentStore.Open(Sql.Environment);
+        Documents = options == null ? DocumentStore.Open(Sql.Environment) : DocumentStore.Open(Sql.Environment, options);
         Sql.Registration.UseDocuments(Documents);
     }
 

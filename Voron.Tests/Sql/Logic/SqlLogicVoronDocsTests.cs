@@ -1,4 +1,5 @@
 using Voron.Documents;
+using Voron.SqliteVfs;
 using Xunit.Abstractions;
 
 namespace Voron.Tests.Sql.Logic;
