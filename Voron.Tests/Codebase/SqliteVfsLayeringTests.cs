@@ -74,33 +74,7 @@ public sealed partial class SqliteVfsLayeringTests
             .Select(r => Path.GetFileNameWithoutExtension(((string)r.Attribute("Include")!).Replace('\\', '/')))];
 
     /// <summary>Each line that names the Voron.Documents namespace outside comments and string literals, as "file:line".</summary>
-    private static List<string> DocumentUses(IEnumerable<SourceText> sources)
-    {
-        var found = new List<string>();
-        foreach (var source in sources)
-        {
-            var lines = source.Text.Split('\n');
-            for (var i = 0; i < lines.Length; i++)
-            {
-                var code = StringLiteral().Replace(lines[i], "\"\"");
-                var comment = code.IndexOf("//", StringComparison.Ordinal);
-                if (comment >= 0)
-                {
-                    code = code[..comment];
-                }
-
-                if (DocumentsNamespace().IsMatch(code))
-                {
-                    found.Add($"{source.Path}:{i + 1}");
-                }
-            }
-        }
-
-        return found;
-    }
-
-    [GeneratedRegex(@"""(?:[^""\\]|\\.)*""")]
-    private static partial Regex StringLiteral();
+    private static List<string> DocumentUses(IEnumerable<SourceText> sources) => ProductSources.UsesInCode(sources, DocumentsNamespace());
 
     [GeneratedRegex(@"(?<![\w.])Voron\.Documents\b")]
     private static partial Regex DocumentsNamespace();
