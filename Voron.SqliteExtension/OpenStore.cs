@@ -50,10 +50,7 @@ internal static class OpenStore
                 documents = hasDocuments ? DocumentStore.Open(environment) : null;
                 var collections = documents?.GetStatistics().Collections.Count ?? 0;
                 var vfs = VoronSqlite.RegisterNative(environment, VfsName, options: null);
-                if (documents is not null)
-                {
-                    vfs.BindDocuments(documents);
-                }
+                SqliteVfs.Documents.DocumentHook.Attach(vfs, documents); // voron_docs on every connection, bound to the store's documents if it has any
 
                 (s_path, s_environment, s_documents, s_vfs) = (full, environment, documents, vfs);
                 return $"opened {full}: {Count(databases, "SQLite database")}, {Count(collections, "collection")}";

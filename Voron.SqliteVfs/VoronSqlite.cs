@@ -26,7 +26,7 @@ public static class VoronSqlite
     }
 
     /// <summary>
-    /// Registers the VFS and the modules in whichever SQLite <see cref="Interop.SqliteNative"/> is
+    /// Registers the VFS in whichever SQLite <see cref="Interop.SqliteNative"/> is
     /// bound to, without touching Microsoft.Data.Sqlite (the loadable extension's path: it
     /// unregisters with <see cref="NativeVfs.Unregister"/>, as there are no pools to clear).
     /// </summary>
@@ -39,25 +39,22 @@ public static class VoronSqlite
                 throw new InvalidOperationException($"A SQLite VFS named '{vfsName}' is already registered; dispose its registration first or pick another name.");
             }
 
-            var vfs = NativeVfs.Register(environment, vfsName, options ?? new VoronSqliteOptions());
-            RegisterModules();
-            return vfs;
+            return NativeVfs.Register(environment, vfsName, options ?? new VoronSqliteOptions());
         }
     }
 
-    private static bool s_modulesRegistered;
-
-    /// <summary>voron_docs and voron_collection on every connection opened from now on (SD1); they refuse databases not on a Voron VFS.</summary>
-    private static void RegisterModules()
+    /// <summary>
+    /// DH1: the modules of SQL over documents (voron_docs and voron_collection, SD1) on every
+    /// connection opened from now on, and their conflict test; once per module name. They refuse
+    /// databases not on a Voron VFS.
+    /// </summary>
+    internal static void RegisterModules(Databases.IDocumentModules modules)
     {
-        if (s_modulesRegistered)
+        Vfs.ErrorCodes.RecogniseConflicts(modules.IsConflict);
+        foreach (var module in modules.Modules)
         {
-            return;
+            Interop.VirtualTables.VirtualTableRegistry.RegisterOnEveryConnection(module);
         }
-
-        Interop.VirtualTables.VirtualTableRegistry.RegisterOnEveryConnection(new Documents.DocsModule());
-        Interop.VirtualTables.VirtualTableRegistry.RegisterOnEveryConnection(new Documents.CollectionModule());
-        s_modulesRegistered = true;
     }
 
     /// <summary>

@@ -1,5 +1,4 @@
 using Microsoft.Data.Sqlite;
-using Voron.Documents;
 using Voron.SqliteVfs.Vfs;
 
 namespace Voron.SqliteVfs;
@@ -23,32 +22,11 @@ public sealed class VoronSqliteRegistration : IDisposable
 
     internal Databases.SqliteDatabases Databases => _vfs.Databases;
 
-    /// <summary>The document store bound with <see cref="UseDocuments"/>, or null.</summary>
-    public DocumentStore? Documents => _vfs.Documents;
+    /// <summary>The VFS behind this registration (Voron.SqliteVfs.Documents binds its hook to it).</summary>
+    internal NativeVfs Vfs => _vfs;
 
-    /// <summary>
-    /// Binds <paramref name="store"/> (opened over this registration's <see cref="Environment"/>)
-    /// to this VFS, so SQL on its databases can reach the documents: <c>CREATE VIRTUAL TABLE
-    /// orders USING voron_docs(Order, ...)</c> and <c>voron_collection('Order')</c>. One store per
-    /// registration; call it once, before opening connections that use those tables.
-    /// </summary>
-    /// <returns>This registration, for chaining.</returns>
-    /// <exception cref="ArgumentException">The store is over another environment.</exception>
-    /// <exception cref="InvalidOperationException">Another store is bound already.</exception>
-    public VoronSqliteRegistration UseDocuments(DocumentStore store)
-    {
-        ArgumentNullException.ThrowIfNull(store);
-        ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
-        if (!ReferenceEquals(store.Environment, _vfs.Environment))
-        {
-            throw new ArgumentException(
-                $"The document store is over the store '{store.Environment.Path}', but Vfs={VfsName} serves '{_vfs.Environment.Path}'. " +
-                "Open the DocumentStore over the registration's environment: DocumentStore.Open(registration.Environment).", nameof(store));
-        }
-
-        _vfs.BindDocuments(store);
-        return this;
-    }
+    /// <summary>Throws when the registration is disposed.</summary>
+    internal void ThrowIfDisposed() => ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
 
     /// <summary>
     /// What SQL on <paramref name="database"/> did since the store was opened: write transactions,

@@ -60,8 +60,9 @@ internal sealed unsafe partial class DatabaseFile
     /// <summary>
     /// V7: submits the write set and returns once it is durable; V10 for a transaction that
     /// wrote nothing. Throws why the commit failed (the callback maps it to an error code).
+    /// Internal, not private: a test commits a file directly to see the state a failure leaves (DH2).
     /// </summary>
-    private void Commit()
+    internal void Commit()
     {
         if (!_writer)
         {
@@ -71,7 +72,7 @@ internal sealed unsafe partial class DatabaseFile
         var started = System.Diagnostics.Stopwatch.GetTimestamp();
         var writes = _writes!;
         var snapshot = _snapshot!;
-        var documents = _documents is { IsEmpty: false } changed && Owner?.Documents is { } store ? new Documents.DocumentCommit(store, [.. changed.All]) : null;
+        var changes = _documents;
         _writes = null;
         _documents = null;
         _writer = false;
@@ -80,6 +81,8 @@ internal sealed unsafe partial class DatabaseFile
         long released;
         try
         {
+            // DH2: inside the try, so a prepare that throws still releases the write lock.
+            var documents = changes is { IsEmpty: false } && Owner?.Documents is { } hook ? hook.Prepare(changes) : null;
             writes.DropUnchanged(snapshot);
             if (!writes.IsEmpty || documents != null)
             {

@@ -164,7 +164,7 @@ internal sealed partial class DatabaseFile
             // V5: newer pages, or the same pages and newer documents (sessions commit without
             // moving the database): the writer works on the newest state.
             newest = _database.TakeNewest();
-            if (_readDocuments && DocumentsChanged(_snapshot!, newest))
+            if (_readDocuments && Owner?.Documents is { } hook && hook.Changed(_snapshot!, newest))
             {
                 // V16: the transaction read documents that changed since; moving it forward would
                 // let it write over a version it never saw.

@@ -13,7 +13,7 @@ internal sealed partial class DatabaseState
     /// database's write lock (merger MG4), so a lone connection's commit crosses no thread.
     /// </summary>
     /// <remarks>The caller has run <see cref="WriteSet.DropUnchanged"/> and found the set or <paramref name="documents"/> not empty.</remarks>
-    public DatabaseVersion Submit(WriteSet writes, Snapshot snapshot, out Voron.Transactions.TransactionMerger.CallerWrite? write, Documents.DocumentCommit? documents = null)
+    public DatabaseVersion Submit(WriteSet writes, Snapshot snapshot, out Voron.Transactions.TransactionMerger.CallerWrite? write, IDocumentVersion? documents = null)
     {
         if (Environment.Failure is { } failure)
         {
@@ -45,10 +45,7 @@ internal sealed partial class DatabaseState
             }
 
             version = new DatabaseVersion(sequence, parent, writes, snapshot.Length, writes.Block0, documents) { Parent = _head };
-            if (documents != null)
-            {
-                documents.Database = this;
-            }
+            documents?.Submitted(version, this);
 
             _inFlight.Add(version);
             _head = version;

@@ -129,8 +129,9 @@ namespace Voron.SqliteVfs.Databases;
 //     directory is never created; the VFS reads it back as the database's name.
 //
 // V13. A version carries, beside its pages, the document changes its SQL transaction made through
-//     voron_docs tables of the database (Documents/DocumentCommit.cs). The merged operation writes
-//     both into one store transaction: one journal record, durable when COMMIT returns, and a
+//     voron_docs tables of the database (Voron.SqliteVfs.Documents/DocumentCommit.cs, reached
+//     through the document hook, DH1). The merged operation writes both into one store
+//     transaction: one journal record, durable when COMMIT returns, and a
 //     crash or a reader sees all of it or none of it. A transaction that changed only documents
 //     is a version without blocks (its sequence moves; page 1 does not).
 // V14. The merged operation checks each document change's expected version (SD6) and the unique

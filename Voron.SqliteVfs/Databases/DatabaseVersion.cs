@@ -11,13 +11,9 @@ internal sealed class DatabaseVersion
     private readonly long _cutFromBlock;
     private readonly bool _lengthChanged;
 
-    public DatabaseVersion(long sequence, long parentSequence, WriteSet writes, long parentLength, Block0Change block0, Documents.DocumentCommit? documents = null)
+    public DatabaseVersion(long sequence, long parentSequence, WriteSet writes, long parentLength, Block0Change block0, IDocumentVersion? documents = null)
     {
         Documents = documents;
-        if (documents != null)
-        {
-            documents.Version = this;
-        }
 
         Sequence = sequence;
         ParentSequence = parentSequence;
@@ -44,7 +40,7 @@ internal sealed class DatabaseVersion
     public Exception? Cause => Failure ?? _durable.Task.Exception?.InnerException;
 
     /// <summary>V13: the documents the same SQL transaction changed through voron_docs, or null.</summary>
-    public Documents.DocumentCommit? Documents { get; }
+    public IDocumentVersion? Documents { get; }
 
     public long ParentSequence { get; }
 

@@ -14,6 +14,12 @@ internal static class ErrorCodes
 
     public static Exception? LastError => t_lastError;
 
+    // Set once, before any document can be written (DH1): the attached documents' conflict test.
+    private static volatile Func<Exception, bool>? s_isConflict;
+
+    /// <summary>DH1: what counts as a document conflict (V14), from the modules that write documents.</summary>
+    public static void RecogniseConflicts(Func<Exception, bool> isConflict) => s_isConflict ??= isConflict;
+
     /// <summary>Records why the VFS answered a result code that is not an exception (SQLITE_BUSY).</summary>
     public static void Note(Exception reason) => t_lastError = reason;
 
@@ -27,9 +33,10 @@ internal static class ErrorCodes
             return ioError; // V17: whatever the cause, SQLite must see an I/O error to drop its cache
         }
 
-        for (var e = error; e != null; e = e.InnerException)
+        var isConflict = s_isConflict;
+        for (var e = error; isConflict != null && e != null; e = e.InnerException)
         {
-            if (e is Voron.Documents.ConcurrencyException or Voron.Documents.UniqueConstraintException)
+            if (isConflict(e))
             {
                 // V14: a document conflict, this commit's own or that of the in-flight commit it
                 // was built on (a StaleCommitException wraps it): a conflict to retry, not an I/O error.

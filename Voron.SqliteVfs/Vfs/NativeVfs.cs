@@ -2,7 +2,6 @@ using System.Runtime.InteropServices;
 using System.Text;
 using Voron.SqliteVfs.Interop;
 using Voron.SqliteVfs.Databases;
-using Voron.Documents;
 
 namespace Voron.SqliteVfs.Vfs;
 
@@ -64,14 +63,14 @@ internal sealed unsafe class NativeVfs
 
     public SqliteDatabases Databases { get; }
 
-    private DocumentStore? _documents;
+    private IDocumentHook? _documents;
 
-    /// <summary>The document store the voron_docs module reads and writes, once bound.</summary>
-    public DocumentStore? Documents => Volatile.Read(ref _documents);
+    /// <summary>DH1: the document hook (the store the voron_docs module reads and writes), once bound.</summary>
+    public IDocumentHook? Documents => Volatile.Read(ref _documents);
 
-    public void BindDocuments(DocumentStore store)
+    public void BindDocuments(IDocumentHook hook)
     {
-        if (Interlocked.CompareExchange(ref _documents, store, null) is { } bound && !ReferenceEquals(bound, store))
+        if (Interlocked.CompareExchange(ref _documents, hook, null) is { } bound && !ReferenceEquals(bound.Store, hook.Store))
         {
             throw new InvalidOperationException($"Vfs={Name} already serves a document store; one DocumentStore per registration (and per store).");
         }

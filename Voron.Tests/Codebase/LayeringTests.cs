@@ -45,33 +45,7 @@ public sealed partial class LayeringTests
     }
 
     /// <summary>Each line that names StorageEnvironment outside comments and string literals, as "file:line".</summary>
-    private static List<string> UsesInCode(IEnumerable<SourceText> sources)
-    {
-        var found = new List<string>();
-        foreach (var source in sources)
-        {
-            var lines = source.Text.Split('\n');
-            for (var i = 0; i < lines.Length; i++)
-            {
-                var code = StringLiteral().Replace(lines[i], "\"\"");
-                var comment = code.IndexOf("//", StringComparison.Ordinal);
-                if (comment >= 0)
-                {
-                    code = code[..comment];
-                }
-
-                if (Name().IsMatch(code))
-                {
-                    found.Add($"{source.Path}:{i + 1}");
-                }
-            }
-        }
-
-        return found;
-    }
-
-    [GeneratedRegex(@"""(?:[^""\\]|\\.)*""")]
-    private static partial Regex StringLiteral();
+    private static List<string> UsesInCode(IEnumerable<SourceText> sources) => ProductSources.UsesInCode(sources, Name());
 
     [GeneratedRegex(@"\bStorageEnvironment\b")]
     private static partial Regex Name();

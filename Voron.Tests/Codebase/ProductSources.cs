@@ -1,9 +1,10 @@
+using System.Text.RegularExpressions;
 using System.Xml.Linq;
 
 namespace Voron.Tests.Codebase;
 
 /// <summary>The product projects (Voron.slnx's <c>/products/</c> folder) and their C# sources, for the tests that hold the code to a rule.</summary>
-internal static class ProductSources
+internal static partial class ProductSources
 {
     /// <summary>The folders of the projects in Voron.slnx's <c>/products/</c> folder.</summary>
     public static List<string> Projects(string root) =>
@@ -26,4 +27,33 @@ internal static class ProductSources
             }
         }
     }
+
+    /// <summary>Each line of <paramref name="sources"/> where <paramref name="name"/> matches outside comments and string literals, as "file:line".</summary>
+    public static List<string> UsesInCode(IEnumerable<SourceText> sources, Regex name)
+    {
+        var found = new List<string>();
+        foreach (var source in sources)
+        {
+            var lines = source.Text.Split('\n');
+            for (var i = 0; i < lines.Length; i++)
+            {
+                var code = StringLiteral().Replace(lines[i], "\"\"");
+                var comment = code.IndexOf("//", StringComparison.Ordinal);
+                if (comment >= 0)
+                {
+                    code = code[..comment];
+                }
+
+                if (name.IsMatch(code))
+                {
+                    found.Add($"{source.Path}:{i + 1}");
+                }
+            }
+        }
+
+        return found;
+    }
+
+    [GeneratedRegex(@"""(?:[^""\\]|\\.)*""")]
+    private static partial Regex StringLiteral();
 }

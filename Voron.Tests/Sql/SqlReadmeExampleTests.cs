@@ -1,5 +1,4 @@
 using Dapper;
-using Voron.SqliteVfs;
 
 namespace Voron.Tests.Sql;
 

@@ -1,5 +1,3 @@
-using Voron.SqliteVfs;
-
 namespace Voron.Tests.Sql;
 
 /// <summary>What <see cref="VoronSqliteRegistration.GetStatistics"/> counts: each figure moves with what it says, and only then.</summary>

@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using Voron.SqliteVfs;
 using Voron.Testing;
 
 namespace Voron.Tests.Sql;

@@ -1,5 +1,4 @@
 using Voron.PageFiles;
-using Voron.SqliteVfs;
 
 namespace Voron.Tests.Sql;
 

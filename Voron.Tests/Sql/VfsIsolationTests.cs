@@ -1,5 +1,3 @@
-using Voron.SqliteVfs;
-
 namespace Voron.Tests.Sql;
 
 /// <summary>

@@ -1,6 +1,5 @@
 using System.Diagnostics;
 using SQLitePCL;
-using Voron.SqliteVfs;
 using Voron.SqliteVfs.Databases;
 
 namespace Voron.Tests.Sql;

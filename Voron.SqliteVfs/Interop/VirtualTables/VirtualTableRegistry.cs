@@ -81,6 +81,13 @@ internal static unsafe class VirtualTableRegistry
         }
     }
 
+    /// <summary>The Voron VFS file behind database <paramref name="schema"/> of connection <paramref name="db"/>, or null when it is not on a Voron VFS.</summary>
+    public static Vfs.VfsFile? VoronFileOf(nint db, string schema)
+    {
+        var native = FileOf(db, schema);
+        return native == null || native->Methods != Vfs.IoCallbacks.Methods ? null : Vfs.IoCallbacks.Resolve(native);
+    }
+
     private static (nint Module, nint ClientData) NativeOf(VirtualTableModule module)
     {
         lock (s_sync)

@@ -1,4 +1,3 @@
-using Voron.SqliteVfs;
 using Voron.Tests.Documents;
 
 namespace Voron.Tests.Core.Platform;

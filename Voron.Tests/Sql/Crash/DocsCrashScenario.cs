@@ -1,4 +1,3 @@
-using Voron.SqliteVfs;
 using Voron.Testing.Processes;
 
 namespace Voron.Tests.Sql.Crash;

@@ -1,7 +1,6 @@
 using System.Collections.Concurrent;
 using System.Diagnostics;
 using System.Text.RegularExpressions;
-using Voron.SqliteVfs;
 using Voron.Testing.Processes;
 
 namespace Voron.Tests.Sql.Crash;

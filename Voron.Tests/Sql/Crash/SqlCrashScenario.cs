@@ -1,5 +1,4 @@
 using System.Collections.Concurrent;
-using Voron.SqliteVfs;
 using Voron.Tests.Sql;
 
 namespace Voron.Tests.Sql.Crash;

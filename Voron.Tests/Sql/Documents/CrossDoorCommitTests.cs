@@ -1,9 +1,8 @@
-using Voron.SqliteVfs;
 using Voron.SqliteVfs.Documents;
 
 namespace Voron.Tests.Sql.Documents;
 
-/// <summary>V13–V14 and SD5–SD8 (Voron.SqliteVfs/Documents/DocsTable.cs, Databases/DatabaseState.cs): one store transaction under both front doors.</summary>
+/// <summary>V13–V14 and SD5–SD8 (Voron.SqliteVfs.Documents/DocsTable.cs, Voron.SqliteVfs/Databases/DatabaseState.cs): one store transaction under both front doors.</summary>
 public sealed class CrossDoorCommitTests
 {
     private sealed class Store : IDisposable

@@ -7,10 +7,10 @@ namespace Voron.Tests.Sql.Documents;
 /// </summary>
 internal sealed class DocsStore : IDisposable
 {
-    public DocsStore(IFileSystem? fileSystem = null)
+    public DocsStore(IFileSystem? fileSystem = null, DocumentStoreOptions? options = null)
     {
         Sql = new SqlStore(fileSystem);
-        Documents = DocumentStore.Open(Sql.Environment);
+        Documents = options == null ? DocumentStore.Open(Sql.Environment) : DocumentStore.Open(Sql.Environment, options);
         Sql.Registration.UseDocuments(Documents);
     }
 

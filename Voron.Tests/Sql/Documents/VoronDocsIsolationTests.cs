@@ -1,5 +1,4 @@
 using System.Text.Json;
-using Voron.SqliteVfs;
 
 namespace Voron.Tests.Sql.Documents;
 

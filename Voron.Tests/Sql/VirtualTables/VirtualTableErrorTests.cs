@@ -1,4 +1,3 @@
-using Voron.SqliteVfs;
 using Voron.SqliteVfs.Interop;
 using Voron.SqliteVfs.Interop.VirtualTables;
 

@@ -8,7 +8,7 @@ namespace Voron.SqliteVfs.Documents;
 /// <summary>
 /// The <c>voron_docs</c> module (SD1): <c>CREATE VIRTUAL TABLE orders USING voron_docs(Order,
 /// customer='$.customer' TEXT, ...)</c> on a database of a Voron VFS whose registration has a
-/// DocumentStore bound (<see cref="VoronSqliteRegistration.UseDocuments"/>).
+/// DocumentStore bound (<c>registration.UseDocuments(store)</c>, <see cref="DocumentsRegistration"/>).
 /// </summary>
 internal sealed class DocsModule : VirtualTableModule
 {
@@ -33,17 +33,16 @@ internal sealed class DocsModule : VirtualTableModule
     }
 
     /// <summary>The database file and document store behind a table of schema <paramref name="context"/>.Schema, or an error saying what is missing.</summary>
-    internal static unsafe (DatabaseFile File, Voron.Documents.DocumentStore Store) Resolve(VirtualTableContext context, string module)
+    internal static (DatabaseFile File, Voron.Documents.DocumentStore Store) Resolve(VirtualTableContext context, string module)
     {
         var schema = context.Schema == "temp" ? "main" : context.Schema;
-        var native = VirtualTableRegistry.FileOf(context.Db, schema);
-        if (native == null || native->Methods != IoCallbacks.Methods || IoCallbacks.Resolve(native) is not DatabaseFile file)
+        if (VirtualTableRegistry.VoronFileOf(context.Db, schema) is not DatabaseFile file)
         {
             throw new VirtualTableException(SqliteConstants.Error,
                 $"{module} needs a database on a Voron VFS (Data Source=<name>;Vfs=voron, after VoronSqlite.Register(...).UseDocuments(store)); database '{schema}' of this connection is not one.");
         }
 
-        var store = file.Owner?.Documents ?? throw new VirtualTableException(SqliteConstants.Error,
+        var store = (file.Owner?.Documents as DocumentHook)?.DocumentStore ?? throw new VirtualTableException(SqliteConstants.Error,
             $"{module}: Vfs={file.Owner?.Name} has no document store bound. Call registration.UseDocuments(documentStore) once after VoronSqlite.Register, before opening connections.");
         if (store.IsDisposed)
         {

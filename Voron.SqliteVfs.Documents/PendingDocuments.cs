@@ -31,7 +31,7 @@ internal sealed record PendingDocument(string Id, byte[] IdBytes, string Collect
 /// transaction: <see cref="Position"/> names a point of it, <see cref="UndoTo"/> goes back to one.
 /// Which point a savepoint is, each table decides (<see cref="TableSavepoints"/>).
 /// </summary>
-internal sealed class PendingDocuments
+internal sealed class PendingDocuments : Databases.IDocumentChanges
 {
     private readonly Dictionary<string, PendingDocument> _byId = new(StringComparer.Ordinal);
     private readonly List<(string Id, PendingDocument? Before)> _log = [];

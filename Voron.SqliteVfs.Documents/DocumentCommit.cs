@@ -2,6 +2,7 @@ using System.Text;
 using Voron.Documents;
 using Voron.Documents.Indexing;
 using Voron.Documents.Storage;
+using Voron.SqliteVfs.Databases;
 
 namespace Voron.SqliteVfs.Documents;
 
@@ -11,7 +12,7 @@ namespace Voron.SqliteVfs.Documents;
 /// entries computed, WP1), applied by <see cref="Apply"/> inside the same merged operation as the
 /// version's pages, so both are one store transaction and one journal record.
 /// </summary>
-internal sealed class DocumentCommit
+internal sealed class DocumentCommit : IDocumentVersion
 {
     private readonly WritePort _port;
     private readonly Dictionary<string, int> _positions = new(StringComparer.Ordinal);
@@ -37,10 +38,12 @@ internal sealed class DocumentCommit
     public IReadOnlyList<PendingDocument> Changes { get; }
 
     /// <summary>The database version this commit is the document half of (set when it is submitted, V13).</summary>
-    public Databases.DatabaseVersion? Version { get; set; }
+    public DatabaseVersion? Version { get; private set; }
 
     /// <summary>The database whose version this is, where <see cref="DurableResult"/> counts its waits (set when it is submitted).</summary>
-    public Databases.DatabaseState? Database { get; set; }
+    public DatabaseState? Database { get; private set; }
+
+    public void Submitted(DatabaseVersion version, DatabaseState database) => (Version, Database) = (version, database);
 
     /// <summary>Whether the version is durable: <see cref="Results"/> are final.</summary>
     public bool IsDurable => Version?.IsDurable == true;
