@@ -84,7 +84,8 @@ public sealed partial class DocumentStore : IAsyncDisposable, IDisposable
                 LowestSubscriptionPosition = read => Voron.Documents.Subscriptions.SubscriptionTable.LowestPosition(read, environment.Path), // SU3
             };
             Feed.Start();
-            StartSweeper();
+            Sweeper = new ExpirySweeper(environment, options, Telemetry, () => NowTicks, SubmitAsync, ThrowIfDisposed, () => IsDisposed);
+            Sweeper.Start();
         }
         catch
         {
@@ -260,6 +261,9 @@ public sealed partial class DocumentStore : IAsyncDisposable, IDisposable
     /// <summary>The one way documents are written (WP1): prepare on the caller's thread, apply in the merged operation.</summary>
     internal WritePort Writes { get; }
 
+    /// <summary>The expiry sweeps, on demand and in the background (Storage/ExpirySweeper.cs).</summary>
+    internal ExpirySweeper Sweeper { get; }
+
     /// <summary>Submits prepared writes as one merged operation (I1, I2): <see cref="WritePort.SubmitAsync"/>.</summary>
     internal Task<WriteResult[]> SubmitAsync(IReadOnlyList<PreparedWrite> writes, CancellationToken cancellationToken) =>
         Writes.SubmitAsync(writes, null, cancellationToken);
@@ -282,7 +286,7 @@ public sealed partial class DocumentStore : IAsyncDisposable, IDisposable
         }
 
         Feed.Stop(); // live feeds end (ObjectDisposedException) and the pruner stops before the environment closes
-        StopSweeper();
+        Sweeper.Stop();
         OpenStores.Remove(Environment);
         _subscriptionsClosing.Cancel(); // SU2: subscription waiters fail
         if (_ownsEnvironment)

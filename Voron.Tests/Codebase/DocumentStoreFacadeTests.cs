@@ -26,7 +26,6 @@ public sealed partial class DocumentStoreFacadeTests
         // These three move with the document write port (one place that prepares and applies
         // every document write: sessions, bulk insert, import, the expiry sweep, SQL).
         ["DocumentStore.BulkInsert.cs"] = "moves with the document write port",
-        ["DocumentStore.Expiration.cs"] = "moves with the document write port",
         ["DocumentStore.Import.cs"] = "moves with the document write port",
         // The save path (SubmitAsync, ComputeEntries) is the write port's prepare and apply; the
         // catalog snapshot it reads (Initialize, CatalogFor, ReloadCatalog, RefreshCatalogAsync and
