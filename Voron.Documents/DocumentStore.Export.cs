@@ -59,7 +59,7 @@ public sealed partial class DocumentStore
         ThrowIfDisposed();
         options ??= new DocumentImportOptions();
         ArgumentOutOfRangeException.ThrowIfNegative(options.MaxRejectionsKept, nameof(options));
-        var importer = new DocumentImporter(Telemetry, Options.MaxDocumentBytes + ImportLineSlackBytes, ImportLine, (writes, ct) => BulkWriteAsync(writes, null, ct));
+        var importer = new DocumentImporter(Telemetry, Options.MaxDocumentBytes + ImportLineSlackBytes, ImportLine, (writes, ct) => Bulk.WriteAsync(writes, null, ct));
         return await importer.RunAsync(source, options, cancellationToken).ConfigureAwait(false);
     }
 }

@@ -84,6 +84,7 @@ public sealed partial class DocumentStore : IAsyncDisposable, IDisposable
                 LowestSubscriptionPosition = read => Voron.Documents.Subscriptions.SubscriptionTable.LowestPosition(read, environment.Path), // SU3
             };
             Feed.Start();
+            Bulk = new BulkWriter(environment, options, () => _catalog, RefreshCatalogAsync, ThrowIfDisposed);
             Sweeper = new ExpirySweeper(environment, options, Telemetry, () => NowTicks, SubmitAsync, ThrowIfDisposed, () => IsDisposed);
             Sweeper.Start();
         }
@@ -260,6 +261,9 @@ public sealed partial class DocumentStore : IAsyncDisposable, IDisposable
 
     /// <summary>The one way documents are written (WP1): prepare on the caller's thread, apply in the merged operation.</summary>
     internal WritePort Writes { get; }
+
+    /// <summary>Bulk insert's and import's batches (Storage/BulkWriter.cs).</summary>
+    internal BulkWriter Bulk { get; }
 
     /// <summary>The expiry sweeps, on demand and in the background (Storage/ExpirySweeper.cs).</summary>
     internal ExpirySweeper Sweeper { get; }

@@ -23,9 +23,8 @@ public sealed partial class DocumentStoreFacadeTests
     /// </summary>
     private static readonly Dictionary<string, string> NotYetMoved = new(StringComparer.Ordinal)
     {
-        // Both already build their writes through the write port (Storage/WritePort.cs); bulk
-        // insert's batches in flight and import's line parsing are still here.
-        ["DocumentStore.BulkInsert.cs"] = "its batching loop moves to Storage/, beside BulkBatch",
+        // It builds its writes through the write port (Storage/WritePort.cs); its line parsing is
+        // still here.
         ["DocumentStore.Import.cs"] = "its line parsing (ImportLine) moves to Export/DocumentImporter.cs",
         // The store's layout check on open (Initialize) and the catalog snapshot (CatalogFor,
         // ReloadCatalog, RefreshCatalogAsync and the _catalog field) still live here.
