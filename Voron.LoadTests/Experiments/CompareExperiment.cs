@@ -212,7 +212,7 @@ internal sealed class CompareExperiment : IExperiment
             report.AddRow([.. cells]);
         }
 
-        var below = paths.Where(path => saturation.TryGetValue(path, out var rate) && rate <= 0).ToList();
+        var below = paths.Where(path => saturation.ContainsKey(path) && Saturation(path) == null).ToList();
         if (below.Count > 0)
         {
             report.AddNote(string.Create(CultureInfo.InvariantCulture,
