@@ -38,7 +38,7 @@ public sealed partial class DocumentStore
     public IReadOnlyList<IndexStatus> GetIndexes(string? collection = null)
     {
         ThrowIfDisposed();
-        return [.. ReloadCatalog().Records
+        return [.. Catalogs.Reload().Records
             .Where(r => collection == null || r.Definition.Collection == collection)
             .Select(r => new IndexStatus(r.Definition, r.Ready))];
     }

@@ -14,6 +14,9 @@ namespace Voron.Documents;
 
 // Design notes — the document store.
 //
+//   DocumentStore.Open: the layout check (Storage/StoreLayout.cs: format version, upgrade, feed
+//     state) reads the index catalog the store's catalog snapshot (Indexing/CatalogCache.cs)
+//     starts from.
 //   DocumentStore (one per store) -> session (unit of work) -> SaveChangesAsync
 //     caller's side: serialize the changed entities, validate raw JSON, build the records
 //       (Storage/DocumentRecord.cs), compute index entries with the catalog snapshot held (I2)
@@ -45,7 +48,7 @@ namespace Voron.Documents;
 //       stored document has or had.
 //   I6. A LoadAsync (of one id or many) and a query each read one snapshot: one read transaction.
 //   I7. One DocumentStore per StorageEnvironment: the generator of I5 and the catalog snapshot
-//       live here.
+//       (Indexing/CatalogCache.cs) are the store's, one of each per store.
 
 /// <summary>
 /// A JSON document store over a Voron store: collections of documents addressed by id, sessions
@@ -58,7 +61,6 @@ public sealed partial class DocumentStore : IAsyncDisposable, IDisposable
     private static readonly ConditionalWeakTable<StorageEnvironment, object> OpenStores = new();
 
     private readonly bool _ownsEnvironment;
-    private volatile IndexCatalog _catalog;
     private int _disposed;
 
     private DocumentStore(StorageEnvironment environment, bool ownsEnvironment, DocumentStoreOptions options, IMeterFactory? meterFactory)
@@ -77,14 +79,14 @@ public sealed partial class DocumentStore : IAsyncDisposable, IDisposable
             Ids = new IdGenerator(environment, environment.Path);
             ExpiryField = options.Expiration.JsonField is { } field ? new ExpiryField(field) : null;
             Writes = new WritePort(this);
-            _catalog = Initialize(environment, options.ChangeFeed.Enabled);
-            IndexBuilder = new IndexBuilder(environment, Telemetry, ReloadCatalog, options.IndexBuildBatchSize);
+            Catalogs = new CatalogCache(environment, StoreLayout.Open(environment, options.ChangeFeed.Enabled), ThrowIfDisposed);
+            IndexBuilder = new IndexBuilder(environment, Telemetry, Catalogs.Reload, options.IndexBuildBatchSize);
             Feed = new ChangeFeed(environment, options, ThrowIfDisposed)
             {
                 LowestSubscriptionPosition = read => Voron.Documents.Subscriptions.SubscriptionTable.LowestPosition(read, environment.Path), // SU3
             };
             Feed.Start();
-            Bulk = new BulkWriter(environment, options, () => _catalog, RefreshCatalogAsync, ThrowIfDisposed);
+            Bulk = new BulkWriter(environment, options, () => Catalogs.Current, Catalogs.RefreshAsync, ThrowIfDisposed);
             Sweeper = new ExpirySweeper(environment, options, Telemetry, () => NowTicks, SubmitAsync, ThrowIfDisposed, () => IsDisposed);
             Sweeper.Start();
         }
@@ -179,85 +181,15 @@ public sealed partial class DocumentStore : IAsyncDisposable, IDisposable
     /// <summary>"Now" for expiration (XE1), in UTC ticks, from <see cref="DocumentStoreOptions.TimeProvider"/>.</summary>
     internal long NowTicks => Options.TimeProvider.GetUtcNow().UtcTicks;
 
+    /// <summary>The store's catalog snapshot (Indexing/CatalogCache.cs): the newest index catalog it has seen, and the catalog a transaction sees.</summary>
+    internal CatalogCache Catalogs { get; }
+
     /// <summary>The newest index catalog this store has seen.</summary>
-    internal IndexCatalog Catalog => _catalog;
+    internal IndexCatalog Catalog => Catalogs.Current;
 
     internal bool IsDisposed => Volatile.Read(ref _disposed) != 0;
 
     internal void ThrowIfDisposed() => ObjectDisposedException.ThrowIf(IsDisposed, this);
-
-    /// <summary>Checks (or writes, on a new store; upgrades, on a format-1 store) the layout's format version and the feed's state, and loads the catalog.</summary>
-    private static IndexCatalog Initialize(StorageEnvironment environment, bool feedOn)
-    {
-        using (var read = environment.BeginRead())
-        {
-            if (!ChangeFeedFormat.NeedsWrite(read, feedOn, environment.Path))
-            {
-                return IndexCatalog.Load(read, environment.Path);
-            }
-        }
-
-        using (var write = environment.BeginWrite())
-        {
-            ChangeFeedFormat.Apply(write, feedOn, environment.Path);
-            write.Commit();
-        }
-
-        using var after = environment.BeginRead();
-        return IndexCatalog.Load(after, environment.Path);
-    }
-
-    /// <summary>The catalog <paramref name="transaction"/> sees (the snapshot held, unless the transaction sees another generation); publishes a newer one.</summary>
-    internal IndexCatalog CatalogFor(ReadTransaction transaction)
-    {
-        var current = _catalog;
-        var meta = transaction.OpenTree(DocumentTrees.Meta);
-        var generation = meta == null ? 0 : DocumentTrees.ReadInt64(meta, DocumentTrees.GenerationKey, Path);
-        if (generation == current.Generation)
-        {
-            return current;
-        }
-
-        var loaded = IndexCatalog.Load(transaction, Path);
-        Publish(loaded);
-        return loaded;
-    }
-
-    private void Publish(IndexCatalog catalog)
-    {
-        for (var current = _catalog; catalog.Generation > current.Generation; current = _catalog)
-        {
-            if (Interlocked.CompareExchange(ref _catalog, catalog, current) == current)
-            {
-                return;
-            }
-        }
-    }
-
-    /// <summary>Reloads the catalog from the committed state.</summary>
-    internal IndexCatalog ReloadCatalog()
-    {
-        using var read = Environment.BeginRead();
-        return CatalogFor(read);
-    }
-
-    /// <summary>
-    /// I2: waits until the committed state shows catalog generation <paramref name="atLeast"/> (the
-    /// transaction that raised it may still be in flight when a batch built on it sees it).
-    /// </summary>
-    internal async Task RefreshCatalogAsync(long atLeast, CancellationToken cancellationToken)
-    {
-        for (var attempt = 0; attempt < 10_000; attempt++)
-        {
-            ThrowIfDisposed();
-            if (ReloadCatalog().Generation >= atLeast)
-            {
-                return;
-            }
-
-            await Task.Delay(1, cancellationToken).ConfigureAwait(false);
-        }
-    }
 
     /// <summary>The one way documents are written (WP1): prepare on the caller's thread, apply in the merged operation.</summary>
     internal WritePort Writes { get; }

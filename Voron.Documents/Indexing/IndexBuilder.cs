@@ -28,7 +28,7 @@ namespace Voron.Documents.Indexing;
 /// <summary>
 /// Defines, builds and drops a store's indexes (the protocol above), one catalog change at a time.
 /// Gets what it needs when the store is built: the environment, the telemetry, and a way to reload
-/// the store's catalog after each change (the catalog snapshot sessions read stays the store's).
+/// the store's catalog after each change (the catalog snapshot sessions read is the store's, Indexing/CatalogCache.cs).
 /// </summary>
 #pragma warning disable CA1001 // the lock lives as long as the store, which never disposes it: a build still running at dispose releases it
 internal sealed class IndexBuilder(StorageEnvironment environment, DocumentsTelemetry telemetry, Func<IndexCatalog> reloadCatalog, int batchSize)

@@ -46,8 +46,8 @@ namespace Voron.Documents.Storage;
 //   L5. @docs.expires holds exactly one entry per @docs record with the Expires flag, its key the
 //       record's expiry ticks and id, and nothing else (XE2).
 // Compatibility: "format" is written when the store is first opened; a store whose format is
-// above StoreFormat is refused (FormatVersionException). Upgrades run on open, in one write
-// transaction (Changes/ChangeFeedFormat.cs), and end with "format" = 3:
+// above StoreFormat is refused (FormatVersionException). Upgrades run on open (StoreLayout.cs), in
+// one write transaction (Changes/ChangeFeedFormat.cs), and end with "format" = 3:
 //   1 -> 2: creates @docs.changes, sets "feed.from" to "version" (the history before the upgrade
 //           is not in the log) and "feed.on". Format 1 had no log, and its deletes took no version.
 //   2 -> 3: index entries read a property name repeated in one object by its first occurrence, as

@@ -30,7 +30,7 @@ internal sealed class ReadPort(DocumentStore store, ReadTransaction snapshot)
     public ReadTransaction Snapshot { get; } = snapshot;
 
     /// <summary>The index catalog of the snapshot's generation (I2).</summary>
-    public IndexCatalog Catalog => store.CatalogFor(Snapshot);
+    public IndexCatalog Catalog => store.Catalogs.For(Snapshot);
 
     /// <summary>
     /// The document version counter (I4) of the store at <paramref name="storePath"/> in

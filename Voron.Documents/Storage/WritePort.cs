@@ -145,7 +145,7 @@ internal sealed class WritePort(DocumentStore store)
             }
             catch (StaleCatalogException stale)
             {
-                await store.RefreshCatalogAsync(stale.Actual, cancellationToken).ConfigureAwait(false);
+                await store.Catalogs.RefreshAsync(stale.Actual, cancellationToken).ConfigureAwait(false);
             }
         }
     }

@@ -26,9 +26,6 @@ public sealed partial class DocumentStoreFacadeTests
         // It builds its writes through the write port (Storage/WritePort.cs); its line parsing is
         // still here.
         ["DocumentStore.Import.cs"] = "its line parsing (ImportLine) moves to Export/DocumentImporter.cs",
-        // The store's layout check on open (Initialize) and the catalog snapshot (CatalogFor,
-        // ReloadCatalog, RefreshCatalogAsync and the _catalog field) still live here.
-        ["DocumentStore.cs"] = "the layout check moves into Storage/ and the catalog snapshot into Indexing/",
     };
 
     [Fact]
