@@ -61,12 +61,4 @@ public sealed partial class DocumentStore
         var json = JsonSerializer.SerializeToUtf8Bytes(entity, type.TypeInfo);
         return Writes.Bulk(id!, idBytes, type.Collection, type.CollectionBytes, json, generated);
     }
-
-    /// <summary>
-    /// A prepared write of raw JSON (an import line without its <c>@metadata</c>): the id and
-    /// collection already validated, the JSON one object within the size limit. Raises the id
-    /// counters as an explicit id does (I5); no expected version (an existing document is replaced).
-    /// </summary>
-    internal PreparedWrite PrepareRaw(string id, byte[] idBytes, string collection, byte[] collectionBytes, byte[] json) =>
-        Writes.Bulk(id, idBytes, collection, collectionBytes, json, generated: false);
 }

@@ -1,103 +1,46 @@
-using System.Buffers;
 using Voron.Documents.Export;
-using Voron.Documents.Serialization;
 using Voron.Documents.Storage;
 
 namespace Voron.Documents;
 
 public sealed partial class DocumentStore
 {
-    // A line may exceed MaxDocumentBytes by its "@metadata" (an id of 512 bytes escaped is 3 KiB).
-    private const int ImportLineSlackBytes = 64 << 10;
-
-    /// <summary>The prepared write of the reader's current line, or null when it is blank or refused (counted in <paramref name="state"/>, XP4).</summary>
-    private PreparedWrite? ImportLine(JsonLineReader reader, ImportState state)
+    /// <summary>
+    /// Reads JSON Lines in the shape <see cref="ExportAsync"/> writes and stores each document
+    /// through the bulk-insert path: <c>@metadata.@id</c> and <c>@metadata.@collection</c> are
+    /// required, the rest of <c>@metadata</c> is ignored (versions and modification times are the
+    /// importing store's own), and the document is stored without <c>@metadata</c>. A document
+    /// with an id already stored replaces it. A line that cannot be imported is counted and
+    /// reported in the result, and the import goes on. Blank lines are skipped.
+    /// </summary>
+    /// <remarks>
+    /// Lines are UTF-8 (a byte order mark on the first is skipped), of any length, ended by
+    /// <c>\n</c> or <c>\r\n</c>. A line is refused when it is not one JSON object, has no
+    /// <c>@metadata</c> object (or more than one), its <c>@id</c> or <c>@collection</c> is missing,
+    /// repeated, not a string or not valid for the store, or the document is larger than
+    /// <see cref="DocumentStoreOptions.MaxDocumentBytes"/>. A repeated id is not refused: the later
+    /// line replaces the earlier one. Batches of <see cref="DocumentStoreOptions.BulkInsertBatchSize"/>
+    /// are committed as they fill, with their index entries; a batch that fails (a unique index
+    /// violation, an id stored in another collection) throws as <see cref="BulkInsertAsync{T}(IAsyncEnumerable{T}, System.Text.Json.Serialization.Metadata.JsonTypeInfo{T}, IProgress{long}?, CancellationToken)"/>
+    /// does, and so does cancellation, the batches before staying saved.
+    /// <see cref="DocumentImportResult.Imported"/> counts the lines stored. Progress (lines read)
+    /// is reported every 10,000 lines and at the end.
+    /// </remarks>
+    public async Task<DocumentImportResult> ImportAsync(Stream source, DocumentImportOptions? options = null, CancellationToken cancellationToken = default)
     {
-        if (reader.TooLong || reader.Line.Length > Options.MaxDocumentBytes + ImportLineSlackBytes)
-        {
-            state.Reject(reader.LineNumber, $"the line is longer than {Options.MaxDocumentBytes + ImportLineSlackBytes:N0} bytes; documents are at most {Options.MaxDocumentBytes:N0} (DocumentStoreOptions.MaxDocumentBytes).");
-            return null;
-        }
-
-        var line = reader.Line;
-        if (reader.LineNumber == 1 && line.StartsWith("\uFEFF"u8))
-        {
-            line = line[3..]; // a UTF-8 byte order mark
-        }
-
-        if (line.Trim(" \t"u8).IsEmpty)
-        {
-            return null;
-        }
-
-        var rented = ArrayPool<byte>.Shared.Rent(line.Length);
-        try
-        {
-            var reason = ParseLine(line, rented, out var write);
-            if (reason != null)
-            {
-                state.Reject(reader.LineNumber, reason);
-                return null;
-            }
-
-            state.Accept(write!.Collection!);
-            return write;
-        }
-        finally
-        {
-            ArrayPool<byte>.Shared.Return(rented);
-        }
+        ArgumentNullException.ThrowIfNull(source);
+        ThrowIfDisposed();
+        options ??= new DocumentImportOptions();
+        ArgumentOutOfRangeException.ThrowIfNegative(options.MaxRejectionsKept, nameof(options));
+        var importer = new DocumentImporter(Telemetry, Options.MaxDocumentBytes, PrepareRaw, (writes, ct) => Bulk.WriteAsync(writes, null, ct));
+        return await importer.RunAsync(source, options, cancellationToken).ConfigureAwait(false);
     }
 
-    private string? ParseLine(ReadOnlySpan<byte> line, byte[] scratch, out PreparedWrite? write)
-    {
-        write = null;
-        try
-        {
-            JsonValidation.ValidateObject(line, null);
-        }
-        catch (InvalidJsonException e)
-        {
-            return "not a JSON object: " + e.Message;
-        }
-
-        var length = JsonLineText.WithoutMetadata(line, scratch, readStrings: true, out var metadata);
-        var problem = metadata switch
-        {
-            { Count: 0 } => "no \"@metadata\" property.",
-            { Count: > 1 } => "more than one \"@metadata\" property.",
-            { NotAnObject: true } => "\"@metadata\" is not an object.",
-            { IdCount: 0 } => "no \"@metadata\".\"@id\".",
-            { IdCount: > 1 } => "more than one \"@metadata\".\"@id\".",
-            { IdIsString: false } => "\"@metadata\".\"@id\" is not a string.",
-            { CollectionCount: 0 } => "no \"@metadata\".\"@collection\".",
-            { CollectionCount: > 1 } => "more than one \"@metadata\".\"@collection\".",
-            { CollectionIsString: false } => "\"@metadata\".\"@collection\" is not a string.",
-            _ => null,
-        };
-        if (problem != null)
-        {
-            return problem;
-        }
-
-        if (length > Options.MaxDocumentBytes)
-        {
-            return $"the document is {length:N0} bytes of JSON; the store takes at most {Options.MaxDocumentBytes:N0} (DocumentStoreOptions.MaxDocumentBytes).";
-        }
-
-        byte[] idBytes;
-        byte[] collectionBytes;
-        try
-        {
-            idBytes = DocumentNames.IdBytes(metadata.Id!, "@id");
-            collectionBytes = DocumentNames.CollectionBytes(metadata.Collection!, "@collection");
-        }
-        catch (ArgumentException e)
-        {
-            return "invalid " + e.Message;
-        }
-
-        write = PrepareRaw(metadata.Id!, idBytes, metadata.Collection!, collectionBytes, scratch.AsSpan(0, length).ToArray());
-        return null;
-    }
+    /// <summary>
+    /// A prepared write of raw JSON (an import line without its <c>@metadata</c>): the id and
+    /// collection already validated, the JSON one object within the size limit. Raises the id
+    /// counters as an explicit id does (I5); no expected version (an existing document is replaced).
+    /// </summary>
+    private PreparedWrite PrepareRaw(string id, byte[] idBytes, string collection, byte[] collectionBytes, byte[] json) =>
+        Writes.Bulk(id, idBytes, collection, collectionBytes, json, generated: false);
 }
