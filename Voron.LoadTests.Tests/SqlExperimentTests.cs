@@ -1,4 +1,4 @@
-using Voron.LoadTests.Engines.Sql;
+using Voron.LoadTests.Capabilities.Sql;
 
 namespace Voron.LoadTests.Tests;
 

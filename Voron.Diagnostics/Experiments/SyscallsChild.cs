@@ -1,6 +1,6 @@
 using Voron.LoadTests.Data;
-using Voron.LoadTests.Engines;
-using Voron.LoadTests.Engines.Sql;
+using Voron.LoadTests.Capabilities;
+using Voron.LoadTests.Capabilities.Sql;
 using Voron.LoadTests.Experiments;
 
 namespace Voron.Diagnostics.Experiments;

@@ -1,6 +1,7 @@
 using System.Collections.Concurrent;
-using Voron.LoadTests.Engines.Documents;
+using Voron.LoadTests.Capabilities.Documents;
 using Voron.LoadTests.Experiments.Documents;
+using Voron.LoadTests.Stores.Voron;
 
 namespace Voron.LoadTests.Experiments;
 

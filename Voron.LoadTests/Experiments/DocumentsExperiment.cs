@@ -1,6 +1,9 @@
 using System.Text.Json;
-using Voron.LoadTests.Engines.Documents;
+using Voron.LoadTests.Capabilities.Documents;
 using Voron.LoadTests.Experiments.Documents;
+using Voron.LoadTests.Stores.LiteDb;
+using Voron.LoadTests.Stores.Sqlite;
+using Voron.LoadTests.Stores.Voron;
 
 namespace Voron.LoadTests.Experiments;
 

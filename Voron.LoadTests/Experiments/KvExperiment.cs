@@ -1,4 +1,4 @@
-using Voron.LoadTests.Engines;
+using Voron.LoadTests.Capabilities;
 
 namespace Voron.LoadTests.Experiments;
 
@@ -219,12 +219,12 @@ internal sealed partial class KvExperiment : IExperiment
     /// </summary>
     private static void AddLeafFill(Report report, IKvEngine store, string workload)
     {
-        if (store is not Engines.Voron.VoronKvEngine voron)
+        if (store is not Stores.Voron.VoronKvEngine voron)
         {
             return;
         }
 
-        var tree = VoronSpace.Measure(voron.Environment).Trees.First(t => t.Name == Engines.Voron.VoronKvEngine.TreeName);
+        var tree = VoronSpace.Measure(voron.Environment).Trees.First(t => t.Name == Stores.Voron.VoronKvEngine.TreeName);
         report.AddFact($"leafFill.{store.Name}.{workload}", tree.Occupancy.ToString());
     }
 

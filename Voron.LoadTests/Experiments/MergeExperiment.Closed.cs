@@ -1,6 +1,6 @@
 using Voron.LoadTests.Data;
-using Voron.LoadTests.Engines;
-using Voron.LoadTests.Engines.Voron;
+using Voron.LoadTests.Capabilities;
+using Voron.LoadTests.Stores.Voron;
 
 namespace Voron.LoadTests.Experiments;
 

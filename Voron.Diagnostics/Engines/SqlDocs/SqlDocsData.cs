@@ -1,6 +1,6 @@
 using System.Text.Json;
 using Microsoft.Data.Sqlite;
-using Voron.LoadTests.Engines.Sqlite;
+using Voron.LoadTests.Stores.Sqlite;
 using Voron.LoadTests.Experiments.Documents;
 
 namespace Voron.Diagnostics.Engines.SqlDocs;
