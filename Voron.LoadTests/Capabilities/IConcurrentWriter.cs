@@ -2,7 +2,7 @@ namespace Voron.LoadTests.Capabilities;
 
 /// <summary>
 /// A store that many callers write to at once, each write durable when its task completes: Voron
-/// through its transaction merger (<see cref="Voron.VoronMergedWriter"/>), or a peer through an
+/// through its transaction merger, or a peer through an
 /// application-side FIFO queue (<see cref="BatchedPeerWriter"/>). The closed- and open-loop
 /// harnesses drive every mode through this, so they all do the same work the same way.
 /// </summary>
@@ -22,4 +22,7 @@ internal interface IConcurrentWriter : IDisposable
 
     /// <summary>Durable flushes so far: Voron's journal writes, the peers' commits.</summary>
     long Flushes { get; }
+
+    /// <summary>The Voron store written to, whose journal records the experiment times (<see cref="JournalWriteListener"/>); null for the peers.</summary>
+    StorageEnvironment? VoronEnvironment => null;
 }

@@ -46,6 +46,9 @@ internal interface IKvEngine : IDisposable
     /// value is read), and returns how many entries there are.
     /// </summary>
     long ScanAll();
+
+    /// <summary>How full the pages of the engine's tree are, for the report (Voron's, measured as the filesize diagnostic walks a store); null where the engine cannot tell.</summary>
+    string? TreeOccupancy() => null;
 }
 
 /// <summary>One write of a batch: a put when <paramref name="Value"/> is set, a delete when it is null.</summary>

@@ -15,6 +15,11 @@ namespace Voron.LoadTests.Capabilities;
 /// </param>
 /// <param name="MissingLibraryNote">What to print and report when <paramref name="Probe"/> cannot load the library.</param>
 /// <param name="MainFile">The store's main file in its directory (the one that holds the data once settled), for its size.</param>
+/// <param name="CompactsEachRound">
+/// Whether the store is compacted after each round (<see cref="ICompactable"/>): <c>churn</c>'s
+/// variant only (<see cref="KvEngineCatalog.WithCompaction"/>), since the other suites have no
+/// rounds to compact between.
+/// </param>
 internal sealed record KvEngineKind(
     string Name,
     string Label,
@@ -23,7 +28,8 @@ internal sealed record KvEngineKind(
     Func<string, SimulatedDisk, IKvEngine> Open,
     Func<string> Probe,
     string MissingLibraryNote,
-    string MainFile)
+    string MainFile,
+    bool CompactsEachRound = false)
 {
     /// <summary>Opens a store on the real disk.</summary>
     public IKvEngine OpenOnDisk(string directory) => Open(directory, SimulatedDisk.None);

@@ -1,9 +1,6 @@
 using System.Text.Json;
 using Voron.LoadTests.Capabilities.Documents;
 using Voron.LoadTests.Experiments.Documents;
-using Voron.LoadTests.Stores.LiteDb;
-using Voron.LoadTests.Stores.Sqlite;
-using Voron.LoadTests.Stores.Voron;
 
 namespace Voron.LoadTests.Experiments;
 
@@ -29,7 +26,7 @@ internal sealed partial class DocumentsExperiment : IExperiment
     internal static readonly int[] LoadThreads = [1, 2];
     internal const int UpdateCallers = 16;
     internal const int Take = 20;
-    internal static readonly string[] Engines = [DocumentEngineCatalog.Voron, DocumentEngineCatalog.VoronKv, DocumentEngineCatalog.Sqlite, DocumentEngineCatalog.LiteDb];
+    internal static readonly string[] Engines = DocumentEngineNames.All;
 
     private readonly long? _documents;
     private readonly TimeSpan? _duration;
@@ -165,24 +162,9 @@ internal sealed partial class DocumentsExperiment : IExperiment
         var engines = new List<IDocumentEngine>();
         try
         {
-            if (_engines.Contains(DocumentEngineCatalog.Voron))
+            foreach (var kind in DocumentEngineCatalog.All.Where(k => _engines.Contains(k.Name)))
             {
-                engines.Add(await VoronDocumentEngine.OpenAsync(context.NewDirectory(prefix + DocumentEngineCatalog.Voron)).ConfigureAwait(false));
-            }
-
-            if (_engines.Contains(DocumentEngineCatalog.VoronKv))
-            {
-                engines.Add(new VoronKvDocumentEngine(context.NewDirectory(prefix + DocumentEngineCatalog.VoronKv)));
-            }
-
-            if (_engines.Contains(DocumentEngineCatalog.Sqlite))
-            {
-                engines.Add(new SqliteDocumentEngine(context.NewDirectory(prefix + DocumentEngineCatalog.Sqlite)));
-            }
-
-            if (_engines.Contains(DocumentEngineCatalog.LiteDb))
-            {
-                engines.Add(new LiteDbDocumentEngine(context.NewDirectory(prefix + DocumentEngineCatalog.LiteDb)));
+                engines.Add(await kind.OpenAsync(context.NewDirectory(prefix + kind.Name)).ConfigureAwait(false));
             }
 
             return await run(engines).ConfigureAwait(false);
@@ -199,7 +181,7 @@ internal sealed partial class DocumentsExperiment : IExperiment
     private async Task<List<DocumentRunResult>> RunWorkloadsAsync(ExperimentContext context, Report? report, List<IDocumentEngine> engines, long documents, TimeSpan duration,
         List<(string Column, object? Value)[]>? feedRows, string prefix)
     {
-        var voron = engines.OfType<VoronDocumentEngine>().FirstOrDefault(); // the change feed's workloads are Voron's alone
+        var voron = engines.OfType<IChangeFeedEngine>().FirstOrDefault(); // the change feed's workloads are Voron's alone
         var feedRounds = context.Quick || report == null ? 1 : 3;
         var results = new List<DocumentRunResult>();
         var round = 0;
@@ -402,12 +384,7 @@ internal sealed partial class DocumentsExperiment : IExperiment
     /// </summary>
     private static void AddLeafFill(Report report, IDocumentEngine engine)
     {
-        var environment = engine switch
-        {
-            VoronDocumentEngine documents => documents.Store.Environment,
-            VoronKvDocumentEngine floor => floor.Environment,
-            _ => null,
-        };
+        var environment = engine.VoronEnvironment;
         if (environment == null)
         {
             return;

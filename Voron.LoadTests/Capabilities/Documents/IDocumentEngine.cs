@@ -37,4 +37,7 @@ internal interface IDocumentEngine : IDisposable
     /// Voron's data-file flush (SQLite and LiteDB checkpoint inside their commits).
     /// </summary>
     void EndRound();
+
+    /// <summary>The Voron store under the engine, for the facts that walk its trees (<see cref="VoronSpace"/>); null for the peers.</summary>
+    StorageEnvironment? VoronEnvironment => null;
 }

@@ -1,6 +1,4 @@
-using Voron.LoadTests.Stores.LiteDb;
-using Voron.LoadTests.Stores.Sqlite;
-using Voron.LoadTests.Stores.Voron;
+using Voron.LoadTests.Stores;
 
 namespace Voron.LoadTests.Capabilities.Orders;
 
@@ -22,7 +20,10 @@ internal static class OrderPaths
     /// <summary>(e) LiteDB 5.</summary>
     public const string LiteDb = "litedb";
 
-    public static readonly string[] All = [Documents, SqlVoron, SqlDocs, Sqlite, LiteDb];
+    /// <summary>Every path, from every store's <see cref="IStoreAdapter.OrderPaths"/>, in <see cref="StoreAdapters.All"/>'s order.</summary>
+    public static IReadOnlyList<OrderPathKind> Kinds { get; } = [.. StoreAdapters.All.SelectMany(a => a.OrderPaths)];
+
+    public static readonly string[] All = [.. Kinds.Select(k => k.Name)];
 
     /// <summary>The key of the query-by-customer plan in <see cref="IOrderPath.Plans"/>.</summary>
     public const string QueryPlan = "query";
@@ -39,16 +40,9 @@ internal static class OrderPaths
     /// </summary>
     public static async Task<IOrderPath> OpenAsync(string name, string directory, OrdersSize size, SimulatedDisk? disk = null)
     {
-        disk ??= SimulatedDisk.None;
-        return name switch
-        {
-            Documents => await DocumentsOrderPath.OpenAsync(directory, size, disk).ConfigureAwait(false),
-            SqlVoron => SqlVoronOrderPath.Open(directory, size, disk),
-            SqlDocs => await SqlDocsOrderPath.OpenAsync(directory, size, disk).ConfigureAwait(false),
-            Sqlite => SqliteOrderPath.Open(directory, size, disk),
-            LiteDb => LiteDbOrderPath.Open(directory, size, disk),
-            _ => throw new ArgumentException($"unknown order path '{name}' (known: {string.Join(", ", All)})", nameof(name)),
-        };
+        var kind = Kinds.SingleOrDefault(k => k.Name == name) ??
+                   throw new ArgumentException($"unknown order path '{name}' (known: {string.Join(", ", All)})", nameof(name));
+        return await kind.OpenAsync(directory, size, disk ?? SimulatedDisk.None).ConfigureAwait(false);
     }
 
     /// <summary>The arguments the plans are shown for: a customer's orders in the last 30 days of the data.</summary>

@@ -10,7 +10,7 @@ namespace Voron.LoadTests.Stores.Voron;
 /// session's save completes after the journal fdatasync that covers it; concurrent sessions share
 /// transactions and flushes through the merger.
 /// </summary>
-internal sealed class VoronDocumentEngine : IDocumentEngine
+internal sealed class VoronDocumentEngine : IChangeFeedEngine
 {
     private static readonly ProfileJson Json = ProfileJson.Default;
 
@@ -39,6 +39,8 @@ internal sealed class VoronDocumentEngine : IDocumentEngine
     public Task<long> BulkInsertAsync(IEnumerable<Profile> profiles) => Store.BulkInsertAsync(profiles, Json.Profile);
 
     public void EndRound() => Store.Environment.FlushToDataFile();
+
+    public StorageEnvironment VoronEnvironment => Store.Environment;
 
     /// <summary>Stores one new profile in its own session; returns the version the save gave it (the feed-latency workload matches it to the change).</summary>
     public async ValueTask<long> SaveAsync(Profile profile)

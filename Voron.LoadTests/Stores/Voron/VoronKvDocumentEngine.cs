@@ -45,6 +45,8 @@ internal sealed class VoronKvDocumentEngine : IDocumentEngine
 
     public StorageEnvironment Environment { get; }
 
+    public StorageEnvironment VoronEnvironment => Environment;
+
     public string Name => DocumentEngineCatalog.VoronKv;
 
     public string Durability => "Voron.Core as the document store opens it (Durable): a put completes after the journal fdatasync covering it (concurrent puts share it through the merger)";

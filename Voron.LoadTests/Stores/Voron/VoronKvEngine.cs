@@ -54,6 +54,8 @@ internal sealed class VoronKvEngine : IKvEngine, ICompactable
 
     public IKvReader OpenReader() => new VoronKvReader(_environment);
 
+    public string TreeOccupancy() => VoronSpace.Measure(_environment).Trees.First(t => t.Name == TreeName).Occupancy.ToString();
+
     public long ScanAll()
     {
         using var read = _environment.BeginRead();

@@ -24,6 +24,8 @@ internal sealed class VoronMergedWriter : IConcurrentWriter
 
     public StorageEnvironment Environment { get; }
 
+    public StorageEnvironment VoronEnvironment => Environment;
+
     public long Flushes => Environment.JournalWrites;
 
     /// <summary>Opens a store with <paramref name="options"/> set for the mode: <paramref name="merged"/> (else batches of one) and <paramref name="asyncCommit"/>.</summary>
