@@ -14,7 +14,7 @@ namespace Voron.LoadTests.Experiments;
 /// updates with expected versions from 16 callers, and single-document inserts from 1, 16, 64 and
 /// 256 concurrent callers. Every timed span includes the work its writes cause: for Voron the
 /// data-file flush (as the merge experiment does); SQLite and LiteDB checkpoint inside their commits.
-/// Beside them the engine floor, <c>voron-kv</c> (<see cref="VoronKvDocumentEngine"/>: the same bytes
+/// Beside them the engine floor, <c>voron-kv</c> (<c>Stores/Voron/VoronKvDocumentEngine.cs</c>: the same bytes
 /// through Voron.Core's merger, for insert, load and bulk), so that each Voron row has its ratio to
 /// what the engine alone does (vsFloor). Every row has the process's CPU and allocated bytes per
 /// operation (<see cref="ProcessCost"/>); Voron's rows say which of their targets they meet

@@ -11,7 +11,7 @@ internal sealed partial class SqlExperiment
     private static void Preload(ISqlEngine engine, int rows)
     {
         using var connection = engine.Connect(0);
-        SqlEngines.Execute(connection, CreateTable);
+        SqliteCommands.Execute(connection, CreateTable);
         using var transaction = connection.BeginTransaction();
         using var insert = connection.CreateCommand();
         insert.Transaction = transaction;
@@ -106,7 +106,7 @@ internal sealed partial class SqlExperiment
             {
                 if (workload == MultiDbInsert)
                 {
-                    SqlEngines.Execute(connection, CreateTable);
+                    SqliteCommands.Execute(connection, CreateTable);
                 }
 
                 return new SqlCopy(connection, Prepare(connection, workload), number, workload);

@@ -2,6 +2,7 @@ using System.Text.Json;
 using Microsoft.Data.Sqlite;
 using Voron.LoadTests.Stores.Sqlite;
 using Voron.LoadTests.Experiments.Documents;
+using Voron.LoadTests.Capabilities.Sql;
 
 namespace Voron.Diagnostics.Engines.SqlDocs;
 

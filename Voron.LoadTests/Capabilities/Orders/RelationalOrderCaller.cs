@@ -1,4 +1,5 @@
 using Voron.LoadTests.Stores.Sqlite;
+using Voron.LoadTests.Capabilities.Sql;
 
 namespace Voron.LoadTests.Capabilities.Orders;
 

@@ -1,10 +1,10 @@
-using Voron.LoadTests.Stores.Sqlite;
+using Voron.LoadTests.Capabilities.Sql;
 
 namespace Voron.LoadTests.Capabilities.Orders;
 
 /// <summary>
-/// The relational form of the orders workload, shared by <see cref="SqlVoronOrderPath"/> and
-/// <see cref="SqliteOrderPath"/> (which differ only in how a connection is opened): the schema,
+/// The relational form of the orders workload, shared by the <c>sql-voron</c> and <c>sqlite</c>
+/// paths (which differ only in how a connection is opened): the schema,
 /// the bulk load, and the statements (<see cref="RelationalOrderCaller"/> runs them). Tables with a
 /// text key are WITHOUT ROWID (the key is the b-tree's key: a lookup reads one tree, not an index
 /// and then the table); <c>orders(customer, created_at)</c> serves the query, its ORDER BY and the
@@ -47,24 +47,6 @@ internal static class RelationalOrders
 
     /// <summary>Orders per transaction of the bulk load (with their lines).</summary>
     private const int Batch = 10_000;
-
-    /// <summary>
-    /// A connection to a SQL path on Voron with the settings stock SQLite's connections get from
-    /// <see cref="SqliteStore"/> (busy_timeout, the page cache), or disposed when that fails.
-    /// </summary>
-    public static SqliteConnection Configured(SqliteConnection connection)
-    {
-        try
-        {
-            SqliteCommands.Execute(connection, $"PRAGMA busy_timeout={SqliteStore.BusyTimeoutMs}; PRAGMA cache_size={SqliteStore.CacheSizePragma};");
-            return connection;
-        }
-        catch
-        {
-            connection.Dispose();
-            throw;
-        }
-    }
 
     /// <summary>
     /// Creates the tables on an empty database and loads <paramref name="size"/>'s data in

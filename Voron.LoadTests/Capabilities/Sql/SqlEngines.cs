@@ -16,11 +16,4 @@ internal static class SqlEngines
     /// <summary>Opens engine <paramref name="name"/> in <paramref name="directory"/>.</summary>
     public static ISqlEngine Open(string name, string directory) =>
         (Kinds.SingleOrDefault(k => k.Name == name) ?? throw new ArgumentException($"unknown SQL engine '{name}' (known: {string.Join(", ", All)})", nameof(name))).Open(directory);
-
-    internal static void Execute(SqliteConnection connection, string sql)
-    {
-        using var command = connection.CreateCommand();
-        command.CommandText = sql;
-        command.ExecuteNonQuery();
-    }
 }

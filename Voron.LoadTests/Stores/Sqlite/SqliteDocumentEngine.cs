@@ -2,6 +2,7 @@ using System.Text.Json;
 using Voron.LoadTests.Stores.Sqlite;
 using Voron.LoadTests.Experiments.Documents;
 using Voron.LoadTests.Capabilities.Documents;
+using Voron.LoadTests.Capabilities.Sql;
 
 namespace Voron.LoadTests.Stores.Sqlite;
 

@@ -1,5 +1,6 @@
 using Voron.LoadTests.Stores.Sqlite;
 using Voron.LoadTests.Capabilities.Orders;
+using Voron.LoadTests.Capabilities.Sql;
 
 namespace Voron.LoadTests.Stores.Sqlite;
 

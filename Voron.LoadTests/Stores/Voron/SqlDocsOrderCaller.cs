@@ -3,6 +3,7 @@ using Voron.Documents;
 using Voron.LoadTests.Stores.Sqlite;
 using Voron.SqliteVfs;
 using Voron.LoadTests.Capabilities.Orders;
+using Voron.LoadTests.Capabilities.Sql;
 
 namespace Voron.LoadTests.Stores.Voron;
 

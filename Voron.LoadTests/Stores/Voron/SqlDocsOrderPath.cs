@@ -2,6 +2,7 @@ using Voron.Documents;
 using Voron.SqliteVfs;
 using Voron.LoadTests.Capabilities.Orders;
 using Voron.LoadTests.Stores.Sqlite;
+using Voron.LoadTests.Capabilities.Sql;
 
 namespace Voron.LoadTests.Stores.Voron;
 
@@ -42,7 +43,7 @@ internal sealed class SqlDocsOrderPath : IOrderPath, ISqlCounted
             var path = new SqlDocsOrderPath(environment, store, registration);
             using (var connection = path.Connect())
             {
-                Sqlite.SqliteCommands.Execute(connection, CreateTable);
+                SqliteCommands.Execute(connection, CreateTable);
             }
 
             environment.FlushToDataFile();
@@ -65,7 +66,7 @@ internal sealed class SqlDocsOrderPath : IOrderPath, ISqlCounted
 
     public bool UsesThreads => true;
 
-    private SqliteConnection Connect() => RelationalOrders.Configured(_registration.OpenConnection(SqlVoronOrderPath.Database));
+    private SqliteConnection Connect() => SqlVoronOrderPath.Configured(_registration.OpenConnection(SqlVoronOrderPath.Database));
 
     public IOrderCaller CreateCaller() => new SqlDocsOrderCaller(Connect());
 

@@ -1,5 +1,6 @@
 using Voron.SqliteVfs;
 using Voron.LoadTests.Capabilities.Orders;
+using Voron.LoadTests.Capabilities.Sql;
 using Voron.LoadTests.Stores.Sqlite;
 
 namespace Voron.LoadTests.Stores.Voron;
@@ -59,7 +60,7 @@ internal sealed class SqlVoronOrderPath : IOrderPath, ISqlCounted
 
     public bool UsesThreads => true;
 
-    private SqliteConnection Connect() => RelationalOrders.Configured(_registration.OpenConnection(Database));
+    private SqliteConnection Connect() => Configured(_registration.OpenConnection(Database));
 
     public IOrderCaller CreateCaller() => new RelationalOrderCaller(Connect());
 
@@ -79,5 +80,23 @@ internal sealed class SqlVoronOrderPath : IOrderPath, ISqlCounted
     {
         _registration.Dispose();
         _environment.Dispose();
+    }
+
+    /// <summary>
+    /// A connection to a SQL path on Voron with the settings stock SQLite's connections get from
+    /// <see cref="SqliteStore"/> (busy_timeout, the page cache), or disposed when that fails.
+    /// </summary>
+    internal static SqliteConnection Configured(SqliteConnection connection)
+    {
+        try
+        {
+            SqliteCommands.Execute(connection, $"PRAGMA busy_timeout={SqliteStore.BusyTimeoutMs}; PRAGMA cache_size={SqliteStore.CacheSizePragma};");
+            return connection;
+        }
+        catch
+        {
+            connection.Dispose();
+            throw;
+        }
     }
 }

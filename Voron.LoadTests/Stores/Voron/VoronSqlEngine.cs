@@ -34,7 +34,7 @@ internal sealed class VoronSqlEngine : ISqlEngine
     {
         _databases.TryAdd("db" + database, true);
         var connection = _registration.OpenConnection("db" + database);
-        SqlEngines.Execute(connection, $"PRAGMA busy_timeout={Sqlite.SqliteStore.BusyTimeoutMs}");
+        SqliteCommands.Execute(connection, $"PRAGMA busy_timeout={Sqlite.SqliteStore.BusyTimeoutMs}");
         return connection;
     }
 

@@ -1,6 +1,6 @@
-namespace Voron.LoadTests.Stores.Sqlite;
+namespace Voron.LoadTests.Capabilities.Sql;
 
-/// <summary>The command helpers the SQLite-backed engines share: run a statement, prepare one with typed parameters, show a plan.</summary>
+/// <summary>The command helpers every SQL workload and engine shares, on stock SQLite or on Voron: run a statement, prepare one with typed parameters, show a plan.</summary>
 internal static class SqliteCommands
 {
     public static void Execute(SqliteConnection connection, string sql)
