@@ -20,6 +20,16 @@ internal sealed class BatchedPeerWriter : IConcurrentWriter
         _queue = new GroupCommitQueue<KvWrite>(engine.WriteBatch, batched ? MaxBatch : 1, $"{mode} committer");
     }
 
+    /// <summary>
+    /// A peer's two modes of <c>merge</c> over its key-value engine <paramref name="engine"/>:
+    /// <paramref name="naiveMode"/> (closed loop only) and <paramref name="batchedMode"/> (both loops).
+    /// </summary>
+    internal static ConcurrentWriterKind[] Modes(string naiveMode, string batchedMode, KvEngineKind engine) =>
+    [
+        new(naiveMode, OpenLoop: false, engine.Name, (directory, disk) => new BatchedPeerWriter(naiveMode, engine.Open(directory, disk), batched: false)),
+        new(batchedMode, OpenLoop: true, engine.Name, (directory, disk) => new BatchedPeerWriter(batchedMode, engine.Open(directory, disk), batched: true)),
+    ];
+
     public string Mode { get; }
 
     public string Directory => _engine.Directory;

@@ -24,11 +24,7 @@ internal sealed class LmdbAdapter : IStoreAdapter
             Missing,
             "data.mdb");
         KeyValue = [kv];
-        ConcurrentWriters =
-        [
-            new(ConcurrentWriterModes.LmdbNaive, OpenLoop: false, kv.Name, (directory, disk) => new BatchedPeerWriter(ConcurrentWriterModes.LmdbNaive, kv.Open(directory, disk), batched: false)),
-            new(ConcurrentWriterModes.LmdbBatched, OpenLoop: true, kv.Name, (directory, disk) => new BatchedPeerWriter(ConcurrentWriterModes.LmdbBatched, kv.Open(directory, disk), batched: true)),
-        ];
+        ConcurrentWriters = BatchedPeerWriter.Modes(ConcurrentWriterModes.LmdbNaive, ConcurrentWriterModes.LmdbBatched, kv);
     }
 
     public string Name => "lmdb";

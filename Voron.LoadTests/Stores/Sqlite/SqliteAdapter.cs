@@ -43,11 +43,7 @@ internal sealed class SqliteAdapter : IStoreAdapter
                 "SQLite (mmap) skipped: the native e_sqlite3 library could not be loaded",
                 SqliteKvEngine.FileName),
         ];
-        ConcurrentWriters =
-        [
-            new(ConcurrentWriterModes.SqliteNaive, OpenLoop: false, kv.Name, (directory, disk) => new BatchedPeerWriter(ConcurrentWriterModes.SqliteNaive, kv.Open(directory, disk), batched: false)),
-            new(ConcurrentWriterModes.SqliteBatched, OpenLoop: true, kv.Name, (directory, disk) => new BatchedPeerWriter(ConcurrentWriterModes.SqliteBatched, kv.Open(directory, disk), batched: true)),
-        ];
+        ConcurrentWriters = BatchedPeerWriter.Modes(ConcurrentWriterModes.SqliteNaive, ConcurrentWriterModes.SqliteBatched, kv);
     }
 
     public string Name => "sqlite";
