@@ -1,4 +1,4 @@
-using Voron.LoadTests.Engines.Orders;
+using Voron.LoadTests.Capabilities.Orders;
 
 namespace Voron.LoadTests.Tests;
 

@@ -136,8 +136,8 @@ public sealed class DocumentsExperimentTests : IDisposable
     {
         Assert.Contains("voron-kv", DocumentEngineNames.All);
         Assert.Contains("voron-kv", DocumentsExperiment.Engines);
-        using var engine = new Engines.Documents.VoronKvDocumentEngine(_directory.Combine("floor"));
-        Assert.Equal(FloorWorkloads, DocumentWorkloads.All.Where(((Engines.Documents.IDocumentEngine)engine).Runs));
+        using var engine = new Stores.Voron.VoronKvDocumentEngine(_directory.Combine("floor"));
+        Assert.Equal(FloorWorkloads, DocumentWorkloads.All.Where(((Capabilities.Documents.IDocumentEngine)engine).Runs));
     }
 
     [Fact]

@@ -1,4 +1,4 @@
-using Voron.LoadTests.Engines;
+using Voron.LoadTests.Capabilities;
 
 namespace Voron.LoadTests.Tests;
 

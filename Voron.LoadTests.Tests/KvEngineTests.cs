@@ -1,5 +1,5 @@
 using System.Buffers.Binary;
-using Voron.LoadTests.Engines;
+using Voron.LoadTests.Capabilities;
 using Voron.LoadTests.Measurement;
 
 namespace Voron.LoadTests.Tests;

@@ -1,6 +1,6 @@
 using System.Runtime.InteropServices;
-using Voron.LoadTests.Engines;
-using Voron.LoadTests.Engines.Lmdb;
+using Voron.LoadTests.Capabilities;
+using Voron.LoadTests.Stores.Lmdb;
 
 namespace Voron.LoadTests.Tests;
 

@@ -1,3 +1,4 @@
+using Voron.LoadTests.Capabilities;
 using Voron.LoadTests.Data;
 using Voron.LoadTests.Measurement;
 
@@ -38,7 +39,7 @@ public sealed class MergeExperimentTests : IDisposable
             }
         }
 
-        Assert.All(rows.Where(r => r.GetProperty("mode").GetString() is MergeExperiment.Unmerged or MergeExperiment.SqliteNaive or MergeExperiment.LmdbNaive),
+        Assert.All(rows.Where(r => r.GetProperty("mode").GetString() is ConcurrentWriterModes.Unmerged or ConcurrentWriterModes.SqliteNaive or ConcurrentWriterModes.LmdbNaive),
             r => Assert.Equal(1.0, r.GetProperty("opsPerFlush").GetDouble()));
         Assert.True(json.RootElement.GetProperty("fdatasyncMedianMs").GetDouble() > 0);
         Assert.Contains("## loop: closed", report.ToMarkdown(), StringComparison.Ordinal);
@@ -72,11 +73,11 @@ public sealed class MergeExperimentTests : IDisposable
                 Assert.True(root.TryGetProperty($"saturationPerSec.{pattern.Name}.{mode}", out _), $"{pattern.Name} {mode}");
             }
 
-            if (root.GetProperty($"saturationPerSec.{pattern.Name}.{MergeExperiment.Merged}").GetDouble() > 0)
+            if (root.GetProperty($"saturationPerSec.{pattern.Name}.{ConcurrentWriterModes.Merged}").GetDouble() > 0)
             {
                 foreach (var share in OpenLoopSettings.TargetShares)
                 {
-                    Assert.Contains(rows, r => r.GetProperty("phase").GetString() == "target" && r.GetProperty("mode").GetString() == MergeExperiment.MergedAsync &&
+                    Assert.Contains(rows, r => r.GetProperty("phase").GetString() == "target" && r.GetProperty("mode").GetString() == ConcurrentWriterModes.MergedAsync &&
                                                r.GetProperty("shareOfMergedSaturation").GetDouble() == share && r.GetProperty("keys").GetString() == pattern.Name);
                 }
             }

@@ -4,8 +4,10 @@ using LiteDatabase = LiteDB.LiteDatabase;
 using Microsoft.Data.Sqlite;
 using Voron.Documents;
 using Voron.SqliteVfs;
-using Voron.LoadTests.Engines.Orders;
+using Voron.LoadTests.Capabilities.Orders;
 using Xunit.Abstractions;
+using Voron.LoadTests.Stores.LiteDb;
+using Voron.LoadTests.Stores.Voron;
 
 namespace Voron.LoadTests.Tests;
 

@@ -1,5 +1,5 @@
 using System.Globalization;
-using Voron.LoadTests.Engines.Orders;
+using Voron.LoadTests.Capabilities.Orders;
 
 namespace Voron.LoadTests.Tests;
 

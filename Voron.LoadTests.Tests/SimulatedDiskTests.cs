@@ -1,7 +1,7 @@
 using System.Diagnostics;
 using System.Reflection;
-using Voron.LoadTests.Engines;
-using Voron.LoadTests.Engines.Orders;
+using Voron.LoadTests.Capabilities;
+using Voron.LoadTests.Capabilities.Orders;
 using Voron.LoadTests.Measurement;
 using Xunit.Abstractions;
 

@@ -1,4 +1,4 @@
-using Voron.LoadTests.Engines.Sql;
+using Voron.LoadTests.Capabilities.Sql;
 
 namespace Voron.LoadTests.Tests;
 
@@ -23,7 +23,7 @@ public sealed class SqlExperimentTests : IDisposable
         var rows = json.RootElement.GetProperty("rows").EnumerateArray().ToList();
         foreach (var (workload, connections) in configurations)
         {
-            foreach (var engine in SqlEngine.All)
+            foreach (var engine in SqlEngines.All)
             {
                 var row = Assert.Single(rows, r => r.GetProperty("engine").GetString() == engine && r.GetProperty("workload").GetString() == workload);
                 Assert.Equal(connections, row.GetProperty("connections").GetInt32());
@@ -31,23 +31,23 @@ public sealed class SqlExperimentTests : IDisposable
                 Assert.True(row.GetProperty("p99Ms").GetDouble() > 0, $"{engine} {workload}");
                 Assert.True(row.GetProperty("bytesWrittenPerTx").GetDouble() >= 0, $"{engine} {workload}");
                 Assert.Equal(0, row.GetProperty("failed").GetInt64());
-                Assert.Equal(engine == SqlEngine.Voron, row.GetProperty("dataBytesPerTx").ValueKind == JsonValueKind.Number);
+                Assert.Equal(engine == SqlEngines.Voron, row.GetProperty("dataBytesPerTx").ValueKind == JsonValueKind.Number);
                 var flushes = row.GetProperty("journalFlushesPerCommit");
-                Assert.Equal(engine == SqlEngine.Voron && workload is not (SqlExperiment.PointSelect or SqlExperiment.RangeSelect), flushes.ValueKind == JsonValueKind.Number);
+                Assert.Equal(engine == SqlEngines.Voron && workload is not (SqlExperiment.PointSelect or SqlExperiment.RangeSelect), flushes.ValueKind == JsonValueKind.Number);
             }
         }
 
         // Voron's SQL counters, one fact per configuration and round; none for stock SQLite.
-        var insert = json.RootElement.GetProperty($"sqlCounters.{SqlEngine.Voron}.{SqlExperiment.Insert}.4.r1").GetString()!;
+        var insert = json.RootElement.GetProperty($"sqlCounters.{SqlEngines.Voron}.{SqlExperiment.Insert}.4.r1").GetString()!;
         Assert.Matches(@"^[1-9]\d* commits .*write lock: [1-9]\d* turns", insert);
-        Assert.False(json.RootElement.TryGetProperty($"sqlCounters.{SqlEngine.SqliteWal}.{SqlExperiment.Insert}.4.r1", out _));
+        Assert.False(json.RootElement.TryGetProperty($"sqlCounters.{SqlEngines.SqliteWal}.{SqlExperiment.Insert}.4.r1", out _));
         Assert.True(json.RootElement.GetProperty("fdatasyncMedianMs").GetDouble() > 0);
 
         // every round is kept whole for the HTML report, under a load name the engines share
-        Assert.Equal(configurations.Length * SqlEngine.All.Length, report.Scenarios.Count);
+        Assert.Equal(configurations.Length * SqlEngines.All.Length, report.Scenarios.Count);
         foreach (var (workload, connections) in configurations)
         {
-            Assert.All(SqlEngine.All, engine => Assert.Single(report.Scenarios, s => s.Engine == engine && s.Load == SqlExperiment.LoadName(workload, connections)));
+            Assert.All(SqlEngines.All, engine => Assert.Single(report.Scenarios, s => s.Engine == engine && s.Load == SqlExperiment.LoadName(workload, connections)));
         }
 
         Assert.All(report.Scenarios, s => Assert.True(s.Stats.Step(s.Load.Split(',')[0]).Ok.Count > 0, s.Load));

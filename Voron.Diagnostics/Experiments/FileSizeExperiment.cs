@@ -1,13 +1,14 @@
 using System.Text;
 using System.Text.Json;
 using Voron.LoadTests.Data;
-using Voron.LoadTests.Engines;
-using Voron.LoadTests.Engines.Documents;
-using Voron.LoadTests.Engines.Voron;
+using Voron.LoadTests.Capabilities;
+using Voron.LoadTests.Capabilities.Documents;
+using Voron.LoadTests.Stores.Voron;
 using Voron.LoadTests.Experiments;
 using Voron.LoadTests.Experiments.Documents;
 using Voron.LoadTests.Measurement;
 using Voron.LoadTests.Reporting;
+using Voron.LoadTests.Stores.Sqlite;
 
 namespace Voron.Diagnostics.Experiments;
 

@@ -1,6 +1,6 @@
 using Voron.LoadTests.Data;
-using Voron.LoadTests.Engines;
-using Voron.LoadTests.Engines.Sql;
+using Voron.LoadTests.Capabilities;
+using Voron.LoadTests.Capabilities.Sql;
 using Voron.LoadTests.Experiments;
 
 namespace Voron.Diagnostics.Experiments;
@@ -27,7 +27,7 @@ internal static class SyscallsChild
     /// <c>Vfs=voron</c> (<c>sql-voron</c>) and on stock SQLite in WAL mode (<c>sql-wal</c>), as the
     /// <c>sql</c> experiment's engines open them.
     /// </summary>
-    internal static readonly string[] SqlModes = ["sql-" + SqlEngine.Voron, "sql-" + SqlEngine.SqliteWal];
+    internal static readonly string[] SqlModes = ["sql-" + SqlEngines.Voron, "sql-" + SqlEngines.SqliteWal];
 
     internal const int WarmUpCommits = 100;
 
@@ -38,7 +38,7 @@ internal static class SyscallsChild
         var total = WarmUpCommits + commits;
         if (SqlModes.Contains(mode))
         {
-            using var engine = SqlEngine.Open(mode["sql-".Length..], directory);
+            using var engine = SqlEngines.Open(mode["sql-".Length..], directory);
             using var connection = engine.Connect(0);
             using (var create = connection.CreateCommand())
             {

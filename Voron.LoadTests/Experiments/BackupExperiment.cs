@@ -1,5 +1,5 @@
 using Voron.LoadTests.Data;
-using Voron.LoadTests.Engines;
+using Voron.LoadTests.Capabilities;
 
 namespace Voron.LoadTests.Experiments;
 

@@ -1,4 +1,4 @@
-using Voron.LoadTests.Engines.Orders;
+using Voron.LoadTests.Capabilities.Orders;
 using Voron.LoadTests.Experiments.Compare;
 
 namespace Voron.LoadTests.Experiments;

@@ -1,5 +1,5 @@
 using System.Collections.Concurrent;
-using Voron.LoadTests.Engines.Documents;
+using Voron.LoadTests.Capabilities.Documents;
 using Voron.LoadTests.Experiments.Documents;
 
 namespace Voron.LoadTests.Experiments;
@@ -29,7 +29,7 @@ internal sealed partial class DocumentsExperiment
 
     private bool Reports(string workload) => _workloads.Contains(workload);
 
-    private static async Task RunFeedReadAsync(ExperimentContext context, VoronDocumentEngine engine, long documents, int rounds, List<(string Column, object? Value)[]>? rows)
+    private static async Task RunFeedReadAsync(ExperimentContext context, IChangeFeedEngine engine, long documents, int rounds, List<(string Column, object? Value)[]>? rows)
     {
         var seconds = new double[2];
         var read = new long[2];
@@ -77,7 +77,7 @@ internal sealed partial class DocumentsExperiment
         }
     }
 
-    private static async Task RunFeedLatencyAsync(ExperimentContext context, VoronDocumentEngine engine, long documents, TimeSpan duration, List<(string Column, object? Value)[]>? rows)
+    private static async Task RunFeedLatencyAsync(ExperimentContext context, IChangeFeedEngine engine, long documents, TimeSpan duration, List<(string Column, object? Value)[]>? rows)
     {
         var count = (int)Math.Max(10, FeedLatencyRate * duration.TotalSeconds);
         var first = await engine.SaveAsync(FeedProfile(documents, "start", 0)).ConfigureAwait(false); // the consumer starts after it: only this run's saves
@@ -159,8 +159,8 @@ internal sealed partial class DocumentsExperiment
 
     private static async Task RunFeedCostAsync(ExperimentContext context, string prefix, long documents, TimeSpan duration, int rounds, List<(string Column, object? Value)[]>? rows)
     {
-        using var on = await VoronDocumentEngine.OpenAsync(context.NewDirectory(prefix + "feed-on"), changeFeed: true).ConfigureAwait(false);
-        using var off = await VoronDocumentEngine.OpenAsync(context.NewDirectory(prefix + "feed-off"), changeFeed: false).ConfigureAwait(false);
+        using var on = await DocumentEngineCatalog.OpenChangeFeedAsync(context.NewDirectory(prefix + "feed-on"), changeFeed: true).ConfigureAwait(false);
+        using var off = await DocumentEngineCatalog.OpenChangeFeedAsync(context.NewDirectory(prefix + "feed-off"), changeFeed: false).ConfigureAwait(false);
         var engines = new[] { on, off };
         var ops = new long[2];
         var seconds = new double[2];

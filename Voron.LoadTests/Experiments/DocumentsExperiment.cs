@@ -1,5 +1,5 @@
 using System.Text.Json;
-using Voron.LoadTests.Engines.Documents;
+using Voron.LoadTests.Capabilities.Documents;
 using Voron.LoadTests.Experiments.Documents;
 
 namespace Voron.LoadTests.Experiments;
@@ -14,7 +14,7 @@ namespace Voron.LoadTests.Experiments;
 /// updates with expected versions from 16 callers, and single-document inserts from 1, 16, 64 and
 /// 256 concurrent callers. Every timed span includes the work its writes cause: for Voron the
 /// data-file flush (as the merge experiment does); SQLite and LiteDB checkpoint inside their commits.
-/// Beside them the engine floor, <c>voron-kv</c> (<see cref="VoronKvDocumentEngine"/>: the same bytes
+/// Beside them the engine floor, <c>voron-kv</c> (<c>Stores/Voron/VoronKvDocumentEngine.cs</c>: the same bytes
 /// through Voron.Core's merger, for insert, load and bulk), so that each Voron row has its ratio to
 /// what the engine alone does (vsFloor). Every row has the process's CPU and allocated bytes per
 /// operation (<see cref="ProcessCost"/>); Voron's rows say which of their targets they meet
@@ -26,7 +26,7 @@ internal sealed partial class DocumentsExperiment : IExperiment
     internal static readonly int[] LoadThreads = [1, 2];
     internal const int UpdateCallers = 16;
     internal const int Take = 20;
-    internal static readonly string[] Engines = [DocumentEngineCatalog.Voron, DocumentEngineCatalog.VoronKv, DocumentEngineCatalog.Sqlite, DocumentEngineCatalog.LiteDb];
+    internal static readonly string[] Engines = DocumentEngineNames.All;
 
     private readonly long? _documents;
     private readonly TimeSpan? _duration;
@@ -162,24 +162,9 @@ internal sealed partial class DocumentsExperiment : IExperiment
         var engines = new List<IDocumentEngine>();
         try
         {
-            if (_engines.Contains(DocumentEngineCatalog.Voron))
+            foreach (var kind in DocumentEngineCatalog.All.Where(k => _engines.Contains(k.Name)))
             {
-                engines.Add(await VoronDocumentEngine.OpenAsync(context.NewDirectory(prefix + DocumentEngineCatalog.Voron)).ConfigureAwait(false));
-            }
-
-            if (_engines.Contains(DocumentEngineCatalog.VoronKv))
-            {
-                engines.Add(new VoronKvDocumentEngine(context.NewDirectory(prefix + DocumentEngineCatalog.VoronKv)));
-            }
-
-            if (_engines.Contains(DocumentEngineCatalog.Sqlite))
-            {
-                engines.Add(new SqliteDocumentEngine(context.NewDirectory(prefix + DocumentEngineCatalog.Sqlite)));
-            }
-
-            if (_engines.Contains(DocumentEngineCatalog.LiteDb))
-            {
-                engines.Add(new LiteDbDocumentEngine(context.NewDirectory(prefix + DocumentEngineCatalog.LiteDb)));
+                engines.Add(await kind.OpenAsync(context.NewDirectory(prefix + kind.Name)).ConfigureAwait(false));
             }
 
             return await run(engines).ConfigureAwait(false);
@@ -196,7 +181,7 @@ internal sealed partial class DocumentsExperiment : IExperiment
     private async Task<List<DocumentRunResult>> RunWorkloadsAsync(ExperimentContext context, Report? report, List<IDocumentEngine> engines, long documents, TimeSpan duration,
         List<(string Column, object? Value)[]>? feedRows, string prefix)
     {
-        var voron = engines.OfType<VoronDocumentEngine>().FirstOrDefault(); // the change feed's workloads are Voron's alone
+        var voron = engines.OfType<IChangeFeedEngine>().FirstOrDefault(); // the change feed's workloads are Voron's alone
         var feedRounds = context.Quick || report == null ? 1 : 3;
         var results = new List<DocumentRunResult>();
         var round = 0;
@@ -399,12 +384,7 @@ internal sealed partial class DocumentsExperiment : IExperiment
     /// </summary>
     private static void AddLeafFill(Report report, IDocumentEngine engine)
     {
-        var environment = engine switch
-        {
-            VoronDocumentEngine documents => documents.Store.Environment,
-            VoronKvDocumentEngine floor => floor.Environment,
-            _ => null,
-        };
+        var environment = engine.VoronEnvironment;
         if (environment == null)
         {
             return;

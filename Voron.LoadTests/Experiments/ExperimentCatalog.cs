@@ -1,6 +1,6 @@
 using System.CommandLine;
-using Voron.LoadTests.Engines;
-using Voron.LoadTests.Engines.Orders;
+using Voron.LoadTests.Capabilities;
+using Voron.LoadTests.Capabilities.Orders;
 
 namespace Voron.LoadTests.Experiments;
 

@@ -1,6 +1,6 @@
 using System.Buffers.Binary;
 using Voron.LoadTests.Data;
-using Voron.LoadTests.Engines;
+using Voron.LoadTests.Capabilities;
 
 namespace Voron.LoadTests.Experiments;
 

@@ -1,5 +1,5 @@
 using System.Runtime.ExceptionServices;
-using Voron.LoadTests.Engines;
+using Voron.LoadTests.Capabilities;
 
 namespace Voron.LoadTests.Experiments;
 

@@ -1,4 +1,4 @@
-using Voron.LoadTests.Engines;
+using Voron.LoadTests.Capabilities;
 
 namespace Voron.LoadTests.Experiments;
 
@@ -219,13 +219,12 @@ internal sealed partial class KvExperiment : IExperiment
     /// </summary>
     private static void AddLeafFill(Report report, IKvEngine store, string workload)
     {
-        if (store is not Engines.Voron.VoronKvEngine voron)
+        if (store.TreeOccupancy() is not { } occupancy)
         {
             return;
         }
 
-        var tree = VoronSpace.Measure(voron.Environment).Trees.First(t => t.Name == Engines.Voron.VoronKvEngine.TreeName);
-        report.AddFact($"leafFill.{store.Name}.{workload}", tree.Occupancy.ToString());
+        report.AddFact($"leafFill.{store.Name}.{workload}", occupancy);
     }
 
     private static IKvEngine Fresh(ExperimentContext context, KvEngineKind kind, string workload, int run) =>

@@ -1,6 +1,5 @@
 using Voron.LoadTests.Data;
-using Voron.LoadTests.Engines;
-using Voron.LoadTests.Engines.Voron;
+using Voron.LoadTests.Capabilities;
 
 namespace Voron.LoadTests.Experiments;
 
@@ -49,12 +48,12 @@ internal sealed partial class MergeExperiment
                     ("writeAmplification", result.Written.HandedToWrite / (double?)result.UserBytes),
                     ("storageWriteAmplification", result.Written.ToStorage / (double?)result.UserBytes),
                     ("onDiskMiB", StoreSize.MiB(result.OnDiskBytes)),
-                    ("vsPosix", result.Mode switch { PortableUnmerged => Ratio(Unmerged), PortableMergedAsync => Ratio(MergedAsync), _ => null }),
-                    ("vsUnmerged", Ratio(Unmerged)),
-                    ("vsMerged", Ratio(Merged)),
-                    ("vsSqlite", Ratio(SqliteNaive)),
-                    ("vsSqliteBatched", Ratio(SqliteBatched)),
-                    ("vsLmdbBatched", Ratio(LmdbBatched)));
+                    ("vsPosix", result.Mode switch { ConcurrentWriterModes.PortableUnmerged => Ratio(ConcurrentWriterModes.Unmerged), ConcurrentWriterModes.PortableMergedAsync => Ratio(ConcurrentWriterModes.MergedAsync), _ => null }),
+                    ("vsUnmerged", Ratio(ConcurrentWriterModes.Unmerged)),
+                    ("vsMerged", Ratio(ConcurrentWriterModes.Merged)),
+                    ("vsSqlite", Ratio(ConcurrentWriterModes.SqliteNaive)),
+                    ("vsSqliteBatched", Ratio(ConcurrentWriterModes.SqliteBatched)),
+                    ("vsLmdbBatched", Ratio(ConcurrentWriterModes.LmdbBatched)));
             }
         }
     }
@@ -91,7 +90,7 @@ internal sealed partial class MergeExperiment
             var results = new List<ClosedResult>();
             foreach (var run in runs)
             {
-                var journalTimes = run.Writer is VoronMergedWriter voron ? journal.For(voron.Environment.Path) : null;
+                var journalTimes = run.Writer.VoronEnvironment is { } voron ? journal.For(voron.Path) : null;
                 var result = new ClosedResult(run.Writer.Mode, callers, Pooled.Of(run.Rounds), run.Flushes, journalTimes, run.Written, StoreSize.Of(run.Writer.Directory), run.Cpu);
                 results.Add(result);
                 var journalText = journalTimes is { Count: > 0 } ? $", journal record {journalTimes.Median:F2} ms (median)" : "";

@@ -1,5 +1,5 @@
 using Voron.LoadTests.Data;
-using Voron.LoadTests.Engines;
+using Voron.LoadTests.Capabilities;
 
 namespace Voron.LoadTests.Experiments;
 
@@ -21,7 +21,7 @@ internal sealed partial class MergeExperiment
                 report.AddFact($"saturationPerSec.{pattern.Name}.{mode}", saturation[mode]);
             }
 
-            if (saturation.GetValueOrDefault(Merged) is > 0 and var merged)
+            if (saturation.GetValueOrDefault(ConcurrentWriterModes.Merged) is > 0 and var merged)
             {
                 foreach (var share in OpenLoopSettings.TargetShares)
                 {
@@ -92,7 +92,7 @@ internal sealed partial class MergeExperiment
                 }
             }
 
-            var merged = Pooled.Of([.. pooled[Merged].Select(p => p.Stats)]);
+            var merged = Pooled.Of([.. pooled[ConcurrentWriterModes.Merged].Select(p => p.Stats)]);
             foreach (var source in sources)
             {
                 var points = pooled[source.Writer.Mode];
@@ -101,7 +101,7 @@ internal sealed partial class MergeExperiment
                 var offered = points[0].Offered;
                 var ok = latency.Failures == 0 && latency.P99Ms <= OpenLoopSettings.P99LimitMs && latency.PerSecond >= OpenLoopSettings.KeepUpShare * offered;
                 AddOpenRow(context, report, "target", source.Writer.Mode, pattern, offered, latency, points.Sum(p => p.Flushes), ok, share, vsMerged);
-                if (source.Writer.Mode == MergedAsync)
+                if (source.Writer.Mode == ConcurrentWriterModes.MergedAsync)
                 {
                     report.AddFact($"asyncP99OverMerged.{pattern.Name}.{share:0.##}", vsMerged);
                     report.AddFact($"asyncTargetMet.{pattern.Name}.{share:0.##}", vsMerged <= 0.75);

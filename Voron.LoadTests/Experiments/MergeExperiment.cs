@@ -1,6 +1,5 @@
 using Voron.LoadTests.Data;
-using Voron.LoadTests.Engines;
-using Voron.LoadTests.Engines.Voron;
+using Voron.LoadTests.Capabilities;
 
 namespace Voron.LoadTests.Experiments;
 
@@ -36,22 +35,16 @@ namespace Voron.LoadTests.Experiments;
 /// </summary>
 internal sealed partial class MergeExperiment : IExperiment
 {
-    internal const string Unmerged = "voron-unmerged";
-    internal const string Merged = "voron-merged";
-    internal const string MergedAsync = "voron-merged-async";
-    internal const string PortableUnmerged = "voron-portable-unmerged";
-    internal const string PortableMergedAsync = "voron-portable-merged-async";
-    internal const string SqliteNaive = "sqlite";
-    internal const string SqliteBatched = "sqlite-batched";
-    internal const string LmdbNaive = "lmdb";
-    internal const string LmdbBatched = "lmdb-batched";
 
     internal const string ClosedLoopName = "closed";
     internal const string OpenLoopName = "open";
 
     internal static readonly int[] CallerCounts = [1, 4, 16, 64, 256];
-    internal static readonly string[] ClosedModes = [Unmerged, Merged, MergedAsync, PortableUnmerged, PortableMergedAsync, SqliteNaive, SqliteBatched, LmdbNaive, LmdbBatched];
-    internal static readonly string[] OpenModes = [Merged, MergedAsync, SqliteBatched, LmdbBatched];
+    /// <summary>Every store's modes (<see cref="ConcurrentWriterModes.All"/>): the closed loop runs them all.</summary>
+    internal static readonly string[] ClosedModes = [.. ConcurrentWriterModes.All.Select(k => k.Mode)];
+
+    /// <summary>The modes the open loop runs too: Voron merged and merged+async, the batched peers.</summary>
+    internal static readonly string[] OpenModes = [.. ConcurrentWriterModes.All.Where(k => k.OpenLoop).Select(k => k.Mode)];
 
     internal const int ValueSize = 1024;
     private const int MaxCallers = 16_384;
@@ -121,7 +114,7 @@ internal sealed partial class MergeExperiment : IExperiment
         report.AddFact("keyPatterns", string.Join(", ", KeyPattern.All.Select(p => p.Name)));
         report.AddFact("peerBatchMax", BatchedPeerWriter.MaxBatch);
         report.AddFact("loops", string.Join(", ", _loops));
-        var peers = KvEngineCatalog.Available(context, report, [KvEngineCatalog.Sqlite, KvEngineCatalog.Lmdb]).Select(k => k.Name).ToHashSet();
+        var peers = KvEngineCatalog.Available(context, report, ConcurrentWriterModes.All.Select(k => k.Peer).OfType<string>().Distinct()).Select(k => k.Name).ToHashSet();
         var closedModes = ClosedModes.Where(m => Available(m, peers)).ToList();
         var openModes = OpenModes.Where(m => Available(m, peers)).ToList();
 
@@ -154,7 +147,7 @@ internal sealed partial class MergeExperiment : IExperiment
     {
         var duration = context.Quick ? TimeSpan.FromMilliseconds(300) : TimeSpan.FromSeconds(2);
         context.Progress($"warming the process up: 64 callers on a merged and a merged+async store, {duration.TotalSeconds:0.#} s each (not reported)");
-        foreach (var mode in new[] { Merged, MergedAsync })
+        foreach (var mode in new[] { ConcurrentWriterModes.Merged, ConcurrentWriterModes.MergedAsync })
         {
             var writer = Open(context, mode, $"process-warm-up-{mode}");
             try
@@ -177,27 +170,11 @@ internal sealed partial class MergeExperiment : IExperiment
     }
 
     private static bool Available(string mode, HashSet<string> peers) =>
-        !mode.StartsWith("sqlite", StringComparison.Ordinal) && !mode.StartsWith("lmdb", StringComparison.Ordinal) ||
-        peers.Contains(mode.Split('-')[0]);
+        ConcurrentWriterModes.Find(mode).Peer is not { } peer || peers.Contains(peer);
 
     /// <summary>Opens <paramref name="mode"/>'s store in a fresh directory named <paramref name="name"/>, on the context's disk.</summary>
-    internal static IConcurrentWriter Open(ExperimentContext context, string mode, string name)
-    {
-        var directory = context.NewDirectory(name);
-        return mode switch
-        {
-            Unmerged => VoronMergedWriter.Open(mode, context.Disk.VoronOptions(directory), merged: false, asyncCommit: false),
-            Merged => VoronMergedWriter.Open(mode, context.Disk.VoronOptions(directory), merged: true, asyncCommit: false),
-            MergedAsync => VoronMergedWriter.Open(mode, context.Disk.VoronOptions(directory), merged: true, asyncCommit: true),
-            PortableUnmerged => VoronMergedWriter.Open(mode, context.Disk.VoronOptions(directory, portable: true), merged: false, asyncCommit: false),
-            PortableMergedAsync => VoronMergedWriter.Open(mode, context.Disk.VoronOptions(directory, portable: true), merged: true, asyncCommit: true),
-            SqliteNaive or SqliteBatched => new BatchedPeerWriter(mode, Peer(KvEngineCatalog.Sqlite).Open(directory, context.Disk), mode == SqliteBatched),
-            LmdbNaive or LmdbBatched => new BatchedPeerWriter(mode, Peer(KvEngineCatalog.Lmdb).Open(directory, context.Disk), mode == LmdbBatched),
-            _ => throw new ArgumentOutOfRangeException(nameof(mode), mode, "Unknown mode."),
-        };
-
-        static KvEngineKind Peer(string name) => KvEngineCatalog.All.Single(k => k.Name == name);
-    }
+    internal static IConcurrentWriter Open(ExperimentContext context, string mode, string name) =>
+        ConcurrentWriterModes.Find(mode).Open(context.NewDirectory(name), context.Disk);
 
     /// <summary>Disposes a writer and deletes its store.</summary>
     internal static void Discard(IConcurrentWriter writer)

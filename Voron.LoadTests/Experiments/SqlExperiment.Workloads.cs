@@ -1,4 +1,4 @@
-using Voron.LoadTests.Engines.Sql;
+using Voron.LoadTests.Capabilities.Sql;
 
 namespace Voron.LoadTests.Experiments;
 
@@ -8,10 +8,10 @@ internal sealed partial class SqlExperiment
 
     private static string Payload(int seed) => $"payload {seed:D10} " + new string((char)('a' + (seed % 26)), 80);
 
-    private static void Preload(SqlEngine engine, int rows)
+    private static void Preload(ISqlEngine engine, int rows)
     {
         using var connection = engine.Connect(0);
-        SqlEngine.Execute(connection, CreateTable);
+        SqliteCommands.Execute(connection, CreateTable);
         using var transaction = connection.BeginTransaction();
         using var insert = connection.CreateCommand();
         insert.Transaction = transaction;
@@ -37,7 +37,7 @@ internal sealed partial class SqlExperiment
     /// inside the measured span. <paramref name="writes"/> counts bytes and journal flushes over the
     /// measured span (from its start to the end of the settle).
     /// </summary>
-    private static ScenarioProps RoundScenario(SqlEngine engine, string workload, int connections, TimeSpan duration, int rows, WriteTally writes)
+    private static ScenarioProps RoundScenario(ISqlEngine engine, string workload, int connections, TimeSpan duration, int rows, WriteTally writes)
     {
         return Scenario.Create($"{engine.Name} {workload}", context =>
             {
@@ -98,7 +98,7 @@ internal sealed partial class SqlExperiment
         }
 
         /// <summary>Connection <paramref name="number"/> of a round: database 0, or one of <see cref="Databases"/> for multi-db inserts (its table created here, not timed).</summary>
-        public static SqlCopy Open(SqlEngine engine, string workload, int number)
+        public static SqlCopy Open(ISqlEngine engine, string workload, int number)
         {
             var database = workload == MultiDbInsert ? 1 + (number % Databases) : 0;
             var connection = engine.Connect(database);
@@ -106,7 +106,7 @@ internal sealed partial class SqlExperiment
             {
                 if (workload == MultiDbInsert)
                 {
-                    SqlEngine.Execute(connection, CreateTable);
+                    SqliteCommands.Execute(connection, CreateTable);
                 }
 
                 return new SqlCopy(connection, Prepare(connection, workload), number, workload);
@@ -157,7 +157,7 @@ internal sealed partial class SqlExperiment
     /// Voron, the journal's bytes and write+fdatasync pairs, from <see cref="Start"/> (the end of
     /// the init) to <see cref="Stop"/> (the end of the settle).
     /// </summary>
-    private sealed class WriteTally(SqlEngine engine)
+    private sealed class WriteTally(ISqlEngine engine)
     {
         private long _bytesBefore;
         private long _journalBytesBefore;
@@ -169,20 +169,20 @@ internal sealed partial class SqlExperiment
 
         public long JournalFlushes { get; private set; }
 
-        public bool HasJournal => engine.Environment != null;
+        public bool HasJournal => engine.HasJournal;
 
         public void Start()
         {
             _bytesBefore = ProcessIo.BytesWritten();
-            _journalBytesBefore = engine.Environment?.JournalBytesWritten ?? 0;
-            _flushesBefore = engine.Environment?.JournalWrites ?? 0;
+            _journalBytesBefore = engine.JournalBytesWritten;
+            _flushesBefore = engine.JournalWrites;
         }
 
         public void Stop()
         {
             Bytes = ProcessIo.BytesWritten() - _bytesBefore;
-            JournalBytes = (engine.Environment?.JournalBytesWritten ?? 0) - _journalBytesBefore;
-            JournalFlushes = (engine.Environment?.JournalWrites ?? 0) - _flushesBefore;
+            JournalBytes = (engine.JournalBytesWritten) - _journalBytesBefore;
+            JournalFlushes = (engine.JournalWrites) - _flushesBefore;
         }
     }
 }

@@ -1,4 +1,4 @@
-using Voron.LoadTests.Engines.Sql;
+using Voron.LoadTests.Capabilities.Sql;
 
 namespace Voron.LoadTests.Experiments;
 
@@ -59,7 +59,7 @@ internal sealed partial class SqlExperiment : IExperiment
         report.AddFact("secondsPerEngineAndConfiguration", duration.TotalSeconds);
         report.AddFact("rounds", rounds);
 
-        var engines = SqlEngine.All.Select(name => SqlEngine.Open(name, context.NewDirectory(name))).ToList();
+        var engines = SqlEngines.All.Select(name => SqlEngines.Open(name, context.NewDirectory(name))).ToList();
         try
         {
             foreach (var engine in engines)
@@ -134,7 +134,7 @@ internal sealed partial class SqlExperiment : IExperiment
     {
         foreach (var result in results)
         {
-            var wal = results.FirstOrDefault(r => r.Engine == SqlEngine.SqliteWal && r.Workload == result.Workload && r.Connections == result.Connections);
+            var wal = results.FirstOrDefault(r => r.Engine == SqlEngines.SqliteWal && r.Workload == result.Workload && r.Connections == result.Connections);
             report.AddRow(
                 ("engine", result.Engine),
                 ("workload", result.Workload),

@@ -1,4 +1,4 @@
-using Voron.LoadTests.Engines.Orders;
+using Voron.LoadTests.Capabilities.Orders;
 using Voron.SqliteVfs;
 
 namespace Voron.LoadTests.Measurement;
@@ -44,7 +44,7 @@ internal sealed class SqlCounterRows
         });
 
     /// <summary>Starts counting a run of <paramref name="path"/>; null for a path without SQL on Voron.</summary>
-    public static SqlCounterRows? Start(object path) => path is ISqlCounted counted and not Engines.Sql.SqlEngine { Environment: null } ? new SqlCounterRows(counted) : null;
+    public static SqlCounterRows? Start(object path) => path is ISqlCounted counted and not Capabilities.Sql.ISqlEngine { HasJournal: false } ? new SqlCounterRows(counted) : null;
 
     /// <summary>Adds the run's counters to <paramref name="report"/> as the fact <paramref name="key"/>, in words (reports of one table of results).</summary>
     public void AddFactTo(Report report, string key)

@@ -1,7 +1,8 @@
 using System.Text.Json;
 using Microsoft.Data.Sqlite;
-using Voron.LoadTests.Engines.Sqlite;
+using Voron.LoadTests.Stores.Sqlite;
 using Voron.LoadTests.Experiments.Documents;
+using Voron.LoadTests.Capabilities.Sql;
 
 namespace Voron.Diagnostics.Engines.SqlDocs;
 

@@ -1,8 +1,8 @@
 using Microsoft.Data.Sqlite;
 using Voron.Documents;
 using Voron.LoadTests.Experiments.Documents;
-using Voron.LoadTests.Stores;
 using Voron.SqliteVfs;
+using Voron.LoadTests.Stores.Voron;
 
 namespace Voron.Diagnostics.Engines.SqlDocs;
 

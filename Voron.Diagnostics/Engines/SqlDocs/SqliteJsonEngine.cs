@@ -1,6 +1,6 @@
 using Microsoft.Data.Sqlite;
 using Voron.LoadTests.Experiments.Documents;
-using Voron.LoadTests.Stores;
+using Voron.LoadTests.Stores.Sqlite;
 
 namespace Voron.Diagnostics.Engines.SqlDocs;
 

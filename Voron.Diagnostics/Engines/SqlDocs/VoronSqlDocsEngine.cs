@@ -8,7 +8,7 @@ namespace Voron.Diagnostics.Engines.SqlDocs;
 /// the module's plans. Connections are Microsoft.Data.Sqlite's, pooled, statements prepared.
 /// A SQL transaction over both tables commits as one store transaction.
 /// </summary>
-internal sealed class VoronSqlDocsEngine : ISqlDocsEngine, Voron.LoadTests.Engines.Orders.ISqlCounted
+internal sealed class VoronSqlDocsEngine : ISqlDocsEngine, Voron.LoadTests.Capabilities.Orders.ISqlCounted
 {
     public const string CreateTable =
         "CREATE VIRTUAL TABLE IF NOT EXISTS profiles USING voron_docs(Profile, name='$.name' TEXT, city='$.city' TEXT, age='$.age' INTEGER)";

@@ -2,7 +2,7 @@ using System.Globalization;
 using System.Text.Json;
 using DocumentsApi;
 using Microsoft.Data.Sqlite;
-using Voron.LoadTests.Stores;
+using Voron.LoadTests.Stores.Sqlite;
 
 namespace Voron.Diagnostics.Experiments.Http;
 

@@ -1,4 +1,4 @@
-using Voron.LoadTests.Engines.Orders;
+using Voron.LoadTests.Capabilities.Orders;
 using LoadScenario = Voron.LoadTests.Load.Scenario;
 
 namespace Voron.LoadTests.Experiments.Compare;

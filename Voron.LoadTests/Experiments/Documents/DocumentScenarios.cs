@@ -1,4 +1,4 @@
-using Voron.LoadTests.Engines.Documents;
+using Voron.LoadTests.Capabilities.Documents;
 
 namespace Voron.LoadTests.Experiments.Documents;
 

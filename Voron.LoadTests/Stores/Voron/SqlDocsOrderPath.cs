@@ -1,0 +1,91 @@
+using Voron.Documents;
+using Voron.SqliteVfs;
+using Voron.LoadTests.Capabilities.Orders;
+using Voron.LoadTests.Stores.Sqlite;
+using Voron.LoadTests.Capabilities.Sql;
+
+namespace Voron.LoadTests.Stores.Voron;
+
+/// <summary>
+/// (c) SQL over documents: the orders are documents of a <see cref="DocumentStore"/> (loaded and
+/// indexed as <see cref="DocumentsOrderPath"/> does it: the bulk insert, then the compound index on
+/// customer and createdAt), and SQL reaches them through a <c>voron_docs</c> table on the store's
+/// VFS with the store bound (UseDocuments). The index's paths are declared columns, so voron_docs
+/// pushes the customer equality, the created_at range and the ORDER BY down to it
+/// (<see cref="Plans"/> shows it). Customers and products are documents too.
+/// </summary>
+internal sealed class SqlDocsOrderPath : IOrderPath, ISqlCounted
+{
+    public const string CreateTable =
+        "CREATE VIRTUAL TABLE orders USING voron_docs(Order, customer='$.customer' TEXT, created_at='$.createdAt' TEXT, status='$.status' TEXT, total='$.total' REAL)";
+
+    private readonly StorageEnvironment _environment;
+    private readonly DocumentStore _store;
+    private readonly VoronSqliteRegistration _registration;
+
+    private SqlDocsOrderPath(StorageEnvironment environment, DocumentStore store, VoronSqliteRegistration registration)
+    {
+        _environment = environment;
+        _store = store;
+        _registration = registration;
+    }
+
+    public static async Task<SqlDocsOrderPath> OpenAsync(string directory, OrdersSize size, SimulatedDisk disk)
+    {
+        var environment = VoronStore.Open(directory, disk);
+        DocumentStore? store = null;
+        VoronSqliteRegistration? registration = null;
+        try
+        {
+            store = DocumentStore.Open(environment);
+            await DocumentsOrderPath.LoadAsync(store, size).ConfigureAwait(false);
+            registration = VoronStore.RegisterSql(environment, "voron-orders").UseDocuments(store);
+            var path = new SqlDocsOrderPath(environment, store, registration);
+            using (var connection = path.Connect())
+            {
+                SqliteCommands.Execute(connection, CreateTable);
+            }
+
+            environment.FlushToDataFile();
+            return path;
+        }
+        catch
+        {
+            registration?.Dispose();
+            store?.Dispose();
+            environment.Dispose();
+            throw;
+        }
+    }
+
+    public string Name => OrderPaths.SqlDocs;
+
+    public string Description => "SQL over documents: a voron_docs table on Vfs=voron over the Order documents, pushed down to their compound index";
+
+    public string Durability => $"{SqlVoronOrderPath.VoronDurability} (a SQL transaction's document changes are one store transaction); busy_timeout={SqliteStore.BusyTimeoutMs}";
+
+    public bool UsesThreads => true;
+
+    private SqliteConnection Connect() => SqlVoronOrderPath.Configured(_registration.OpenConnection(SqlVoronOrderPath.Database));
+
+    public IOrderCaller CreateCaller() => new SqlDocsOrderCaller(Connect());
+
+    public void Settle() => _environment.FlushToDataFile();
+
+    public VoronSqliteStatistics SqlStatistics() => _registration.GetStatistics(SqlVoronOrderPath.Database);
+
+    public long JournalWrites => _environment.JournalWrites;
+
+    public IReadOnlyDictionary<string, string> Plans()
+    {
+        using var connection = Connect();
+        return OrderSql.Plans(connection, SqlDocsOrderCaller.Query);
+    }
+
+    public void Dispose()
+    {
+        _registration.Dispose();
+        _store.Dispose();
+        _environment.Dispose();
+    }
+}
