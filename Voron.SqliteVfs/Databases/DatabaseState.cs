@@ -303,9 +303,18 @@ internal sealed partial class DatabaseState
         return read.OpenPageFile(Name) != null;
     }
 
+    private long _snapshotsTaken;
+
+    /// <summary>
+    /// Store snapshots taken (a read transaction begun, the page file opened, its length and
+    /// sequence read): one per SQL transaction, shared by its statements (tests count them).
+    /// </summary>
+    internal long SnapshotsTaken => Interlocked.Read(ref _snapshotsTaken);
+
     /// <summary>V2: the newest durable state — a store snapshot, nothing in flight. Never waits.</summary>
     public Snapshot TakeDurable()
     {
+        Interlocked.Increment(ref _snapshotsTaken);
         var store = Environment.BeginRead(); // a store read transaction sees durable commits only
         try
         {
@@ -330,6 +339,7 @@ internal sealed partial class DatabaseState
 
             // A version leaves the chain only after the store published it, so every version not
             // captured above is in this read transaction, which begins after the capture.
+            Interlocked.Increment(ref _snapshotsTaken);
             var store = Environment.BeginRead();
             try
             {
