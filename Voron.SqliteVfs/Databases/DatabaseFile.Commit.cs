@@ -90,6 +90,11 @@ internal sealed unsafe partial class DatabaseFile
                 _snapshot = snapshot.With(version); // the connection reads its own commit from here on
             }
         }
+        catch when (version == null)
+        {
+            writes.Discard(); // WB1: never submitted, so only this thread ever read the buffers
+            throw;
+        }
         finally
         {
             _database.WriteLock.Release(this); // V7: the next writer builds on this version at once

@@ -207,7 +207,7 @@ internal sealed partial class DatabaseFile
         }
 
         _writer = true;
-        _writes = new WriteSet(_snapshot!.Length);
+        _writes = new WriteSet(_snapshot!.Length, _database.Blocks);
         _level = SqliteConstants.LockReserved;
         return SqliteConstants.Ok;
     }
@@ -218,6 +218,7 @@ internal sealed partial class DatabaseFile
         if (level < SqliteConstants.LockReserved && _writer)
         {
             // V10: a rollback — the write set is discarded, the lock goes to the next in line.
+            _writes?.Discard(); // WB1
             _writes = null;
             _documents = null;
             _writer = false;

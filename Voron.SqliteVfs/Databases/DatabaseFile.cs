@@ -69,6 +69,7 @@ internal sealed partial class DatabaseFile : VfsFile
     public override void Close()
     {
         _closed = true;
+        _writes?.Discard(); // WB1
         _writes = null;
         _documents = null;
         _writer = false;

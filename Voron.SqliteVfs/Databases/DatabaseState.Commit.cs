@@ -154,6 +154,9 @@ internal sealed partial class DatabaseState
             }
         }
 
+        // WB2: the merged operation never reads the blocks again, and the version has left the
+        // chain, so only snapshots that hold it can reach them.
+        version.ReleaseStoreHold();
         version.Complete(error);
         if (dropped != null)
         {

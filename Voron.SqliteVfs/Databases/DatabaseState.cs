@@ -207,6 +207,9 @@ internal sealed partial class DatabaseState
 
     public WriteLock WriteLock { get; } = new();
 
+    /// <summary>The block buffers of this database's write sets and versions (WB1–WB3).</summary>
+    public BlockPool Blocks { get; } = new();
+
     /// <summary>What V1 let connections wait for <see cref="WriteLock"/> (tests, diagnostics).</summary>
     internal LockWaits Waits { get; } = new();
 
@@ -300,9 +303,18 @@ internal sealed partial class DatabaseState
         return read.OpenPageFile(Name) != null;
     }
 
+    private long _snapshotsTaken;
+
+    /// <summary>
+    /// Store snapshots taken (a read transaction begun, the page file opened, its length and
+    /// sequence read): one per SQL transaction, shared by its statements (tests count them).
+    /// </summary>
+    internal long SnapshotsTaken => Interlocked.Read(ref _snapshotsTaken);
+
     /// <summary>V2: the newest durable state — a store snapshot, nothing in flight. Never waits.</summary>
     public Snapshot TakeDurable()
     {
+        Interlocked.Increment(ref _snapshotsTaken);
         var store = Environment.BeginRead(); // a store read transaction sees durable commits only
         try
         {
@@ -319,7 +331,7 @@ internal sealed partial class DatabaseState
     /// <summary>V4, V5, V6: the newest submitted state — a store snapshot and the in-flight versions after it.</summary>
     public Snapshot TakeNewest()
     {
-        while (true)
+        for (var attempt = 0; ; attempt++)
         {
             var chain = _chain;
             var inFlight = chain.InFlight;
@@ -327,6 +339,7 @@ internal sealed partial class DatabaseState
 
             // A version leaves the chain only after the store published it, so every version not
             // captured above is in this read transaction, which begins after the capture.
+            Interlocked.Increment(ref _snapshotsTaken);
             var store = Environment.BeginRead();
             try
             {
@@ -338,7 +351,22 @@ internal sealed partial class DatabaseState
                     continue;
                 }
 
-                return new Snapshot(store, file, inFlight.Length == 0 ? inFlight : [.. inFlight.Where(v => v.Sequence > baseSequence)], headSequence);
+                DatabaseVersion[] versions = inFlight.Length == 0 ? inFlight : [.. inFlight.Where(v => v.Sequence > baseSequence)];
+                if (!TryHold(versions))
+                {
+                    // WB2: a version retired after the capture, so its commit completed and it left
+                    // the chain: look again. Each attempt needs another commit to complete in
+                    // between, so an endless run of them means a version retired in the chain.
+                    store.Dispose();
+                    if (attempt == 10_000)
+                    {
+                        throw new InvalidOperationException($"WB2: database '{Name}': a version in flight retired while the chain still held it.");
+                    }
+
+                    continue;
+                }
+
+                return new Snapshot(store, file, versions, headSequence);
             }
             catch
             {
@@ -346,6 +374,25 @@ internal sealed partial class DatabaseState
                 throw;
             }
         }
+    }
+
+    /// <summary>WB2: one hold on each of <paramref name="versions"/>, or none (and false) when one of them retired.</summary>
+    private static bool TryHold(DatabaseVersion[] versions)
+    {
+        for (var i = 0; i < versions.Length; i++)
+        {
+            if (!versions[i].TryAcquire())
+            {
+                for (var held = 0; held < i; held++)
+                {
+                    versions[held].Release();
+                }
+
+                return false;
+            }
+        }
+
+        return true;
     }
 
     /// <summary>

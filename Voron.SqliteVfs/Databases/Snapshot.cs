@@ -3,6 +3,8 @@ namespace Voron.SqliteVfs.Databases;
 /// <summary>
 /// A connection's view of its database (V2): a store read transaction and the in-flight
 /// versions submitted after the state it holds, newest last. Used by one connection at a time.
+/// It holds each of those versions (WB2) from when it is built until it is disposed, or until
+/// <see cref="With"/> hands its holds and its store transaction to the snapshot it makes.
 /// </summary>
 internal sealed class Snapshot : IDisposable
 {
@@ -10,7 +12,9 @@ internal sealed class Snapshot : IDisposable
     private readonly PageFile? _file;
     private readonly long _fileLength; // read once: a read transaction's file never changes
     private readonly DatabaseVersion[] _versions;
+    private bool _released; // disposed, or handed over by With
 
+    /// <summary>A snapshot that owns <paramref name="store"/> and one hold (WB2) on each of <paramref name="versions"/>, taken by the caller.</summary>
     public Snapshot(ReadTransaction store, PageFile? file, DatabaseVersion[] versions, long headSequence)
     {
         _store = store;
@@ -76,9 +80,32 @@ internal sealed class Snapshot : IDisposable
         return true;
     }
 
-    /// <summary>This snapshot with the connection's own commit on top (V2: a writer sees what it wrote).</summary>
-    public Snapshot With(DatabaseVersion own) => new(_store, _file, [.. _versions, own], own.Sequence);
+    /// <summary>
+    /// This snapshot with the connection's own commit on top (V2: a writer sees what it wrote).
+    /// Takes over this snapshot's store transaction and holds, and the hold the version keeps for
+    /// its submitter (WB2): this snapshot must not be used or disposed afterwards.
+    /// </summary>
+    public Snapshot With(DatabaseVersion own)
+    {
+        ObjectDisposedException.ThrowIf(_released, this);
+        _released = true;
+        return new(_store, _file, [.. _versions, own], own.Sequence);
+    }
 
-    /// <summary>Releases the store snapshot (shared by every snapshot made from it with <see cref="With"/>).</summary>
-    public void Dispose() => _store.Dispose();
+    /// <summary>Releases the store snapshot and the versions' holds (WB2); again, or after <see cref="With"/>, does nothing.</summary>
+    public void Dispose()
+    {
+        if (_released)
+        {
+            return;
+        }
+
+        _released = true;
+        foreach (var version in _versions)
+        {
+            version.Release();
+        }
+
+        _store.Dispose();
+    }
 }

@@ -3,18 +3,25 @@ namespace Voron.SqliteVfs.Databases;
 /// <summary>
 /// What one write transaction has written so far, in whole 8 KiB blocks: private to the
 /// connection holding the write lock until V7 submits it as a <see cref="DatabaseVersion"/>.
+/// Its buffers come from the database's <see cref="BlockPool"/> (WB1–WB3).
 /// </summary>
 internal sealed class WriteSet
 {
     private const int BlockSize = PageFile.BlockSize;
 
-    public WriteSet(long length)
+    private readonly BlockPool _pool;
+
+    public WriteSet(long length, BlockPool pool)
     {
         Length = length;
         MinLength = length;
+        _pool = pool;
     }
 
     public Dictionary<long, byte[]> Blocks { get; } = [];
+
+    /// <summary>Where the set's buffers come from and go back to (WB1, WB2).</summary>
+    public BlockPool Pool => _pool;
 
     /// <summary>The file's length as the transaction sees it.</summary>
     public long Length { get; private set; }
@@ -37,10 +44,17 @@ internal sealed class WriteSet
     {
         if (!Blocks.TryGetValue(block, out var buffer))
         {
-            buffer = new byte[BlockSize];
-            if (!whole && !IsCut(block))
+            buffer = _pool.Rent(); // WB3: filled here, or by the caller's whole-block write
+            if (!whole)
             {
-                current(block, buffer);
+                if (IsCut(block))
+                {
+                    Array.Clear(buffer); // truncated away in this transaction: zeros
+                }
+                else
+                {
+                    current(block, buffer); // zeros for a hole
+                }
             }
 
             Blocks[block] = buffer;
@@ -61,9 +75,13 @@ internal sealed class WriteSet
         }
 
         var firstDropped = (size + BlockSize - 1) / BlockSize;
-        foreach (var block in Blocks.Keys.Where(b => b >= firstDropped).ToList())
+        foreach (var (block, buffer) in Blocks)
         {
-            Blocks.Remove(block);
+            if (block >= firstDropped)
+            {
+                Blocks.Remove(block); // removing the current entry leaves the enumeration valid
+                _pool.Return(buffer); // WB1
+            }
         }
 
         if (size % BlockSize != 0)
@@ -88,30 +106,37 @@ internal sealed class WriteSet
     /// </summary>
     public void DropUnchanged(Snapshot snapshot)
     {
-        foreach (var (block, bytes) in Blocks.ToList())
+        foreach (var (block, bytes) in Blocks)
         {
             var before = snapshot.Find(block, out _); // empty: a hole, zeros
-            if (block == 0)
+            var drop = block == 0
+                ? (Block0 = Classify(before, bytes)) == Block0Change.None
+                : Same(before, bytes) && !IsCutInSnapshotTerms(block);
+            if (drop)
             {
-                Block0 = Classify(before, bytes);
-                if (Block0 == Block0Change.None)
-                {
-                    Blocks.Remove(0);
-                }
-            }
-            else if (Same(before, bytes) && !IsCutInSnapshotTerms(block))
-            {
-                Blocks.Remove(block);
+                Blocks.Remove(block); // removing the current entry leaves the enumeration valid
+                _pool.Return(bytes); // WB1
             }
         }
 
         if (!IsEmpty && !Blocks.ContainsKey(0) && Length > 0)
         {
-            var page1 = new byte[BlockSize];
-            snapshot.ReadBlock(0, page1);
+            var page1 = _pool.Rent();
+            snapshot.ReadBlock(0, page1); // WB3: every byte
             Blocks[0] = page1;
             Block0 = Block0Change.CounterOnly;
         }
+    }
+
+    /// <summary>WB1: gives every buffer back; the set is never used again (a rollback, a close, a commit that failed before it was submitted).</summary>
+    public void Discard()
+    {
+        foreach (var buffer in Blocks.Values)
+        {
+            _pool.Return(buffer);
+        }
+
+        Blocks.Clear();
     }
 
     private static bool Same(ReadOnlySpan<byte> before, ReadOnlySpan<byte> after) =>

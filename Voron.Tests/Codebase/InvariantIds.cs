@@ -127,6 +127,7 @@ internal sealed partial class InvariantIds
         ["T"] = "Core: transactions",
         ["V"] = "SqliteVfs: database layer (locks, snapshots, commits)",
         ["VT"] = "SqliteVfs: native bridge of virtual-table modules",
+        ["WB"] = "SqliteVfs: the block buffers of write sets and versions (pool and lifetime)",
         ["WL"] = "SqliteVfs: a database's write lock (who takes a free lock, starvation bound, statistics)",
         ["WP"] = "Documents: the write port (prepare on the caller's thread, apply in the merged operation)",
         ["XE"] = "Documents: document expiration",
