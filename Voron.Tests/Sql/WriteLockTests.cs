@@ -98,7 +98,14 @@ public sealed class WriteLockTests
         Assert.True(writeLock.TryAcquire(holder, TimeSpan.Zero));
         var waiting = AcquireAsync(writeLock, starving, arrival: 1);
         await WaitersAsync(writeLock, 1);
-        await Task.Delay(bound * 3); // the waiter has waited at least that long: longer than WL2's bound
+        // The waiter is in line from here on, so once the Stopwatch (the clock WL2 reads) says three
+        // bounds have passed, it has waited longer than WL2's bound. Task.Delay alone does not say
+        // so: its timers run on a coarse clock and can fire early by a tick of it.
+        var inLine = System.Diagnostics.Stopwatch.GetTimestamp();
+        while (System.Diagnostics.Stopwatch.GetElapsedTime(inLine) < bound * 3)
+        {
+            await Task.Delay(1);
+        }
 
         lock (Gate(writeLock))
         {

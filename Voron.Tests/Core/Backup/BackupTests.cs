@@ -89,9 +89,11 @@ public sealed class BackupTests
             }
         })).ToArray();
 
-        await Task.Delay(50);
+        // The backup must fall inside the workload: writes before it and after it. Waited for, not
+        // timed, so a busy machine that starts the writers late changes nothing.
+        await Until(() => log.Count >= 4);
         var result = await env.BackupAsync(temp.Combine("backup"));
-        await Task.Delay(50);
+        await Until(() => log.Any(e => e.TxId > result.TransactionId));
         await stop.CancelAsync();
         await Task.WhenAll(writers);
 
@@ -221,5 +223,15 @@ public sealed class BackupTests
     internal sealed class SynchronousProgress(Action<BackupProgress> report) : IProgress<BackupProgress>
     {
         public void Report(BackupProgress value) => report(value);
+    }
+
+    private static async Task Until(Func<bool> condition)
+    {
+        var deadline = DateTime.UtcNow + TimeSpan.FromMinutes(2);
+        while (!condition())
+        {
+            Assert.True(DateTime.UtcNow < deadline, "the writers made no progress in two minutes");
+            await Task.Delay(5);
+        }
     }
 }
