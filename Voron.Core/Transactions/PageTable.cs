@@ -163,6 +163,7 @@ internal sealed partial class PageTable : IDisposable
             List<long>? crowded = null;
             foreach (var (pageNumber, bytes) in pages)
             {
+                _buffers.NotePublished(bytes); // PB5: a copy no other version and no free list holds
                 Add(pageNumber, PageVersion.InMemory(txId, bytes), ref crowded);
                 Interlocked.Add(ref _memoryBytes, bytes.Length);
                 _spillOrder.Enqueue((pageNumber, txId));
