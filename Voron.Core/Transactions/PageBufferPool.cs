@@ -13,7 +13,9 @@ namespace Voron.Transactions;
 //        the page table (pruned, flushed and removed, or spilled) and was retired with a
 //        generation no older than that of any transaction that could have found it
 //        (TransactionRegistry.Generations.cs; the same rule as scratch slots, PageTable PT7), and
-//        every transaction of that generation or an older one has ended (ReleaseRetired).
+//        every transaction of that generation or an older one has ended (ReleaseRetired). A
+//        merged batch built on the in-flight commit reads that commit's buffers through the
+//        commit, not the table, so it counts in the commit's generation (TransactionMerger M9).
 //   PB2. Only whole single pages (Constants.PageSize bytes) come back; overflow runs are left to
 //        the garbage collector.
 //   PB3. Bounded: at most Capacity buffers wait for their generation and Capacity more wait to be
