@@ -1,6 +1,6 @@
 namespace Voron.Transactions;
 
-// Design notes — recycled page buffers (PB1..PB4).
+// Design notes — recycled page buffers (PB1..PB5).
 //
 // A write transaction copies every page it modifies or creates into an 8 KiB buffer, and the
 // commit publishes that buffer as a page version (PageTable.cs). Allocating each from the pinned
@@ -13,7 +13,9 @@ namespace Voron.Transactions;
 //        the page table (pruned, flushed and removed, or spilled) and was retired with a
 //        generation no older than that of any transaction that could have found it
 //        (TransactionRegistry.Generations.cs; the same rule as scratch slots, PageTable PT7), and
-//        every transaction of that generation or an older one has ended (ReleaseRetired).
+//        every transaction of that generation or an older one has ended (ReleaseRetired). A
+//        merged batch built on the in-flight commit reads that commit's buffers through the
+//        commit, not the table, so it counts in the commit's generation (TransactionMerger M9).
 //   PB2. Only whole single pages (Constants.PageSize bytes) come back; overflow runs are left to
 //        the garbage collector.
 //   PB3. Bounded: at most Capacity buffers wait for their generation and Capacity more wait to be
@@ -22,13 +24,17 @@ namespace Voron.Transactions;
 //        buffer nobody returns is collected like any other array.
 //   PB4. Debug builds fill a released buffer with 0xDB: a transaction that still read it would
 //        see garbage (checksum failures, wrong values), so every test checks PB1.
+//   PB5. Debug builds also keep a ledger of where each buffer is (handed out, a page version's
+//        bytes, retired, free) and throw at the move that breaks PB1: a buffer published while
+//        another version or the free list has it, retired twice, or handed out while not free
+//        (PageBufferPool.Ledger.cs). A read of a released buffer is what PB4 is for.
 //
 // Threading: Retire and ReleaseRetired run under the page table's lock; Rent runs on the writer
 // (one at a time, under the write lock) while the flusher may release; the free list has its own
 // lock.
 
-/// <summary>The page buffers page versions leave behind, handed to later copy-on-write copies (PB1..PB4 above).</summary>
-internal sealed class PageBufferPool
+/// <summary>The page buffers page versions leave behind, handed to later copy-on-write copies (PB1..PB5 above).</summary>
+internal sealed partial class PageBufferPool
 {
     /// <summary>Filled into a released buffer in Debug builds (PB4).</summary>
     internal const byte Poison = 0xDB;
@@ -73,13 +79,16 @@ internal sealed class PageBufferPool
             if (_free.TryPop(out var buffer))
             {
                 _reused++;
+                NoteHandedOut(buffer, recycled: true); // PB5
                 return buffer;
             }
         }
 
         // Pinned: versions live in the page table until the data file has them (seconds under
         // load); on the ordinary heap each was copied by promotion and set off gen-0 collections.
-        return GC.AllocateUninitializedArray<byte>(Constants.PageSize, pinned: true);
+        var allocated = GC.AllocateUninitializedArray<byte>(Constants.PageSize, pinned: true);
+        NoteHandedOut(allocated, recycled: false); // PB5
+        return allocated;
     }
 
     /// <summary>
@@ -89,8 +98,15 @@ internal sealed class PageBufferPool
     /// </summary>
     public void Retire(byte[] buffer, long generation)
     {
-        if (buffer.Length != Constants.PageSize || Capacity == 0)
+        if (buffer.Length != Constants.PageSize)
         {
+            return;
+        }
+
+        NoteRetired(buffer); // PB5
+        if (Capacity == 0)
+        {
+            NoteLeft(buffer, Place.Dropped);
             return;
         }
 
@@ -98,7 +114,7 @@ internal sealed class PageBufferPool
         _retired.Enqueue((generation, buffer));
         if (_retired.Count > Capacity)
         {
-            _retired.Dequeue(); // PB3: dropped, not reused
+            NoteLeft(_retired.Dequeue().Buffer, Place.Dropped); // PB3: dropped, not reused
         }
     }
 
@@ -113,7 +129,9 @@ internal sealed class PageBufferPool
 #if DEBUG
                 retired.Buffer.AsSpan().Fill(Poison); // PB4
 #endif
-                if (_free.Count < Capacity)
+                var kept = _free.Count < Capacity;
+                NoteLeft(retired.Buffer, kept ? Place.Free : Place.Dropped); // PB5
+                if (kept)
                 {
                     _free.Push(retired.Buffer);
                 }

@@ -41,7 +41,7 @@ namespace Voron.Transactions;
 //        its tx > C, or it is the newest <= C, or it is the newest <= some live snapshot. A
 //        reader that registers later has a snapshot >= C; a write transaction reads the newest
 //        <= its base, which is C, or (async commit) the in-flight commit whose own versions are
-//        > C and which holds its pages itself; the flusher reads the newest <= F, F pinned. So no
+//        > C and which holds its pages itself (readable for the batch built on it: M9); the flusher reads the newest <= F, F pinned. So no
 //        live or future transaction resolves to a pruned version, and removing it from the
 //        middle of the list changes what nobody reads. Pruning never changes the newest <= F of
 //        any F a flush can still choose (FL1: F is a live snapshot or >= C).
@@ -62,7 +62,10 @@ namespace Voron.Transactions;
 //        (PageBufferPool PB1). Buffers are released only at the start of a maintenance pass, from
 //        the generations of that pass's capture: never a buffer retired after the capture. The
 //        flusher, which reads its images without being a transaction, runs those passes itself
-//        under its flush lock, so no buffer is released while a flush still reads its images.
+//        under its flush lock, so no buffer is released while a flush still reads its images. A
+//        merged batch built on the in-flight commit reads that commit's buffers through the commit
+//        and may find them after they left the table (the commit visible, a flush removed them):
+//        the commit's generation stays counted until that batch ends (TransactionMerger M9).
 //
 // Reads are lock-free (ConcurrentDictionary lookups and immutable arrays); publishing, pruning,
 // spilling and removal take _mutation (lock order: _mutation, then the readers' lock).
@@ -163,6 +166,7 @@ internal sealed partial class PageTable : IDisposable
             List<long>? crowded = null;
             foreach (var (pageNumber, bytes) in pages)
             {
+                _buffers.NotePublished(bytes); // PB5: a copy no other version and no free list holds
                 Add(pageNumber, PageVersion.InMemory(txId, bytes), ref crowded);
                 Interlocked.Add(ref _memoryBytes, bytes.Length);
                 _spillOrder.Enqueue((pageNumber, txId));

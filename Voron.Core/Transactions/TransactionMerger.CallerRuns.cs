@@ -168,8 +168,8 @@ internal sealed partial class TransactionMerger
     /// </summary>
     private CallerWrite? RunBatchOnCaller(MergedOperation operation, ref bool released)
     {
-        var generation = _seams.EnterGeneration(); // PT7, as a writer batch
-        var exited = false;
+        var lease = new GenerationLease(_seams.EnterGeneration(), _seams.ExitGeneration); // PT7, M9: as a writer batch
+        var handedOver = false;
         try
         {
             if (!operation.TryStart())
@@ -198,21 +198,21 @@ internal sealed partial class TransactionMerger
                 return null;
             }
 
-            var write = new CallerWrite(this, prepared, operations);
+            var write = new CallerWrite(this, prepared, operations, lease); // M9: the write holds the batch's generation
+            handedOver = true;
             Volatile.Write(ref _inFlightCommit, prepared);
+            Volatile.Write(ref _inFlightLease, lease);
             Volatile.Write(ref _inFlight, write.Outcome); // C1: the next batch waits for this one
             Volatile.Write(ref _callerWrite, write); // MG4: whoever waits for it claims it
-            _seams.ExitGeneration(generation);
-            exited = true;
             _seams.WriteLock.Release();
             released = true;
             return write;
         }
         finally
         {
-            if (!exited)
+            if (!handedOver)
             {
-                _seams.ExitGeneration(generation);
+                lease.Release();
             }
         }
     }
@@ -231,7 +231,7 @@ internal sealed partial class TransactionMerger
     /// A caller-run batch's write and acknowledgement (MG4): run once, by the first thread that
     /// claims it; its <see cref="Outcome"/> is the in-flight commit's (null: committed).
     /// </summary>
-    internal sealed class CallerWrite(TransactionMerger merger, PreparedCommit? prepared, List<MergedOperation> operations)
+    internal sealed class CallerWrite(TransactionMerger merger, PreparedCommit? prepared, List<MergedOperation> operations, GenerationLease lease)
     {
         private readonly TaskCompletionSource<Exception?> _outcome = new(TaskCreationOptions.RunContinuationsAsynchronously);
         private int _claimed;
@@ -252,7 +252,7 @@ internal sealed partial class TransactionMerger
 
             try
             {
-                _outcome.SetResult(merger.CommitAndAcknowledge(prepared, operations));
+                _outcome.SetResult(merger.CommitAndAcknowledge(prepared, operations, lease));
             }
             catch (Exception e)
             {

@@ -63,6 +63,15 @@ namespace Voron.Transactions;
 //       runs again without it, and it opens the next one). So a batch holds less than
 //       2 x MaxBatchBytes of pages, or a single operation — a burst of large values never
 //       builds one huge journal record, and never one past the record size limit.
+//   M9. A batch built on the in-flight commit (async) reads that commit's pages through the
+//       commit, not through the page table, and may still read them after the commit became
+//       visible and a flush removed its versions from the table. So the generation a batch
+//       counts in (PageTable PT7, PageBufferPool PB1) is a GenerationLease: the batch holds it
+//       while it runs, its commit until WriteAndPublish returns, and the next batch takes it
+//       (TryAcquire) before it builds on the commit and holds it until it ends. A buffer that
+//       leaves the table while the commit can still be built on is retired with that generation
+//       or a newer one, so it waits for every reader of the commit. A lease already let go means
+//       the commit returned: the next batch waits for it and reads the committed state instead.
 
 /// <summary>Merges concurrent write operations into shared transactions and journal flushes.</summary>
 internal sealed partial class TransactionMerger : IDisposable
@@ -84,6 +93,7 @@ internal sealed partial class TransactionMerger : IDisposable
     private Task<Exception?> _inFlight = NothingInFlight; // the committer's outcome: null = committed (never faults)
     private static readonly Task<Exception?> NothingInFlight = Task.FromResult<Exception?>(null);
     private PreparedCommit? _inFlightCommit;
+    private GenerationLease? _inFlightLease; // M9: _inFlightCommit's generation; both written under the write lock
     private volatile bool _closing;
     private MergedOperation? _carried; // writer only: an operation too large for the batch it came in (M8)
 
@@ -222,10 +232,23 @@ internal sealed partial class TransactionMerger : IDisposable
         }
 
         var released = false;
-        var generation = _seams.EnterGeneration(); // PT7: the batch reads page versions like any transaction
+        var lease = new GenerationLease(_seams.EnterGeneration(), _seams.ExitGeneration); // PT7: the batch reads page versions like any transaction
+        var leaseHandedOver = false;
+        GenerationLease? previousLease = null;
         try
         {
             var previous = _options.AsyncCommit && !InFlight.IsCompleted ? Volatile.Read(ref _inFlightCommit) : null;
+            if (previous != null)
+            {
+                // M9: its pages are read through it from here on, so its generation must still be counted.
+                previousLease = Volatile.Read(ref _inFlightLease);
+                if (previousLease == null || !previousLease.TryAcquire())
+                {
+                    previousLease = null;
+                    previous = null; // its WriteAndPublish returned: build on the committed state
+                }
+            }
+
             if (previous == null)
             {
                 await WaitForInFlightQuietly().ConfigureAwait(false);
@@ -285,8 +308,10 @@ internal sealed partial class TransactionMerger : IDisposable
 
             if (_options.AsyncCommit)
             {
-                var commit = Task.Run(() => CommitAndAcknowledge(prepared, operations));
+                var commit = Task.Run(() => CommitAndAcknowledge(prepared, operations, lease)); // M9: the commit holds the batch's generation
+                leaseHandedOver = true;
                 Volatile.Write(ref _inFlightCommit, prepared);
+                Volatile.Write(ref _inFlightLease, lease);
                 Volatile.Write(ref _inFlight, commit);
                 _seams.WriteLock.Release();
                 released = true;
@@ -298,7 +323,12 @@ internal sealed partial class TransactionMerger : IDisposable
         }
         finally
         {
-            _seams.ExitGeneration(generation);
+            if (!leaseHandedOver)
+            {
+                lease.Release();
+            }
+
+            previousLease?.Release();
             if (!released)
             {
                 _seams.WriteLock.Release();
@@ -432,14 +462,22 @@ internal sealed partial class TransactionMerger : IDisposable
     /// <summary>
     /// Writes and publishes one batch and completes its operations (C2). Returns null when it
     /// committed, else the failure, already reported to the operations; never throws.
+    /// <paramref name="lease"/>, the batch's generation (M9), is let go once WriteAndPublish returned.
     /// </summary>
-    private Exception? CommitAndAcknowledge(PreparedCommit? prepared, List<MergedOperation> operations)
+    private Exception? CommitAndAcknowledge(PreparedCommit? prepared, List<MergedOperation> operations, GenerationLease? lease = null)
     {
         try
         {
-            if (prepared != null)
+            try
             {
-                _pipeline.WriteAndPublish(prepared);
+                if (prepared != null)
+                {
+                    _pipeline.WriteAndPublish(prepared);
+                }
+            }
+            finally
+            {
+                lease?.Release(); // M9: from here a batch that finds this lease let go waits for this commit instead of building on it
             }
         }
         catch (Exception e)

@@ -5,8 +5,9 @@ internal sealed partial class TransactionRegistry
     // What the page table may drop or reuse (Transactions/PageTable.cs PT6, PT7), guarded by
     // _lock, the lock transactions register under:
     //
-    //   generations — every live transaction (reader, explicit writer, merged batch while it holds
-    //   the write lock) is counted in the generation current when it began. A flush that removes
+    //   generations — every live transaction (reader, explicit writer, merged batch while it, its
+    //   commit or the batch built on it can read its pages: TransactionMerger M9) is counted in the
+    //   generation current when it began. A flush that removes
     //   versions advances the generation afterwards (RetireGeneration) and their scratch slots and
     //   page buffers (Transactions/PageBufferPool.cs) wait until no transaction of that generation
     //   or an older one is live: only those can have found the versions. Generations advance once
@@ -41,7 +42,7 @@ internal sealed partial class TransactionRegistry
         }
     }
 
-    /// <summary>A merged batch holding the write lock counts as a live transaction (it reads page versions): PT7.</summary>
+    /// <summary>A merged batch counts as a live transaction (it reads page versions): PT7; how long is M9's GenerationLease.</summary>
     public long EnterGeneration()
     {
         lock (_lock)

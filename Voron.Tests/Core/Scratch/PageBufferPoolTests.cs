@@ -4,7 +4,7 @@ using Voron.Transactions;
 namespace Voron.Tests.Core.Scratch;
 
 /// <summary>
-/// Recycled page buffers (Transactions/PageBufferPool.cs PB1–PB4, PageTable PT9): a buffer that
+/// Recycled page buffers (Transactions/PageBufferPool.cs PB1–PB5, PageTable PT9): a buffer that
 /// left the page table goes to a new copy only after every transaction that could have found it
 /// has ended. Debug builds poison released buffers (PB4), so a span a reader still held would
 /// read 0xDB bytes here (or another page's bytes, once the buffer is reused).
