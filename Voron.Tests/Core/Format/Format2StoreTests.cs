@@ -50,6 +50,26 @@ public sealed class Format2StoreTests
         }),
     ];
 
+    /// <summary>The format version of every intact-looking record header in the journal, by transaction id (the last one found).</summary>
+    internal static SortedDictionary<long, int> RecordVersions(InMemoryFileSystem fs)
+    {
+        var versions = new SortedDictionary<long, int>();
+        foreach (var number in JournalFiles.List(fs, Layout.JournalDirectory))
+        {
+            using var file = fs.Open(JournalFiles.PathOf(Layout.JournalDirectory, number), FileOpenMode.OpenExisting);
+            var header = new byte[JournalRecord.HeaderSize];
+            for (long offset = 0; offset + header.Length <= file.Length; offset += JournalRecord.Alignment)
+            {
+                if (file.Read(offset, header) == header.Length && BinaryPrimitives.ReadUInt64LittleEndian(header) == JournalRecord.Magic)
+                {
+                    versions[JournalRecord.GetTransactionId(header)] = BinaryPrimitives.ReadUInt16LittleEndian(header.AsSpan(JournalRecord.FormatVersionOffset));
+                }
+            }
+        }
+
+        return versions;
+    }
+
     [Fact]
     public void The_fixture_is_a_format2_store_whose_journal_holds_transactions_its_data_file_lacks()
     {
@@ -58,6 +78,8 @@ public sealed class Format2StoreTests
         var header = HeaderFile.ReadNewest(fs, Layout)!.Value;
 
         Assert.Equal([2, 2], HeaderCopyVersions(fs));
+        Assert.Equal(2, header.FormatVersion);
+        Assert.All(RecordVersions(fs).Values, version => Assert.Equal(2, version));
         Assert.Equal(Format2Fixture.FlushedTransactions, header.LastSyncedTxId);
         Assert.NotEmpty(JournalFiles.List(fs, Layout.JournalDirectory));
     }
@@ -72,5 +94,54 @@ public sealed class Format2StoreTests
         Assert.Equal(Format2Fixture.Transactions().Count, env.LastCommittedTransactionId);
         AssertHoldsExactly(env, Format2Fixture.Expected());
         Assert.Equal(Format2Fixture.Expected().Count, env.CheckIntegrity().Trees);
+    }
+
+    [Fact]
+    public void Open_of_a_format2_store_makes_its_header_say_format3_before_it_writes_a_record()
+    {
+        // A format-2 build reads the header first: once this build may write a format-3 record,
+        // the header must make that build refuse the store instead of reporting the record as damage.
+        using var fs = Format2Fixture.Load();
+
+        using var env = StorageEnvironment.Open(StoreFactory.Options(fs));
+
+        Assert.Equal(HeaderFile.FormatVersion, HeaderFile.ReadNewest(fs, Layout)!.Value.FormatVersion);
+        Assert.Contains(3, HeaderCopyVersions(fs));
+    }
+
+    [Fact]
+    public void A_format2_store_takes_writes_as_format3_records_and_reads_everything_back_after_reopen()
+    {
+        using var fs = Format2Fixture.Load();
+        var expected = Format2Fixture.Expected();
+        var inline = new byte[3000];
+        new Random(46).NextBytes(inline);
+        using (var env = StorageEnvironment.Open(StoreFactory.Options(fs)))
+        {
+            using var tx = env.BeginWrite();
+            tx.CreateTree("inline").Put("i100"u8, inline);
+            tx.CreateTree("small").Put("k0000"u8, "rewritten"u8);
+            Assert.True(tx.CreateTree("overflow").Delete("o000"u8));
+            tx.CreateTree("format3").Put("x"u8, "y"u8);
+            tx.Commit();
+
+            // The format-2 records stay as they were written; this build's record is format 3.
+            var versions = RecordVersions(fs);
+            var last = Format2Fixture.Transactions().Count;
+            Assert.Equal(3, versions[last + 1]);
+            Assert.All(versions.Where(v => v.Key <= last), v => Assert.Equal(2, v.Value));
+        }
+
+        expected["inline"]["i100"] = inline;
+        expected["small"]["k0000"] = "rewritten"u8.ToArray();
+        expected["overflow"].Remove("o000");
+        expected["format3"] = new(StringComparer.Ordinal) { ["x"] = "y"u8.ToArray() };
+        using (var env = StorageEnvironment.Open(StoreFactory.Options(fs)))
+        {
+            AssertHoldsExactly(env, expected);
+            Assert.Equal(expected.Count, env.CheckIntegrity().Trees);
+        }
+
+        Assert.Equal([3, 3], HeaderCopyVersions(fs));
     }
 }
