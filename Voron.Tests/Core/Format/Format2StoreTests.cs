@@ -110,6 +110,29 @@ public sealed class Format2StoreTests
     }
 
     [Fact]
+    public void Open_of_a_cleanly_closed_format2_store_makes_its_header_say_format3_though_it_replays_nothing()
+    {
+        // A format-2 build's clean close leaves no record past the synced point, so recovery
+        // writes no header: the open must write one anyway, before the store's next record.
+        using var fs = Format2Fixture.Load();
+        StorageEnvironment.Open(StoreFactory.Options(fs)).Dispose();
+        foreach (var revision in new[] { 1, 2 })
+        {
+            using var file = fs.Open(Layout.HeaderFile(revision), FileOpenMode.OpenExisting);
+            var bytes = new byte[HeaderFile.Size];
+            file.Read(0, bytes);
+            BinaryPrimitives.WriteInt32LittleEndian(bytes.AsSpan(HeaderFile.FormatVersionOffset), HeaderFile.FormatVersion2);
+            BinaryPrimitives.WriteUInt32LittleEndian(bytes.AsSpan(HeaderFile.ChecksumOffset), HeaderFile.ComputeChecksum(bytes));
+            file.Write(0, bytes);
+        }
+
+        using var env = StorageEnvironment.Open(StoreFactory.Options(fs));
+
+        Assert.Equal(HeaderFile.FormatVersion, HeaderFile.ReadNewest(fs, Layout)!.Value.FormatVersion);
+        AssertHoldsExactly(env, Format2Fixture.Expected());
+    }
+
+    [Fact]
     public void A_format2_store_takes_writes_as_format3_records_and_reads_everything_back_after_reopen()
     {
         using var fs = Format2Fixture.Load();
