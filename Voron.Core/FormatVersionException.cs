@@ -3,9 +3,9 @@ namespace Voron;
 /// <summary>A file was written by a format version this build does not read.</summary>
 public sealed class FormatVersionException : Exception
 {
-    /// <summary><paramref name="file"/> has format version <paramref name="found"/>; this build reads <paramref name="supported"/> only.</summary>
+    /// <summary><paramref name="file"/> has format version <paramref name="found"/>; this build's version is <paramref name="supported"/>.</summary>
     public FormatVersionException(string file, int found, int supported)
-        : base($"'{file}' has format version {found}; this build of Voron reads version {supported} only.")
+        : base($"'{file}' has format version {found}; this build of Voron supports version {supported}.")
     {
         File = file;
         Found = found;
@@ -14,7 +14,7 @@ public sealed class FormatVersionException : Exception
 
     /// <summary>As the other constructor, with what the user should do (<paramref name="whatToDo"/>) appended to the message.</summary>
     public FormatVersionException(string file, int found, int supported, string whatToDo)
-        : base($"'{file}' has format version {found}; this build of Voron reads version {supported} only. {whatToDo}")
+        : base($"'{file}' has format version {found}; this build of Voron supports version {supported}. {whatToDo}")
     {
         File = file;
         Found = found;
@@ -27,6 +27,6 @@ public sealed class FormatVersionException : Exception
     /// <summary>The format version written in the file.</summary>
     public int Found { get; }
 
-    /// <summary>The format version this build reads.</summary>
+    /// <summary>The format version this build writes (the newest it reads; some files it also reads in earlier versions).</summary>
     public int Supported { get; }
 }

@@ -28,7 +28,9 @@ public sealed partial class StorageEnvironment
     //      their pages into the data file (Journal/JournalReader.cs decides torn tail vs corruption,
     //      as options.JournalTailRecovery says); every record is bound to the header's StoreId
     //   6. if anything was replayed: sync the data file, then write the next header copy, so the
-    //      replayed journal is no longer needed
+    //      replayed journal is no longer needed; a header copy of format version 2 is replaced by
+    //      one of the current version here too, before the journal writer writes its first record
+    //      (the store is read as it is: Header/HeaderFile.cs, Compatibility)
     //   7. resume the journal after the last valid record, zeroing whatever lies after it if
     //      anything does (J10), and load the free-space digest
     //
@@ -82,15 +84,17 @@ public sealed partial class StorageEnvironment
             if (recovered.LastSyncedTxId != header.LastSyncedTxId)
             {
                 pager.Sync();
-                HeaderFile.Write(fileSystem, layout, recovered);
-                header = recovered;
+                header = recovered with { FormatVersion = HeaderFile.FormatVersion };
+                HeaderFile.Write(fileSystem, layout, header);
             }
-            else if (JournalFiles.List(fileSystem, layout.JournalDirectory).Any(n => n < header.JournalFile))
+            else if (header.FormatVersion != HeaderFile.FormatVersion || JournalFiles.List(fileSystem, layout.JournalDirectory).Any(n => n < header.JournalFile))
             {
-                // Journal files are about to be released on the strength of this header: make it
+                // A format-2 header: a format-2 build must refuse the store (FormatVersionException)
+                // before this build's first journal record, which it would report as damage.
+                // Journal files about to be released on the strength of this header: make it
                 // durable ourselves first. A header read back may be a cached copy whose fsync
                 // failed in an earlier process (fsyncgate) and that a power loss would undo.
-                header = header with { Revision = header.Revision + 1 };
+                header = header with { Revision = header.Revision + 1, FormatVersion = HeaderFile.FormatVersion };
                 HeaderFile.Write(fileSystem, layout, header);
             }
 
@@ -150,7 +154,7 @@ public sealed partial class StorageEnvironment
     /// A store whose newest header copy is format version 1 (no store id, journal records without
     /// sectors). If its journal holds a record the data file lacks, this build cannot replay it:
     /// the store is refused with what to do. Otherwise (the store was closed cleanly, or every
-    /// commit was flushed) it is upgraded: a version-2 header copy with a new store id and the
+    /// commit was flushed) it is upgraded: a current header copy with a new store id and the
     /// journal starting in a new file is written (the older copy is untouched, so a crash leaves
     /// one valid copy, J-style), and the open goes on — the version-1 journal files are released
     /// on the strength of that header like any other.
@@ -175,7 +179,7 @@ public sealed partial class StorageEnvironment
             if (FirstRecordVersion(fileSystem, layout, number) is > JournalRecord.FormatVersion1)
             {
                 throw new CorruptionException(layout.HeaderFile(header.Revision), 0,
-                    $"the newest valid header copy is format 1, but journal file {number} holds format-2 records: a newer header copy was " +
+                    $"the newest valid header copy is format 1, but journal file {number} holds records of a later format: a newer header copy was " +
                     "lost, and opening from this one would skip them");
             }
         }
@@ -186,6 +190,7 @@ public sealed partial class StorageEnvironment
             JournalFile = Math.Max(header.JournalFile, numbers.Count == 0 ? 0 : numbers[^1]) + 1,
             JournalOffset = 0,
             StoreId = NewStoreId(),
+            FormatVersion = HeaderFile.FormatVersion,
         };
         HeaderFile.Write(fileSystem, layout, upgraded);
         return upgraded;

@@ -37,7 +37,7 @@ public sealed class ErrorsTests(DamageFixture stores) : IClassFixture<DamageFixt
     {
         using var scratch = new TempDirectory();
         var store = DamageFixture.CopyOf(stores.Clean, scratch);
-        DamageStores.PatchFormatVersion(store, 3);
+        DamageStores.PatchFormatVersion(store, 4);
 
         var run = await ToolRun.RunAsync(command, store);
 

@@ -21,7 +21,7 @@ public sealed class InfoCommandTests(DamageFixture stores) : IClassFixture<Damag
         Assert.True(json.ExitCode == ExitCodes.Ok, json.ToString());
         using var parsed = JsonDocument.Parse(json.Out);
         var root = parsed.RootElement;
-        Assert.Equal(2, root.GetProperty("formatVersion").GetInt32());
+        Assert.Equal(3, root.GetProperty("formatVersion").GetInt32());
         Assert.Equal(8192, root.GetProperty("pageSize").GetInt32());
         Assert.True(root.GetProperty("closedCleanly").GetBoolean());
         Assert.Equal(0, root.GetProperty("journalTransactions").GetInt64());

@@ -68,7 +68,7 @@ internal static partial class StoreInspector
         var scratch = fileSystem.FileExists(layout.ScratchFile);
         var closedCleanly = !probe.Lock.IsHeld && journal.Transactions == 0 && journal.Clean && !scratch; // SI5
 
-        return new StoreInfo(directory, header.IsFormat1 ? HeaderFile.FormatVersion1 : HeaderFile.FormatVersion, Constants.PageSize,
+        return new StoreInfo(directory, header.FormatVersion, Constants.PageSize,
             header.StoreId.ToString("x16", CultureInfo.InvariantCulture), header.Revision, header.LastSyncedTxId,
             journal.LastTransactionId, journal.Transactions, journalFiles, files, closedCleanly, probe.Lock, problems);
     }

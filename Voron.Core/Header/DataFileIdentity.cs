@@ -13,17 +13,22 @@ namespace Voron.Header;
 //   80     8112 Reserved       zero
 //
 // Valid iff the page passes the page rules P1..P4 (Paging/PageHeader.cs), the magic matches and
-// the page size is 8192; another FormatVersion raises FormatVersionException. Page 0 is written
-// once, when the store is created, and is never allocated to anything else (page number 0 means
-// "no page" everywhere).
+// the page size is 8192; another FormatVersion raises FormatVersionException naming the data file,
+// the version found and 1. Page 0 is written once, when the store is created, and is never
+// allocated to anything else (page number 0 means "no page" everywhere).
+//
+// Compatibility: FormatVersion is this page's own layout, not the store's format, and stays 1 in
+// stores of format 1, 2 and 3 (the header file's FormatVersion, Header/HeaderFile.cs). Every
+// build reads the header file before this page (StorageEnvironment.Open.cs, steps 2 and 3), so a
+// build that does not know the store's format is stopped by the header's version; moving this one
+// too would only mean rewriting page 0 of every older store, which is written once.
 
 /// <summary>Builds and checks page 0 of the data file; see the FORMAT block above.</summary>
 internal static class DataFileIdentity
 {
     public const ulong Magic = 0x5441444E4F524F56; // the ASCII bytes "VORONDAT" read little-endian
 
-    /// <summary>This page's own format version. Until format 2 of the header file it was also the
-    /// header file's version; the header file moved on (Header/HeaderFile.cs), this page did not.</summary>
+    /// <summary>This page's own format version, not the store's (see Compatibility above).</summary>
     public const int FormatVersion = 1;
 
     public static byte[] Create()

@@ -3,7 +3,7 @@ using Voron.Platform;
 
 namespace Voron.Header;
 
-// FORMAT: header file, version 2 — headers.one and headers.two, 512 bytes each (one sector).
+// FORMAT: header file, version 3 — headers.one and headers.two, 512 bytes each (one sector).
 //
 // The header says how far the data file is synced: which transaction it holds in full, where in
 // the journal recovery starts, and the environment state as of that transaction. It also holds
@@ -17,7 +17,8 @@ namespace Voron.Header;
 //
 //   OFFSET SIZE NAME              MEANING
 //   0      8    Magic             the ASCII bytes "VORONHDR"
-//   8      4    FormatVersion     2; the version of the header file and of the journal records
+//   8      4    FormatVersion     3; the store's format: of the header file, the journal records
+//                                  (Journal/JournalRecord.cs) and the tree pages (Trees/TreePage.cs)
 //   12     4    PageSize          8192
 //   16     8    Revision          incremented by every header write; >= 1
 //   24     8    LastSyncedTxId    every transaction up to this one is in the data file and synced; >= 0
@@ -40,8 +41,12 @@ namespace Voron.Header;
 //   HF7. StoreId is not zero and the reserved bytes are zero.
 // A copy that fails HF1 or HF2 is torn or missing (the other copy is used); one that passes
 // them and fails HF3..HF7 was written so, and is a CorruptionException. A copy that passes HF1 and
-// the checksum of its own version but has a FormatVersion other than 1 or 2 raises
-// FormatVersionException: the store was written by another version.
+// a checksum (either one for a version this build does not know) but has a FormatVersion other
+// than 1, 2 or 3 raises FormatVersionException naming the file, the version
+// found and 3: the store was written by another build. Every build since version 2 reads the
+// header before any other file of the store (StorageEnvironment.Open.cs, step 2) and checks its
+// version this way, so a build that does not know a store's format stops here, before it reads
+// a journal record or a tree page it would misread as damage.
 //
 // Open algorithm: read both copies; keep the valid ones and take the one with the higher
 // Revision. None valid: a store whose creation a crash interrupted (no journal file, a data file
@@ -52,15 +57,31 @@ namespace Voron.Header;
 // every instant one valid copy exists (assuming a 512-byte write is not spread over both files,
 // which it cannot be).
 //
-// Compatibility: version 1 had the same fields up to the checksum, which covered bytes 0..111
-// only, and no StoreId (bytes 116..511 unchecked). A version-1 copy decodes with StoreId 0; the
-// open upgrades such a store when its journal holds nothing the data file lacks (it writes a
-// version-2 copy with a new StoreId, the journal continuing in a new file) and refuses it with
-// FormatVersionException otherwise (StorageEnvironment.Open.cs, UpgradeFormat1).
+// Compatibility: the version is the store's, and it moves whenever a byte of the store changes
+// meaning, so that a build that does not know it refuses the store (FormatVersionException)
+// instead of reporting a store it cannot read as damaged.
+//   Version 1 had the same fields up to the checksum, which covered bytes 0..111 only, and no
+//   StoreId (bytes 116..511 unchecked). A version-1 copy decodes with StoreId 0; the open upgrades
+//   such a store when its journal holds nothing the data file lacks (it writes a current copy with
+//   a new StoreId, the journal continuing in a new file) and refuses it with
+//   FormatVersionException otherwise (StorageEnvironment.Open.cs, UpgradeFormat1).
+//   Version 2 added the StoreId, the checksum over all 512 bytes and the journal's sectors.
+//   Version 3 has the header layout of version 2. It says that the store may hold what the first
+//   version-2 builds misread as damage: leaf values of 2-4 KiB kept inline (inline nodes of
+//   2031..4062 bytes; Trees/TreePage.cs, B2) and journal records with a commit time at offset 120
+//   (Journal/JournalRecord.cs, R5). The last version-2 builds wrote both under version 2; every
+//   version-2 store, of any build, is a subset of version 3 (runs of 2-4 KiB values read, B6; a
+//   commit time of 0 reads as unknown). A version-2 store is therefore read as it is, not converted: the
+//   open writes a version-3 copy before it writes anything else (before the first journal record
+//   of this build, which a version-2 build would refuse as damaged, R3), and that copy is what
+//   makes a version-2 build refuse the store from then on.
 
 /// <summary>One decoded header copy. <see cref="StoreId"/> is 0 only for a copy of format version 1.</summary>
 internal readonly record struct HeaderRecord(long Revision, long LastSyncedTxId, long JournalFile, long JournalOffset, EnvironmentState State, ulong StoreId)
 {
+    /// <summary>The version the copy was read with (1..3); a copy built in memory is of the current version, which every write writes.</summary>
+    public int FormatVersion { get; init; } = HeaderFile.FormatVersion;
+
     /// <summary>Whether the copy was written by format version 1 (no store id).</summary>
     public bool IsFormat1 => StoreId == 0;
 }
@@ -70,7 +91,8 @@ internal static class HeaderFile
 {
     public const int Size = 512;
     public const ulong Magic = 0x5244484E4F524F56; // the ASCII bytes "VORONHDR" read little-endian
-    public const int FormatVersion = 2;
+    public const int FormatVersion = 3;
+    public const int FormatVersion2 = 2;
     public const int FormatVersion1 = 1;
     public const int MagicOffset = 0;
     public const int FormatVersionOffset = 8;
@@ -89,7 +111,7 @@ internal static class HeaderFile
     {
         if (header.IsFormat1)
         {
-            throw new ArgumentException("A header is written with a store id (format version 2).", nameof(header));
+            throw new ArgumentException("A header is written with a store id (format version 2 and later).", nameof(header));
         }
 
         var bytes = new byte[Size];
@@ -106,7 +128,7 @@ internal static class HeaderFile
         return bytes;
     }
 
-    /// <summary>CRC32C of the 512 bytes with the checksum field read as zero (version 2).</summary>
+    /// <summary>CRC32C of the 512 bytes with the checksum field read as zero (versions 2 and 3).</summary>
     public static uint ComputeChecksum(ReadOnlySpan<byte> bytes)
     {
         var crc = Crc32C.Append(0xFFFFFFFF, bytes[..ChecksumOffset]);
@@ -127,14 +149,16 @@ internal static class HeaderFile
         var stored = BinaryPrimitives.ReadUInt32LittleEndian(bytes[ChecksumOffset..]);
         var matches2 = stored == ComputeChecksum(bytes);
         var matches1 = stored == Crc32C.Compute(bytes[..ChecksumOffset]);
-        if (version == FormatVersion ? !matches2 : version == FormatVersion1 ? !matches1 : !(matches1 || matches2))
+        if (version is FormatVersion or FormatVersion2 ? !matches2 : version == FormatVersion1 ? !matches1 : !(matches1 || matches2))
         {
             return null;
         }
 
-        if (version != FormatVersion && version != FormatVersion1)
+        if (version is not (FormatVersion or FormatVersion2 or FormatVersion1))
         {
-            throw new FormatVersionException(path, version, FormatVersion);
+            throw new FormatVersionException(path, version, FormatVersion,
+                version > FormatVersion ? "The store was written by a newer Voron build; open it with that build or a later one." :
+                "This is not a version any Voron build wrote.");
         }
 
         var pageSize = BinaryPrimitives.ReadInt32LittleEndian(bytes[PageSizeOffset..]);
@@ -155,7 +179,7 @@ internal static class HeaderFile
         }
 
         var storeId = 0UL;
-        if (version == FormatVersion)
+        if (version != FormatVersion1)
         {
             storeId = BinaryPrimitives.ReadUInt64LittleEndian(bytes[StoreIdOffset..]);
             if (storeId == 0 || bytes.Slice(Reserved1Offset, 4).ContainsAnyExcept((byte)0) || bytes[Reserved2Offset..].ContainsAnyExcept((byte)0))
@@ -164,7 +188,10 @@ internal static class HeaderFile
             }
         }
 
-        return new HeaderRecord(revision, synced, journalFile, journalOffset, EnvironmentState.ReadFrom(bytes[StateOffset..], path, StateOffset), storeId);
+        return new HeaderRecord(revision, synced, journalFile, journalOffset, EnvironmentState.ReadFrom(bytes[StateOffset..], path, StateOffset), storeId)
+        {
+            FormatVersion = version,
+        };
     }
 
     /// <summary>The newest valid copy; null when neither copy is valid or present (the caller decides whether that is a new store).</summary>
@@ -196,7 +223,7 @@ internal static class HeaderFile
         return newest;
     }
 
-    /// <summary>Writes <paramref name="header"/> to the copy its revision selects and makes it durable.</summary>
+    /// <summary>Writes <paramref name="header"/> to the copy its revision selects, as the current format version, and makes it durable.</summary>
     public static void Write(IFileSystem fileSystem, StoreLayout layout, HeaderRecord header)
     {
         var path = layout.HeaderFile(header.Revision);

@@ -4,7 +4,8 @@ namespace Voron.Journal;
 
 /// <summary>
 /// Validating a record read from disk (reader side); see the FORMAT block in JournalRecord.cs.
-/// Every rule broken here is a <see cref="CorruptionException"/>: these checks run only on an
+/// Every rule broken here is a <see cref="CorruptionException"/> (a version above this build's,
+/// R3, a <see cref="FormatVersionException"/>): these checks run only on an
 /// intact header carrying the expected transaction id (bound to this store and file), which a
 /// torn write cannot produce, and on a payload whose every sector verified.
 /// </summary>
@@ -15,10 +16,16 @@ internal static partial class JournalRecord
     public static void ValidateHeader(in JournalRecordHeader header, string file, long offset, long fileLength)
     {
         var tx = header.TransactionId;
-        if (header.FormatVersion != FormatVersion)
+        if (header.FormatVersion > FormatVersion)
+        {
+            throw new FormatVersionException(file, header.FormatVersion, FormatVersion,
+                $"R3: record tx {tx} at offset {offset} was written by a newer Voron build; open the store with that build or a later one.");
+        }
+
+        if (header.FormatVersion is not (FormatVersion or FormatVersion2))
         {
             throw new CorruptionException(file, offset,
-                $"R3: unsupported format version {header.FormatVersion} in record tx {tx} (this build reads version {FormatVersion})");
+                $"R3: unsupported format version {header.FormatVersion} in record tx {tx} (this build reads versions {FormatVersion2} and {FormatVersion})");
         }
 
         if ((header.Flags & ~(JournalRecordFlags.Lz4Compressed | JournalRecordFlags.Lazy)) != 0)

@@ -4,7 +4,7 @@ using System.Runtime.InteropServices;
 
 namespace Voron.Journal;
 
-// FORMAT: journal record, version 2 — one committed write transaction in a journal file.
+// FORMAT: journal record, version 3 — one committed write transaction in a journal file.
 //
 // A journal file (<journal dir>/{number:D19}.journal, preallocated and zero-filled ahead of its
 // records, J10) is a sequence of records, each starting at a multiple of 4096 bytes and a whole
@@ -24,7 +24,8 @@ namespace Voron.Journal;
 // Record header (body bytes 0..127, so always inside sector 0):
 //   OFFSET SIZE NAME                     MEANING
 //   0      8    Magic                    ASCII "VORONJNL" (0x4C4E4A4E4F524F56 read little-endian)
-//   8      2    FormatVersion            2 (version 1 had no sectors; see Compatibility)
+//   8      2    FormatVersion            3, the store's format version (Header/HeaderFile.cs); 2 in
+//                                        records a version-2 store holds (see Compatibility)
 //   10     2    Flags                    JournalRecordFlags: bit 0 = the stored payload is one LZ4
 //                                        block (Compression/Lz4Block.cs); bit 1 = Lazy (written
 //                                        without its own flush, lazy durability mode); others zero
@@ -42,8 +43,8 @@ namespace Voron.Journal;
 //                                        never below the previous record's written by the same
 //                                        process (the writer keeps it monotonic against the clock
 //                                        stepping back); 0 = unknown (records
-//                                        of builds before it). Read by point-in-time restore
-//                                        (RestoreOptions.ToTime), never by recovery
+//                                        of the first version-2 builds). Read by point-in-time
+//                                        restore (RestoreOptions.ToTime), never by recovery
 //
 // Page entry header (at the start of the payload, then right after the previous entry's bytes):
 //   OFFSET SIZE NAME          MEANING
@@ -85,7 +86,8 @@ namespace Voron.Journal;
 // The slot holds a VALID record for the expected transaction id E iff
 //   R1. its header is intact (JH1..JH3);
 //   R2. TransactionId = E;
-//   R3. FormatVersion = 2;
+//   R3. FormatVersion is 2 or 3 (both read alike); a higher one is FormatVersionException, not
+//       corruption: the record was written so by a newer build (its header is intact);
 //   R4. Flags has no bit other than Lz4Compressed and Lazy;
 //   R5. the Reserved header bytes (40..43) are zero and CommitTime >= 0;
 //   R6. EntryCount >= 0, 0 <= StoredPayloadSize, UncompressedPayloadSize = StoredPayloadSize
@@ -127,7 +129,8 @@ namespace Voron.Journal;
 //   valid record for E                 apply it, go on after it;
 //   intact, TransactionId > E          a gap: corruption;
 //   intact, = E, breaks R3..R6 or R8   corruption (the header checksum proves it was written so:
-//                                      "unsupported encoding 1 in record tx 17");
+//                                      "unsupported encoding 1 in record tx 17"); a version above
+//                                      3 (R3) is FormatVersionException instead;
 //   torn record for E                  the end of the log (a crash interrupted its write), unless
 //                                      a later intact record says E was durable (DurableThrough
 //                                      >= E): then corruption; under JournalTailRecovery.Strict
@@ -143,20 +146,25 @@ namespace Voron.Journal;
 // E, apply it, E += 1, move to the end of the record; then decide as above.
 //
 // Compatibility: Magic, FormatVersion and HeaderChecksum keep their offsets in every version.
-// A change to the layout or to the meaning of a field bumps FormatVersion; a reader refuses a
-// version it does not know (R3) and a flag or encoding it does not know (R4, R8), rather than
-// misread it. Records of one journal are all of one version: a new version starts a new file.
-// Version-1 records (no sectors, a plain CRC32C header checksum, a payload checksum at 40) are
-// not read by this version: a store whose journal still holds version-1 records that its data
-// file lacks is refused on open (FormatVersionException: open it once with the build that wrote
-// it and dispose it cleanly); a store cleanly closed by version 1 is upgraded on open (the header
-// file gets version 2 and a store id, and the journal continues in a new file:
-// StorageEnvironment.Open.cs).
-// CommitTime (offset 120) was "Reserved, zero" in the first builds of version 2, and the
-// version was not bumped for it: records those builds wrote read as CommitTime 0 (unknown), and
-// those builds refuse a record with a commit time under R5 as damaged — a journal written by this
-// build must not be opened by an earlier one (open and dispose it cleanly with this build: a clean
-// close leaves no record the data file lacks, so the earlier build replays nothing).
+// A change to the layout or to the meaning of a field bumps FormatVersion, with the header file's
+// (the store's format); a reader refuses a version it does not know (R3) and a flag or encoding it
+// does not know (R4, R8), rather than misread it.
+//   Version 1 records (no sectors, a plain CRC32C header checksum, a payload checksum at 40) are
+//   not read by this version: a store whose journal still holds version-1 records that its data
+//   file lacks is refused on open (FormatVersionException: open it once with the build that wrote
+//   it and dispose it cleanly); a store cleanly closed by version 1 is upgraded on open (the
+//   header file gets the current version and a store id, and the journal continues in a new file:
+//   StorageEnvironment.Open.cs).
+//   Version 2 brought the sectors and the bound checksums.
+//   Version 3 has the layout of version 2 and differs in one meaning: CommitTime (offset 120) is
+//   always the commit time. It was "Reserved, zero" in the first version-2 builds, which refuse a
+//   record with a commit time under R5 as damaged; the last version-2 builds wrote it under
+//   version 2. A version-2 record therefore reads as a version-3 record whose CommitTime may be 0
+//   (unknown): recovery replays the version-2 records a version-2 store's journal holds, and a
+//   backup or journal archive of a version-2 store restores. A journal file may hold version-2
+//   records followed by version-3 ones (the open of a version-2 store goes on in the same file);
+//   the header file says version 3 before the first version-3 record is written, so a version-2
+//   build refuses such a store at its header (FormatVersionException) and never reaches them.
 
 /// <summary>Constants, checksum and header accessors of the journal record; see the FORMAT block above.</summary>
 internal static partial class JournalRecord
@@ -164,7 +172,10 @@ internal static partial class JournalRecord
     /// <summary>"VORONJNL" read as a little-endian 64-bit integer.</summary>
     public const ulong Magic = 0x4C4E4A4E4F524F56;
 
-    public const ushort FormatVersion = 2;
+    public const ushort FormatVersion = 3;
+
+    /// <summary>The format version before a commit time was always written; read as this one (R3).</summary>
+    public const ushort FormatVersion2 = 2;
 
     /// <summary>The format version before sectors (read only to tell a store it must be upgraded).</summary>
     public const ushort FormatVersion1 = 1;

@@ -83,13 +83,13 @@ namespace Voron.Trees;
 // Reading: a lookup opens the root, binary-searches the slots of each branch for the last
 // separator <= key (skipping node 0), follows that child, and binary-searches the leaf.
 //
-// Compatibility: a change to this layout bumps the store's format version (Paging/PageHeader.cs).
-// One change kept it: MaxLeafNodeSize is half a page (4062), where older builds of the same format
-// version used a quarter page (2030). Stores those builds wrote read and verify (B6 keeps the
-// quarter-page threshold for runs, and their small-enough runs stay runs until the value is
-// rewritten). A store this build writes may hold inline nodes of 2031..4062 bytes, which an older
-// build reports as corrupt (its rule B2): do not open a store with an older build once this one has
-// written it.
+// Compatibility: a change to this layout or to a rule bumps the store's format version (the
+// header file's FormatVersion, Header/HeaderFile.cs). MaxLeafNodeSize is half a page (4062) from
+// store format 3 (the last format-2 builds already wrote it so); the first format-2 builds used a
+// quarter page (2030) and report an inline node of 2031..4062 bytes as corrupt (their rule B2),
+// which is why such a store says format 3 and those builds refuse it at its header. Stores of
+// format 2 read and verify as they are (B6 keeps the quarter-page threshold for runs, and their
+// small-enough runs stay runs until the value is rewritten).
 
 /// <summary>
 /// A read view of one tree page: header checks on open, bounds-checked node access, and the

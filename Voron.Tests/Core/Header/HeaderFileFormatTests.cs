@@ -3,7 +3,7 @@ using Voron.Tests.Core.Hardening;
 
 namespace Voron.Tests.Core.Header;
 
-/// <summary>The layout in the FORMAT block of Header/HeaderFile.cs (version 2), asserted.</summary>
+/// <summary>The layout in the FORMAT block of Header/HeaderFile.cs (version 3), asserted.</summary>
 public sealed class HeaderFileFormatTests
 {
     private static readonly HeaderRecord Sample = new(7, 41, 3, 8192, EnvironmentState.Empty with { NextPageNumber = 99 }, 0xABCD_EF01_2345_6789);
@@ -12,7 +12,7 @@ public sealed class HeaderFileFormatTests
     public void Fields_are_at_the_documented_offsets_of_a_512_byte_copy()
     {
         Assert.Equal(512, HeaderFile.Size);
-        Assert.Equal(2, HeaderFile.FormatVersion);
+        Assert.Equal(3, HeaderFile.FormatVersion);
         Assert.Equal(
             [0, 8, 12, 16, 24, 32, 40, 48, 112, 116, 120, 128],
             [HeaderFile.MagicOffset, HeaderFile.FormatVersionOffset, HeaderFile.PageSizeOffset, HeaderFile.RevisionOffset, HeaderFile.LastSyncedTxIdOffset,
@@ -22,7 +22,7 @@ public sealed class HeaderFileFormatTests
 
         var bytes = HeaderFile.Encode(Sample);
         Assert.Equal("VORONHDR", Encoding.ASCII.GetString(bytes, 0, 8));
-        Assert.Equal(2, BinaryPrimitives.ReadInt32LittleEndian(bytes.AsSpan(8)));
+        Assert.Equal(3, BinaryPrimitives.ReadInt32LittleEndian(bytes.AsSpan(8)));
         Assert.Equal(Constants.PageSize, BinaryPrimitives.ReadInt32LittleEndian(bytes.AsSpan(12)));
         Assert.Equal(7, BinaryPrimitives.ReadInt64LittleEndian(bytes.AsSpan(16)));
         Assert.Equal(41, BinaryPrimitives.ReadInt64LittleEndian(bytes.AsSpan(24)));
@@ -79,7 +79,32 @@ public sealed class HeaderFileFormatTests
 
         var decoded = HeaderFile.Decode(bytes, "/h");
 
-        Assert.Equal(Sample with { StoreId = 0 }, decoded);
+        Assert.Equal(Sample with { StoreId = 0, FormatVersion = 1 }, decoded);
         Assert.True(decoded!.Value.IsFormat1);
+    }
+
+    [Fact]
+    public void A_format_2_copy_decodes_as_it_was_written_and_says_its_version()
+    {
+        var bytes = HeaderFile.Encode(Sample);
+        BinaryPrimitives.WriteInt32LittleEndian(bytes.AsSpan(HeaderFile.FormatVersionOffset), HeaderFile.FormatVersion2);
+        BinaryPrimitives.WriteUInt32LittleEndian(bytes.AsSpan(HeaderFile.ChecksumOffset), HeaderFile.ComputeChecksum(bytes));
+
+        var decoded = HeaderFile.Decode(bytes, "/h");
+
+        Assert.Equal(Sample with { FormatVersion = 2 }, decoded);
+        Assert.Equal(3, HeaderFile.Encode(decoded!.Value)[HeaderFile.FormatVersionOffset]);
+    }
+
+    [Fact]
+    public void A_format_4_copy_is_refused_with_FormatVersionException_naming_the_file_and_both_versions()
+    {
+        var bytes = HeaderFile.Encode(Sample);
+        BinaryPrimitives.WriteInt32LittleEndian(bytes.AsSpan(HeaderFile.FormatVersionOffset), 4);
+        BinaryPrimitives.WriteUInt32LittleEndian(bytes.AsSpan(HeaderFile.ChecksumOffset), HeaderFile.ComputeChecksum(bytes));
+
+        var error = Assert.Throws<FormatVersionException>(() => HeaderFile.Decode(bytes, "/store/headers.one"));
+
+        Assert.Equal((4, 3, "/store/headers.one"), (error.Found, error.Supported, error.File));
     }
 }

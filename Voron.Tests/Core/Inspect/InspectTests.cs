@@ -24,7 +24,7 @@ public sealed class InspectTests : IDisposable
         var info = StorageEnvironment.Inspect(Store);
 
         Assert.Equal(Store, info.Directory);
-        Assert.Equal(2, info.FormatVersion);
+        Assert.Equal(3, info.FormatVersion);
         Assert.Equal(8192, info.PageSize);
         Assert.Matches("^[0-9a-f]{16}$", info.StoreId);
         Assert.Equal(HeaderFile.ReadNewest(Voron.Platform.ReadOnly.ReadOnlyFileSystem.Instance, new StoreLayout(Store))!.Value.StoreId.ToString("x16"), info.StoreId);
@@ -140,15 +140,15 @@ public sealed class InspectTests : IDisposable
         {
             var path = Path.Combine(Store, name);
             var bytes = File.ReadAllBytes(path);
-            BinaryPrimitives.WriteInt32LittleEndian(bytes.AsSpan(HeaderFile.FormatVersionOffset), 3);
+            BinaryPrimitives.WriteInt32LittleEndian(bytes.AsSpan(HeaderFile.FormatVersionOffset), 4);
             BinaryPrimitives.WriteUInt32LittleEndian(bytes.AsSpan(HeaderFile.ChecksumOffset), HeaderFile.ComputeChecksum(bytes));
             File.WriteAllBytes(path, bytes);
         }
 
         var error = Assert.Throws<FormatVersionException>(() => StorageEnvironment.Inspect(Store));
 
-        Assert.Equal(3, error.Found);
-        Assert.Equal(2, error.Supported);
+        Assert.Equal(4, error.Found);
+        Assert.Equal(3, error.Supported);
     }
 
     [Fact]

@@ -155,16 +155,43 @@ public sealed class JournalReaderCorruptionTests(ITestOutputHelper output)
         Assert.Contains($"unsupported flags 0x{flags:X4} in record tx {record.TransactionId}", error.Reason, StringComparison.Ordinal);
     }
 
-    [Fact]
-    public void Recover_throws_corruption_on_an_unsupported_format_version()
+    [Theory]
+    [InlineData(0)]
+    [InlineData(1)]
+    public void Recover_throws_corruption_on_a_format_version_no_bound_record_has(ushort version)
     {
         using var journal = new JournalHarness(seed: 37);
         var record = journal.Append();
-        journal.Rewrite(record, bytes => BinaryPrimitives.WriteUInt16LittleEndian(bytes.Slice(JournalRecord.FormatVersionOffset), 3));
+        journal.Rewrite(record, bytes => BinaryPrimitives.WriteUInt16LittleEndian(bytes.Slice(JournalRecord.FormatVersionOffset), version));
 
         var error = Assert.Throws<CorruptionException>(() => journal.Recover(out _));
 
-        Assert.Contains("unsupported format version 3", error.Reason, StringComparison.Ordinal);
+        Assert.Contains($"unsupported format version {version}", error.Reason, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Recover_throws_FormatVersionException_on_a_newer_format_version()
+    {
+        using var journal = new JournalHarness(seed: 37);
+        var record = journal.Append();
+        journal.Rewrite(record, bytes => BinaryPrimitives.WriteUInt16LittleEndian(bytes.Slice(JournalRecord.FormatVersionOffset), JournalRecord.FormatVersion + 1));
+
+        var error = Assert.Throws<FormatVersionException>(() => journal.Recover(out _));
+
+        Assert.Equal(JournalRecord.FormatVersion + 1, error.Found);
+        Assert.Equal(JournalRecord.FormatVersion, error.Supported);
+    }
+
+    [Fact]
+    public void Recover_reads_a_format2_record_as_format3()
+    {
+        using var journal = new JournalHarness(seed: 37);
+        var record = journal.Append();
+        journal.Rewrite(record, bytes => BinaryPrimitives.WriteUInt16LittleEndian(bytes.Slice(JournalRecord.FormatVersionOffset), JournalRecord.FormatVersion2));
+
+        var result = journal.Recover(out _);
+
+        Assert.Equal(record.TransactionId, result.LastTransactionId);
     }
 
     public static TheoryData<string> BadEntries => ["page number 0", "page count 0", "short stored length", "extra payload byte", "reserved byte"];

@@ -17,7 +17,7 @@ public sealed class JournalRecordFormatTests
              JournalRecord.DurableThroughOffset, JournalRecord.CommitTimeOffset, JournalRecord.CommitTimeOffset + JournalRecord.CommitTimeSize]);
         Assert.Equal(JournalRecord.HeaderChecksumOffset, JournalRecord.Reserved1Offset + JournalRecord.Reserved1Size);
         Assert.Equal(JournalRecord.DurableThroughOffset, JournalRecord.StateOffset + JournalRecord.StateSize);
-        Assert.Equal((ushort)2, JournalRecord.FormatVersion);
+        Assert.Equal((ushort)3, JournalRecord.FormatVersion);
     }
 
     [Fact]
@@ -69,7 +69,7 @@ public sealed class JournalRecordFormatTests
         JournalRecord.Encode(record, Binding, 42, state, pages, durableThrough: 40);
 
         Assert.True(JournalRecordHeader.TryRead(record, Binding, out var header));
-        Assert.Equal(new JournalRecordHeader(2, JournalRecordFlags.None, 1, 42, payload, payload, 40, ReservedIsZero: true), header);
+        Assert.Equal(new JournalRecordHeader(3, JournalRecordFlags.None, 1, 42, payload, payload, 40, ReservedIsZero: true), header);
         Assert.Equal(state, record.AsSpan(JournalRecord.StateOffset, 64).ToArray());
         Assert.Equal(JournalRecord.SectorState.Intact, JournalRecord.CheckSectors(record, JournalRecord.SectorSeed(Binding.StoreId, 5, 42), out _));
 
