@@ -3,7 +3,7 @@ using Voron.Platform;
 
 namespace Voron.Backup;
 
-// FORMAT: backup manifest, version 1 — voron.backup in a backup's directory (128 bytes).
+// FORMAT: backup manifest, version 2 — voron.backup in a backup's directory (128 bytes).
 //
 // What makes a directory a backup (BK1) and what it holds: which store it was copied from, which
 // snapshot, and where in that store's journal the next transaction starts, so that journal files
@@ -12,7 +12,7 @@ namespace Voron.Backup;
 //
 //   OFFSET SIZE NAME               MEANING
 //   0      8    Magic              the ASCII bytes "VORONBAK"
-//   8      4    FormatVersion      1
+//   8      4    FormatVersion      2 (1 is read too: see Compatibility)
 //   12     4    Flags              bit 0 = Compacted (the copy was written densely: new page
 //                                  numbers, so the source's journal cannot be replayed on it);
 //                                  other bits zero
@@ -32,7 +32,8 @@ namespace Voron.Backup;
 // Valid iff
 //   BM1. the file is exactly 128 bytes and the magic matches;
 //   BM2. the checksum matches;
-//   BM3. FormatVersion is 1 (another is FormatVersionException: written by another build);
+//   BM3. FormatVersion is 1 or 2; a higher one is FormatVersionException (a newer build wrote it:
+//        restore with that build), a lower one is not a backup;
 //   BM4. Flags has no unknown bit, the reserved bytes are zero, the ids are not zero and differ,
 //        SnapshotTxId >= 0, JournalFile >= 0, JournalOffset >= 0 and a multiple of 4096, Pages >= 1,
 //        SnapshotCommitTime >= 0.
@@ -45,9 +46,13 @@ namespace Voron.Backup;
 //        every manifest of the builds before this rule, which always wrote 0. Restore reads 0 as
 //        unknown, and then looks for record SnapshotTxId in the archive (JA10).
 //
-// Compatibility: a later version adds fields in the reserved bytes or bumps FormatVersion; this
-// build refuses a version it does not know rather than misread it. SnapshotCommitTime needed no
-// new version: earlier builds wrote 0 there (read as unknown, BM5) and never read it.
+// Compatibility: a later version adds fields in the reserved bytes and bumps FormatVersion; this
+// build refuses a version it does not know rather than misread it. Version 2 is version 1 with
+// SnapshotCommitTime: the builds before BM5 wrote 0 at offset 72 as reserved bytes, and the builds
+// that added the field still wrote version 1, so a version-1 manifest is read with either (0 is
+// unknown, BM5). A build that knows only version 1 and checks the reserved bytes would call a
+// manifest with a commit time "not a backup"; version 2 makes it say instead that a newer build
+// wrote the backup.
 
 /// <summary>The contents of voron.backup; see the FORMAT block above.</summary>
 internal sealed record BackupManifest(ulong SourceStoreId, long SnapshotTxId, long JournalFile, long JournalOffset, ulong CopyStoreId, long Pages,
@@ -56,7 +61,8 @@ internal sealed record BackupManifest(ulong SourceStoreId, long SnapshotTxId, lo
     public const string FileName = "voron.backup";
     public const int Size = 128;
     public const ulong Magic = 0x4B41424E4F524F56; // the ASCII bytes "VORONBAK" read little-endian
-    public const int FormatVersion = 1;
+    public const int FormatVersion = 2;
+    public const int FormatVersion1 = 1;
     public const int MagicOffset = 0;
     public const int FormatVersionOffset = 8;
     public const int FlagsOffset = 12;
@@ -107,9 +113,14 @@ internal sealed record BackupManifest(ulong SourceStoreId, long SnapshotTxId, lo
         }
 
         var version = BinaryPrimitives.ReadInt32LittleEndian(bytes[FormatVersionOffset..]);
-        if (version != FormatVersion)
+        if (version > FormatVersion)
         {
-            throw new FormatVersionException(path, version, FormatVersion, "The backup was written by another Voron build; restore it with that build.");
+            throw new FormatVersionException(path, version, FormatVersion, "The backup was written by a newer Voron build; restore it with that build.");
+        }
+
+        if (version < FormatVersion1)
+        {
+            throw NotABackup(path, FormatVersionOffset, $"BM3: format version {version}");
         }
 
         var flags = BinaryPrimitives.ReadInt32LittleEndian(bytes[FlagsOffset..]);

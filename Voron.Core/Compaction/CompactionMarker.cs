@@ -24,11 +24,12 @@ namespace Voron.Compaction;
 // A marker is valid iff
 //   CP6. the file is 64 bytes long and the magic matches;
 //   CP7. the checksum matches;
-//   CP8. FormatVersion is 1;
+//   CP8. FormatVersion is 1; a higher one was written by a newer build (FormatVersionException:
+//        finish the compaction with that build), a lower one by none (CorruptionException);
 //   CP9. both store ids are non-zero and differ, SourceTransaction >= 0, the reserved bytes are zero.
 // A file failing CP6 or CP7 is a marker whose write a crash tore: the commit point was not
-// reached, and the copy is discarded. One passing them and failing CP8 or CP9 was written so:
-// CorruptionException. Whether a valid marker matches the store it lies in is rule CP3
+// reached, and the copy is discarded. One passing them and failing CP9, or CP8 with a version
+// below 1, was written so: CorruptionException. Whether a valid marker matches the store it lies in is rule CP3
 // (CompactionSwap.cs). Written once, synced, then its directory synced; never rewritten.
 // Compatibility: a new field takes reserved bytes and bumps the version; readers refuse versions
 // they do not know.
@@ -111,6 +112,12 @@ internal readonly record struct CompactionMarker(ulong SourceStoreId, long Sourc
         }
 
         var version = BinaryPrimitives.ReadInt32LittleEndian(bytes[FormatVersionOffset..]);
+        if (version > FormatVersion)
+        {
+            throw new FormatVersionException(path, version, FormatVersion,
+                "A newer Voron build prepared this compaction; open the store with that build once to finish it.");
+        }
+
         if (version != FormatVersion)
         {
             throw new CorruptionException(path, FormatVersionOffset, $"CP8: compaction marker format version {version}, this build knows {FormatVersion}");

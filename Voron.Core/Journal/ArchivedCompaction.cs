@@ -34,7 +34,8 @@ namespace Voron.Journal;
 // Valid iff
 //   AC1. the file is exactly 80 bytes and the magic matches;
 //   AC2. the checksum matches;
-//   AC3. FormatVersion is 1 (another is FormatVersionException: written by another build);
+//   AC3. FormatVersion is 1; a higher one is FormatVersionException (a newer build wrote it), a
+//        lower one CorruptionException;
 //   AC4. the store ids are not zero and differ, 0 <= SourceTransaction <= CopyTransaction,
 //        0 <= SourceLastFile < CopyFirstFile, SourceLastFile is the number in the file's name,
 //        CompactedUnixMs >= 0, and the reserved bytes are zero.
@@ -102,9 +103,14 @@ internal sealed record ArchivedCompaction(ulong SourceStoreId, long SourceTransa
         }
 
         var version = BinaryPrimitives.ReadInt32LittleEndian(bytes[FormatVersionOffset..]);
+        if (version > FormatVersion)
+        {
+            throw new FormatVersionException(path, version, FormatVersion, "The journal archive's compaction note was written by a newer Voron build; restore with that build.");
+        }
+
         if (version != FormatVersion)
         {
-            throw new FormatVersionException(path, version, FormatVersion, "The journal archive's compaction note was written by another Voron build; restore with that build.");
+            throw new CorruptionException(path, FormatVersionOffset, $"AC3: format version {version}");
         }
 
         var note = new ArchivedCompaction(

@@ -46,7 +46,9 @@ namespace Voron.PageFiles;
 //        claims every block's page).
 // Bytes that break a rule raise CorruptionException naming the data file, the page and the rule.
 // Bytes past Length read as zeros; a block with no entry reads as zeros. Compatibility: a new
-// field takes reserved bytes and bumps Version; readers refuse versions they do not know.
+// field takes reserved bytes and bumps Version; readers refuse versions they do not know: a
+// Version above 1 as FormatVersionException (a newer build wrote it), any other break of PF1 as
+// CorruptionException.
 
 /// <summary>Keys, values and names of page files; see the FORMAT block above.</summary>
 internal static class PageFileFormat
@@ -109,6 +111,12 @@ internal static class PageFileFormat
         var version = BinaryPrimitives.ReadInt32LittleEndian(value);
         var blockSize = BinaryPrimitives.ReadInt32LittleEndian(value[4..]);
         var length = BinaryPrimitives.ReadInt64LittleEndian(value[8..]);
+        if (version > Version)
+        {
+            throw new FormatVersionException(file, version, Version,
+                $"Page file '{name}' was written by a newer Voron build; open the store with that build.");
+        }
+
         if (version != Version || blockSize != BlockSize || length < 0)
         {
             throw Corrupt(file, name, $"rule PF1: metadata says version {version}, block size {blockSize}, length {length} (expected version {Version}, block size {BlockSize}, length >= 0)");

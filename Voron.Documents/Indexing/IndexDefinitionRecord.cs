@@ -23,7 +23,8 @@ namespace Voron.Documents.Indexing;
 //   IX3. N and every L are in range and the lengths add up to the record's length exactly;
 //   IX4. every path parses (Indexing/JsonPath.cs) and at most one is multikey;
 //   IX5. R <= 512.
-// A record breaking a rule raises CorruptionException. The build protocol: Indexing/IndexBuilder.cs.
+// A record breaking a rule raises CorruptionException, except a format above DefinitionFormat:
+// FormatVersionException (a newer build defined the index). The build protocol: Indexing/IndexBuilder.cs.
 
 /// <summary>An index definition as stored, with its build state; see the FORMAT block above.</summary>
 internal sealed record IndexDefinitionRecord(IndexDefinition Definition, bool Ready, long Processed, byte[]? ResumeAfter)
@@ -62,6 +63,12 @@ internal sealed record IndexDefinitionRecord(IndexDefinition Definition, bool Re
         if (record.Length < 14)
         {
             throw Corrupt(0, $"IX3: {record.Length} bytes is too short");
+        }
+
+        if (record[0] > DefinitionFormat)
+        {
+            throw new FormatVersionException(storePath, record[0], DefinitionFormat,
+                $"Index '{collection}/{name}' was defined by a newer Voron build; open the store with that build.");
         }
 
         if (record[0] != DefinitionFormat)

@@ -48,8 +48,9 @@ namespace Voron.Documents.Storage;
 // Compression rule: a body of at least DocumentStoreOptions.CompressionThresholdBytes is
 // LZ4-compressed and kept so only when the block saves at least an eighth of the bytes.
 //
-// Compatibility: a reader refuses any other format byte (DR2). A new format gets a new number;
-// old records stay readable by the reader of their number.
+// Compatibility: a reader refuses any other format byte (DR2): one above RecordFormat as
+// FormatVersionException (a newer build wrote it), 0 as CorruptionException. A new format gets a
+// new number; old records stay readable by the reader of their number.
 
 /// <summary>Builds and reads document records; see the FORMAT block above.</summary>
 internal static class DocumentRecord
@@ -139,6 +140,12 @@ internal static class DocumentRecord
         if (record.Length < HeaderSize)
         {
             throw Corrupt(storePath, id, 0, $"DR1: {record.Length} bytes, shorter than the {HeaderSize}-byte header");
+        }
+
+        if (record[FormatOffset] > RecordFormat)
+        {
+            throw new FormatVersionException(storePath, record[FormatOffset], RecordFormat,
+                $"Document '{id}' was written by a newer Voron build; open the store with that build.");
         }
 
         if (record[FormatOffset] != RecordFormat)

@@ -61,7 +61,7 @@ public sealed class DocumentRecordFormatTests
 
     public static TheoryData<string, int, byte> Damage => new()
     {
-        { "DR2", 0, 7 },
+        { "DR2", 0, 0 },
         { "DR3", 1, 0x80 },
         { "DR3", 3, 1 },
         { "DR4", 2, 0 },
