@@ -109,6 +109,7 @@ internal sealed partial class InvariantIds
         ["O"] = "Tests: crash oracle (store model)",
         ["P"] = "Core: page header format",
         ["PB"] = "Core: page buffer pool",
+        ["PE"] = "PostgreSql: export to PostgreSQL (resumable COPY into Marten's tables)",
         ["PD"] = "Core: page diff format",
         ["PF"] = "Core: page file format",
         ["PG"] = "Core: pager",

@@ -7,7 +7,8 @@ namespace Voron.Tool.Commands;
 /// <summary>
 /// <c>voron export &lt;store&gt; [--collection C] [--output FILE]</c>: the documents of one snapshot as
 /// JSON Lines (<see cref="DocumentStore.ExportAsync"/>) on standard output or into a file; the
-/// summary on standard error, so the output is only the documents.
+/// summary on standard error, so the output is only the documents. With <c>--to postgresql://...</c>
+/// the collections go into PostgreSQL instead (<see cref="ExportToPostgreSql"/>).
 /// </summary>
 internal static class ExportCommand
 {
@@ -16,9 +17,15 @@ internal static class ExportCommand
         var store = new Argument<string>("store") { Description = "the store's directory" };
         var collection = new Option<string?>("--collection", "-c") { Description = "export only this collection", HelpName = "C" };
         var output = new Option<string?>("--output", "-o") { Description = "write to this file instead of standard output (an existing file is replaced once the export is complete)", HelpName = "FILE" };
-        var command = new Command("export", "write every document (or one collection's) as JSON Lines with @metadata") { store, collection, output };
-        command.SetAction((result, cancellationToken) =>
-            RunAsync(console, result.GetValue(store)!, result.GetValue(collection), result.GetValue(output), cancellationToken));
+        var to = new Option<string?>("--to") { Description = "write the collections into PostgreSQL instead (postgresql://user:password@host:port/database, or Host=...;Database=...), in tables Marten reads; the SQLite databases go out as .sqlite files", HelpName = "URL" };
+        var schema = new Option<string>("--schema") { Description = "with --to: the PostgreSQL schema the tables go to", DefaultValueFactory = _ => "public", HelpName = "S" };
+        var sqliteDirectory = new Option<string?>("--sqlite-dir") { Description = "with --to: where the store's SQLite databases are written as .sqlite files (default: <store>-sqlite beside the store)", HelpName = "DIR" };
+        var command = new Command("export", "write every document (or one collection's) as JSON Lines with @metadata, or into PostgreSQL with --to") { store, collection, output, to, schema, sqliteDirectory };
+        command.SetAction((result, cancellationToken) => result.GetValue(to) is { } target
+            ? result.GetValue(output) is not null
+                ? throw new ToolException(ExitCodes.Usage, "--output and --to cannot go together: --output writes JSON Lines to a file, --to writes into PostgreSQL.")
+                : ExportToPostgreSql.RunAsync(console, result.GetValue(store)!, target, result.GetValue(schema)!, result.GetValue(collection), result.GetValue(sqliteDirectory), cancellationToken)
+            : RunAsync(console, result.GetValue(store)!, result.GetValue(collection), result.GetValue(output), cancellationToken));
         return command;
     }
 
