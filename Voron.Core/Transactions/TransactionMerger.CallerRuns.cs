@@ -102,10 +102,11 @@ internal sealed partial class TransactionMerger
     /// outcome, on the thread that completes it (no continuation hop), after the task completed:
     /// awaiting the task does not wait for the acknowledgement.
     /// </summary>
-    public Task<T> EnqueueDeferred<T>(Func<WriteTransaction, T> operation, Action<Exception?> acknowledged, bool mayRunHere, out CallerWrite? write)
+    public Task EnqueueDeferred(Action<WriteTransaction> operation, Action<Exception?> acknowledged, bool mayRunHere, out CallerWrite? write)
     {
+        ArgumentNullException.ThrowIfNull(operation);
         ArgumentNullException.ThrowIfNull(acknowledged);
-        var merged = Admit(operation, acknowledged);
+        var merged = Admit(new MergedOperation<bool>(operation), acknowledged);
         write = null;
         if (mayRunHere && _options.AsyncCommit && TryRunOnCaller(merged, out write))
         {
