@@ -11,6 +11,12 @@ public sealed partial class StorageEnvironment
     /// <summary>How many journal records (each one write + one fdatasync) this environment wrote since it opened.</summary>
     public long JournalWrites => _pipeline.JournalWrites;
 
+    /// <summary>
+    /// How many merged operations ran as caller-run batches (TransactionMerger MG1) since the
+    /// environment opened: on their submitting thread, with no hand-off to the merger's writer.
+    /// </summary>
+    internal long CallerRunBatches => _merger.CallerRunBatches;
+
     /// <summary>Bytes written to the journal since the environment opened (records with headers and padding).</summary>
     public long JournalBytesWritten => Journal.Statistics().Bytes;
 

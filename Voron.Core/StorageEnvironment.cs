@@ -288,11 +288,7 @@ public sealed partial class StorageEnvironment : IDisposable
     public Task ExecuteAsync(Action<WriteTransaction> operation, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(operation);
-        return _merger.EnqueueAsync(tx =>
-        {
-            operation(tx);
-            return true;
-        }, cancellationToken);
+        return _merger.EnqueueAsync(operation, cancellationToken);
     }
 
     /// <summary>
@@ -315,11 +311,7 @@ public sealed partial class StorageEnvironment : IDisposable
     internal Task ExecuteDeferred(Action<WriteTransaction> operation, Action<Exception?> acknowledged, bool mayRunHere, out Transactions.TransactionMerger.CallerWrite? write)
     {
         ArgumentNullException.ThrowIfNull(operation);
-        return _merger.EnqueueDeferred(tx =>
-        {
-            operation(tx);
-            return true;
-        }, acknowledged, mayRunHere, out write);
+        return _merger.EnqueueDeferred(operation, acknowledged, mayRunHere, out write);
     }
 
     // M6: an async lambda prefers these overloads to the ones above, so `ExecuteAsync(async tx => ...)`

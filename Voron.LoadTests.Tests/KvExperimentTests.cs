@@ -34,6 +34,14 @@ public sealed class KvExperimentTests : IDisposable
             // Settled includes the acknowledged time, so it is never the faster of the two.
             Assert.True(row.GetProperty("opsPerSec").GetDouble() <= row.GetProperty("ackOpsPerSec").GetDouble() * 1.0001, row.ToString());
             Assert.True(row.GetProperty("onDiskMiB").GetDouble() > 0, row.ToString());
+            Assert.True(row.GetProperty("cpuUsPerOp").GetDouble() > 0, row.ToString());
+            // Settled includes the acknowledged span, so it never spent less CPU.
+            Assert.True(row.GetProperty("settledCpuUsPerOp").GetDouble() >= row.GetProperty("cpuUsPerOp").GetDouble(), row.ToString());
+            Assert.True(row.GetProperty("allocBytesPerOp").GetDouble() >= 0, row.ToString());
+            if (row.GetProperty("engine").GetString() == KvEngineCatalog.Lmdb)
+            {
+                Assert.Equal(1.0, row.GetProperty("cpuVsLmdb").GetDouble());
+            }
             if (File.Exists("/proc/self/io"))
             {
                 Assert.True(row.GetProperty("bytesWrittenPerOp").GetDouble() > 0, row.ToString());
@@ -41,6 +49,8 @@ public sealed class KvExperimentTests : IDisposable
             }
         }
 
+        Assert.All(rows.Where(r => !KvExperiment.WriteWorkloads.Contains(r.GetProperty("workload").GetString())),
+            r => Assert.Equal(JsonValueKind.Null, r.GetProperty("cpuUsPerOp").ValueKind));
         Assert.All(rows.Where(r => r.GetProperty("engine").GetString() == KvEngineCatalog.Sqlite),
             r => Assert.Equal(1.0, r.GetProperty("vsSqlite").GetDouble()));
         Assert.Equal(Entries, root.GetProperty("entries").GetInt32());

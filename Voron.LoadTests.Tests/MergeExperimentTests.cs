@@ -33,6 +33,12 @@ public sealed class MergeExperimentTests : IDisposable
                     Assert.True(row.GetProperty("writesPerSec").GetDouble() > 0, $"{mode} at {callers}");
                     Assert.True(row.GetProperty("p99Ms").GetDouble() > 0, $"{mode} at {callers}");
                     Assert.True(row.GetProperty("opsPerFlush").GetDouble() >= 1, $"{mode} at {callers}");
+                    Assert.True(row.GetProperty("cpuUsPerOp").GetDouble() > 0, $"{mode} at {callers}");
+                    Assert.True(row.GetProperty("allocBytesPerOp").GetDouble() >= 0, $"{mode} at {callers}");
+                    if (mode == ConcurrentWriterModes.LmdbBatched)
+                    {
+                        Assert.Equal(1.0, row.GetProperty("cpuVsLmdbBatched").GetDouble());
+                    }
                     var journal = row.GetProperty("journalMedianMs");
                     Assert.Equal(mode.StartsWith("voron", StringComparison.Ordinal), journal.ValueKind == JsonValueKind.Number);
                 }

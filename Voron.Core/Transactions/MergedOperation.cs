@@ -20,7 +20,7 @@ internal abstract class MergedOperation
     /// (the SQLite VFS publishes its version as durable here): saves the thread hop a
     /// continuation costs. Must be short and must not throw.
     /// </summary>
-    public Action<Exception?>? Acknowledged { get; init; }
+    public Action<Exception?>? Acknowledged { get; set; }
 
     /// <summary>Arms cancellation: until the operation starts, the token cancels it.</summary>
     public void Arm(CancellationToken cancellationToken)
@@ -57,17 +57,30 @@ internal abstract class MergedOperation
     protected abstract void SetCanceled(CancellationToken token);
 }
 
-/// <summary>A merged operation with a result.</summary>
-internal sealed class MergedOperation<T>(Func<WriteTransaction, T> operation) : MergedOperation
+/// <summary>A merged operation with a result (or, made from an action, with none: its result stays default).</summary>
+internal sealed class MergedOperation<T> : MergedOperation
 {
     private readonly TaskCompletionSource<T> _completion = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private readonly Func<WriteTransaction, T>? _function;
+    private readonly Action<WriteTransaction>? _action;
     private T _result = default!;
+
+    public MergedOperation(Func<WriteTransaction, T> function) => _function = function;
+
+    /// <summary>An operation without a result, run as it is: no closure made per operation to give it one.</summary>
+    public MergedOperation(Action<WriteTransaction> action) => _action = action;
 
     public Task<T> Task => _completion.Task;
 
     public override void Execute(WriteTransaction transaction)
     {
-        _result = operation(transaction);
+        if (_action != null)
+        {
+            _action(transaction);
+            return;
+        }
+
+        _result = _function!(transaction);
         if (typeof(T) == typeof(object) && _result is IAsyncResult or ValueTask)
         {
             throw new NotSupportedException("The operation returned a task. " + AsyncOperationRefusal.Message); // M6

@@ -57,6 +57,10 @@ internal sealed partial class TransactionMerger
     private int _callerRunning; // submitters inside TryRunOnCaller (MG3)
     private CallerWrite? _callerWrite; // the newest caller-run batch's write (MG4); claimed once
     private int _lastBatchOperations; // operations in the last batch, the writer's or a caller's: > 1 means callers arrive together
+    private long _callerRunBatches; // caller-run batches started (MG1); written under the write lock
+
+    /// <summary>Caller-run batches started since the merger was made (MG1): operations run on their submitting thread.</summary>
+    public long CallerRunBatches => Volatile.Read(ref _callerRunBatches);
 
     /// <summary>
     /// The AppContext switch that turns caller-run batches off when set to false (on otherwise):
@@ -98,10 +102,11 @@ internal sealed partial class TransactionMerger
     /// outcome, on the thread that completes it (no continuation hop), after the task completed:
     /// awaiting the task does not wait for the acknowledgement.
     /// </summary>
-    public Task<T> EnqueueDeferred<T>(Func<WriteTransaction, T> operation, Action<Exception?> acknowledged, bool mayRunHere, out CallerWrite? write)
+    public Task EnqueueDeferred(Action<WriteTransaction> operation, Action<Exception?> acknowledged, bool mayRunHere, out CallerWrite? write)
     {
+        ArgumentNullException.ThrowIfNull(operation);
         ArgumentNullException.ThrowIfNull(acknowledged);
-        var merged = Admit(operation, acknowledged);
+        var merged = Admit(new MergedOperation<bool>(operation), acknowledged);
         write = null;
         if (mayRunHere && _options.AsyncCommit && TryRunOnCaller(merged, out write))
         {
@@ -176,6 +181,8 @@ internal sealed partial class TransactionMerger
             {
                 return null; // canceled before it started: its task is canceled
             }
+
+            Volatile.Write(ref _callerRunBatches, _callerRunBatches + 1); // under the write lock: one writer at a time
 
             PreparedCommit? prepared;
             try

@@ -125,7 +125,20 @@ internal sealed partial class TransactionMerger : IDisposable
     /// </summary>
     public Task<T> EnqueueAsync<T>(Func<WriteTransaction, T> operation, CancellationToken cancellationToken)
     {
-        var merged = Admit(operation, acknowledged: null);
+        ArgumentNullException.ThrowIfNull(operation);
+        return Submit(Admit(new MergedOperation<T>(operation), acknowledged: null), cancellationToken);
+    }
+
+    /// <summary>As <see cref="EnqueueAsync{T}"/> for an operation without a result.</summary>
+    public Task EnqueueAsync(Action<WriteTransaction> operation, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(operation);
+        return Submit(Admit(new MergedOperation<bool>(operation), acknowledged: null), cancellationToken);
+    }
+
+    /// <summary>Runs <paramref name="merged"/> on this thread when the merger is idle (MG1, MG2), else queues it.</summary>
+    private Task<T> Submit<T>(MergedOperation<T> merged, CancellationToken cancellationToken)
+    {
         merged.Arm(cancellationToken);
         if (SynchronizationContext.Current == null && TryRunOnCaller(merged, out var write)) // MG1, MG2: an idle merger lets the submitting thread run the batch
         {
@@ -137,16 +150,16 @@ internal sealed partial class TransactionMerger : IDisposable
     }
 
     /// <summary>What every submission checks (M6, a usable store) before its operation is run or queued.</summary>
-    private MergedOperation<T> Admit<T>(Func<WriteTransaction, T> operation, Action<Exception?>? acknowledged)
+    private MergedOperation<T> Admit<T>(MergedOperation<T> merged, Action<Exception?>? acknowledged)
     {
-        ArgumentNullException.ThrowIfNull(operation);
         if (AsyncOperationRefusal.IsAwaitable<T>())
         {
-            throw AsyncOperationRefusal.Refuse(nameof(operation)); // M6
+            throw AsyncOperationRefusal.Refuse("operation"); // M6
         }
 
         _seams.ThrowIfUnusable();
-        return new MergedOperation<T>(operation) { Acknowledged = acknowledged };
+        merged.Acknowledged = acknowledged;
+        return merged;
     }
 
     /// <summary>Puts <paramref name="merged"/> in the queue, or waits for room in it (M4).</summary>

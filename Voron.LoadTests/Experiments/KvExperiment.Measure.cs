@@ -16,6 +16,7 @@ internal sealed partial class KvExperiment
         context.Progress($"{engine.Name,-11} {workload} ...");
         Collect();
         var before = WriteCounters.Read(context.Device);
+        var cost = ProcessCost.Start();
         var start = Stopwatch.GetTimestamp();
         foreach (var batch in batches)
         {
@@ -23,11 +24,13 @@ internal sealed partial class KvExperiment
         }
 
         var acknowledged = Stopwatch.GetElapsedTime(start).TotalSeconds;
+        var acknowledgedCost = cost.Stop();
         engine.Settle();
         var settled = Stopwatch.GetElapsedTime(start).TotalSeconds;
+        var settledCost = cost.Stop();
         var io = WriteCounters.Read(context.Device) - before;
         var result = new KvRun(engine.Name, workload, run, entries.Length, settled, acknowledged, io,
-            entries.Sum(e => e.UserBytes), StoreSize.Of(engine.Directory));
+            entries.Sum(e => e.UserBytes), StoreSize.Of(engine.Directory), acknowledgedCost, settledCost);
         Print(context, result);
         var step = Math.Max(1, entries.Length / 1000);
         Verify(engine, workload, entries.Length, entries.Where((_, i) => i % step == 0), KvDataSet.Key(long.MaxValue));
@@ -164,7 +167,8 @@ internal sealed partial class KvExperiment
     private static void Print(ExperimentContext context, KvRun result)
     {
         var acknowledged = result.AcknowledgedSeconds is { } ack ? $" (acknowledged in {ack:F2} s = {result.Operations / ack:N0} ops/s)" : "";
-        context.Progress($"{result.Engine,-11} {result.Workload}: {result.Operations:N0} ops in {result.Seconds:F2} s = {result.OpsPerSec:N0} ops/s{acknowledged}");
+        var cpu = result.AcknowledgedCost is { } cost ? $", {cost.CpuMicrosecondsPer(result.Operations):F1} µs CPU/op" : "";
+        context.Progress($"{result.Engine,-11} {result.Workload}: {result.Operations:N0} ops in {result.Seconds:F2} s = {result.OpsPerSec:N0} ops/s{acknowledged}{cpu}");
     }
 
     /// <summary>
@@ -198,6 +202,8 @@ internal sealed partial class KvExperiment
     private static void AddRows(Reporting.Report report, List<KvRun> results, IReadOnlyList<KvEngineKind> engines)
     {
         var medians = results.GroupBy(r => (r.Engine, r.Workload)).ToDictionary(g => g.Key, g => Summary(g, r => r.OpsPerSec).Median);
+        var cpu = results.Where(r => r.AcknowledgedCost != null).GroupBy(r => (r.Engine, r.Workload))
+            .ToDictionary(g => g.Key, g => Summary(g, r => r.AcknowledgedCost!.Value.CpuMicrosecondsPer(r.Operations)!.Value).Median);
         foreach (var workload in Workloads)
         {
             foreach (var kind in engines)
@@ -225,12 +231,19 @@ internal sealed partial class KvExperiment
                     ("storageWriteAmplification", writes ? Median(runs, r => r.Io.ToStorage, r => r.UserBytes) : null),
                     ("deviceWriteAmplification", writes ? Median(runs, r => r.Io.ToDevice, r => r.UserBytes) : null),
                     ("onDiskMiB", writes ? Summary(runs, r => StoreSize.MiB(r.OnDiskBytes)).Median : null),
+                    ("cpuUsPerOp", writes ? Summary(runs, r => r.AcknowledgedCost!.Value.CpuMicrosecondsPer(r.Operations)!.Value).Median : null),
+                    ("settledCpuUsPerOp", writes ? Summary(runs, r => r.SettledCost!.Value.CpuMicrosecondsPer(r.Operations)!.Value).Median : null),
+                    ("allocBytesPerOp", writes ? Summary(runs, r => r.SettledCost!.Value.AllocatedBytesPer(r.Operations)!.Value).Median : null),
+                    ("cpuVsLmdb", writes ? CpuRatio(kind.Name, workload) : null),
                     ("vsVoron", kind.Name == KvEngineCatalog.Voron ? null : Ratio(kind.Name, KvEngineCatalog.Voron, workload)),
                     ("vsSqlite", Ratio(kind.Name, KvEngineCatalog.Sqlite, workload)),
                     ("vsSqliteMmap", Ratio(kind.Name, KvEngineCatalog.SqliteMmap, workload)),
                     ("vsLmdb", Ratio(kind.Name, KvEngineCatalog.Lmdb, workload)));
             }
         }
+
+        double? CpuRatio(string engine, string workload) =>
+            cpu.TryGetValue((KvEngineCatalog.Lmdb, workload), out var lmdb) && cpu.TryGetValue((engine, workload), out var mine) ? mine / lmdb : null;
 
         double? Ratio(string engine, string peer, string workload) =>
             medians.TryGetValue((peer, workload), out var other) && medians.TryGetValue((engine, workload), out var mine) ? mine / other : null;
@@ -254,8 +267,11 @@ internal sealed partial class KvExperiment
     /// <summary>One engine's figures for one run of one workload.</summary>
     /// <param name="Seconds">For writes, until the engine settled; for reads, the wall time of the reads.</param>
     /// <param name="AcknowledgedSeconds">For writes, until the last commit returned; null for reads.</param>
+    /// <param name="AcknowledgedCost">For writes, the process's CPU time and allocations until the last commit returned; null for reads.</param>
+    /// <param name="SettledCost">For writes, the same until the engine settled; null for reads.</param>
     private sealed record KvRun(string Engine, string Workload, int Run, long Operations, double Seconds,
-        double? AcknowledgedSeconds = null, WriteCounters Io = default, long UserBytes = 0, long OnDiskBytes = 0)
+        double? AcknowledgedSeconds = null, WriteCounters Io = default, long UserBytes = 0, long OnDiskBytes = 0,
+        ProcessCost? AcknowledgedCost = null, ProcessCost? SettledCost = null)
     {
         public double OpsPerSec => Operations / Seconds;
     }

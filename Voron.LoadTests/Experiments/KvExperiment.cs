@@ -255,6 +255,12 @@ internal sealed partial class KvExperiment : IExperiment
                        "(Voron: the data-file flush of every journaled page, fdatasync and header; SQLite: PRAGMA wal_checkpoint(TRUNCATE), which writes the " +
                        "database file and fsyncs it; LMDB: nothing, its commits wrote in place). ackOpsPerSec stops the clock when the last commit returned. " +
                        "Every commit is durable; each run of a write workload starts on a fresh store.");
+        report.AddNote("cpuUsPerOp (write workloads): the process's CPU time (Environment.CpuUsage: every thread) from the first write to the last commit's return, " +
+                       "divided by the entries written; settledCpuUsPerOp runs until the engine settled (Voron's data-file flush, SQLite's checkpoint). " +
+                       "Every thread counts: Voron's background flusher and merger are threads of this process, and so are the garbage collector's; " +
+                       "LMDB's and SQLite's work all happens on the writing thread. cpuVsLmdb divides this engine's cpuUsPerOp by LMDB's for the same workload " +
+                       "(below 1: less CPU per entry). allocBytesPerOp: managed bytes allocated by every thread until settled (GC.GetTotalAllocatedBytes; " +
+                       "native allocations, SQLite's and LMDB's, are not counted), per entry, the workload's own batches built before the clock started.");
         report.AddNote("bytesWrittenPerOp: bytes the process handed to write calls during the workload (its settle included), per operation. " +
                        "onDiskMiB: every file of the store after the workload (Voron's preallocated journal files, SQLite's WAL and shared-memory index, LMDB's lock file included).");
         report.AddNote("Reads: every reader (one per thread, each a read transaction; SQLite: a connection of its own with a deferred transaction) reads the whole " +

@@ -26,6 +26,9 @@ internal sealed partial class MergeExperiment
 
             foreach (var result in results)
             {
+                double? CpuRatio(string mode) => results.FirstOrDefault(r => r.Mode == mode && r.Callers == result.Callers) is { } other
+                    ? result.Cost.CpuMicrosecondsPer(result.Operations) / other.Cost.CpuMicrosecondsPer(other.Operations)
+                    : null;
                 double? Ratio(string mode) => results.FirstOrDefault(r => r.Mode == mode && r.Callers == result.Callers) is { } other
                     ? result.PerSecond / other.PerSecond
                     : null;
@@ -44,7 +47,9 @@ internal sealed partial class MergeExperiment
                     ("opsPerFlush", result.Flushes == 0 ? null : result.Operations / (double)result.Flushes),
                     ("journalMedianMs", result.Journal is { Count: > 0 } j ? j.Median : null),
                     ("bytesWrittenPerOp", result.Written.HandedToWrite / (double?)result.Operations),
-                    ("cpuUsPerOp", result.Operations == 0 ? null : result.Cpu.TotalMicroseconds / result.Operations),
+                    ("cpuUsPerOp", result.Cost.CpuMicrosecondsPer(result.Operations)),
+                    ("allocBytesPerOp", result.Cost.AllocatedBytesPer(result.Operations)),
+                    ("cpuVsLmdbBatched", CpuRatio(ConcurrentWriterModes.LmdbBatched)),
                     ("writeAmplification", result.Written.HandedToWrite / (double?)result.UserBytes),
                     ("storageWriteAmplification", result.Written.ToStorage / (double?)result.UserBytes),
                     ("onDiskMiB", StoreSize.MiB(result.OnDiskBytes)),
@@ -91,7 +96,7 @@ internal sealed partial class MergeExperiment
             foreach (var run in runs)
             {
                 var journalTimes = run.Writer.VoronEnvironment is { } voron ? journal.For(voron.Path) : null;
-                var result = new ClosedResult(run.Writer.Mode, callers, Pooled.Of(run.Rounds), run.Flushes, journalTimes, run.Written, StoreSize.Of(run.Writer.Directory), run.Cpu);
+                var result = new ClosedResult(run.Writer.Mode, callers, Pooled.Of(run.Rounds), run.Flushes, journalTimes, run.Written, StoreSize.Of(run.Writer.Directory), run.Cost);
                 results.Add(result);
                 var journalText = journalTimes is { Count: > 0 } ? $", journal record {journalTimes.Median:F2} ms (median)" : "";
                 context.Progress($"closed {pattern.Name,-10} {result.Mode,-18} {callers,5} callers: {result.PerSecond,10:N0} writes/s, " +
@@ -125,15 +130,15 @@ internal sealed partial class MergeExperiment
         /// <summary>Bytes written during the recorded rounds, their settles included.</summary>
         public WriteCounters Written { get; private set; } = WriteCounters.Zero(device);
 
-        /// <summary>The process's CPU time (every thread: callers, merger, flusher, GC, the load model) during the recorded rounds and their settles.</summary>
-        public TimeSpan Cpu { get; private set; }
+        /// <summary>The process's CPU time (every thread: callers, merger, flusher, GC, the load model) and managed allocations during the recorded rounds and their settles.</summary>
+        public ProcessCost Cost { get; private set; }
 
         /// <summary>One round: <c>callers</c> copies writing for <paramref name="duration"/>, then the store's settle inside the measured span.</summary>
         public async Task<ScenarioStats> RoundAsync(ExperimentContext context, TimeSpan duration, bool record)
         {
             var flushesBefore = writer.Flushes;
             var writtenBefore = WriteCounters.Read(device);
-            var cpuBefore = Environment.CpuUsage.TotalTime;
+            var cost = ProcessCost.Start();
             var scenario = PutScenario(writer,
                     c => pattern.Key(c.CopyNumber, _sequences[c.CopyNumber]++),
                     c => _values[c.CopyNumber])
@@ -144,7 +149,8 @@ internal sealed partial class MergeExperiment
             if (record)
             {
                 Written += WriteCounters.Read(device) - writtenBefore;
-                Cpu += Environment.CpuUsage.TotalTime - cpuBefore;
+                var spent = cost.Stop();
+                Cost = new ProcessCost(Cost.Cpu + spent.Cpu, Cost.AllocatedBytes + spent.AllocatedBytes);
                 Rounds.Add(stats);
                 Flushes += writer.Flushes - flushesBefore;
             }
@@ -153,7 +159,7 @@ internal sealed partial class MergeExperiment
         }
     }
 
-    private sealed record ClosedResult(string Mode, int Callers, Pooled Latency, long Flushes, LatencySample? Journal, WriteCounters Written, long OnDiskBytes, TimeSpan Cpu)
+    private sealed record ClosedResult(string Mode, int Callers, Pooled Latency, long Flushes, LatencySample? Journal, WriteCounters Written, long OnDiskBytes, ProcessCost Cost)
     {
         public long Operations => Latency.Operations;
 

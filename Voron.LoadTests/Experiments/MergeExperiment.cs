@@ -213,6 +213,11 @@ internal sealed partial class MergeExperiment : IExperiment
                        "beside them at the target points (minRoundP99Ms, maxRoundP99Ms).");
         report.AddNote("Closed loop, bytes: bytesWrittenPerOp and writeAmplification count the bytes handed to write calls over the recorded rounds and their settles " +
                        "(over 8 + 1,024 bytes of key and value a write); onDiskMiB: the store's files after the last round (Voron's 64 MiB preallocated journal file included).");
+        report.AddNote("Closed loop, cost: cpuUsPerOp is the process's CPU time (Environment.CpuUsage) over the recorded rounds and their settles, per write; " +
+                       "every thread counts: the callers, the load model, the garbage collector and, for Voron, the merger, the journal writer and the data-file flusher, " +
+                       "which are threads of this process (LMDB's and SQLite's work runs on the callers' and the queue's threads, also counted). " +
+                       "cpuVsLmdbBatched divides it by lmdb-batched's at the same caller count and key pattern (below 1: less CPU per write). " +
+                       "allocBytesPerOp: managed bytes allocated by every thread over the same span, per write (native allocations not counted).");
         report.AddNote("Targets: closed loop, merged >= 20x unmerged at 256 callers, merged+async >= 10x SQLite at 64 callers; " +
                        "open loop with a 1 ms (simulated) flush, merged+async p99 <= 0.75x merged's at 50% and 80% of merged's saturation rate.");
     }
