@@ -20,7 +20,7 @@ namespace Voron.Paging;
 //   13     1    Reserved      zero
 //   14     2    Lower         tree pages: end of the slot array (see Trees/TreePage.cs)
 //   16     2    Upper         tree pages: start of the node area
-//   18     2    Reserved      zero
+//   18     2    Holes         tree pages: bytes of the node area no node body covers (Trees/TreePage.cs, B8)
 //   20     4    OverflowSize  overflow runs: bytes of value stored after the header
 //   24     40   Reserved      zero; owned by later versions of the subsystem that owns the page
 //
@@ -61,6 +61,7 @@ internal static class PageHeader
     public const int FlagsOffset = 12;
     public const int LowerOffset = 14;
     public const int UpperOffset = 16;
+    public const int HolesOffset = 18;
     public const int OverflowSizeOffset = 20;
 
     public static long GetPageNumber(ReadOnlySpan<byte> page) => BinaryPrimitives.ReadInt64LittleEndian(page);
@@ -80,6 +81,10 @@ internal static class PageHeader
     public static ushort GetUpper(ReadOnlySpan<byte> page) => BinaryPrimitives.ReadUInt16LittleEndian(page[UpperOffset..]);
 
     public static void SetUpper(Span<byte> page, ushort value) => BinaryPrimitives.WriteUInt16LittleEndian(page[UpperOffset..], value);
+
+    public static ushort GetHoles(ReadOnlySpan<byte> page) => BinaryPrimitives.ReadUInt16LittleEndian(page[HolesOffset..]);
+
+    public static void SetHoles(Span<byte> page, ushort value) => BinaryPrimitives.WriteUInt16LittleEndian(page[HolesOffset..], value);
 
     public static int GetOverflowSize(ReadOnlySpan<byte> page) => BinaryPrimitives.ReadInt32LittleEndian(page[OverflowSizeOffset..]);
 
