@@ -71,7 +71,8 @@ namespace Voron.Header;
 //   2031..4062 bytes; Trees/TreePage.cs, B2) and journal records with a commit time at offset 120
 //   (Journal/JournalRecord.cs, R5). The last version-2 builds wrote both under version 2; every
 //   version-2 store, of any build, is a subset of version 3 (runs of 2-4 KiB values read, B6; a
-//   commit time of 0 reads as unknown). A version-2 store is therefore read as it is, not converted: the
+//   commit time of 0 reads as unknown). Version 3 also lets a tree page keep holes among its node
+//   bodies (Holes at page-header offset 18, zero in every version-2 page; Trees/TreePage.cs, B8). A version-2 store is therefore read as it is, not converted: the
 //   open writes a version-3 copy before it writes anything else (before the first journal record
 //   of this build, which a version-2 build would refuse as damaged, R3), and that copy is what
 //   makes a version-2 build refuse the store from then on.

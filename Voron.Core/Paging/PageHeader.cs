@@ -1,4 +1,5 @@
 using System.Buffers.Binary;
+using System.Runtime.InteropServices;
 
 namespace Voron.Paging;
 
@@ -20,7 +21,7 @@ namespace Voron.Paging;
 //   13     1    Reserved      zero
 //   14     2    Lower         tree pages: end of the slot array (see Trees/TreePage.cs)
 //   16     2    Upper         tree pages: start of the node area
-//   18     2    Reserved      zero
+//   18     2    Holes         tree pages: bytes of the node area no node body covers (Trees/TreePage.cs, B8)
 //   20     4    OverflowSize  overflow runs: bytes of value stored after the header
 //   24     40   Reserved      zero; owned by later versions of the subsystem that owns the page
 //
@@ -61,6 +62,7 @@ internal static class PageHeader
     public const int FlagsOffset = 12;
     public const int LowerOffset = 14;
     public const int UpperOffset = 16;
+    public const int HolesOffset = 18;
     public const int OverflowSizeOffset = 20;
 
     public static long GetPageNumber(ReadOnlySpan<byte> page) => BinaryPrimitives.ReadInt64LittleEndian(page);
@@ -80,6 +82,10 @@ internal static class PageHeader
     public static ushort GetUpper(ReadOnlySpan<byte> page) => BinaryPrimitives.ReadUInt16LittleEndian(page[UpperOffset..]);
 
     public static void SetUpper(Span<byte> page, ushort value) => BinaryPrimitives.WriteUInt16LittleEndian(page[UpperOffset..], value);
+
+    public static ushort GetHoles(ReadOnlySpan<byte> page) => BinaryPrimitives.ReadUInt16LittleEndian(page[HolesOffset..]);
+
+    public static void SetHoles(Span<byte> page, ushort value) => BinaryPrimitives.WriteUInt16LittleEndian(page[HolesOffset..], value);
 
     public static int GetOverflowSize(ReadOnlySpan<byte> page) => BinaryPrimitives.ReadInt32LittleEndian(page[OverflowSizeOffset..]);
 
@@ -103,4 +109,63 @@ internal static class PageHeader
     /// <summary>Writes the checksum of the page or run into its header.</summary>
     public static void StampChecksum(Span<byte> run) =>
         BinaryPrimitives.WriteUInt32LittleEndian(run[ChecksumOffset..], ComputeChecksum(run));
+
+    /// <summary>
+    /// The checksum of single page <paramref name="current"/> from <paramref name="previous"/>, an
+    /// earlier version of the same page whose checksum is stamped, at the cost of a compare of
+    /// the two and a CRC of the 64-byte blocks that differ, not a CRC of the whole page.
+    /// </summary>
+    /// <remarks>
+    /// CRC32C without its initial and final inversions is linear over equal lengths, so
+    /// checksum(current) = checksum(previous) ^ crc(previous XOR current); the XOR is zero but in
+    /// the changed blocks, and a run of zero blocks only moves the register (Crc32C.ShiftByBlocks).
+    /// The checksum field itself counts as zero in both. A previous version whose stamp is wrong
+    /// passes the same error on (the difference is kept), so damage is still detected.
+    /// </remarks>
+    public static uint UpdatedChecksum(ReadOnlySpan<byte> previous, ReadOnlySpan<byte> current)
+    {
+        if (previous.Length != Constants.PageSize || current.Length != Constants.PageSize)
+        {
+            throw new ArgumentException("An updated checksum is for single pages; a run is checksummed whole.", nameof(current));
+        }
+
+        var before = MemoryMarshal.Cast<byte, ulong>(previous);
+        var after = MemoryMarshal.Cast<byte, ulong>(current);
+        const int wordsPerBlock = Crc32C.ZeroBlock / sizeof(ulong);
+        uint delta = 0;
+        var zeroBlocks = 0;
+        for (var block = 0; block < Constants.PageSize / Crc32C.ZeroBlock; block++)
+        {
+            var at = block * Crc32C.ZeroBlock;
+            if (previous.Slice(at, Crc32C.ZeroBlock).SequenceEqual(current.Slice(at, Crc32C.ZeroBlock)))
+            {
+                zeroBlocks++;
+                continue;
+            }
+
+            if (zeroBlocks > 0 && delta != 0)
+            {
+                delta = Crc32C.ShiftByBlocks(delta, zeroBlocks);
+            }
+
+            zeroBlocks = 0;
+            for (var w = block * wordsPerBlock; w < (block + 1) * wordsPerBlock; w++)
+            {
+                var x = before[w] ^ after[w];
+                if (w == ChecksumOffset / sizeof(ulong))
+                {
+                    x &= 0xFFFF_FFFF_0000_0000UL; // bytes 8..11, the checksum, read as zero (little-endian)
+                }
+
+                delta = System.Numerics.BitOperations.Crc32C(delta, x);
+            }
+        }
+
+        if (zeroBlocks > 0 && delta != 0)
+        {
+            delta = Crc32C.ShiftByBlocks(delta, zeroBlocks);
+        }
+
+        return GetChecksum(previous) ^ delta;
+    }
 }

@@ -30,7 +30,11 @@ namespace Voron.Transactions;
 //       began (its CommittedState), however many commits follow.
 //   T4. Commit returns only after the journal record is durable; the new state becomes visible
 //       to new transactions only after that (PageTable PT2).
-//   T5. A page's checksum is stamped at commit, so the journal and the data file carry it.
+//   T5. A page's checksum is stamped once per dirty page, at commit (PrepareCommit), so the
+//       journal and the data file carry it; edits before that (ModifyPage, the tree's inserts,
+//       splits and shares) never compute one, however often they touch the page. A modified
+//       page's checksum is updated from its previous version's and the blocks that changed
+//       (StampChecksum); a created one is computed whole.
 //   T6. A write transaction that starts while the previous one is still being journaled (async
 //       commit) reads that one's pages first; it commits only after the previous one is durable,
 //       and never if the previous one failed (Transactions/CommitPipeline.cs: C1, C4).
@@ -332,7 +336,7 @@ internal sealed partial class LowLevelTransaction : IPageAccess, IAllocatorPages
         {
             if (!IsRaw(pageNumber))
             {
-                PageHeader.StampChecksum(bytes); // a raw page's checksum is in its page file's map (T8)
+                StampChecksum(pageNumber, bytes); // a raw page's checksum is in its page file's map (T8)
             }
 
             pages.Add(new(pageNumber, bytes));
@@ -352,6 +356,25 @@ internal sealed partial class LowLevelTransaction : IPageAccess, IAllocatorPages
         // A page freed and allocated again by this transaction has a version, not a tombstone.
         long[] freed = [.. _freed!.Where(p => !dirty.ContainsKey(p)).Distinct()];
         return new PreparedCommit(Id, state, Allocator.ToSummary(), pages, dirty, journalPages, freed, arena, units);
+    }
+
+    /// <summary>
+    /// T5: a page this transaction modified (not one it created) gets its checksum from its
+    /// previous version's stamp and the 64-byte blocks that changed (PageHeader.UpdatedChecksum),
+    /// which costs in proportion to the change instead of a CRC of 8 KiB; a created page or run is
+    /// checksummed whole. The previous version's stamp is its bytes' (P4 when read from the data
+    /// file, SC1 from the scratch file, stamped at its own commit in memory).
+    /// </summary>
+    private void StampChecksum(long pageNumber, byte[] bytes)
+    {
+        if (bytes.Length != Constants.PageSize || _allocated!.Contains(pageNumber))
+        {
+            PageHeader.StampChecksum(bytes);
+            return;
+        }
+
+        var checksum = PageHeader.UpdatedChecksum(GetPreviousVersion(pageNumber)[..Constants.PageSize], bytes);
+        System.Buffers.Binary.BinaryPrimitives.WriteUInt32LittleEndian(bytes.AsSpan(PageHeader.ChecksumOffset), checksum);
     }
 
     /// <summary>

@@ -107,7 +107,7 @@ internal sealed partial class BTree
         var ascending = found < 0 && leafNumber == _lastInsertPage && index > _lastInsertIndex && index <= _lastInsertIndex + 2;
         if (TreePageEditor.Fits(page, nodeSize))
         {
-            TreePageEditor.WriteLeafNode(TreePageEditor.InsertNode(page, index, nodeSize), key, value, run);
+            TreePageEditor.WriteLeafNode(TreePageEditor.InsertNode(page, index, nodeSize, _file), key, value, run);
             if (found < 0)
             {
                 (_lastInsertPage, _lastInsertIndex) = (leafNumber, index);

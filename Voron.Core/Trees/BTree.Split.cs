@@ -18,16 +18,21 @@ internal sealed partial class BTree
         var scratch = Scratch;
         scratch.Reset(isLeaf: true);
         var leaf = TreePage.Open(_pages.ModifyPage(leftNumber), leftNumber, _file, allowEmpty: true);
-        var appending = index == leaf.Count && IsOnRightEdge(level);
+        var oldCount = leaf.Count;
+        var appending = index == oldCount && IsOnRightEdge(level);
         scratch.AddNodes(leaf);
         TreePageEditor.WriteLeafNode(scratch.Add(index, nodeSize), key, value, runPage);
 
         // BT11: an append, or an ascending run's next key at the page's end, starts a page of its
         // own; an ascending run's key with nodes after it stays last on the left page, where the
         // run's next keys go; anything else cuts evenly (ChooseSplit falls back to that too).
-        var preferred = appending || (ascending && index == leaf.Count) ? scratch.Count - 1 : ascending ? index + 1 : -1;
+        var preferred = appending || (ascending && index == oldCount) ? scratch.Count - 1 : ascending ? index + 1 : -1;
         var cut = scratch.ChooseSplit(preferred);
-        var rightNumber = WriteSplit(leftNumber, cut);
+
+        // BT9: allocate first, then fetch the left page writable again, so no span is stale.
+        var right = _pages.AllocatePages(1, out var rightNumber);
+        scratch.WriteTo(right, cut, scratch.Count);
+        KeepOnLeft(_pages.ModifyPage(leftNumber), oldCount, index, cut);
         _state.LeafPages++;
         (_lastInsertPage, _lastInsertIndex) = index < cut ? (leftNumber, index) : (rightNumber, index - cut);
 
@@ -58,7 +63,7 @@ internal sealed partial class BTree
         var separator = ShortestSeparator(left.GetKey(left.Count - 1), key); // > the left page's keys, <= key
 
         // BT9: the views above are not used past this point.
-        TreePageEditor.WriteLeafNode(TreePageEditor.InsertNode(_pages.ModifyPage(rightNumber), 0, nodeSize), key, value, runPage);
+        TreePageEditor.WriteLeafNode(TreePageEditor.InsertNode(_pages.ModifyPage(rightNumber), 0, nodeSize, _file), key, value, runPage);
         TreePageEditor.RemoveNode(_pages.ModifyPage(parentNumber), parentIndex + 1, separatorNodeSize);
         InsertSeparator(level - 1, separator, rightNumber);
         (_lastInsertPage, _lastInsertIndex) = (rightNumber, 0);
@@ -105,13 +110,12 @@ internal sealed partial class BTree
     /// too full, or no cut leaves both parts within a page.
     /// </summary>
     /// <remarks>
-    /// A share rewrites both pages. On pages the transaction had not touched that turns a small
-    /// diff for one insert into two whole-page diffs: in small random transactions it costs far
-    /// more journal bytes than the few points of leaf fill it gains
-    /// (docs/results/2026-12-06-code-comment-measurements.md). Pages already
-    /// changed in the transaction (many inserts into them in a large load, or created by it) are
-    /// journaled as large diffs or whole anyway, so there the share is nearly free and keeps its
-    /// fill gain.
+    /// A share changes the moved bodies on the sibling and both slot arrays. On pages the
+    /// transaction had not touched that turns a small diff for one insert into two larger ones:
+    /// in small random transactions it costs more journal bytes than the few points of leaf fill
+    /// it gains (docs/results/2026-12-06-code-comment-measurements.md). Pages already changed in
+    /// the transaction (many inserts into them in a large load, or created by it) are journaled
+    /// as large diffs or whole anyway, so there the share is nearly free and keeps its fill gain.
     /// </remarks>
     private bool TryShareWithRightSibling(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, long runPage, int nodeSize, int index, bool leafWasWritable)
     {
@@ -136,18 +140,30 @@ internal sealed partial class BTree
 
         var scratch = Scratch;
         scratch.Reset(isLeaf: true);
+        var leftCount = left.Count;
         scratch.AddNodes(left);
         TreePageEditor.WriteLeafNode(scratch.Add(index, nodeSize), key, value, runPage);
         scratch.AddNodes(right);
         var cut = scratch.FindSplit(-1);
-        if (cut < 0)
+        if (cut < 0 || cut > leftCount)
         {
-            return false; // past one and a half pages a two-way cut is likely, not certain
+            // Past one and a half pages a two-way cut is likely, not certain. The leaf and the new
+            // node do not fit one page (that is why it shares), so every cut keeps fewer than
+            // them on the left: the left page gives, the right page takes.
+            return false;
         }
 
-        // BT9: the views above are not used past this point.
-        scratch.WriteTo(_pages.ModifyPage(leftNumber), 0, cut);
-        scratch.WriteTo(_pages.ModifyPage(rightNumber), cut, scratch.Count);
+        // BT9: the views above are not used past this point. The nodes that move go to the head
+        // of the right page one by one, and leave holes on the left: both pages' diffs are the
+        // moved bodies, the slot arrays and the headers, not two rewritten pages.
+        var rightPage = _pages.ModifyPage(rightNumber);
+        KeepOnLeft(_pages.ModifyPage(leftNumber), leftCount, index, cut);
+        for (var i = cut; i <= leftCount; i++)
+        {
+            var node = scratch.Node(i);
+            node.CopyTo(TreePageEditor.InsertNode(rightPage, i - cut, node.Length, _file));
+        }
+
         var separator = ShortestSeparator(scratch.Key(cut - 1), scratch.Key(cut));
         TreePageEditor.RemoveNode(_pages.ModifyPage(parentNumber), parentIndex + 1, separatorNodeSize);
         InsertSeparator(level - 1, separator, rightNumber);
@@ -171,7 +187,7 @@ internal sealed partial class BTree
             var page = _pages.ModifyPage(pageNumber);
             if (TreePageEditor.Fits(page, nodeSize))
             {
-                TreePageEditor.WriteBranchNode(TreePageEditor.InsertNode(page, index, nodeSize), key, child);
+                TreePageEditor.WriteBranchNode(TreePageEditor.InsertNode(page, index, nodeSize, _file), key, child);
                 return;
             }
 
@@ -197,6 +213,24 @@ internal sealed partial class BTree
         _state.RootPage = rootNumber;
         _state.Depth++;
         _state.BranchPages++;
+    }
+
+    /// <summary>
+    /// After a leaf split or share cut the scratch (the leaf's <paramref name="oldCount"/> nodes
+    /// with the new node at <paramref name="index"/>) at <paramref name="cut"/>: removes from the
+    /// leaf the nodes that went right, leaving their bodies as holes (B8) so the kept bodies do not
+    /// move, and inserts the new node when it stays left. The page's diff is then its header, its
+    /// slot array and the new node, where a rewrite in key order moved nearly every body.
+    /// </summary>
+    private void KeepOnLeft(Span<byte> leaf, int oldCount, int index, int cut)
+    {
+        var staysLeft = index < cut;
+        TreePageEditor.RemoveNodesLeavingHoles(leaf, staysLeft ? cut - 1 : cut, oldCount, _file);
+        if (staysLeft)
+        {
+            var node = Scratch.Node(index);
+            node.CopyTo(TreePageEditor.InsertNode(leaf, index, node.Length, _file));
+        }
     }
 
     /// <summary>Writes the scratch's nodes [0, cut) over <paramref name="leftNumber"/> and [cut, Count) to a new page; returns the new page.</summary>

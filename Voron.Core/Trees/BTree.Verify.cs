@@ -144,7 +144,7 @@ internal sealed partial class BTree
         }
     }
 
-    /// <summary>B8: the node bodies tile Upper..PageSize exactly.</summary>
+    /// <summary>B8: the node bodies lie in Upper..PageSize without overlapping, and the bytes between them are the header's Holes.</summary>
     private static void VerifyNodeArea(TreePage page)
     {
         var extents = new (int Offset, int Size)[page.Count];
@@ -154,20 +154,23 @@ internal sealed partial class BTree
         }
 
         Array.Sort(extents);
-        var expected = page.Upper;
+        var end = page.Upper;
+        var holes = 0;
         foreach (var (offset, size) in extents)
         {
-            if (offset != expected)
+            if (offset < end)
             {
-                page.ThrowCorrupt($"rule B8: a node starts at {offset}, expected {expected}");
+                page.ThrowCorrupt($"rule B8: a node starts at {offset}, inside the one before it (which ends at {end})");
             }
 
-            expected += size;
+            holes += offset - end;
+            end = offset + size;
         }
 
-        if (expected != Constants.PageSize)
+        holes += Constants.PageSize - end;
+        if (holes != page.Holes)
         {
-            page.ThrowCorrupt($"rule B8: the nodes end at {expected}, not at the page end");
+            page.ThrowCorrupt($"rule B8: {holes} bytes of the node area hold no node, the header's Holes says {page.Holes}");
         }
     }
 

@@ -21,7 +21,10 @@ namespace Voron.Trees;
 //   of the tree leaves the full page full and starts a new one, so sequential loads fill pages.
 // - A leaf split pushes up the shortest prefix of the right page's first key that is still
 //   greater than the left page's last key, which keeps branches wide.
-// - Deletes compact the page at once (B8), so free space is always one gap. A page left below a
+// - Deletes compact the page at once (B8). Nodes that a split or share moves to a sibling leave
+//   holes instead (B8): the page keeps its other bodies where they are, so its journal diff is its
+//   header and slot array, not a page of moved bodies; an insert fills a hole or, when none fits,
+//   compacts the page (TreePageEditor.InsertNode). A page left below a
 //   quarter full merges with a sibling when both fit one page, else the two share their nodes
 //   evenly and the parent's separator is replaced (which may split the parent; rebalancing stops
 //   there, the split halves being well filled).
@@ -60,10 +63,11 @@ namespace Voron.Trees;
 //      same parent when the transaction already held writable copies of both pages before this
 //      Put (IPageAccess.HoldsWritableCopy: modified or created in it), the pair and the new node
 //      take at most 90% of two pages and a cut fits both (TryShareWithRightSibling); only then
-//      does it split. A share rewrites both pages: on pages the transaction had not touched it
-//      costs far more journal bytes than the leaf fill is worth
-//      (docs/results/2026-12-06-code-comment-measurements.md), on pages it already holds (large
-//      loads) the rewrite adds little to their diffs.
+//      does it split. A share moves the leaf's last nodes to the head of its sibling: the moved
+//      bodies, both slot arrays and headers change, and the leaf keeps the others in place (holes,
+//      B8). On pages the transaction had not touched even that costs more journal bytes than the
+//      leaf fill is worth (docs/results/2026-12-06-code-comment-measurements.md); on pages it
+//      already holds (large loads) it adds little to their diffs.
 // BT13. A Put reuses the previous Put's path instead of descending from the root only when that
 //      path ran along the right edge to the tree's last leaf, no mutation came between (the
 //      Version is exactly one past the one the previous Put left, and no descent came between:

@@ -8,20 +8,30 @@ using Voron.Paging;
 
 namespace Voron.Trees;
 
-// FORMAT: tree page, version 1 — a leaf or branch page of a B+tree (Trees/BTree.cs), and the
+// FORMAT: tree page, version 2 — a leaf or branch page of a B+tree (Trees/BTree.cs), and the
 // overflow run that holds one large value of a leaf.
 //
 // A tree page is one 8 KiB page: the 64-byte page header (Paging/PageHeader.cs; Flags is Leaf or
-// Branch, Lower and Upper delimit the free gap), then a slot array of little-endian ushort node
-// offsets growing up from byte 64, then free space, then node bodies packed down against the
-// page end. Slots are in key order; bodies are in whatever order they were written.
+// Branch, Lower and Upper delimit the free gap, Holes counts the node area's unused bytes), then
+// a slot array of little-endian ushort node offsets growing up from byte 64, then free space,
+// then node bodies packed down against the page end. Slots are in key order; bodies are in
+// whatever order they were written, and may leave holes between them.
 //
 //   0        64                      Lower            Upper                          8192
 //   +--------+-------------------------+----------------+------------------------------+
-//   | header | slot 0 | slot 1 | ...   |   free space   | node bodies, no gaps (B8)    |
+//   | header | slot 0 | slot 1 | ...   |   free gap     | node bodies and Holes (B8)   |
 //   +--------+-------------------------+----------------+------------------------------+
 //
-// Count = (Lower - 64) / 2; free space = Upper - Lower; a node costs its body plus a 2-byte slot.
+// Count = (Lower - 64) / 2; free space = Upper - Lower + Holes; a node costs its body plus a
+// 2-byte slot.
+//
+// Holes: nodes that move to a sibling (a split, a share) leave their bodies' bytes behind as
+// holes instead of the page being compacted, so the page's journal diff is its header and slot
+// array, not every body that a compaction would have moved (docs/results/2026-11-27-core-gaps.md
+// measured those rewrites at 85% of a random put's diff bytes). An insert that does not fit the
+// free gap takes the smallest hole its body fits (its slot still comes from the gap); when none
+// fits, the page is compacted first (bodies slide towards the page end, keeping their order). A
+// page with no holes is exactly a version-1 page.
 //
 // Leaf node (Flags Inline or Overflow):
 //   OFFSET SIZE NAME        MEANING
@@ -59,7 +69,8 @@ namespace Voron.Trees;
 //   B1. the header's PageNumber is the page's number and Flags is exactly Leaf or Branch;
 //   B2. every node respects the size bounds above: KeySize <= MaxKeySize, a leaf node is at most
 //       MaxLeafNodeSize bytes, a branch node at most MaxBranchNodeSize bytes;
-//   B3. 64 <= Lower <= Upper <= 8192, Lower - 64 is even, and the page holds at least one node;
+//   B3. 64 <= Lower <= Upper <= 8192, Lower - 64 is even, Holes <= 8192 - Upper, and the page
+//       holds at least one node;
 //   B4. every slot offset is >= Upper and the whole node at it (header, key, value or page
 //       number) ends inside the page;
 //   B5. leaf nodes are Inline or Overflow and branch nodes PageRef; a branch's first node has an
@@ -68,15 +79,17 @@ namespace Voron.Trees;
 //       and its run starts with a page whose header says Overflow, names that page, and has
 //       OverflowSize equal to ValueSize;
 //   B7. keys are strictly increasing in slot order (unsigned byte order);
-//   B8. node bodies do not overlap and exactly fill Upper..8192 (deletes compact the page).
+//   B8. node bodies do not overlap, lie inside Upper..8192, and cover all of it but Holes bytes
+//       (a body starts at Upper unless the page has no node).
 //
 // (B3's "at least one node" has one exception that never reaches disk: the leaf a delete has just
 // emptied, which the same delete merges away or frees.)
 //
 // What is checked when: B1 and B3 each time a page is opened; B2, B4 and B5's flags and page
 // numbers each time a node is read (a few comparisons per access, no allocation); B6's run header
-// each time a run is followed; B5's key rule, B6's size rule, B7 and B8 by BTree.Verify, and B8
-// also whenever a split or merge copies a page's nodes. A broken rule raises CorruptionException
+// each time a run is followed; B5's key rule, B6's size rule, B7 and B8 by BTree.Verify, B8's
+// byte count whenever a split or merge copies a page's nodes, and all of B8 whenever an insert
+// looks for a hole or compacts the page. A broken rule raises CorruptionException
 // naming the data file, the page's offset and the rule. The checksum is the page header's
 // (Paging/PageHeader.cs): CRC32C over the whole page or run, verified by the page layer.
 //
@@ -84,8 +97,10 @@ namespace Voron.Trees;
 // separator <= key (skipping node 0), follows that child, and binary-searches the leaf.
 //
 // Compatibility: a change to this layout or to a rule bumps the store's format version (the
-// header file's FormatVersion, Header/HeaderFile.cs). MaxLeafNodeSize is half a page (4062) from
-// store format 3 (the last format-2 builds already wrote it so); the first format-2 builds used a
+// header file's FormatVersion, Header/HeaderFile.cs). Holes (version 2) came with store format
+// 3: format-2 pages hold zero in that header field, so they read as version-2 pages without
+// holes, and builds of format 2 refuse a format-3 store at its header, never meeting a hole.
+// MaxLeafNodeSize is half a page (4062) from store format 3 (the last format-2 builds already wrote it so); the first format-2 builds used a
 // quarter page (2030) and report an inline node of 2031..4062 bytes as corrupt (their rule B2),
 // which is why such a store says format 3 and those builds refuse it at its header. Stores of
 // format 2 read and verify as they are (B6 keeps the quarter-page threshold for runs, and their
@@ -132,14 +147,16 @@ internal readonly ref struct TreePage
     private readonly string _file;
     private readonly long _pageNumber;
     private readonly int _upper;
+    private readonly int _holes;
 
-    private TreePage(ReadOnlySpan<byte> page, string file, long pageNumber, int count, int upper, bool isLeaf)
+    private TreePage(ReadOnlySpan<byte> page, string file, long pageNumber, int count, int upper, int holes, bool isLeaf)
     {
         _page = page;
         _file = file;
         _pageNumber = pageNumber;
         Count = count;
         _upper = upper;
+        _holes = holes;
         IsLeaf = isLeaf;
     }
 
@@ -152,8 +169,11 @@ internal readonly ref struct TreePage
     /// <summary>Start of the node area.</summary>
     public int Upper => _upper;
 
-    /// <summary>Bytes taken by slots and nodes (B8: no gaps, so this is exact).</summary>
-    public int UsedBytes => (Count * SlotSize) + (Constants.PageSize - _upper);
+    /// <summary>Bytes of the node area that no body covers (B8).</summary>
+    public int Holes => _holes;
+
+    /// <summary>Bytes taken by slots and nodes (B8: the node area less its holes, so this is exact).</summary>
+    public int UsedBytes => (Count * SlotSize) + (Constants.PageSize - _upper) - _holes;
 
     public int FreeBytes => Constants.PageSize - UsedBytes - PageHeader.Size;
 
@@ -178,14 +198,15 @@ internal readonly ref struct TreePage
 
         int lower = PageHeader.GetLower(page);
         int upper = PageHeader.GetUpper(page);
+        int holes = PageHeader.GetHoles(page);
         var count = (lower - PageHeader.Size) / SlotSize;
         if (lower < PageHeader.Size || lower > upper || upper > Constants.PageSize || (lower - PageHeader.Size) % SlotSize != 0 ||
-            (count == 0 && !allowEmpty))
+            holes > Constants.PageSize - upper || (count == 0 && !allowEmpty))
         {
-            ThrowCorrupt(file, pageNumber, $"rule B3: Lower {lower} and Upper {upper} do not delimit a non-empty slotted page");
+            ThrowCorrupt(file, pageNumber, $"rule B3: Lower {lower}, Upper {upper} and Holes {holes} do not delimit a non-empty slotted page");
         }
 
-        return new TreePage(page, file, pageNumber, count, upper, flags == PageFlags.Leaf);
+        return new TreePage(page, file, pageNumber, count, upper, holes, flags == PageFlags.Leaf);
     }
 
     /// <summary>
@@ -193,7 +214,7 @@ internal readonly ref struct TreePage
     /// B1 and B3 again: only for bytes that cannot have changed since (BTreeCursor's mapped leaf).
     /// </summary>
     public static TreePage Reopen(ReadOnlySpan<byte> page, long pageNumber, string file, int count, int upper) =>
-        new(page, file, pageNumber, count, upper, isLeaf: true);
+        new(page, file, pageNumber, count, upper, PageHeader.GetHoles(page), isLeaf: true);
 
     /// <summary>The key of node <paramref name="index"/> (empty for a branch's first node).</summary>
     public ReadOnlySpan<byte> GetKey(int index)

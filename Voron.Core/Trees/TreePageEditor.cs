@@ -20,13 +20,181 @@ internal static class TreePageEditor
         PageHeader.SetFlags(page, kind);
         PageHeader.SetLower(page, PageHeader.Size);
         PageHeader.SetUpper(page, Constants.PageSize);
+        PageHeader.SetHoles(page, 0);
     }
 
     public static int Count(ReadOnlySpan<byte> page) => (PageHeader.GetLower(page) - PageHeader.Size) / SlotSize;
 
-    /// <summary>Whether a node of <paramref name="nodeSize"/> bytes and its slot fit the free gap (B8: free space is never fragmented).</summary>
+    /// <summary>Whether a node of <paramref name="nodeSize"/> bytes and its slot fit the page's free space: the gap and the holes (B8).</summary>
     public static bool Fits(ReadOnlySpan<byte> page, int nodeSize) =>
-        PageHeader.GetUpper(page) - PageHeader.GetLower(page) >= nodeSize + SlotSize;
+        PageHeader.GetUpper(page) - PageHeader.GetLower(page) + PageHeader.GetHoles(page) >= nodeSize + SlotSize;
+
+    /// <summary>
+    /// Opens a slot at <paramref name="index"/> and returns the <paramref name="nodeSize"/> bytes
+    /// reserved for its body: in the free gap when it has room, else in the smallest hole the body
+    /// fits (the slot still takes 2 bytes of the gap), else after compacting the page. The caller
+    /// checked <see cref="Fits"/>. <paramref name="file"/> is named if the page breaks B8.
+    /// </summary>
+    public static Span<byte> InsertNode(Span<byte> page, int index, int nodeSize, string file)
+    {
+        int lower = PageHeader.GetLower(page);
+        int upper = PageHeader.GetUpper(page);
+        Debug.Assert(Fits(page, nodeSize), "caller checked Fits");
+        if (upper - lower >= nodeSize + SlotSize)
+        {
+            return InsertNode(page, index, nodeSize);
+        }
+
+        if (upper - lower >= SlotSize)
+        {
+            var hole = SmallestHole(page, nodeSize, file);
+            if (hole >= 0)
+            {
+                OpenSlot(page, index, hole);
+                PageHeader.SetHoles(page, (ushort)(PageHeader.GetHoles(page) - nodeSize));
+                return page.Slice(hole, nodeSize);
+            }
+        }
+
+        Compact(page, file);
+        return InsertNode(page, index, nodeSize);
+    }
+
+    /// <summary>
+    /// Removes nodes [<paramref name="from"/>, <paramref name="to"/>) without moving any other
+    /// body: their bytes become holes (B8), and the node area's lower end rises past the holes at
+    /// its bottom. A split or share moves nodes out this way, so the page's diff is its header
+    /// and slot array.
+    /// </summary>
+    public static void RemoveNodesLeavingHoles(Span<byte> page, int from, int to, string file)
+    {
+        var view = TreePage.Open(page, PageHeader.GetPageNumber(page), file, allowEmpty: true);
+        var count = view.Count;
+        Debug.Assert(0 <= from && from <= to && to <= count, "a range of the page's nodes");
+        int holes = PageHeader.GetHoles(page);
+        for (var i = from; i < to; i++)
+        {
+            holes += view.GetNode(i).Length;
+        }
+
+        var lowest = Constants.PageSize;
+        for (var i = 0; i < count; i++)
+        {
+            if (i < from || i >= to)
+            {
+                lowest = Math.Min(lowest, view.GetNodeOffset(i));
+            }
+        }
+
+        int upper = PageHeader.GetUpper(page);
+        holes -= lowest - upper;
+        if (holes < 0 || holes > Constants.PageSize - lowest)
+        {
+            view.ThrowCorrupt($"rule B8: removing nodes {from}..{to - 1} leaves {holes} bytes of holes below {lowest}");
+        }
+
+        int lower = PageHeader.GetLower(page);
+        var slots = page[PageHeader.Size..lower];
+        slots[(to * SlotSize)..].CopyTo(slots[(from * SlotSize)..]);
+        PageHeader.SetLower(page, (ushort)(lower - ((to - from) * SlotSize)));
+        PageHeader.SetUpper(page, (ushort)lowest);
+        PageHeader.SetHoles(page, (ushort)holes);
+    }
+
+    /// <summary>
+    /// Slides every body towards the page end, keeping their order, so the holes join the free
+    /// gap (B8 with no holes). Bodies above the highest hole stay where they are.
+    /// </summary>
+    public static void Compact(Span<byte> page, string file)
+    {
+        var count = Count(page);
+        Span<int> sorted = stackalloc int[MaxNodes];
+        Span<ushort> sizes = stackalloc ushort[MaxNodes];
+        SortBodies(page, file, sorted[..count], sizes[..count]);
+        var top = Constants.PageSize;
+        for (var i = count - 1; i >= 0; i--)
+        {
+            var offset = sorted[i] >> 16;
+            var slot = sorted[i] & 0xFFFF;
+            var target = top - sizes[slot];
+            if (target != offset)
+            {
+                page.Slice(offset, sizes[slot]).CopyTo(page[target..]); // target > offset: moves up, overlap-safe
+                BinaryPrimitives.WriteUInt16LittleEndian(page[(PageHeader.Size + (slot * SlotSize))..], (ushort)target);
+            }
+
+            top = target;
+        }
+
+        PageHeader.SetUpper(page, (ushort)top);
+        PageHeader.SetHoles(page, 0);
+    }
+
+    /// <summary>The start of the smallest hole of at least <paramref name="nodeSize"/> bytes, or -1.</summary>
+    private static int SmallestHole(ReadOnlySpan<byte> page, int nodeSize, string file)
+    {
+        var count = Count(page);
+        Span<int> sorted = stackalloc int[MaxNodes];
+        Span<ushort> sizes = stackalloc ushort[MaxNodes];
+        SortBodies(page, file, sorted[..count], sizes[..count]);
+        var best = -1;
+        var bestSize = int.MaxValue;
+        int at = PageHeader.GetUpper(page);
+        for (var i = 0; i <= count; i++)
+        {
+            var next = i < count ? sorted[i] >> 16 : Constants.PageSize;
+            var size = next - at;
+            if (size >= nodeSize && size < bestSize)
+            {
+                (best, bestSize) = (at, size);
+            }
+
+            if (i < count)
+            {
+                at = next + sizes[sorted[i] & 0xFFFF];
+            }
+        }
+
+        return best;
+    }
+
+    /// <summary>Most nodes a page can hold: the smallest leaf node (a 1-byte key, no value) and its slot.</summary>
+    private const int MaxNodes = TreePage.Capacity / (TreePage.LeafNodeHeaderSize + 1 + SlotSize);
+
+    /// <summary>
+    /// The page's bodies as (offset &lt;&lt; 16 | slot) in offset order, and each slot's body size,
+    /// checking B8: bodies inside the node area, not overlapping, and Holes exactly the rest.
+    /// </summary>
+    private static void SortBodies(ReadOnlySpan<byte> page, string file, Span<int> sorted, Span<ushort> sizes)
+    {
+        var view = TreePage.Open(page, PageHeader.GetPageNumber(page), file, allowEmpty: true);
+        for (var i = 0; i < sorted.Length; i++)
+        {
+            sorted[i] = (view.GetNodeOffset(i) << 16) | i;
+            sizes[i] = (ushort)view.GetNode(i).Length;
+        }
+
+        sorted.Sort();
+        var at = view.Upper;
+        var holes = 0;
+        foreach (var entry in sorted)
+        {
+            var offset = entry >> 16;
+            if (offset < at)
+            {
+                view.ThrowCorrupt($"rule B8: the node at {offset} overlaps the one before it (which ends at {at})");
+            }
+
+            holes += offset - at;
+            at = offset + sizes[entry & 0xFFFF];
+        }
+
+        holes += Constants.PageSize - at;
+        if (holes != view.Holes)
+        {
+            view.ThrowCorrupt($"rule B8: the node area has {holes} bytes no node covers, the header says {view.Holes}");
+        }
+    }
 
     public static int LeafNodeSize(int keySize, int valueSize) =>
         TreePage.LeafNodeHeaderSize + keySize + valueSize;
@@ -40,22 +208,31 @@ internal static class TreePageEditor
 
     public static int BranchNodeSize(int keySize) => TreePage.BranchNodeHeaderSize + keySize;
 
-    /// <summary>Opens a slot at <paramref name="index"/> and returns the <paramref name="nodeSize"/> bytes reserved for its body.</summary>
+    /// <summary>
+    /// Opens a slot at <paramref name="index"/> and returns the <paramref name="nodeSize"/> bytes
+    /// reserved for its body in the free gap, which has room for both (a page this code is
+    /// filling; a page that may have holes goes through the overload that takes the file).
+    /// </summary>
     public static Span<byte> InsertNode(Span<byte> page, int index, int nodeSize)
     {
-        int lower = PageHeader.GetLower(page);
         int upper = PageHeader.GetUpper(page);
-        var count = (lower - PageHeader.Size) / SlotSize;
-        Debug.Assert(upper - lower >= nodeSize + SlotSize, "caller checked Fits");
-        Debug.Assert((uint)index <= (uint)count, "slot index within the page");
-
+        Debug.Assert(upper - PageHeader.GetLower(page) >= nodeSize + SlotSize, "the free gap has room");
         upper -= nodeSize;
-        var slots = page[PageHeader.Size..(lower + SlotSize)];
-        slots[(index * SlotSize)..(count * SlotSize)].CopyTo(slots[((index + 1) * SlotSize)..]);
-        BinaryPrimitives.WriteUInt16LittleEndian(slots[(index * SlotSize)..], (ushort)upper);
-        PageHeader.SetLower(page, (ushort)(lower + SlotSize));
+        OpenSlot(page, index, upper);
         PageHeader.SetUpper(page, (ushort)upper);
         return page.Slice(upper, nodeSize);
+    }
+
+    /// <summary>Shifts slots [index, Count) up by one and points slot <paramref name="index"/> at <paramref name="bodyOffset"/>.</summary>
+    private static void OpenSlot(Span<byte> page, int index, int bodyOffset)
+    {
+        int lower = PageHeader.GetLower(page);
+        var count = (lower - PageHeader.Size) / SlotSize;
+        Debug.Assert((uint)index <= (uint)count, "slot index within the page");
+        var slots = page[PageHeader.Size..(lower + SlotSize)];
+        slots[(index * SlotSize)..(count * SlotSize)].CopyTo(slots[((index + 1) * SlotSize)..]);
+        BinaryPrimitives.WriteUInt16LittleEndian(slots[(index * SlotSize)..], (ushort)bodyOffset);
+        PageHeader.SetLower(page, (ushort)(lower + SlotSize));
     }
 
     /// <summary>Appends a copy of <paramref name="node"/> after the page's last slot.</summary>
@@ -64,7 +241,8 @@ internal static class TreePageEditor
 
     /// <summary>
     /// Removes node <paramref name="index"/> (its body is <paramref name="nodeSize"/> bytes) and
-    /// slides the bodies below it up, keeping B8 (no gaps) so free space stays one gap.
+    /// slides the bodies (and holes) below it up, so its bytes join the free gap and the page's
+    /// Holes stay as they were (B8).
     /// </summary>
     public static void RemoveNode(Span<byte> page, int index, int nodeSize)
     {
