@@ -35,7 +35,8 @@ public static class JournalArchive
     /// JA7. Prune deletes only archived files numbered below the backup manifest's journal file
     /// (where the transaction after the backup's snapshot starts): they hold only transactions the
     /// backup holds; and the compaction notes (JA9) of stores whose last file is below it, which
-    /// only a restore of an older backup reads. The manifest is validated first (a directory
+    /// only a restore of an older backup reads. A store that ships its archive
+    /// (StorageEnvironmentOptions.ArchiveDestination) keeps every file not yet shipped (SH4). The manifest is validated first (a directory
     /// without one is not a backup); a compacted backup is refused. Whether the archive is the same
     /// store's is not checked here (restore checks it: JA6).
     /// </summary>
@@ -48,10 +49,11 @@ public static class JournalArchive
                 $"The backup in '{backupDirectory}' is compacted: the archive cannot be replayed onto it, so it says nothing about which archived files are no longer needed.");
         }
 
+        var shipped = Archive.ArchiveShipper.ReadState(archiveDirectory, lineage: null) ?? long.MaxValue; // SH4: unshipped files stay
         var deleted = 0;
         foreach (var number in JournalFiles.List(fileSystem, archiveDirectory))
         {
-            if (number >= manifest.JournalFile)
+            if (number >= manifest.JournalFile || number > shipped)
             {
                 break;
             }

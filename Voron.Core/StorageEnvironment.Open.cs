@@ -43,6 +43,7 @@ public sealed partial class StorageEnvironment
     /// <param name="heldLock">The store's lock when the caller took it already (compaction keeps it across two opens); disposed with the store.</param>
     private static StorageEnvironment OpenCore(StorageEnvironmentOptions options, IDisposable? heldLock = null)
     {
+        ValidateShipping(options);
         var fileSystem = options.FileSystem;
         var layout = new StoreLayout(options.Directory);
         fileSystem.CreateDirectory(layout.Directory);
@@ -123,6 +124,7 @@ public sealed partial class StorageEnvironment
             };
             var environment = new StorageEnvironment(options, storeLock, pager, journal, committed, header);
             environment.LoadFreeSpace();
+            environment.StartShipping(); // SH1
             Diagnostics.VoronMetrics.Track(environment);
             return environment;
         }

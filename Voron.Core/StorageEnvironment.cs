@@ -518,6 +518,7 @@ public sealed partial class StorageEnvironment : IDisposable
             DeleteScratchFile(); // SC3: it holds nothing durable; a crash (flush: false) leaves it for the next open to delete
         }
 
+        StopShipping(); // SH1: the files not shipped yet wait in the archive for the next open
         VoronMetrics.Forget(this);
         if (flush && _options.DeleteFilesOnDispose && _options.FileSystem is InMemoryFileSystem memory)
         {

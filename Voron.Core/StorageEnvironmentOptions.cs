@@ -81,6 +81,22 @@ public sealed class StorageEnvironmentOptions
     public string? JournalArchiveDirectory { get; set; }
 
     /// <summary>
+    /// Where the journal archive is shipped beyond this machine (a <see cref="DirectoryArchiveDestination"/>,
+    /// or an S3 or Azure Blob destination from Voron.ObjectStorage). Needs
+    /// <see cref="JournalArchiveDirectory"/>, which stays the source of truth: a background task
+    /// uploads its finished files in order (<see cref="StorageEnvironment.ArchiveShipping"/> says how
+    /// far). A destination that is down never blocks or fails a commit; the lag grows and is caught
+    /// up later. Upload backups with <see cref="ObjectArchive.UploadSnapshotAsync"/>. Null (default) = no shipping.
+    /// </summary>
+    public IArchiveDestination? ArchiveDestination { get; set; }
+
+    /// <summary>How often the background task looks for archived files to ship (default 1 s); after a failure it waits longer, up to a minute.</summary>
+    public TimeSpan ArchiveShippingInterval { get; set; } = TimeSpan.FromSeconds(1);
+
+    /// <summary>False: only StorageEnvironment.ShipArchiveAsync ships (tests that inject faults between passes).</summary>
+    internal bool ShipArchiveInBackground { get; set; } = true;
+
+    /// <summary>
     /// Address space reserved for the data file's mapping, and so the largest the data file may
     /// grow while open. Default 256 GiB (address space only: nothing is committed).
     /// </summary>

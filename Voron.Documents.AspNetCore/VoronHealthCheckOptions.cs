@@ -12,4 +12,12 @@ public sealed class VoronHealthCheckOptions
 
     /// <summary>Degraded when the store's file system has less free space than this, in bytes. Default 1 GiB; 0 turns the check off.</summary>
     public long MinFreeDiskBytes { get; set; } = 1L << 30;
+
+    /// <summary>
+    /// Degraded when more archived journal files than this wait to be shipped to the store's
+    /// archive destination (StorageEnvironmentOptions.ArchiveDestination: the destination is down
+    /// or slow; commits go on and the files wait on the local disk). Default 10; ignored when the
+    /// store ships no archive.
+    /// </summary>
+    public int MaxArchivePendingFiles { get; set; } = 10;
 }

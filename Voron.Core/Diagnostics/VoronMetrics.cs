@@ -33,6 +33,32 @@ public static class VoronMetrics
         Meter.CreateObservableGauge("voron.page_versions.spilled_bytes", () => ObserveStores(e => e.PageTable.SpilledBytes), "By",
             "Bytes of committed page versions spilled to the scratch file because long-lived readers held them beyond MaxPageVersionMemory");
 
+    internal static readonly ObservableGauge<long> ArchivePendingFiles =
+        Meter.CreateObservableGauge("voron.archive.pending_files", () => ObserveShipping(status => status.PendingFiles), "{file}",
+            "Archived journal files not yet shipped to the archive destination (the lag; grows while the destination is down: SH1)");
+
+    internal static readonly ObservableGauge<long> ArchivePendingBytes =
+        Meter.CreateObservableGauge("voron.archive.pending_bytes", () => ObserveShipping(status => status.PendingBytes), "By",
+            "Bytes of archived journal files not yet shipped to the archive destination");
+
+    internal static readonly ObservableGauge<long> ArchiveShippingFailures =
+        Meter.CreateObservableGauge("voron.archive.consecutive_failures", () => ObserveShipping(status => status.ConsecutiveFailures), "{pass}",
+            "Shipping passes that failed since the last one that succeeded (0 = the destination takes uploads)");
+
+    private static List<Measurement<long>> ObserveShipping(Func<ArchiveShippingStatus, long> value)
+    {
+        var measurements = new List<Measurement<long>>();
+        foreach (var environment in OpenStores.Keys)
+        {
+            if (environment.ArchiveShipping is { } status)
+            {
+                measurements.Add(new Measurement<long>(value(status), StoreTag(environment.Path)));
+            }
+        }
+
+        return measurements;
+    }
+
     private static List<Measurement<long>> ObserveStores(Func<StorageEnvironment, long> value) =>
         [.. OpenStores.Keys.Select(e => new Measurement<long>(value(e), StoreTag(e.Path)))];
 

@@ -50,6 +50,18 @@ internal sealed class VoronHealthCheck(DocumentStoreHost host, VoronHealthCheckO
             problems.Add($"{backlog:N0} committed transactions wait for the flush to the data file (threshold {options.MaxJournalBacklogTransactions:N0})");
         }
 
+        if (environment.ArchiveShipping is { } shipping)
+        {
+            data["archivePendingFiles"] = shipping.PendingFiles;
+            data["archivePendingBytes"] = shipping.PendingBytes;
+            data["archiveLastShippedTransaction"] = shipping.LastShippedTransaction;
+            if (shipping.PendingFiles > options.MaxArchivePendingFiles)
+            {
+                problems.Add($"{shipping.PendingFiles:N0} archived journal files ({shipping.PendingBytes:N0} bytes) wait to be shipped to {shipping.Destination} " +
+                    $"(threshold {options.MaxArchivePendingFiles:N0}){(shipping.LastError is { } error ? "; last error: " + error : "")}");
+            }
+        }
+
         if (!host.InMemory && options.MinFreeDiskBytes > 0 && FreeBytes(environment.Path) is { } free)
         {
             data["freeDiskBytes"] = free;

@@ -133,6 +133,44 @@ public sealed class HostingTests : IDisposable
     }
 
     [Fact]
+    public async Task Health_is_degraded_while_archived_journal_files_wait_for_a_destination_that_is_down()
+    {
+        var path = _directory.Combine("store");
+        var destination = new Voron.Tests.Core.Archive.FaultyDestination(new DirectoryArchiveDestination(_directory.Combine("remote"))) { Down = true };
+        using var host = Host.CreateDefaultBuilder().ConfigureServices(s =>
+        {
+            s.AddVoronDocumentStore(o => o.Path = path).ConfigureEnvironment(e =>
+            {
+                e.JournalFileSize = 64 << 10;
+                e.JournalArchiveDirectory = _directory.Combine("archive");
+                e.ArchiveDestination = destination;
+                e.ArchiveShippingInterval = TimeSpan.FromHours(1);
+            });
+            s.AddHealthChecks().AddVoron(configure: o =>
+            {
+                o.MinFreeDiskBytes = 0;
+                o.MaxArchivePendingFiles = 0;
+            });
+        }).Build();
+        await host.StartAsync();
+        var store = host.Services.GetRequiredService<DocumentStore>();
+        for (var i = 0; i < 40; i++)
+        {
+            await using var session = store.OpenSession();
+            session.StoreRaw("notes", $"notes/{i}", Encoding.UTF8.GetBytes($"{{\"text\":\"{new string('x', 4000)}\"}}"));
+            await session.SaveChangesAsync(); // SH1: commits go on while the destination is down
+        }
+
+        store.Environment.FlushToDataFile();
+        var report = await host.Services.GetRequiredService<HealthCheckService>().CheckHealthAsync();
+
+        Assert.Equal(HealthStatus.Degraded, report.Status);
+        Assert.Contains("wait to be shipped", report.Entries["voron"].Description, StringComparison.Ordinal);
+        Assert.True((int)report.Entries["voron"].Data["archivePendingFiles"] > 0);
+        await host.StopAsync();
+    }
+
+    [Fact]
     public void Binder_binds_every_settable_option_except_the_serializer_options()
     {
         // A setting added to DocumentStoreOptions or DocumentStoreHostingOptions must be bound too

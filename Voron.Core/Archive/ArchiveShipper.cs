@@ -1,0 +1,355 @@
+using System.Globalization;
+using Voron.Journal;
+
+namespace Voron.Archive;
+
+// Shipping (StorageEnvironmentOptions.ArchiveDestination): the local journal archive directory
+// stays the source of truth, and a background task uploads its finished files, in number order,
+// to the destination (as Litestream does). Commits never wait for it.
+//
+//   loop (ShipLoopAsync)                         one pass (ShipPendingAsync, under _gate)
+//   ----------------------------------------     ------------------------------------------------
+//   pass; on success wait Interval               1. position unknown: find it in the destination
+//   on failure: Failures++, LastError, wait         (the lineage's last journal object, SH3)
+//     min(Interval * 2^Failures, MaxBackoff)     2. for each local file numbered past it, in order:
+//   until the store closes (cancelled)              read its records' range, upload it (AO3), then
+//                                                   advance the position and the state file (SH4)
+//
+// SH1. shipping never blocks or fails a commit: the writer only archives locally (JA1..JA4); the
+//      shipper reads the archive directory on its own task, one file at a time with 64 KiB
+//      buffers (bounded memory whatever the file's size), and swallows every failure into the
+//      status (LastError, ConsecutiveFailures) and the metrics, retrying with backoff.
+// SH2. files are uploaded in number order, each after its predecessor is stored: the destination
+//      holds a prefix of the lineage's log, and a journal object's Before is the After of the
+//      object before it (AO1). A local file missing in the middle (pruned before it was shipped)
+//      stops shipping with an error naming it: the chain is never broken in silence.
+// SH3. every pass re-reads the position from the destination (one listing from the last known
+//      file on): an object deleted from the end of the destination is uploaded again, and a stale
+//      listing (AD4) only makes the shipper upload an object that is already there, which AO3
+//      accepts as the same bytes (or refuses, when the listing was so stale that the chain it
+//      implies differs: the pass fails and is retried). An object deleted from the middle is not
+//      noticed: a restore stops at that gap and says so (OA2, JA6).
+// SH4. the state file voron.shipped in the archive directory names the last file known shipped;
+//      JournalArchive.Prune keeps every file after it (an unshipped file is never pruned).
+// SH5. a file whose first record is not bound to this store (a compacted store's predecessor, the
+//      store a restore came from) is not this lineage's: skipped while nothing is shipped yet,
+//      an error (naming the file) after.
+
+/// <summary>Uploads the local journal archive to an <see cref="IArchiveDestination"/> in the background (SH1..SH5 above).</summary>
+internal sealed class ArchiveShipper : IAsyncDisposable
+{
+    private readonly IArchiveDestination _destination;
+    private readonly string _archive;
+    private readonly ulong _lineage;
+    private readonly TimeSpan _interval;
+    private readonly TimeSpan _maxBackoff;
+    private readonly SemaphoreSlim _gate = new(1, 1);
+    private readonly CancellationTokenSource _stop = new();
+    private Task? _loop;
+
+    // Under _gate (written), read without it by Status (a torn read only shows an older status).
+    private Position? _position;
+    private long _lastShippedTransaction;
+    private DateTimeOffset? _lastShippedAt;
+    private int _failures;
+    private string? _lastError;
+    private long _uploadFailures;
+
+    public ArchiveShipper(IArchiveDestination destination, string archiveDirectory, ulong lineage, TimeSpan interval, TimeSpan maxBackoff)
+    {
+        _destination = destination;
+        _archive = archiveDirectory;
+        _lineage = lineage;
+        _interval = interval;
+        _maxBackoff = maxBackoff < interval ? interval : maxBackoff;
+    }
+
+    /// <summary>The state file's name in the archive directory (SH4).</summary>
+    public const string StateFileName = "voron.shipped";
+
+    /// <summary>Uploads that failed since open (the metric).</summary>
+    public long UploadFailures => Interlocked.Read(ref _uploadFailures);
+
+    /// <summary>The last journal file number shipped and its object's After (AO1).</summary>
+    private sealed record Position(long File, byte[] After);
+
+    /// <summary>Starts the background passes; without it only <see cref="ShipPendingAsync"/> ships (tests).</summary>
+    public void Start(bool background)
+    {
+        if (ReadState(_archive, _lineage) == null)
+        {
+            Directory.CreateDirectory(_archive);
+            WriteState(_archive, _lineage, 0); // SH4: from now on Prune keeps what is not shipped
+        }
+
+        if (background)
+        {
+            _loop = Task.Run(ShipLoopAsync);
+        }
+    }
+
+    /// <summary>What is shipped, what waits, and the last failure (SH1).</summary>
+    public ArchiveShippingStatus Status
+    {
+        get
+        {
+            var shipped = _position?.File ?? ReadState(_archive, _lineage) ?? 0;
+            var pendingFiles = 0;
+            long pendingBytes = 0;
+            foreach (var (number, length) in LocalFiles())
+            {
+                if (number > shipped)
+                {
+                    pendingFiles++;
+                    pendingBytes += length;
+                }
+            }
+
+            return new ArchiveShippingStatus(_destination.Description, ArchiveKeys.Lineage(_lineage), shipped, Interlocked.Read(ref _lastShippedTransaction),
+                pendingFiles, pendingBytes, Volatile.Read(ref _failures), Volatile.Read(ref _lastError), _lastShippedAt);
+        }
+    }
+
+    /// <summary>One pass now (SH2): uploads every local file not yet shipped; throws what stopped it.</summary>
+    public async Task<ArchiveShippingStatus> ShipPendingAsync(CancellationToken cancellationToken)
+    {
+        using var linked = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken, _stop.Token);
+        await _gate.WaitAsync(linked.Token).ConfigureAwait(false);
+        try
+        {
+            await ShipCoreAsync(linked.Token).ConfigureAwait(false);
+            Volatile.Write(ref _failures, 0);
+            Volatile.Write(ref _lastError, null);
+        }
+        catch (Exception e) when (e is not OperationCanceledException || !linked.IsCancellationRequested)
+        {
+            Interlocked.Increment(ref _uploadFailures);
+            Volatile.Write(ref _failures, _failures + 1);
+            Volatile.Write(ref _lastError, $"{DateTimeOffset.UtcNow:O}: {e.GetType().Name}: {e.Message}");
+            throw;
+        }
+        finally
+        {
+            _gate.Release();
+        }
+
+        return Status;
+    }
+
+    private async Task ShipLoopAsync()
+    {
+        while (!_stop.IsCancellationRequested)
+        {
+            var delay = _interval;
+            try
+            {
+                await ShipPendingAsync(_stop.Token).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException) when (_stop.IsCancellationRequested)
+            {
+                return;
+            }
+            catch (Exception)
+            {
+                // SH1: recorded in the status by ShipPendingAsync; retried after a backoff.
+                var factor = Math.Pow(2, Math.Min(Volatile.Read(ref _failures), 16));
+                delay = TimeSpan.FromTicks((long)Math.Min(_maxBackoff.Ticks, _interval.Ticks * factor));
+            }
+
+            try
+            {
+                await Task.Delay(delay, _stop.Token).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException)
+            {
+                return;
+            }
+        }
+    }
+
+    private async Task ShipCoreAsync(CancellationToken cancellationToken)
+    {
+        _position = await FindPositionAsync(cancellationToken).ConfigureAwait(false); // SH3: every pass
+        foreach (var (number, _) in LocalFiles())
+        {
+            if (number <= (_position?.File ?? 0))
+            {
+                continue;
+            }
+
+            var path = JournalFiles.PathOf(_archive, number);
+            var records = ScanRecords(path, number);
+            if (records == null)
+            {
+                if (_position == null)
+                {
+                    continue; // SH5: another store's file, before this lineage's first
+                }
+
+                throw new InvalidOperationException(
+                    $"SH5: '{path}' is not a journal file of store {ArchiveKeys.Lineage(_lineage)} (its first record is not bound to it), and files " +
+                    $"up to {_position.File} are shipped. Shipping stops here: move the file out of the archive directory if it belongs to another store.");
+            }
+
+            if (_position != null && number != _position.File + 1)
+            {
+                throw new InvalidOperationException(
+                    $"SH2: journal file {_position.File + 1} is missing from the archive directory '{_archive}' (file {_position.File} is the last shipped, " +
+                    $"{number} the next found): it was deleted before it was shipped, so the destination's log cannot continue. Take a backup, upload it " +
+                    "(ObjectArchive.UploadSnapshotAsync), and restart shipping into a new destination or prefix.");
+            }
+
+            var header = new ArchiveObjectHeader(ArchiveObjectKind.JournalFile, _lineage, number, records.Value.First, records.Value.Last,
+                records.Value.LastCommitTime, 0, _position?.After ?? ArchiveObjectHeader.NoHash, ArchiveObjectHeader.NoHash, 0);
+            var stored = await ArchiveUpload.PutFileAsync(_destination, ArchiveKeys.Journal(_lineage, number), path, header, cancellationToken).ConfigureAwait(false);
+            _position = new Position(number, stored.After);
+            Interlocked.Exchange(ref _lastShippedTransaction, stored.LastTx);
+            _lastShippedAt = DateTimeOffset.UtcNow;
+            WriteState(_archive, _lineage, number);
+        }
+    }
+
+    /// <summary>SH3: the lineage's last journal object in the destination (its number and After), or null when it holds none.</summary>
+    private async Task<Position?> FindPositionAsync(CancellationToken cancellationToken)
+    {
+        var hint = _position?.File ?? ReadState(_archive, _lineage);
+        var last = await LastKeyAsync(hint is > 1 ? ArchiveKeys.Journal(_lineage, hint.Value - 1) : null, cancellationToken).ConfigureAwait(false);
+        if (last == null && hint != null)
+        {
+            last = await LastKeyAsync(null, cancellationToken).ConfigureAwait(false); // the hint's object is gone (pruned): the full list
+        }
+
+        if (last == null)
+        {
+            return null;
+        }
+
+        var header = await ArchiveUpload.ReadHeaderAsync(_destination, last, cancellationToken).ConfigureAwait(false) ??
+            throw new IOException($"'{last}' was listed in {_destination.Description} and then could not be read; retried later.");
+        if (header.Kind != ArchiveObjectKind.JournalFile || header.Lineage != _lineage)
+        {
+            throw new CorruptionException(ArchiveUpload.Where(_destination, last), 0,
+                $"AO2: the object is not a journal file of lineage {ArchiveKeys.Lineage(_lineage)} (kind {header.Kind}, lineage {ArchiveKeys.Lineage(header.Lineage)})");
+        }
+
+        Interlocked.Exchange(ref _lastShippedTransaction, header.LastTx);
+        return new Position(header.Sequence, header.After);
+    }
+
+    private async Task<string?> LastKeyAsync(string? startAfter, CancellationToken cancellationToken)
+    {
+        string? last = null;
+        await foreach (var item in _destination.ListAsync(ArchiveKeys.JournalPrefix(_lineage), startAfter, cancellationToken).ConfigureAwait(false))
+        {
+            if (ArchiveKeys.ParseNumber(item.Key.AsSpan(ArchiveKeys.JournalPrefix(_lineage).Length)) != null)
+            {
+                last = item.Key;
+            }
+        }
+
+        return last;
+    }
+
+    private IEnumerable<(long Number, long Length)> LocalFiles()
+    {
+        var fileSystem = StorageEnvironmentOptions.ForDirectory(_archive).FileSystem;
+        if (!Directory.Exists(_archive))
+        {
+            yield break;
+        }
+
+        foreach (var number in JournalFiles.List(fileSystem, _archive))
+        {
+            long length;
+            try
+            {
+                length = new FileInfo(JournalFiles.PathOf(_archive, number)).Length;
+            }
+            catch (FileNotFoundException)
+            {
+                continue; // pruned meanwhile
+            }
+
+            yield return (number, length);
+        }
+    }
+
+    /// <summary>The transactions of the file's records, read from their headers (first, then each
+    /// next one while it follows in sequence); null when the first is not bound to this store (SH5).
+    /// Informational: a restore validates every record itself (JA5).</summary>
+    private (long First, long Last, long LastCommitTime)? ScanRecords(string path, long number)
+    {
+        using var file = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete);
+        var binding = new RecordBinding(_lineage, number);
+        var sector = new byte[JournalRecord.SectorSize];
+        long offset = 0;
+        long first = 0, last = 0, commitTime = 0;
+        while (offset + sector.Length <= file.Length)
+        {
+            file.Position = offset;
+            file.ReadExactly(sector);
+            if (!JournalRecordHeader.TryRead(sector, binding, out var header) || (first != 0 && header.TransactionId != last + 1))
+            {
+                break;
+            }
+
+            try
+            {
+                JournalRecord.ValidateHeader(header, path, offset, file.Length);
+            }
+            catch (Exception e) when (e is CorruptionException or FormatVersionException)
+            {
+                break;
+            }
+
+            if (first == 0)
+            {
+                first = header.TransactionId;
+            }
+
+            last = header.TransactionId;
+            commitTime = header.CommitTime;
+            offset += header.RecordSize;
+        }
+
+        return first == 0 ? null : (first, last, commitTime);
+    }
+
+    /// <summary>SH4: the last file shipped for <paramref name="lineage"/> by the state file, or null
+    /// (none, another lineage's, or unreadable: the file is only a hint, the destination says).</summary>
+    public static long? ReadState(string archiveDirectory, ulong? lineage)
+    {
+        try
+        {
+            var parts = File.ReadAllText(Path.Combine(archiveDirectory, StateFileName)).Split(' ', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);
+            if (parts is ["voron-shipped", "1", var id, var file] && ArchiveKeys.ParseLineage(id) is { } found && (lineage == null || found == lineage) &&
+                long.TryParse(file, NumberStyles.None, CultureInfo.InvariantCulture, out var number))
+            {
+                return number;
+            }
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+        }
+
+        return null;
+    }
+
+    private static void WriteState(string archiveDirectory, ulong lineage, long number)
+    {
+        var path = Path.Combine(archiveDirectory, StateFileName);
+        File.WriteAllText(path + ".tmp", $"voron-shipped 1 {ArchiveKeys.Lineage(lineage)} {number.ToString(CultureInfo.InvariantCulture)}\n");
+        File.Move(path + ".tmp", path, overwrite: true); // a hint only (SH3): no fsync needed
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        await _stop.CancelAsync().ConfigureAwait(false);
+        if (_loop != null)
+        {
+            await _loop.ConfigureAwait(false);
+        }
+
+        _stop.Dispose();
+    }
+}

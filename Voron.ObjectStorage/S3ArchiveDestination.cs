@@ -1,0 +1,251 @@
+using System.Net;
+using System.Runtime.CompilerServices;
+using Amazon.Runtime;
+using Amazon.S3;
+using Amazon.S3.Model;
+
+namespace Voron.ObjectStorage;
+
+/// <summary>
+/// An <see cref="IArchiveDestination"/> in an S3-compatible bucket (AWS S3, MinIO, Ceph RGW, R2,
+/// s3rver...), through AWSSDK.S3, under an optional key prefix.
+/// </summary>
+/// <remarks>
+/// <para><see cref="ForEndpoint"/> configures the client the way S3-compatible servers need:
+/// path-style addressing (<c>ForcePathStyle</c>), and checksums only when an operation requires
+/// them (<c>RequestChecksumCalculation</c> and <c>ResponseChecksumValidation</c> WHEN_REQUIRED):
+/// many such servers reject the CRC trailers the SDK sends by default.</para>
+/// <para>Put-if-absent (AD1, AD2): the key is looked up first (HEAD), then written with
+/// <c>If-None-Match: *</c>, which AWS S3 (since 2024), MinIO and Ceph RGW enforce: a concurrent
+/// writer of the same key gets 412 and this put returns false. A server that ignores the header
+/// (s3rver) overwrites instead, so two writers racing on one key between the HEAD and the PUT may
+/// both succeed there; the archive's keys are per store (AK2), so only two copies of one store
+/// shipping at once can race. Set <c>conditionalWrites</c> false for a server that refuses the
+/// header outright.</para>
+/// </remarks>
+/// <example>
+/// <code>
+/// using var destination = S3ArchiveDestination.ForEndpoint(new Uri("http://127.0.0.1:9000"), "backups",
+///     accessKey: "minio", secretKey: "minio-secret", prefix: "voron/orders");
+/// options.ArchiveDestination = destination;
+/// </code>
+/// </example>
+public sealed class S3ArchiveDestination : IArchiveDestination, IDisposable
+{
+    private readonly IAmazonS3 _client;
+    private readonly bool _ownsClient;
+    private readonly string _bucket;
+    private readonly string _prefix;
+    private readonly bool _conditionalWrites;
+
+    /// <summary>A destination over <paramref name="client"/> (configured by the caller, not disposed here).</summary>
+    /// <param name="client">The S3 client.</param>
+    /// <param name="bucket">The bucket, which must exist.</param>
+    /// <param name="prefix">A key prefix for every object ("" = the bucket's root); a trailing '/' is added.</param>
+    /// <param name="conditionalWrites">Whether puts send <c>If-None-Match: *</c> (see the remarks).</param>
+    public S3ArchiveDestination(IAmazonS3 client, string bucket, string prefix = "", bool conditionalWrites = true)
+        : this(client, bucket, prefix, conditionalWrites, ownsClient: false)
+    {
+    }
+
+    private S3ArchiveDestination(IAmazonS3 client, string bucket, string prefix, bool conditionalWrites, bool ownsClient)
+    {
+        ArgumentNullException.ThrowIfNull(client);
+        ArgumentException.ThrowIfNullOrWhiteSpace(bucket);
+        ArgumentNullException.ThrowIfNull(prefix);
+        _client = client;
+        _bucket = bucket;
+        _prefix = prefix.Length == 0 || prefix.EndsWith('/') ? prefix : prefix + "/";
+        _conditionalWrites = conditionalWrites;
+        _ownsClient = ownsClient;
+    }
+
+    /// <summary>
+    /// A destination at an S3-compatible endpoint with static credentials: path-style addressing and
+    /// checksums only when required (see the remarks). The client is disposed with the destination.
+    /// </summary>
+    public static S3ArchiveDestination ForEndpoint(Uri serviceUrl, string bucket, string accessKey, string secretKey, string prefix = "",
+        string region = "us-east-1", bool conditionalWrites = true)
+    {
+        ArgumentNullException.ThrowIfNull(serviceUrl);
+        var config = new AmazonS3Config
+        {
+            ServiceURL = serviceUrl.ToString(),
+            ForcePathStyle = true,
+            AuthenticationRegion = region,
+            RequestChecksumCalculation = RequestChecksumCalculation.WHEN_REQUIRED,
+            ResponseChecksumValidation = ResponseChecksumValidation.WHEN_REQUIRED,
+        };
+        var client = new AmazonS3Client(new BasicAWSCredentials(accessKey, secretKey), config);
+        return new S3ArchiveDestination(client, bucket, prefix, conditionalWrites, ownsClient: true);
+    }
+
+    /// <inheritdoc />
+    public string Description => $"s3://{_bucket}/{_prefix}";
+
+    /// <inheritdoc />
+    public async Task<bool> PutIfAbsentAsync(string key, Stream content, long length, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(content);
+        if (await ExistsAsync(key, cancellationToken).ConfigureAwait(false))
+        {
+            return false;
+        }
+
+        var request = new PutObjectRequest
+        {
+            BucketName = _bucket,
+            Key = _prefix + key,
+            InputStream = content,
+            AutoCloseStream = false,
+            AutoResetStreamPosition = false,
+            UseChunkEncoding = false,
+        };
+        request.Headers.ContentLength = length;
+        if (_conditionalWrites)
+        {
+            request.IfNoneMatch = "*";
+        }
+
+        try
+        {
+            await _client.PutObjectAsync(request, cancellationToken).ConfigureAwait(false);
+            return true;
+        }
+        catch (AmazonS3Exception e) when (e.StatusCode is HttpStatusCode.PreconditionFailed or HttpStatusCode.Conflict)
+        {
+            return false; // AD2: another writer stored it first (412), or is storing it now (409)
+        }
+    }
+
+    /// <inheritdoc />
+    public async Task<Stream?> GetAsync(string key, long offset = 0, long? length = null, CancellationToken cancellationToken = default)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(offset);
+        if (length == 0)
+        {
+            return await ExistsAsync(key, cancellationToken).ConfigureAwait(false) ? new MemoryStream([], writable: false) : null;
+        }
+
+        var request = new GetObjectRequest { BucketName = _bucket, Key = _prefix + key };
+        if (offset > 0 || length != null)
+        {
+            request.ByteRange = length is { } count ? new ByteRange(offset, offset + count - 1) : new ByteRange($"bytes={offset}-");
+        }
+
+        try
+        {
+            var response = await _client.GetObjectAsync(request, cancellationToken).ConfigureAwait(false);
+            return new ResponseStream(response);
+        }
+        catch (AmazonS3Exception e) when (e.StatusCode == HttpStatusCode.NotFound)
+        {
+            return null; // AD3
+        }
+        catch (AmazonS3Exception e) when (e.StatusCode == HttpStatusCode.RequestedRangeNotSatisfiable)
+        {
+            return await ExistsAsync(key, cancellationToken).ConfigureAwait(false) ? new MemoryStream([], writable: false) : null; // past the end
+        }
+    }
+
+    /// <inheritdoc />
+    public async IAsyncEnumerable<ArchiveObjectInfo> ListAsync(string prefix, string? startAfter = null,
+        [EnumeratorCancellation] CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(prefix);
+        var request = new ListObjectsV2Request { BucketName = _bucket, Prefix = _prefix + prefix };
+        if (startAfter != null)
+        {
+            request.StartAfter = _prefix + startAfter;
+        }
+
+        do
+        {
+            var response = await _client.ListObjectsV2Async(request, cancellationToken).ConfigureAwait(false);
+            foreach (var item in response.S3Objects ?? [])
+            {
+                var key = item.Key[_prefix.Length..];
+                if (startAfter == null || string.CompareOrdinal(key, startAfter) > 0) // a server that ignores StartAfter
+                {
+                    yield return new ArchiveObjectInfo(key, item.Size ?? 0);
+                }
+            }
+
+            request.ContinuationToken = response.IsTruncated == true ? response.NextContinuationToken : null;
+        }
+        while (request.ContinuationToken != null);
+    }
+
+    /// <inheritdoc />
+    public Task DeleteAsync(string key, CancellationToken cancellationToken = default) =>
+        _client.DeleteObjectAsync(new DeleteObjectRequest { BucketName = _bucket, Key = _prefix + key }, cancellationToken); // AD5: S3 deletes a missing key without error
+
+    private async Task<bool> ExistsAsync(string key, CancellationToken cancellationToken)
+    {
+        try
+        {
+            await _client.GetObjectMetadataAsync(new GetObjectMetadataRequest { BucketName = _bucket, Key = _prefix + key }, cancellationToken).ConfigureAwait(false);
+            return true;
+        }
+        catch (AmazonS3Exception e) when (e.StatusCode == HttpStatusCode.NotFound)
+        {
+            return false;
+        }
+    }
+
+    /// <summary>Disposes the client when <see cref="ForEndpoint"/> made it.</summary>
+    public void Dispose()
+    {
+        if (_ownsClient)
+        {
+            _client.Dispose();
+        }
+    }
+
+    /// <summary>The object's body; disposing it releases the HTTP response.</summary>
+    private sealed class ResponseStream(GetObjectResponse response) : Stream
+    {
+        private readonly Stream _body = response.ResponseStream;
+
+        public override bool CanRead => true;
+
+        public override bool CanSeek => false;
+
+        public override bool CanWrite => false;
+
+        public override long Length => response.ContentLength;
+
+        public override long Position
+        {
+            get => throw new NotSupportedException();
+            set => throw new NotSupportedException();
+        }
+
+        public override int Read(byte[] buffer, int offset, int count) => _body.Read(buffer, offset, count);
+
+        public override ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default) => _body.ReadAsync(buffer, cancellationToken);
+
+        public override Task<int> ReadAsync(byte[] buffer, int offset, int count, CancellationToken cancellationToken) =>
+            _body.ReadAsync(buffer, offset, count, cancellationToken);
+
+        public override void Flush()
+        {
+        }
+
+        public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
+
+        public override void SetLength(long value) => throw new NotSupportedException();
+
+        public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
+
+        protected override void Dispose(bool disposing)
+        {
+            if (disposing)
+            {
+                response.Dispose();
+            }
+
+            base.Dispose(disposing);
+        }
+    }
+}
