@@ -44,8 +44,9 @@ namespace Voron.Archive;
 //      byte of the content (ObjectArchive's restore does); anything else is corruption naming the key.
 // AO3. two uploads of one key are the same object iff their headers are byte-equal (After covers
 //      the content); a second, different upload is refused (ArchiveUpload).
-// Compatibility: a reader refuses any other FormatVersion; a later version adds kinds or fields in
-// the reserved bytes only with a new version number.
+// Compatibility: a reader refuses any other FormatVersion (checked after the header checksum): a
+// higher one as FormatVersionException (a newer build archived it), 0 as corruption; a later
+// version adds kinds or fields in the reserved bytes only with a new version number.
 
 /// <summary>The header of an archived object (the FORMAT block above).</summary>
 internal readonly record struct ArchiveObjectHeader(ArchiveObjectKind Kind, ulong Lineage, long Sequence, long FirstTx, long LastTx, long LastCommitTime,
@@ -108,15 +109,21 @@ internal readonly record struct ArchiveObjectHeader(ArchiveObjectKind Kind, ulon
             throw new CorruptionException(where, MagicOffset, "AO2: not an archive object (wrong magic): something else was written under the archive's keys");
         }
 
-        var version = BinaryPrimitives.ReadUInt16LittleEndian(bytes[FormatVersionOffset..]);
-        if (version != FormatVersion)
-        {
-            throw new CorruptionException(where, FormatVersionOffset, $"AO2: archive object format version {version}; this build reads version {FormatVersion} only");
-        }
-
         if (BinaryPrimitives.ReadUInt32LittleEndian(bytes[HeaderChecksumOffset..]) != Crc32C.Compute(bytes[..HeaderChecksumOffset]))
         {
             throw new CorruptionException(where, HeaderChecksumOffset, "AO2: the object header's checksum does not match: the object is damaged");
+        }
+
+        var version = BinaryPrimitives.ReadUInt16LittleEndian(bytes[FormatVersionOffset..]);
+        if (version > FormatVersion)
+        {
+            throw new FormatVersionException(where, version, FormatVersion,
+                "A newer Voron build archived this object; restore with that build.");
+        }
+
+        if (version != FormatVersion)
+        {
+            throw new CorruptionException(where, FormatVersionOffset, $"AO2: archive object format version {version}; this build reads version {FormatVersion} only");
         }
 
         var kind = (ArchiveObjectKind)BinaryPrimitives.ReadUInt16LittleEndian(bytes[KindOffset..]);

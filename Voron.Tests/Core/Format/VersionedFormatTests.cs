@@ -1,4 +1,5 @@
 using System.Text.RegularExpressions;
+using Voron.Archive;
 using Voron.Backup;
 using Voron.Compaction;
 using Voron.Documents;
@@ -52,6 +53,14 @@ public sealed partial class VersionedFormatTests
                 BinaryPrimitives.WriteUInt32LittleEndian(bytes.AsSpan(ArchivedCompaction.ChecksumOffset), Crc32C.Compute(bytes.AsSpan(0, ArchivedCompaction.ChecksumOffset)));
             },
             bytes => ArchivedCompaction.Decode(bytes, ArchivedCompaction.PathOf("/archive", 5))),
+        new("archive object header", ArchiveObjectHeader.FormatVersion,
+            () => new ArchiveObjectHeader(ArchiveObjectKind.JournalFile, 1, 2, 3, 4, 1_764_000_000_000, 0, ArchiveObjectHeader.NoHash, ArchiveObjectHeader.NoHash, 0).Encode(),
+            (bytes, version) =>
+            {
+                BinaryPrimitives.WriteUInt16LittleEndian(bytes.AsSpan(ArchiveObjectHeader.FormatVersionOffset), (ushort)version);
+                BinaryPrimitives.WriteUInt32LittleEndian(bytes.AsSpan(ArchiveObjectHeader.HeaderChecksumOffset), Crc32C.Compute(bytes.AsSpan(0, ArchiveObjectHeader.HeaderChecksumOffset)));
+            },
+            bytes => ArchiveObjectHeader.Decode(bytes, File)),
         new("page file metadata", PageFileFormat.Version,
             () =>
             {
@@ -140,6 +149,7 @@ public sealed partial class VersionedFormatTests
         ["Voron.Core/Backup/BackupManifest.cs"] = "this class",
         ["Voron.Core/Journal/ArchivedCompaction.cs"] = "this class",
         ["Voron.Core/PageFiles/PageFileFormat.cs"] = "this class",
+        ["Voron.Core/Archive/ArchiveObjectHeader.cs"] = "this class",
         ["Voron.Documents/Storage/DocumentRecord.cs"] = "this class",
         ["Voron.Documents/Indexing/IndexDefinitionRecord.cs"] = "this class",
         ["Voron.Documents/Storage/DocumentTrees.cs"] = "the store layout's version: StoreLayout refuses a newer one on open (BadInputTests)",
