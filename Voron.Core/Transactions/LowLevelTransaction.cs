@@ -351,7 +351,7 @@ internal sealed partial class LowLevelTransaction : IPageAccess, IAllocatorPages
         var journalPages = diffs ? DiffPages(pages, out arena, out units) : pages.ConvertAll(p => new JournalPage(p.Key, p.Value)).ToArray();
         // A page freed and allocated again by this transaction has a version, not a tombstone.
         long[] freed = [.. _freed!.Where(p => !dirty.ContainsKey(p)).Distinct()];
-        return new PreparedCommit(Id, state, Allocator.ToSummary(), pages, dirty, journalPages, freed, arena, units);
+        return new PreparedCommit(Id, state, Allocator.ToSummary(), pages, dirty, journalPages, freed, arena, units, _allocated);
     }
 
     /// <summary>
