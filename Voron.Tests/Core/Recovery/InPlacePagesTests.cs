@@ -301,4 +301,22 @@ public sealed class InPlacePagesTests
             env.CheckIntegrity();
         }
     }
+
+    /// <summary>
+    /// IP6: replay that cannot reach the data file a record's named pages are in (a point-in-time
+    /// restore's, StorageEnvironment.ReplayPage) refuses the record rather than skip the pages.
+    /// </summary>
+    [Fact]
+    public void Replay_outside_recovery_refuses_an_entry_that_names_pages_in_the_data_file()
+    {
+        var fs = StoreFactory.NewFileSystem();
+        using var env = StorageEnvironment.Open(Options(fs));
+        Load(env, 400, 10);
+        var state = new Voron.Header.EnvironmentState(default, 100, 0);
+        var page = new RecoveredPage(5, 1, JournalPageEncoding.InDataFile, new byte[JournalRecord.InDataFileLength]);
+        byte[] image = [];
+        var e = Assert.Throws<CorruptionException>(() => StorageEnvironment.ReplayPage(env.Pager, page, state, ref image, "/archive/1.journal", 4096, 7));
+        Assert.Equal("/archive/1.journal", e.File);
+        Assert.Contains("R10: record tx 7 names pages [5, 6)", e.Reason, StringComparison.Ordinal);
+    }
 }
