@@ -33,7 +33,8 @@ namespace Voron.Flushing;
 //
 // Invariants:
 //   FL0. The data file never gets a transaction's pages before its journal record is durable
-//        (in lazy mode the flush syncs the journal first).
+//        (in lazy mode the flush syncs the journal first), except the pages a commit created and
+//        writes in place, which are free in every durable state until the record is (IP2).
 //   FL1. F never exceeds the snapshot of a reader live at any moment of the flush or after it,
 //        so the data file never holds a page version newer than a reader that falls through to
 //        it expects (PageTable PT3). A reader registered when F is fixed has a snapshot >= F; one
