@@ -321,6 +321,7 @@ public sealed partial class StorageEnvironment
     {
         var state = header.State;
         byte[] image = [];
+        var named = new InDataFileChecks(); // R10, IP5
         var result = JournalReader.Recover(fileSystem, layout.JournalDirectory, header.StoreId,
             new JournalPosition(header.JournalFile, header.JournalOffset), header.LastSyncedTxId + 1,
             record =>
@@ -329,6 +330,14 @@ public sealed partial class StorageEnvironment
                 var recordState = EnvironmentState.ReadFrom(record.State.Span, file, record.Start.Offset);
                 foreach (var page in record.Pages)
                 {
+                    if (page.Encoding == JournalPageEncoding.InDataFile)
+                    {
+                        CheckEntryBounds(page, recordState, file, record.Start.Offset, record.TransactionId);
+                        named.Name(page, file, record.Start.Offset, record.TransactionId);
+                        continue;
+                    }
+
+                    named.Overwritten(page.PageNumber, page.PageCount); // R10: the last record that writes a page defines it
                     ReplayPage(pager, page, recordState, ref image, file, record.Start.Offset, record.TransactionId);
                 }
 
@@ -336,6 +345,7 @@ public sealed partial class StorageEnvironment
                 state = recordState;
             },
             mode);
+        named.Verify(pager); // R10: before the header moves past the records that name them
         if (result.LastTransactionId == header.LastSyncedTxId)
         {
             return (header, result);
@@ -359,6 +369,15 @@ public sealed partial class StorageEnvironment
     internal static void ReplayPage(Pager pager, RecoveredPage page, EnvironmentState state, ref byte[] image, string file, long offset, long txId)
     {
         CheckEntryBounds(page, state, file, offset, txId);
+        if (page.Encoding == JournalPageEncoding.InDataFile)
+        {
+            // IP6: only recovery, over the data file the pages were written to, replays these.
+            throw new CorruptionException(file, offset,
+                $"R10: record tx {txId} names pages [{page.PageNumber}, {page.PageNumber + page.PageCount}) that its store wrote in place in its own data file " +
+                "instead of journaling them; replaying it anywhere else cannot restore them. A store writes such records only while it has no journal " +
+                "archive (IP6): restore to a transaction before this one, or from a backup taken after it");
+        }
+
         if (page.Encoding == JournalPageEncoding.FullImage)
         {
             pager.WritePage(page.PageNumber, page.Bytes.Span);

@@ -121,6 +121,8 @@ public sealed partial class StorageEnvironment : IDisposable
             Disposed = () => new ObjectDisposedException(GetType().FullName),
             Path = Path,
         }, header, options);
+        InPlace = new InPlacePages(pager, _flusher.Untouched,
+            _options.Durability == DurabilityMode.Durable && _options.JournalArchiveDirectory == null ? _options.InPlaceNewPagesThreshold : long.MaxValue); // IP2, IP6
         _pipeline = new CommitPipeline(new CommitSeams
         {
             ThrowIfUnusable = ThrowIfUnusable,
@@ -130,7 +132,8 @@ public sealed partial class StorageEnvironment : IDisposable
             AppendToJournal = (txId, state, pages) => journal.Append(txId, state, pages, _options.JournalCompression,
                 sync: _options.Durability == DurabilityMode.Durable, _options.Clock.GetUtcNow().ToUnixTimeMilliseconds()), // J13: no lock here
             JournalFailed = () => journal.Failure != null,
-            Publish = prepared => PageTable.Publish(prepared.TxId, prepared.Pages, prepared.FreedPages, _registry.CaptureRetention),
+            WriteInPlace = InPlace.Write,
+            Publish = prepared => PageTable.Publish(prepared.TxId, prepared.PublishedPages, prepared.FreedPages, _registry.CaptureRetention), // IP4
             QueueForFlush = _flusher.Enqueue,
             MakeVisible = MakeVisible,
             Hook = step => _options.CommitHook?.Invoke(step),
@@ -198,6 +201,9 @@ public sealed partial class StorageEnvironment : IDisposable
     internal StoreLayout Layout => _layout;
 
     internal Pager Pager { get; }
+
+    /// <summary>The commit's in-place writer of new pages (Transactions/InPlacePages.cs).</summary>
+    internal InPlacePages InPlace { get; }
 
     internal PageTable PageTable { get; }
 

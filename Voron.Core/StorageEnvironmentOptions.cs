@@ -270,6 +270,14 @@ public sealed class StorageEnvironmentOptions
     internal bool FlushChangedUnitsOnly { get; set; } = true;
 
     /// <summary>
+    /// IP3 (Transactions/InPlacePages.cs): a durable commit whose new pages add up to at least
+    /// this many bytes writes them in place in the data file and syncs it before its journal
+    /// record, which names them instead of carrying them. 4 MiB by default; long.MaxValue turns
+    /// the path off. Never used in lazy durability or with a journal archive (IP2, IP6).
+    /// </summary>
+    internal long InPlaceNewPagesThreshold { get; set; } = Transactions.InPlacePages.DefaultThreshold;
+
+    /// <summary>
     /// The clock a commit's time (the journal record's CommitTime, which point-in-time restore
     /// reads) and a backup manifest's creation time come from; the journal has none of its own
     /// (J9). The system clock by default; tests move one by hand instead of sleeping.

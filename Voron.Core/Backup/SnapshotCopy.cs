@@ -10,7 +10,7 @@ namespace Voron.Backup;
 //      the flusher's horizon stays <= S (FL1, PT3) and the data file never gets a version newer
 //      than S while the copy runs. Each page p < NextPageNumber(S) is copied as the newest page
 //      table version <= S if there is one (not a tombstone), else as the data file's bytes, read
-//      raw (a free page holds anything). Versions are keyed by a run's first page (PT5): pages
+//      raw (a free page holds anything: a commit after S may be writing it in place, IP1). Versions are keyed by a run's first page (PT5): pages
 //      are resolved in increasing order, each version written over what the lower ones wrote,
 //      and a run's bytes past a chunk's end are carried into the next chunk.
 // BK6. a page's table lookup comes BEFORE its raw read, and a version seen by the lookup is

@@ -53,7 +53,7 @@ internal static partial class StoreInspector
                     foreach (var page in record.Pages)
                     {
                         StorageEnvironment.CheckEntryBounds(page, state, file, record.Start.Offset, record.TransactionId);
-                        if (page.Encoding != JournalPageEncoding.FullImage)
+                        if (page.Encoding is JournalPageEncoding.DiffAgainstPrevious or JournalPageEncoding.DiffAgainstZeros)
                         {
                             StorageEnvironment.CheckDiff(page, file, record.Start.Offset, record.TransactionId);
                         }

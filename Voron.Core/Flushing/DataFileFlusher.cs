@@ -33,7 +33,8 @@ namespace Voron.Flushing;
 //
 // Invariants:
 //   FL0. The data file never gets a transaction's pages before its journal record is durable
-//        (in lazy mode the flush syncs the journal first).
+//        (in lazy mode the flush syncs the journal first), except the pages a commit created and
+//        writes in place, which are free in every durable state until the record is (IP2).
 //   FL1. F never exceeds the snapshot of a reader live at any moment of the flush or after it,
 //        so the data file never holds a page version newer than a reader that falls through to
 //        it expects (PageTable PT3). A reader registered when F is fixed has a snapshot >= F; one
@@ -194,6 +195,62 @@ internal sealed class DataFileFlusher : IDisposable
         {
             _wake.Release();
         }
+    }
+
+    /// <summary>
+    /// IP1 (Transactions/InPlacePages.cs): for each of <paramref name="runs"/>, whether no commit
+    /// still queued here names a page of it in its record. A commit leaves the queue only after
+    /// its pages are synced in the data file, a durable header starts recovery past its record,
+    /// and the page table dropped its versions (FL3, PT4).
+    /// </summary>
+    public bool[] Untouched(IReadOnlyList<PageRun> runs)
+    {
+        var result = new bool[runs.Count];
+        if (runs.Count == 0)
+        {
+            return result;
+        }
+
+        // Candidates sorted by first page, so each queued run finds those it overlaps by binary search.
+        var order = Enumerable.Range(0, runs.Count).OrderBy(i => runs[i].First).ToArray();
+        var firsts = order.Select(i => runs[i].First).ToArray();
+        var maxCount = runs.Max(r => r.Count);
+        var touched = new bool[runs.Count];
+        lock (_queueLock)
+        {
+            foreach (var transaction in _unflushed)
+            {
+                if (transaction.Runs == null)
+                {
+                    // Not known: nothing at or after its first page is safe.
+                    var least = transaction.Pages.Length == 0 ? long.MaxValue : transaction.Pages.Min();
+                    for (var k = 0; k < order.Length; k++)
+                    {
+                        touched[k] |= runs[order[k]].First + runs[order[k]].Count > least;
+                    }
+
+                    continue;
+                }
+
+                foreach (var run in transaction.Runs)
+                {
+                    // Candidates starting in (run.First - maxCount, run.First + run.Count) may overlap it.
+                    var at = Array.BinarySearch(firsts, run.First - maxCount + 1);
+                    for (var k = at < 0 ? ~at : at; k < firsts.Length && firsts[k] < run.First + run.Count; k++)
+                    {
+                        var candidate = runs[order[k]];
+                        touched[k] |= candidate.First + candidate.Count > run.First;
+                    }
+                }
+            }
+        }
+
+        for (var k = 0; k < order.Length; k++)
+        {
+            result[order[k]] = !touched[k];
+        }
+
+        return result;
     }
 
     public FlushStatistics? Flush()

@@ -84,7 +84,8 @@ internal static partial class JournalRecord
             var storedLength = BinaryPrimitives.ReadInt32LittleEndian(entry[EntryStoredLengthOffset..]);
             var encoding = (JournalPageEncoding)entry[EntryEncodingOffset];
             var where = $"entry {i} (page {pageNumber}) of record tx {tx}";
-            if (encoding is not (JournalPageEncoding.FullImage or JournalPageEncoding.DiffAgainstPrevious or JournalPageEncoding.DiffAgainstZeros))
+            if (encoding is not (JournalPageEncoding.FullImage or JournalPageEncoding.DiffAgainstPrevious or JournalPageEncoding.DiffAgainstZeros) &&
+                !(encoding == JournalPageEncoding.InDataFile && header.FormatVersion >= FormatVersion))
             {
                 throw new CorruptionException(file, offset, $"R8: unsupported encoding {(byte)encoding} in record tx {tx}, {where}");
             }
@@ -101,7 +102,12 @@ internal static partial class JournalRecord
 
             at += EntryHeaderSize;
             var fullLength = (long)pageCount * Constants.PageSize;
-            var lengthFits = encoding == JournalPageEncoding.FullImage ? storedLength == fullLength : storedLength >= 0 && storedLength <= fullLength;
+            var lengthFits = encoding switch
+            {
+                JournalPageEncoding.FullImage => storedLength == fullLength,
+                JournalPageEncoding.InDataFile => storedLength == InDataFileLength,
+                _ => storedLength >= 0 && storedLength <= fullLength,
+            };
             if (!lengthFits || storedLength > span.Length - at)
             {
                 throw new CorruptionException(file, offset,

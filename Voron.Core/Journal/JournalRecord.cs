@@ -54,8 +54,13 @@ namespace Voron.Journal;
 //   16     1    Encoding      JournalPageEncoding: 0 = full image (StoredLength = PageCount * 8192);
 //                             1 = diff against the page's previous committed version (apply on
 //                             top of the page as replay has left it); 2 = diff against zeros (a
-//                             new page: zero-fill, then apply). Diff format: Journal/Diff/PageDiff.cs;
-//                             a diff's StoredLength is below PageCount * 8192
+//                             new page: zero-fill, then apply); 3 = in the data file (version 3
+//                             only): the pages were written in place in the data file and made
+//                             durable there before this record (Transactions/InPlacePages.cs,
+//                             IP1–IP6), StoredLength = 4 and the bytes are the CRC32C (plain, not
+//                             bound: it names data-file bytes) of the pages' PageCount * 8192
+//                             bytes. Diff format: Journal/Diff/PageDiff.cs; a diff's StoredLength
+//                             is below PageCount * 8192
 //   17     7    Reserved      zero
 //
 // Checksums (CRC32C, Castagnoli, as System.Numerics.BitOperations.Crc32C computes it, with the
@@ -99,11 +104,19 @@ namespace Voron.Journal;
 //   R7. every sector's trailer matches;
 //   R8. the payload is exactly EntryCount entries: each entry header lies inside the payload,
 //       PageNumber > 0, PageCount > 0, PageNumber + PageCount does not overflow, Encoding is 0, 1
-//       or 2, StoredLength = PageCount * 8192 for 0 and <= PageCount * 8192 for 1 and 2, and lies
-//       inside the payload, the Reserved entry bytes are zero, and the last entry ends exactly at
-//       the (uncompressed) payload's end;
+//       or 2, or 3 in a version-3 record, StoredLength = PageCount * 8192 for 0, <= PageCount *
+//       8192 for 1 and 2 and = 4 for 3, and lies inside the payload, the Reserved entry bytes are
+//       zero, and the last entry ends exactly at the (uncompressed) payload's end;
 //   R9. with LZ4, the stored payload decodes (Lz4Block.Decompress, rules LB1..) to exactly
 //       UncompressedPayloadSize bytes; a diff entry applies cleanly (PageDiff rules) at replay.
+//   R10. an in-data-file entry (encoding 3) of a record that recovery replays holds, after the
+//       replay, its checksum in the data file, unless a later record of the replay overwrote one
+//       of its pages (the later record then defines them: the flusher may have written its
+//       version before the crash). A page that fails is damage — the pages were durable before
+//       the record was (IP2), so no crash leaves them torn or missing — and recovery fails with a
+//       CorruptionException naming the data file, the page's offset and the record
+//       (StorageEnvironment.Recover, IP5). Replay that cannot reach the data file the entry
+//       names (point-in-time restore from an archive, IP6) refuses the record the same way.
 // A record whose R7 fails is TORN if every sector that fails is all zeros (the disk had not
 // written it), DAMAGED if a failing sector holds anything else.
 //
@@ -165,6 +178,9 @@ namespace Voron.Journal;
 //   records followed by version-3 ones (the open of a version-2 store goes on in the same file);
 //   the header file says version 3 before the first version-3 record is written, so a version-2
 //   build refuses such a store at its header (FormatVersionException) and never reaches them.
+//   Version 3 also brought encoding 3 (in the data file). It is read only in a version-3 record:
+//   in a version-2 record it is corruption (R8), as any encoding a version does not know; a
+//   version-2 build never meets it silently, since it refuses the store at its header first.
 
 /// <summary>Constants, checksum and header accessors of the journal record; see the FORMAT block above.</summary>
 internal static partial class JournalRecord
@@ -255,6 +271,12 @@ internal static partial class JournalRecord
             yield return new Range(start, start + sliceLength);
         }
     }
+
+    /// <summary>The stored bytes of an in-data-file entry (encoding 3): the CRC32C of its pages.</summary>
+    public const int InDataFileLength = 4;
+
+    /// <summary>The checksum an in-data-file entry (encoding 3) stores for the bytes of its pages (R10).</summary>
+    public static uint InDataFileChecksum(ReadOnlySpan<byte> pages) => Voron.Crc32C.Compute(pages);
 
     /// <summary>The largest page count of one entry: its full image must fit a 32-bit StoredLength.</summary>
     public const int MaxEntryPageCount = int.MaxValue / Constants.PageSize;

@@ -446,7 +446,8 @@ internal sealed partial class JournalWriter : IDisposable
             if (page.Encoding != JournalPageEncoding.FullImage)
             {
                 if (page.PageNumber <= 0 || page.DiffPageCount <= 0 || page.DiffPageCount > JournalRecord.MaxEntryPageCount ||
-                    length > (long)page.DiffPageCount * Constants.PageSize)
+                    length > (long)page.DiffPageCount * Constants.PageSize ||
+                    (page.Encoding == JournalPageEncoding.InDataFile && length != JournalRecord.InDataFileLength))
                 {
                     throw new ArgumentException($"Page {i} of the transaction is a {length}-byte diff of {page.DiffPageCount} pages at page {page.PageNumber}.", nameof(pages));
                 }

@@ -19,8 +19,9 @@ namespace Voron.Paging;
 // the mapping coherent with those writes.
 //
 // Invariants:
-//   PG1. Only the flusher and recovery write the data file, and only pages whose versions no live
-//        reader needs from the mapping (Transactions/PageTable.cs explains which).
+//   PG1. Only the flusher, recovery and a commit's in-place write of the pages it created write
+//        the data file, and only pages whose versions no live reader needs from the mapping
+//        (Transactions/PageTable.cs explains which; IP1 in Transactions/InPlacePages.cs).
 //   PG2. A page is read through the mapping only below the file's length: the file is extended
 //        (preallocated) before any page beyond its end is written.
 //   PG3. A page read from the mapping is validated (P1–P4 in PageHeader.cs) before its bytes

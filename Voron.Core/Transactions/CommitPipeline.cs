@@ -15,7 +15,9 @@ namespace Voron.Transactions;
 //     1. tx.PrepareCommit: catalog updated, checksums stamped (T5), pages sorted; the
 //        transaction refuses changes from here on (T7)
 //   WriteAndPublish (in commit order; with async commit on the merger's committer task):
-//     2. Journal.Append(record) — one positional write + fdatasync (J2)
+//     2. Journal.Append(record) — one positional write + fdatasync (J2); before it, a large
+//        commit's new pages may be written in place and the data file synced (IP1–IP6,
+//        Transactions/InPlacePages.cs), the record naming them instead of carrying them
 //     3. PageTable.Publish(tx pages)          (PT2: only after 2 returned; may prune and
 //        spill to the scratch file: PT6, PT8)
 //     4. flusher.Enqueue(tx)                  (queued, but no flush horizon passes the
@@ -39,7 +41,9 @@ namespace Voron.Transactions;
 //       state, page table and journal untouched — when it fails before anything of the record
 //       was written: in step 1, or in step 2 before the journal's first write (a record over
 //       the size limit, an out-of-memory while encoding it; the journal says so by not being
-//       failed, J7). Any failure from the journal's first write on — the write, the flush,
+//       failed, J7), except a failed in-place write of new pages (IP2), which fails the store:
+//       its data-file sync may have consumed the error of a flush's write. Any failure from the
+//       journal's first write on — the write, the flush,
 //       publishing, the state swap, the hand-over to the flusher, whatever the exception's
 //       type — fails the store (fail-stop, FailureSink.Fail): the journal may hold a record the
 //       memory state does not, so only recovery can tell what is committed.
@@ -110,7 +114,19 @@ internal sealed class CommitPipeline
                 throw _seams.Fail(e);
             }
 
-            record = _seams.AppendToJournal(prepared.TxId, prepared.State.ToArray(), prepared.JournalPages);
+            IReadOnlyList<JournalPage> entries;
+            try
+            {
+                entries = _seams.WriteInPlace(prepared); // IP1–IP3: new pages in the data file, synced, before the record
+            }
+            catch (Exception e)
+            {
+                // C5: the data file's sync may have consumed the error of a flush's earlier write
+                // (a failed fdatasync is not reported twice), so the store cannot go on.
+                throw _seams.Fail(e);
+            }
+
+            record = _seams.AppendToJournal(prepared.TxId, prepared.State.ToArray(), entries);
         }
         catch (Exception e) when (_seams.JournalFailed())
         {
@@ -131,7 +147,7 @@ internal sealed class CommitPipeline
             _seams.Hook(CommitStep.Published);
             // FL9 (Flushing/DataFileFlusher.cs): the flusher has the commit before anyone can see
             // it, so every transaction up to the committed id is queued when a flush pins it.
-            _seams.QueueForFlush(new UnflushedTransaction(prepared.TxId, [.. prepared.Pages.Select(p => p.Key), .. prepared.FreedPages], prepared.Bytes, prepared.State, record.End, prepared.FlushUnits));
+            _seams.QueueForFlush(prepared.ForFlush(record.End)); // IP4: without the pages written in place
             _seams.Hook(CommitStep.Enqueued);
             _seams.MakeVisible(new CommittedState(prepared.TxId, prepared.State, prepared.FreeSpace, record.End) { CommitTime = record.CommitTime }); // C3
             _seams.Hook(CommitStep.Visible);

@@ -22,6 +22,9 @@ internal sealed class CommitSeams
     /// <summary>PG5 (Paging/Pager.cs): grows the data file to the transaction's next page number before the record is written.</summary>
     public required Action<long> ReserveDataFile { get; init; }
 
+    /// <summary>Step 2, before the record: writes the new pages IP1–IP3 choose in place (Transactions/InPlacePages.cs) and returns the record's entries.</summary>
+    public Func<PreparedCommit, IReadOnlyList<JournalPage>> WriteInPlace { get; init; } = prepared => prepared.JournalPages;
+
     /// <summary>Step 2: appends the record (tx id, state, pages) and returns where it lies and its commit time; durable unless the store is lazy (J2).</summary>
     public required Func<long, byte[], IReadOnlyList<JournalPage>, JournalRecordLocation> AppendToJournal { get; init; }
 

@@ -21,4 +21,9 @@ internal sealed record CommittedState(long TxId, EnvironmentState State, FreeSpa
 /// Flushing/FlushUnits.cs): the 4 KiB units it changed of each of the first <c>Units.Length</c>
 /// pages; every unit of the others (freed pages) and of all when null.
 /// </summary>
-internal sealed record UnflushedTransaction(long TxId, long[] Pages, long Bytes, EnvironmentState State, JournalPosition JournalEnd, ulong[]? Units = null);
+internal sealed record UnflushedTransaction(long TxId, long[] Pages, long Bytes, EnvironmentState State, JournalPosition JournalEnd, ulong[]? Units = null)
+{
+    /// <summary>IP1 (Transactions/InPlacePages.cs): every run the commit's record names, pages written in place included; null when
+    /// not known (then no page at or after its first one may be written in place while it is queued).</summary>
+    public PageRun[]? Runs { get; init; }
+}

@@ -25,7 +25,8 @@ namespace Voron.Transactions;
 // Invariants:
 //   T1. At most one write transaction is active (StorageEnvironment._writeLock).
 //   T2. A write transaction never writes the data file: modified pages are private copies
-//       (_dirty) until commit journals them and publishes them to the page table.
+//       (_dirty) until commit journals them and publishes them to the page table, or (pages it
+//       created, in a large commit) writes them in place before its record (IP1–IP4).
 //   T3. A read transaction sees exactly the state of the last transaction committed before it
 //       began (its CommittedState), however many commits follow.
 //   T4. Commit returns only after the journal record is durable; the new state becomes visible
@@ -355,7 +356,7 @@ internal sealed partial class LowLevelTransaction : IPageAccess, IAllocatorPages
         var journalPages = diffs ? DiffPages(pages, out arena, out units) : pages.ConvertAll(p => new JournalPage(p.Key, p.Value)).ToArray();
         // A page freed and allocated again by this transaction has a version, not a tombstone.
         long[] freed = [.. _freed!.Where(p => !dirty.ContainsKey(p)).Distinct()];
-        return new PreparedCommit(Id, state, Allocator.ToSummary(), pages, dirty, journalPages, freed, arena, units);
+        return new PreparedCommit(Id, state, Allocator.ToSummary(), pages, dirty, journalPages, freed, arena, units, _allocated);
     }
 
     /// <summary>

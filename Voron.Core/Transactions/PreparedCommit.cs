@@ -13,8 +13,10 @@ namespace Voron.Transactions;
 internal sealed class PreparedCommit
 {
     public PreparedCommit(long txId, EnvironmentState state, FreeSpaceSummary freeSpace, List<KeyValuePair<long, byte[]>> pages,
-        Dictionary<long, byte[]> pagesByNumber, JournalPage[] journalPages, long[] freedPages, byte[]? diffArena = null, ulong[]? flushUnits = null)
+        Dictionary<long, byte[]> pagesByNumber, JournalPage[] journalPages, long[] freedPages, byte[]? diffArena = null, ulong[]? flushUnits = null,
+        IReadOnlySet<long>? created = null)
     {
+        Created = created;
         _diffArena = diffArena;
         FlushUnits = flushUnits;
         FreedPages = freedPages;
@@ -60,6 +62,60 @@ internal sealed class PreparedCommit
     public JournalPage[] JournalPages { get; }
 
     public long Bytes { get; }
+
+    /// <summary>The pages this transaction created (allocated), of <see cref="Pages"/>: those it may write in place (IP1); null when not known.</summary>
+    public IReadOnlySet<long>? Created { get; }
+
+    /// <summary>IP4: the pages step 2 wrote in place (never published, never flushed); null when none.</summary>
+    public HashSet<long>? InPlace { get; private set; }
+
+    /// <summary>The bytes of <see cref="InPlace"/>.</summary>
+    public long InPlaceBytes { get; private set; }
+
+    /// <summary>Step 2 wrote <paramref name="pages"/> in place (IP4); called at most once, before the record is written.</summary>
+    public void MarkInPlace(HashSet<long> pages, long bytes)
+    {
+        InPlace = pages;
+        InPlaceBytes = bytes;
+    }
+
+    /// <summary>The pages the page table gets (PT2): all but those written in place (IP4).</summary>
+    public IEnumerable<KeyValuePair<long, byte[]>> PublishedPages =>
+        InPlace == null ? Pages : Pages.Where(p => !InPlace.Contains(p.Key));
+
+    /// <summary>
+    /// What the flusher queues (FL9): the published pages with their units (FL10) and the freed
+    /// pages, and every run the record names, in-place ones included, for IP1.
+    /// </summary>
+    public UnflushedTransaction ForFlush(JournalPosition journalEnd)
+    {
+        // IP1: the runs the record names. Freed pages are not among them: the record does not
+        // write them, and the flusher skips their tombstones (PT5).
+        var runs = new PageRun[Pages.Count];
+        for (var i = 0; i < Pages.Count; i++)
+        {
+            runs[i] = new PageRun(Pages[i].Key, Pages[i].Value.Length / Constants.PageSize);
+        }
+
+        if (InPlace == null)
+        {
+            return new UnflushedTransaction(TxId, [.. Pages.Select(p => p.Key), .. FreedPages], Bytes, State, journalEnd, FlushUnits) { Runs = runs };
+        }
+
+        var keys = new List<long>(Pages.Count + FreedPages.Length);
+        var units = FlushUnits == null ? null : new List<ulong>(Pages.Count);
+        for (var i = 0; i < Pages.Count; i++)
+        {
+            if (!InPlace.Contains(Pages[i].Key))
+            {
+                keys.Add(Pages[i].Key);
+                units?.Add(FlushUnits![i]);
+            }
+        }
+
+        keys.AddRange(FreedPages);
+        return new UnflushedTransaction(TxId, [.. keys], Bytes - InPlaceBytes, State, journalEnd, units?.ToArray()) { Runs = runs };
+    }
 
     /// <summary>A buffer of at least <paramref name="size"/> bytes for the diffs of one commit.</summary>
     public static byte[] RentDiffArena(int size) =>

@@ -233,7 +233,7 @@ internal sealed class AnatomyExperiment : IExperiment
                         bucketBytes[bucket] += page.Bytes.Length;
                     }
 
-                    if (page.Encoding != JournalPageEncoding.FullImage)
+                    if (page.Encoding is JournalPageEncoding.DiffAgainstPrevious or JournalPageEncoding.DiffAgainstZeros)
                     {
                         var span = page.Bytes.Span;
                         for (var at = 0; at + 8 <= span.Length;)

@@ -17,6 +17,11 @@ internal static class CrashScenarios
         new("recovery", Recovery, o => o.JournalFileSize = 8 * 1024),
         new("clean close and reopen", CleanReopen, o => o.JournalFileSize = 8 * 1024),
         new("forged values", ForgedValues, o => o.JournalFileSize = 64 * 1024),
+        new("new pages written in place", InPlacePages, o =>
+        {
+            o.JournalFileSize = 64 * 1024;
+            o.InPlaceNewPagesThreshold = Constants.PageSize; // every commit that creates a page writes it in place (IP1–IP3)
+        }),
         new("spill to the scratch file", SpillToScratch, o =>
         {
             o.JournalFileSize = 32 * 1024;
@@ -101,6 +106,28 @@ internal static class CrashScenarios
         run.Flush();
         run.Commit(Put("big", "grows-the-data-file", 600_000, 6));
         run.Flush();
+    }
+
+    /// <summary>
+    /// New pages written in place before their record (IP2): overflow runs and the leaves of an
+    /// in-order load; a later record that rewrites a named page, flushed (R10: the later record
+    /// defines it); a freed run allocated again while the record that named it is still queued
+    /// (IP1) and after it was flushed; recovery of named pages inside the scenario.
+    /// </summary>
+    private static void InPlacePages(CrashRun run)
+    {
+        run.Open();
+        run.Commit(Put("big", "three-pages", 20_000, 1));
+        run.Commit([.. Enumerable.Range(0, 120).Select(i => Put("t", $"key{i:D4}", 150, 10 + i))]);
+        run.Commit(Put("t", "key0005", 150, 200), Put("big", "five-pages", 40_000, 2));
+        run.Flush();
+        run.Commit(Change.Delete("big", "three-pages"));
+        run.Commit(Put("big", "again-three-pages", 20_000, 3), Put("t", "key0050", 160, 201));
+        run.RestartProcess();
+        run.Commit(Put("big", "after-recovery", 30_000, 4));
+        run.Flush();
+        run.Commit(Change.Delete("big", "after-recovery"), Put("t", "key0100", 10, 202));
+        run.Commit(Put("big", "reuses-a-flushed-run", 30_000, 5));
     }
 
     /// <summary>Page splits, merges and frees: many keys in, most out, a tree dropped.</summary>

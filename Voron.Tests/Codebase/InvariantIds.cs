@@ -93,6 +93,7 @@ internal sealed partial class InvariantIds
         ["H"] = "AspNetCore: hosting",
         ["HF"] = "Core: header file format",
         ["I"] = "Documents: document store",
+        ["IP"] = "Core: new pages written in place by a large commit",
         ["IX"] = "Documents: index definition record format",
         ["J"] = "Core: journal writer",
         ["JA"] = "Core: journal archive and point-in-time restore",

@@ -123,7 +123,7 @@ public sealed class JournalReaderCorruptionTests(ITestOutputHelper output)
     }
 
     [Theory]
-    [InlineData(3)]
+    [InlineData(4)]
     [InlineData(7)]
     public void Recover_throws_corruption_on_an_unsupported_page_encoding(byte encoding)
     {
@@ -137,6 +137,41 @@ public sealed class JournalReaderCorruptionTests(ITestOutputHelper output)
 
         Assert.Equal(record.Location.Start.Offset, error.Offset);
         Assert.Contains($"unsupported encoding {encoding} in record tx {record.TransactionId}", error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Recover_throws_corruption_on_an_in_data_file_entry_that_stores_other_than_a_checksum()
+    {
+        using var journal = new JournalHarness(seed: 37);
+        journal.Append();
+        var record = journal.Append(runs: 2, maxRunPages: 1);
+        journal.Append();
+        journal.Rewrite(record, bytes => bytes[JournalRecord.HeaderSize + JournalRecord.EntryEncodingOffset] = (byte)JournalPageEncoding.InDataFile);
+
+        var error = Assert.Throws<CorruptionException>(() => journal.Recover(out _));
+
+        Assert.Equal(record.Location.Start.Offset, error.Offset);
+        Assert.Contains($"stores {Constants.PageSize} bytes in encoding 3", error.Reason, StringComparison.Ordinal);
+    }
+
+    /// <summary>Encoding 3 came with format 3 (R8): a version-2 record that holds it is corrupt, never read as one.</summary>
+    [Fact]
+    public void Recover_throws_corruption_on_an_in_data_file_entry_in_a_version_2_record()
+    {
+        using var journal = new JournalHarness(seed: 38);
+        journal.Append();
+        var record = journal.Append(runs: 2, maxRunPages: 1);
+        journal.Append();
+        journal.Rewrite(record, bytes =>
+        {
+            BinaryPrimitives.WriteUInt16LittleEndian(bytes.Slice(JournalRecord.FormatVersionOffset), JournalRecord.FormatVersion2);
+            bytes[JournalRecord.HeaderSize + JournalRecord.EntryEncodingOffset] = (byte)JournalPageEncoding.InDataFile;
+        });
+
+        var error = Assert.Throws<CorruptionException>(() => journal.Recover(out _));
+
+        Assert.Equal(record.Location.Start.Offset, error.Offset);
+        Assert.Contains($"unsupported encoding 3 in record tx {record.TransactionId}", error.Message, StringComparison.Ordinal);
     }
 
     [Theory]
