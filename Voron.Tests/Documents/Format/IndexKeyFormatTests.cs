@@ -111,8 +111,10 @@ public sealed class IndexKeyFormatTests(ITestOutputHelper output)
         Assert.False(decoded.Ready);
         Assert.Equal(17, decoded.Processed);
         Assert.Equal("User/9"u8.ToArray(), decoded.ResumeAfter);
-        bytes[0] = 9;
+        bytes[0] = 0;
         Assert.Throws<Voron.CorruptionException>(() => IndexDefinitionRecord.Decode("User", "by_city_tags", bytes, "/s"));
+        bytes[0] = 9; // a newer build's format: VersionedFormatTests
+        Assert.Throws<Voron.FormatVersionException>(() => IndexDefinitionRecord.Decode("User", "by_city_tags", bytes, "/s"));
         Assert.Throws<Voron.CorruptionException>(() => IndexDefinitionRecord.Decode("User", "by_city_tags", record.Encode().AsSpan(0, bytes.Length - 1), "/s"));
     }
 }
