@@ -125,7 +125,7 @@ internal static class ExperimentCatalog
 
     /// <summary>replicate: transactions per shipping run.</summary>
     internal static readonly Option<int?> ReplicateCommits = ExperimentOptions.PositiveNumber(
-        "--commits", "VORON_REPLICATE_COMMITS", "transactions each shipping run commits (one 1 KiB put each); default 5000, 400 with --quick");
+        "--commits", "VORON_REPLICATE_COMMITS", "transactions each writer commits in a shipping run (one 1 KiB put each); default 1000, 100 with --quick");
 
     /// <summary>replicate: MiB of values in the restored store.</summary>
     internal static readonly Option<int?> ReplicateSize = ExperimentOptions.PositiveNumber(

@@ -29,21 +29,20 @@ internal sealed partial class ReplicateExperiment
     private async Task MeasureShippingAsync(ExperimentContext context, Report report, ArchiveTargets targets, int runs)
     {
         var writerCounts = _writers is { Length: > 0 } given ? given : context.Quick ? [1, 4] : [1, 16];
-        var commits = _commits ?? (context.Quick ? 400 : 5_000);
-        var journalFileSize = ShippingJournalFileSize(commits);
+        var perWriter = _commits ?? (context.Quick ? 100 : 1_000);
         var values = new RealisticJson(Seed);
         var pool = Enumerable.Range(0, 256).Select(_ => values.Next(ValueBytes, ValueBytes)).ToArray();
         var measured = ShippingVariants.Where(v => targets.WhyNot(v) == null).ToList();
-        report.AddFact("shippingCommitsPerRun", commits);
+        report.AddFact("shippingCommitsPerWriter", perWriter);
         report.AddFact("shippingWriters", string.Join(",", writerCounts));
-        report.AddFact("shippingJournalFileSizeKiB", journalFileSize >> 10);
+        report.AddFact("shippingJournalFileSizeKiB", string.Join(",", writerCounts.Select(w => ShippingJournalFileSize(perWriter * w) >> 10)));
         report.AddFact("shippingValues", $"{ValueBytes}-byte realistic JSON values, 8-byte keys, one put per transaction, every key new");
 
         // Untimed: the first use of each destination's client (its SDK's start-up) and of the write path.
         context.Progress($"shipping: a warm-up run of each variant ({string.Join(", ", measured)}; not timed)");
         foreach (var variant in measured)
         {
-            await ShipOnceAsync(context, targets, variant, writers: 1, Math.Min(commits, 200), journalFileSize, pool).ConfigureAwait(false);
+            await ShipOnceAsync(context, targets, variant, writers: 1, Math.Min(perWriter, 200), pool).ConfigureAwait(false);
         }
 
         var results = new Dictionary<(string Variant, int Writers), List<ShipRun>>();
@@ -51,9 +50,10 @@ internal sealed partial class ReplicateExperiment
         {
             foreach (var writers in writerCounts)
             {
+                var commits = perWriter * writers;
                 foreach (var variant in InRunOrder(measured, run))
                 {
-                    var result = await ShipOnceAsync(context, targets, variant, writers, commits, journalFileSize, pool).ConfigureAwait(false);
+                    var result = await ShipOnceAsync(context, targets, variant, writers, commits, pool).ConfigureAwait(false);
                     (results.TryGetValue((variant, writers), out var list) ? list : results[(variant, writers)] = []).Add(result);
                     context.Progress($"shipping run {run} of {runs}, {writers} writers, {variant,-9}: {commits / result.TotalSeconds:N0} commits/s " +
                                      $"(writes {result.WriteSeconds:F2} s, settle {result.SettleSeconds:F2} s, catch-up {result.CatchUpSeconds:F2} s, shipped through journal file {result.LastShippedFile})");
@@ -77,6 +77,7 @@ internal sealed partial class ReplicateExperiment
 
         foreach (var writers in writerCounts)
         {
+            var commits = perWriter * writers;
             double? offRate = results.TryGetValue((ArchiveTargets.Off, writers), out var offRuns) ? commits / Median.Of(offRuns.Select(r => r.TotalSeconds)) : null;
             foreach (var variant in ShippingVariants)
             {
@@ -111,9 +112,9 @@ internal sealed partial class ReplicateExperiment
             }
         }
 
-        report.AddNote($"shipping: each run a fresh store (Durable, {journalFileSize >> 10} KiB journal files so the run releases several; JournalArchiveDirectory set in every variant) " +
-                       $"commits {commits:N0} transactions, each one put of a new 8-byte key and a {ValueBytes}-byte value through ExecuteAsync (the merger), shared among the writers, each writer " +
-                       "awaiting its commit before the next; then FlushToDataFile (the settle: the data file takes the pages and the journal files it no longer needs go to the archive) and, " +
+        report.AddNote("shipping: each run a fresh store (Durable, journal files small enough that the run releases about eight, shippingJournalFileSizeKiB per writer count; " +
+                       $"JournalArchiveDirectory set in every variant) commits {perWriter:N0} transactions per writer, each one put of a new 8-byte key and a {ValueBytes}-byte value through ExecuteAsync (the merger), shared among the writers, each writer " +
+                       "awaiting its commit before the next (a commit here is one acknowledged ExecuteAsync: the merger may carry several in one journal write, so lastTx, the store's transactions, can be fewer); then FlushToDataFile (the settle: the data file takes the pages and the journal files it no longer needs go to the archive) and, " +
                        "when the store ships, ShipArchiveAsync until every released file is in the destination (the catch-up; the background pass, every ArchiveShippingInterval = 1 s, ships " +
                        "during the writes too). commitsPerSec: commits over writes + settle + catch-up, the median of the runs (min and max beside it); ackCommitsPerSec: over the writes alone. " +
                        "The newest transactions are in the live journal file until it is released (docs/object-storage.md, Limits): lastShippedTx against lastTx. " +
@@ -122,7 +123,7 @@ internal sealed partial class ReplicateExperiment
     }
 
     /// <summary>One store, written, settled and (when it ships) caught up; everything from the first commit on is timed.</summary>
-    private static async Task<ShipRun> ShipOnceAsync(ExperimentContext context, ArchiveTargets targets, string variant, int writers, int commits, long journalFileSize, byte[][] pool)
+    private static async Task<ShipRun> ShipOnceAsync(ExperimentContext context, ArchiveTargets targets, string variant, int writers, int commits, byte[][] pool)
     {
         var directory = context.NewDirectory("ship-store");
         var archive = context.NewDirectory("ship-archive");
@@ -130,7 +131,7 @@ internal sealed partial class ReplicateExperiment
         try
         {
             var options = context.Disk.VoronOptions(directory);
-            options.JournalFileSize = journalFileSize;
+            options.JournalFileSize = ShippingJournalFileSize(commits);
             options.JournalArchiveDirectory = archive;
             options.ArchiveDestination = destination;
             using var environment = StorageEnvironment.Open(options);

@@ -8,7 +8,7 @@ namespace Voron.LoadTests.Experiments;
 /// Workloads, each on stores of its own, in the order <see cref="Workloads"/> lists them:
 /// <list type="number">
 /// <item>shipping (<c>ReplicateExperiment.Shipping.cs</c>): the same durable writes (1 KiB values,
-///   one put per transaction through the merger, at each <c>--writers</c> count) on a store that
+///   one put per transaction through the merger, <c>--commits</c> per writer at each <c>--writers</c> count) on a store that
 ///   archives its journal with no destination (<see cref="ArchiveTargets.Off"/>) and on the same
 ///   store shipping to each destination (a directory, s3rver, Azurite): commits per second with
 ///   every write's work timed, the settle and the catch-up of the destination included, the
@@ -53,7 +53,7 @@ internal sealed partial class ReplicateExperiment : IExperiment
 
     /// <param name="runs">Interleaved runs of each variant; default 3, 2 with --quick.</param>
     /// <param name="writers">Writer counts of the shipping workload; default 1 and 16, 1 and 4 with --quick.</param>
-    /// <param name="commits">Transactions each shipping run commits; default 5,000, 400 with --quick.</param>
+    /// <param name="commits">Transactions each writer commits in a shipping run; default 1,000, 100 with --quick.</param>
     /// <param name="restoreBytes">Bytes of values the restored store is written with; default 64 MiB, 4 MiB with --quick.</param>
     /// <param name="documents">Documents exported to PostgreSQL; default 100,000, 2,000 with --quick.</param>
     /// <param name="workloads">Workloads to run; default all (<see cref="Workloads"/>).</param>
