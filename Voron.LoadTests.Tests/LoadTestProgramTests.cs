@@ -9,7 +9,7 @@ public sealed class LoadTestProgramTests : IDisposable
 
     [Fact]
     public void The_suites_are_the_ones_a_user_runs_to_choose_a_store() =>
-        Assert.Equal(["compare", "kv", "ycsb", "documents", "sql", "merge", "churn", "ops"], ExperimentCatalog.All.Select(e => e.Name));
+        Assert.Equal(["compare", "kv", "ycsb", "documents", "sql", "merge", "churn", "ops", "replicate"], ExperimentCatalog.All.Select(e => e.Name));
 
     [Theory]
     [InlineData("compare", typeof(CompareExperiment))]
@@ -18,6 +18,7 @@ public sealed class LoadTestProgramTests : IDisposable
     [InlineData("sql", typeof(SqlExperiment))]
     [InlineData("merge", typeof(MergeExperiment))]
     [InlineData("churn", typeof(ChurnExperiment))]
+    [InlineData("replicate", typeof(ReplicateExperiment))]
     public void A_suite_of_one_experiment_is_that_experiment(string name, Type type) => Assert.IsType(type, ExperimentCatalog.Find(name));
 
     [Theory]

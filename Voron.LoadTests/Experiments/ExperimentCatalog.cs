@@ -9,7 +9,7 @@ namespace Voron.LoadTests.Experiments;
 /// place to register a suite and the options of its own (the common options, --quick, --dir and
 /// --reports, are CommandLine's; --flush-delay is added to every suite registered as writing).
 /// These are the suites a user runs to choose a store: compare (the default), kv, ycsb,
-/// documents, sql, merge, churn, ops; a suite of several experiments is a <see cref="Suite"/>.
+/// documents, sql, merge, churn, ops, replicate; a suite of several experiments is a <see cref="Suite"/>.
 /// Every run measures the machine first (<see cref="Measurement.Preflight"/>). One-off
 /// diagnostics of the engine (the machine's full grid, journal modes, the section allocator, the
 /// sample app over HTTP, a journal's anatomy, stalls, system calls, file size, compressors,
@@ -114,6 +114,41 @@ internal static class ExperimentCatalog
         "--callers", "VORON_DOCS_CALLERS", "caller counts of the insert workload, separated by commas; default 1,16,64,256",
         (text, source) => MergeExperiment.ParseCallerCounts(text, source));
 
+    /// <summary>replicate: interleaved runs of each variant.</summary>
+    internal static readonly Option<int?> ReplicateRuns = ExperimentOptions.PositiveNumber(
+        "--runs", "VORON_REPLICATE_RUNS", "runs of each variant, interleaved, the order reversed every other run; default 3, 2 with --quick");
+
+    /// <summary>replicate: the shipping workload's writer counts.</summary>
+    internal static readonly Option<int[]?> ReplicateWriters = ExperimentOptions.List(
+        "--writers", "VORON_REPLICATE_WRITERS", "writer counts of the shipping workload, separated by commas; default 1,16 (1,4 with --quick)",
+        (text, source) => MergeExperiment.ParseCallerCounts(text, source));
+
+    /// <summary>replicate: transactions per shipping run.</summary>
+    internal static readonly Option<int?> ReplicateCommits = ExperimentOptions.PositiveNumber(
+        "--commits", "VORON_REPLICATE_COMMITS", "transactions each writer commits in a shipping run (one 1 KiB put each); default 1000, 100 with --quick");
+
+    /// <summary>replicate: MiB of values in the restored store.</summary>
+    internal static readonly Option<int?> ReplicateSize = ExperimentOptions.PositiveNumber(
+        "--size", "VORON_REPLICATE_MIB", "MiB of values written into the store that is restored from each destination (a snapshot half way, the rest shipped journal); default 64, 4 with --quick");
+
+    /// <summary>replicate: documents exported to PostgreSQL.</summary>
+    internal static readonly Option<int?> ReplicateDocuments = ExperimentOptions.PositiveNumber(
+        "--documents", "VORON_REPLICATE_DOCUMENTS", "~1 KiB profiles exported to PostgreSQL and bulk-inserted by Marten; default 100000, 2000 with --quick");
+
+    /// <summary>replicate: which workloads.</summary>
+    internal static readonly Option<string[]?> ReplicateWorkloads = ExperimentOptions.Names(
+        "--workloads", "VORON_REPLICATE_WORKLOADS", "workloads to run, separated by commas; default all", ReplicateExperiment.Workloads);
+
+    /// <summary>replicate: the npm folder with s3rver and azurite.</summary>
+    internal static readonly Option<string?> ReplicateObjectServers = ExperimentOptions.Text(
+        "--object-servers", ReplicateExperiment.ObjectServersVariable,
+        "a folder where `npm install --prefix PATH s3rver@3.7.1 azurite@3.35.0` was run: the s3rver and azurite destinations start from it; without it their rows say skipped", "PATH");
+
+    /// <summary>replicate: a PostgreSQL server instead of a throwaway cluster.</summary>
+    internal static readonly Option<string?> ReplicatePostgres = ExperimentOptions.Text(
+        "--postgres", "VORON_REPLICATE_POSTGRES",
+        "an Npgsql connection string of a PostgreSQL server whose user may create databases, to export into instead of a throwaway cluster started with initdb", "CONNECTION");
+
     /// <summary>documents: which parts.</summary>
     internal static readonly Option<string[]?> DocumentsParts = PartsOption(DocumentsSuite(null));
 
@@ -141,6 +176,18 @@ internal static class ExperimentCatalog
         new(new ChurnExperiment(), [ChurnEngines], result => new ChurnExperiment(engines: result.GetValue(ChurnEngines)), Writes: true),
         new(OpsSuite(null), [BackupSize, BackupSeconds, OpsRounds, BackupArchive, ToolsDocuments, OpsParts],
             result => OpsSuite(result).Only(result.GetValue(OpsParts)), Writes: true),
+        new(new ReplicateExperiment(),
+            [ReplicateRuns, ReplicateWriters, ReplicateCommits, ReplicateSize, ReplicateDocuments, ReplicateWorkloads, ReplicateObjectServers, ReplicatePostgres],
+            result => new ReplicateExperiment(
+                runs: result.GetValue(ReplicateRuns),
+                writers: result.GetValue(ReplicateWriters),
+                commits: result.GetValue(ReplicateCommits),
+                restoreBytes: result.GetValue(ReplicateSize) is { } mib ? (long)mib << 20 : null,
+                documents: result.GetValue(ReplicateDocuments),
+                workloads: result.GetValue(ReplicateWorkloads),
+                objectServers: result.GetValue(ReplicateObjectServers),
+                postgres: result.GetValue(ReplicatePostgres)),
+            Writes: true),
     ];
 
     /// <summary>

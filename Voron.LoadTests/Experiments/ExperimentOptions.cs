@@ -43,6 +43,14 @@ internal static class ExperimentOptions
         DefaultValueFactory = result => Environment.GetEnvironmentVariable(variable) is { Length: > 0 } text ? ParseNames(result, text, variable, allowed) : null,
     };
 
+    /// <summary>Text (a path, a connection string): <c>--name TEXT</c>, else the variable <paramref name="variable"/>, else null (the experiment's default).</summary>
+    public static Option<string?> Text(string name, string variable, string description, string helpName) => new(name)
+    {
+        Description = $"{description} (or the environment variable {variable})",
+        HelpName = helpName,
+        DefaultValueFactory = _ => Environment.GetEnvironmentVariable(variable) is { Length: > 0 } text ? text : null,
+    };
+
     /// <summary>
     /// Milliseconds, 0 to <paramref name="max"/>, fractions allowed: <c>--name MS</c>; null (none)
     /// when the option is not given.

@@ -27,6 +27,21 @@ internal static class PlainCopy
         Run(Find("sync")!, paths);
     }
 
+    /// <summary>
+    /// <c>cp -R</c> of the directory <paramref name="source"/> (every file under it) to
+    /// <paramref name="destination"/> (which must not exist), then <c>sync</c> of every copied file
+    /// and directory: the replicate experiment's baseline for a restore of the same bytes.
+    /// </summary>
+    public static void CopyTreeAndSync(string source, string destination)
+    {
+        Run(Find("cp")!, ["-R", source, destination]);
+        var paths = Directory.EnumerateFiles(destination, "*", SearchOption.AllDirectories)
+            .Concat(Directory.EnumerateDirectories(destination, "*", SearchOption.AllDirectories))
+            .Append(destination)
+            .ToList();
+        Run(Find("sync")!, paths);
+    }
+
     /// <summary>The full path of <paramref name="tool"/> on the PATH, or null.</summary>
     internal static string? Find(string tool) =>
         (Environment.GetEnvironmentVariable("PATH") ?? "")
