@@ -22,6 +22,10 @@ namespace Voron.ObjectStorage;
 /// both succeed there; the archive's keys are per store (AK2), so only two copies of one store
 /// shipping at once can race. Set <c>conditionalWrites</c> false for a server that refuses the
 /// header outright.</para>
+/// <para>The writer's lease (<see cref="IArchiveLeaseStore"/>, LW1..LW5) is a small object written
+/// with <c>If-None-Match: *</c> or <c>If-Match: &lt;ETag&gt;</c>. AWS S3 and recent MinIO enforce both;
+/// a server that ignores them (s3rver), or a destination made with <c>conditionalWrites</c> false,
+/// is found out by the shipper's check (LS6), which then ships without a lease.</para>
 /// </remarks>
 /// <example>
 /// <code>
@@ -30,7 +34,7 @@ namespace Voron.ObjectStorage;
 /// options.ArchiveDestination = destination;
 /// </code>
 /// </example>
-public sealed class S3ArchiveDestination : IArchiveDestination, IDisposable
+public sealed class S3ArchiveDestination : IArchiveDestination, IArchiveLeaseStore, IDisposable
 {
     private readonly IAmazonS3 _client;
     private readonly bool _ownsClient;
@@ -115,6 +119,56 @@ public sealed class S3ArchiveDestination : IArchiveDestination, IDisposable
         catch (AmazonS3Exception e) when (e.StatusCode is HttpStatusCode.PreconditionFailed or HttpStatusCode.Conflict)
         {
             return false; // AD2: another writer stored it first (412), or is storing it now (409)
+        }
+    }
+
+    /// <inheritdoc />
+    public async Task<ArchiveVersionedObject?> GetVersionedAsync(string key, CancellationToken cancellationToken = default)
+    {
+        try
+        {
+            using var response = await _client.GetObjectAsync(new GetObjectRequest { BucketName = _bucket, Key = _prefix + key }, cancellationToken).ConfigureAwait(false);
+            var copy = new MemoryStream();
+            await response.ResponseStream.CopyToAsync(copy, cancellationToken).ConfigureAwait(false);
+            return new ArchiveVersionedObject(copy.ToArray(), response.ETag);
+        }
+        catch (AmazonS3Exception e) when (e.StatusCode == HttpStatusCode.NotFound)
+        {
+            return null; // LW3
+        }
+    }
+
+    /// <inheritdoc />
+    public async Task<string?> PutIfVersionAsync(string key, ReadOnlyMemory<byte> content, string? ifVersion, CancellationToken cancellationToken = default)
+    {
+        var request = new PutObjectRequest
+        {
+            BucketName = _bucket,
+            Key = _prefix + key,
+            InputStream = new MemoryStream(content.ToArray(), writable: false),
+            UseChunkEncoding = false,
+        };
+        if (_conditionalWrites)
+        {
+            if (ifVersion == null)
+            {
+                request.IfNoneMatch = "*";
+            }
+            else
+            {
+                request.IfMatch = ifVersion;
+            }
+        }
+
+        try
+        {
+            var response = await _client.PutObjectAsync(request, cancellationToken).ConfigureAwait(false);
+            return response.ETag;
+        }
+        catch (AmazonS3Exception e) when (e.StatusCode is HttpStatusCode.PreconditionFailed or HttpStatusCode.Conflict ||
+            e.StatusCode == HttpStatusCode.NotFound && ifVersion != null)
+        {
+            return null; // LW1: the condition did not hold (If-Match on a missing object is 404 on AWS)
         }
     }
 

@@ -7,7 +7,8 @@ namespace Voron.Tests.ObjectStorage;
 /// <summary>
 /// The S3 destination against s3rver (a real S3-compatible server): the contract (AD1..AD6), and
 /// shipping and restoring through a server that is stopped and started again. s3rver ignores
-/// If-None-Match, so these test the wire format, not the server's refusal (Azurite's tests do).
+/// If-None-Match and If-Match, so these test the wire format, not the server's refusal (Azurite's
+/// tests do), and that the shipper finds the lease unenforceable there (LS6).
 /// </summary>
 public sealed class S3ArchiveDestinationTests(ITestOutputHelper output)
 {
@@ -27,6 +28,31 @@ public sealed class S3ArchiveDestinationTests(ITestOutputHelper output)
         using var server = ObjectServer.StartS3rver();
         using var destination = Open(server, "ship");
         await ShipAcrossAnOutageAndRestore(server, destination, seed, () => Task.CompletedTask);
+    }
+
+    [ObjectServerFact("s3rver")]
+    public async Task S3rver_ignores_the_lease_conditions_so_the_contract_sees_them_accepted()
+    {
+        var seed = TestSeed.Next(output, nameof(S3rver_ignores_the_lease_conditions_so_the_contract_sees_them_accepted));
+        using var server = ObjectServer.StartS3rver();
+        using var destination = Open(server, "lease-contract");
+        await ArchiveLeaseStoreContract.CheckAllAsync(destination, seed, enforced: false);
+    }
+
+    [ObjectServerFact("s3rver")]
+    public async Task Shipping_to_s3rver_finds_the_lease_unenforceable_and_ships_without_it()
+    {
+        var seed = TestSeed.Next(output, nameof(Shipping_to_s3rver_finds_the_lease_unenforceable_and_ships_without_it));
+        using var server = ObjectServer.StartS3rver();
+        using var destination = Open(server, "lease-ship");
+        using var store = new ShippingWorkload(seed, destination);
+        store.Commit(40);
+        store.Env.FlushToDataFile();
+        var status = await store.Env.ShipArchiveAsync();
+        Assert.Equal(ArchiveLeaseState.NotEnforced, status.Lease); // LS6
+        Assert.Equal(0, status.PendingFiles);
+        await ArchiveShippingTests.AssertShippedPrefix(store, destination, status.LastShippedFile);
+        Assert.Empty(await ArchiveDestinationContract.KeysAsync(destination, store.LineageText + "/lease")); // the probe is gone, no lease written
     }
 
     /// <summary>Ships, stops the server while committing, starts it, catches up, and restores
