@@ -15,4 +15,12 @@ namespace Voron;
 /// <param name="LastError">What the last failed pass reported (time, type, message), or null after a success.</param>
 /// <param name="LastShippedAt">When this process last stored a file, or null.</param>
 public sealed record ArchiveShippingStatus(string Destination, string Lineage, long LastShippedFile, long LastShippedTransaction, int PendingFiles,
-    long PendingBytes, int ConsecutiveFailures, string? LastError, DateTimeOffset? LastShippedAt);
+    long PendingBytes, int ConsecutiveFailures, string? LastError, DateTimeOffset? LastShippedAt)
+{
+    /// <summary>The writer's lease on the lineage (LS1..LS7 in Voron.Core/Archive/ArchiveLease.cs).</summary>
+    public ArchiveLeaseState Lease { get; init; }
+
+    /// <summary>Who holds the lease (this store, or the other one when <see cref="Lease"/> is
+    /// <see cref="ArchiveLeaseState.HeldByAnother"/>): holder id, machine, process and expiry; null when unknown or not enforced.</summary>
+    public string? LeaseHolder { get; init; }
+}

@@ -13,6 +13,12 @@ namespace Voron;
 /// with overwrite false), then the directory is synced: a reader sees a whole object or none, and
 /// an existing object is never replaced (AD2). A crash can leave a temporary file, which the next
 /// put of the same key deletes.
+/// <para>Conditional writes (<see cref="IArchiveLeaseStore"/>, LW1..LW5): a write holds the key's lock
+/// file ("*.upload-lock", an exclusive open, which excludes other processes of this machine and other
+/// writers in this one), reads the current bytes, compares their version (the first 32 hex digits of
+/// their SHA-256), and replaces the object by a rename. A reader needs no lock: the rename shows it
+/// the whole old object or the whole new one. Across machines this holds only where the shared file
+/// system honours exclusive opens (a local disk does; some network shares do not).</para>
 /// </remarks>
 /// <example>
 /// <code>
@@ -24,9 +30,10 @@ namespace Voron;
 /// }
 /// </code>
 /// </example>
-public sealed class DirectoryArchiveDestination : IArchiveDestination
+public sealed class DirectoryArchiveDestination : IArchiveDestination, IArchiveLeaseStore
 {
     private const string UploadMarker = ".upload-";
+    private const string LockSuffix = UploadMarker + "lock";
     private readonly string _root;
     private readonly Platform.IFileSystem _fileSystem;
 
@@ -55,7 +62,10 @@ public sealed class DirectoryArchiveDestination : IArchiveDestination
         Directory.CreateDirectory(directory);
         foreach (var stale in Directory.EnumerateFiles(directory, Path.GetFileName(path) + UploadMarker + "*"))
         {
-            File.Delete(stale); // left by a crash or a failed put of this key
+            if (!stale.EndsWith(LockSuffix, StringComparison.Ordinal))
+            {
+                File.Delete(stale); // left by a crash or a failed put of this key
+            }
         }
 
         var temporary = path + UploadMarker + Guid.NewGuid().ToString("N")[..12];
@@ -166,6 +176,81 @@ public sealed class DirectoryArchiveDestination : IArchiveDestination
         }
 
         return Task.CompletedTask;
+    }
+
+    /// <inheritdoc />
+    public async Task<ArchiveVersionedObject?> GetVersionedAsync(string key, CancellationToken cancellationToken = default)
+    {
+        var path = PathOf(key);
+        try
+        {
+            var bytes = await File.ReadAllBytesAsync(path, cancellationToken).ConfigureAwait(false);
+            return new ArchiveVersionedObject(bytes, VersionOf(bytes));
+        }
+        catch (Exception e) when (e is FileNotFoundException or DirectoryNotFoundException)
+        {
+            return null; // LW3
+        }
+    }
+
+    /// <inheritdoc />
+    public async Task<string?> PutIfVersionAsync(string key, ReadOnlyMemory<byte> content, string? ifVersion, CancellationToken cancellationToken = default)
+    {
+        var path = PathOf(key);
+        var directory = Path.GetDirectoryName(path)!;
+        Directory.CreateDirectory(directory);
+        using var held = await LockAsync(path + LockSuffix, cancellationToken).ConfigureAwait(false);
+        byte[]? current;
+        try
+        {
+            current = await File.ReadAllBytesAsync(path, cancellationToken).ConfigureAwait(false);
+        }
+        catch (FileNotFoundException)
+        {
+            current = null;
+        }
+
+        if (ifVersion == null ? current != null : current == null || VersionOf(current) != ifVersion)
+        {
+            return null; // LW1: the condition does not hold
+        }
+
+        var temporary = path + UploadMarker + Guid.NewGuid().ToString("N")[..12];
+        try
+        {
+            await using (var file = new FileStream(temporary, FileMode.CreateNew, FileAccess.Write, FileShare.None, 4096, FileOptions.Asynchronous))
+            {
+                await file.WriteAsync(content, cancellationToken).ConfigureAwait(false);
+                file.Flush(flushToDisk: true);
+            }
+
+            File.Move(temporary, path, overwrite: true); // under the lock: nobody replaced it since the read
+            SyncParents(directory);
+            return VersionOf(content.Span);
+        }
+        finally
+        {
+            File.Delete(temporary);
+        }
+    }
+
+    /// <summary>LW2: the first 32 hex digits of the bytes' SHA-256.</summary>
+    private static string VersionOf(ReadOnlySpan<byte> bytes) => Convert.ToHexStringLower(System.Security.Cryptography.SHA256.HashData(bytes))[..32];
+
+    /// <summary>Opens the lock file exclusively, waiting while another writer holds it (it holds it for one small write).</summary>
+    private static async Task<FileStream> LockAsync(string path, CancellationToken cancellationToken)
+    {
+        for (var attempt = 0; ; attempt++)
+        {
+            try
+            {
+                return new FileStream(path, FileMode.OpenOrCreate, FileAccess.ReadWrite, FileShare.None);
+            }
+            catch (IOException) when (attempt < 2_000 && !cancellationToken.IsCancellationRequested)
+            {
+                await Task.Delay(5, cancellationToken).ConfigureAwait(false);
+            }
+        }
     }
 
     private string PathOf(string key)

@@ -35,6 +35,11 @@ public sealed partial class StorageEnvironment
         {
             throw new ArgumentOutOfRangeException(nameof(options), options.ArchiveShippingInterval, "ArchiveShippingInterval must be positive.");
         }
+
+        if (options.ArchiveLeaseDuration <= TimeSpan.Zero)
+        {
+            throw new ArgumentOutOfRangeException(nameof(options), options.ArchiveLeaseDuration, "ArchiveLeaseDuration must be positive.");
+        }
     }
 
     private void StartShipping()
@@ -44,11 +49,13 @@ public sealed partial class StorageEnvironment
             return;
         }
 
-        _shipper = new ArchiveShipper(destination, System.IO.Path.GetFullPath(archive), StoreId, _options.ArchiveShippingInterval, TimeSpan.FromMinutes(1));
+        _shipper = new ArchiveShipper(destination, System.IO.Path.GetFullPath(archive), StoreId, _options.ArchiveShippingInterval, TimeSpan.FromMinutes(1),
+            _options.ArchiveLeaseDuration, _options.ArchiveLeaseClock);
         _shipper.Start(_options.ShipArchiveInBackground);
     }
 
-    /// <summary>SH1: stops the background pass (an upload under way is cancelled); never waits for the destination.</summary>
+    /// <summary>SH1: stops the background pass (an upload under way is cancelled); waits for the destination only to
+    /// hand the writer's lease back, a few seconds at most (LS5).</summary>
     private void StopShipping()
     {
         var shipper = Interlocked.Exchange(ref _shipper, null);

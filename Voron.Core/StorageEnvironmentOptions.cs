@@ -97,6 +97,17 @@ public sealed class StorageEnvironmentOptions
     internal bool ShipArchiveInBackground { get; set; } = true;
 
     /// <summary>
+    /// How long the writer's lease on the archive's lineage lasts (default 1 minute): renewed every
+    /// shipping pass, taken over by another copy of the store only after it expired (LS1..LS7,
+    /// docs/object-storage.md). Keep it above the time one journal file takes to upload, and well
+    /// above the clock difference between the machines.
+    /// </summary>
+    public TimeSpan ArchiveLeaseDuration { get; set; } = TimeSpan.FromMinutes(1);
+
+    /// <summary>The clock the lease's expiry is read from (tests move it instead of waiting).</summary>
+    internal TimeProvider ArchiveLeaseClock { get; set; } = TimeProvider.System;
+
+    /// <summary>
     /// Address space reserved for the data file's mapping, and so the largest the data file may
     /// grow while open. Default 256 GiB (address space only: nothing is committed).
     /// </summary>

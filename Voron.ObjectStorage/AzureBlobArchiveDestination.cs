@@ -16,6 +16,9 @@ namespace Voron.ObjectStorage;
 /// same name gets 409 (BlobAlreadyExists) or 412. Blobs list in name order (AD4); the listing
 /// starts at the prefix and skips names up to <c>startAfter</c> on the client (the Blob API has
 /// no start-after parameter).
+/// <para>The writer's lease (<see cref="IArchiveLeaseStore"/>, LW1..LW5) is a small blob written with
+/// <c>If-None-Match: *</c> or <c>If-Match: &lt;ETag&gt;</c>, both enforced by Azure Blob Storage and
+/// Azurite: of two writers racing with one ETag, one wins and the other gets 412.</para>
 /// </remarks>
 /// <example>
 /// <code>
@@ -24,7 +27,7 @@ namespace Voron.ObjectStorage;
 /// options.ArchiveDestination = new AzureBlobArchiveDestination(container, prefix: "voron/orders");
 /// </code>
 /// </example>
-public sealed class AzureBlobArchiveDestination : IArchiveDestination
+public sealed class AzureBlobArchiveDestination : IArchiveDestination, IArchiveLeaseStore
 {
     private readonly BlobContainerClient _container;
     private readonly string _prefix;
@@ -101,6 +104,37 @@ public sealed class AzureBlobArchiveDestination : IArchiveDestination
     /// <inheritdoc />
     public Task DeleteAsync(string key, CancellationToken cancellationToken = default) =>
         _container.GetBlobClient(_prefix + key).DeleteIfExistsAsync(cancellationToken: cancellationToken); // AD5
+
+    /// <inheritdoc />
+    public async Task<ArchiveVersionedObject?> GetVersionedAsync(string key, CancellationToken cancellationToken = default)
+    {
+        try
+        {
+            var response = await _container.GetBlobClient(_prefix + key).DownloadContentAsync(cancellationToken).ConfigureAwait(false);
+            return new ArchiveVersionedObject(response.Value.Content.ToArray(), response.Value.Details.ETag.ToString("H"));
+        }
+        catch (RequestFailedException e) when (e.Status == (int)HttpStatusCode.NotFound)
+        {
+            return null; // LW3
+        }
+    }
+
+    /// <inheritdoc />
+    public async Task<string?> PutIfVersionAsync(string key, ReadOnlyMemory<byte> content, string? ifVersion, CancellationToken cancellationToken = default)
+    {
+        var conditions = ifVersion == null ? new BlobRequestConditions { IfNoneMatch = ETag.All } : new BlobRequestConditions { IfMatch = new ETag(ifVersion) };
+        try
+        {
+            var response = await _container.GetBlobClient(_prefix + key).UploadAsync(BinaryData.FromBytes(content), new BlobUploadOptions { Conditions = conditions },
+                cancellationToken).ConfigureAwait(false);
+            return response.Value.ETag.ToString("H");
+        }
+        catch (RequestFailedException e) when (e.Status is (int)HttpStatusCode.Conflict or (int)HttpStatusCode.PreconditionFailed ||
+            e.Status == (int)HttpStatusCode.NotFound && ifVersion != null)
+        {
+            return null; // LW1: the condition did not hold
+        }
+    }
 
     /// <summary>The first <c>length</c> bytes of a stream, which must hold them all (AD1: a short stream fails the upload).</summary>
     private sealed class Exactly(Stream inner, long length) : Stream

@@ -22,6 +22,14 @@ namespace Voron.ObjectStorage;
 /// both succeed there; the archive's keys are per store (AK2), so only two copies of one store
 /// shipping at once can race. Set <c>conditionalWrites</c> false for a server that refuses the
 /// header outright.</para>
+/// <para>An object larger than one part (64 MiB) goes up as a multipart upload, part by part from
+/// the content stream: nothing is visible until CompleteMultipartUpload, which is sent with
+/// <c>If-None-Match: *</c> as the single put is, and a failure on the way aborts the upload (AD1).
+/// The lookup first is the same.</para>
+/// <para>The writer's lease (<see cref="IArchiveLeaseStore"/>, LW1..LW5) is a small object written
+/// with <c>If-None-Match: *</c> or <c>If-Match: &lt;ETag&gt;</c>. AWS S3 and recent MinIO enforce both;
+/// a server that ignores them (s3rver), or a destination made with <c>conditionalWrites</c> false,
+/// is found out by the shipper's check (LS6), which then ships without a lease.</para>
 /// </remarks>
 /// <example>
 /// <code>
@@ -30,7 +38,7 @@ namespace Voron.ObjectStorage;
 /// options.ArchiveDestination = destination;
 /// </code>
 /// </example>
-public sealed class S3ArchiveDestination : IArchiveDestination, IDisposable
+public sealed class S3ArchiveDestination : IArchiveDestination, IArchiveLeaseStore, IDisposable
 {
     private readonly IAmazonS3 _client;
     private readonly bool _ownsClient;
@@ -83,6 +91,9 @@ public sealed class S3ArchiveDestination : IArchiveDestination, IDisposable
     /// <inheritdoc />
     public string Description => $"s3://{_bucket}/{_prefix}";
 
+    /// <summary>Objects longer than this go up as multipart uploads of parts this long (the last one shorter); tests set it small.</summary>
+    internal long PartSize { get; set; } = 64L << 20;
+
     /// <inheritdoc />
     public async Task<bool> PutIfAbsentAsync(string key, Stream content, long length, CancellationToken cancellationToken = default)
     {
@@ -90,6 +101,11 @@ public sealed class S3ArchiveDestination : IArchiveDestination, IDisposable
         if (await ExistsAsync(key, cancellationToken).ConfigureAwait(false))
         {
             return false;
+        }
+
+        if (length > PartSize)
+        {
+            return await PutMultipartAsync(key, content, length, cancellationToken).ConfigureAwait(false);
         }
 
         var request = new PutObjectRequest
@@ -115,6 +131,125 @@ public sealed class S3ArchiveDestination : IArchiveDestination, IDisposable
         catch (AmazonS3Exception e) when (e.StatusCode is HttpStatusCode.PreconditionFailed or HttpStatusCode.Conflict)
         {
             return false; // AD2: another writer stored it first (412), or is storing it now (409)
+        }
+    }
+
+    /// <summary>AD1 for a large object: parts streamed one at a time from <paramref name="content"/>, then
+    /// one conditional CompleteMultipartUpload; any failure aborts the upload, so nothing partial is ever visible.</summary>
+    private async Task<bool> PutMultipartAsync(string key, Stream content, long length, CancellationToken cancellationToken)
+    {
+        var started = await _client.InitiateMultipartUploadAsync(new InitiateMultipartUploadRequest { BucketName = _bucket, Key = _prefix + key }, cancellationToken)
+            .ConfigureAwait(false);
+        var completed = false;
+        try
+        {
+            var start = content.CanSeek ? content.Position : 0;
+            var parts = new List<PartETag>();
+            for (long offset = 0; offset < length; offset += PartSize)
+            {
+                var size = Math.Min(PartSize, length - offset);
+                if (content.CanSeek)
+                {
+                    content.Position = start + offset; // a retried part rewinds the stream; the next one starts where it must
+                }
+
+                var part = await _client.UploadPartAsync(new UploadPartRequest
+                {
+                    BucketName = _bucket,
+                    Key = _prefix + key,
+                    UploadId = started.UploadId,
+                    PartNumber = parts.Count + 1,
+                    InputStream = new PartStream(content, size),
+                    PartSize = size,
+                    IsLastPart = offset + size == length,
+                    UseChunkEncoding = false,
+                }, cancellationToken).ConfigureAwait(false);
+                parts.Add(new PartETag(parts.Count + 1, part.ETag));
+            }
+
+            var complete = new CompleteMultipartUploadRequest { BucketName = _bucket, Key = _prefix + key, UploadId = started.UploadId, PartETags = parts };
+            if (_conditionalWrites)
+            {
+                complete.IfNoneMatch = "*";
+            }
+
+            try
+            {
+                await _client.CompleteMultipartUploadAsync(complete, cancellationToken).ConfigureAwait(false);
+                completed = true;
+                return true;
+            }
+            catch (AmazonS3Exception e) when (e.StatusCode is HttpStatusCode.PreconditionFailed or HttpStatusCode.Conflict)
+            {
+                return false; // AD2: another writer completed the key first
+            }
+        }
+        finally
+        {
+            if (!completed)
+            {
+                try
+                {
+                    // AD1: the parts are never visible; abort so the server does not keep (and bill) them.
+                    using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(30));
+                    await _client.AbortMultipartUploadAsync(new AbortMultipartUploadRequest { BucketName = _bucket, Key = _prefix + key, UploadId = started.UploadId },
+                        timeout.Token).ConfigureAwait(false);
+                }
+                catch (Exception e) when (e is AmazonServiceException or HttpRequestException or OperationCanceledException or IOException)
+                {
+                    // Unreachable now: a bucket lifecycle rule for incomplete multipart uploads cleans up after it.
+                }
+            }
+        }
+    }
+
+    /// <inheritdoc />
+    public async Task<ArchiveVersionedObject?> GetVersionedAsync(string key, CancellationToken cancellationToken = default)
+    {
+        try
+        {
+            using var response = await _client.GetObjectAsync(new GetObjectRequest { BucketName = _bucket, Key = _prefix + key }, cancellationToken).ConfigureAwait(false);
+            var copy = new MemoryStream();
+            await response.ResponseStream.CopyToAsync(copy, cancellationToken).ConfigureAwait(false);
+            return new ArchiveVersionedObject(copy.ToArray(), response.ETag);
+        }
+        catch (AmazonS3Exception e) when (e.StatusCode == HttpStatusCode.NotFound)
+        {
+            return null; // LW3
+        }
+    }
+
+    /// <inheritdoc />
+    public async Task<string?> PutIfVersionAsync(string key, ReadOnlyMemory<byte> content, string? ifVersion, CancellationToken cancellationToken = default)
+    {
+        var request = new PutObjectRequest
+        {
+            BucketName = _bucket,
+            Key = _prefix + key,
+            InputStream = new MemoryStream(content.ToArray(), writable: false),
+            UseChunkEncoding = false,
+        };
+        if (_conditionalWrites)
+        {
+            if (ifVersion == null)
+            {
+                request.IfNoneMatch = "*";
+            }
+            else
+            {
+                request.IfMatch = ifVersion;
+            }
+        }
+
+        try
+        {
+            var response = await _client.PutObjectAsync(request, cancellationToken).ConfigureAwait(false);
+            return response.ETag;
+        }
+        catch (AmazonS3Exception e) when (e.StatusCode is HttpStatusCode.PreconditionFailed or HttpStatusCode.Conflict ||
+            e.StatusCode == HttpStatusCode.NotFound && ifVersion != null)
+        {
+            return null; // LW1: the condition did not hold (If-Match on a missing object is 404 on AWS)
         }
     }
 
@@ -200,6 +335,80 @@ public sealed class S3ArchiveDestination : IArchiveDestination, IDisposable
         {
             _client.Dispose();
         }
+    }
+
+    /// <summary>The next <c>length</c> bytes of the content, one part: rewinding (the SDK hashes a part, then
+    /// sends it, and retries) returns to the part's start. The content must hold every byte (AD1).</summary>
+    private sealed class PartStream : Stream
+    {
+        private readonly Stream _inner;
+        private readonly long _start;
+        private readonly long _length;
+        private long _position;
+
+        public PartStream(Stream inner, long length)
+        {
+            _inner = inner;
+            _start = inner.CanSeek ? inner.Position : 0;
+            _length = length;
+        }
+
+        public override bool CanRead => true;
+
+        public override bool CanSeek => _inner.CanSeek;
+
+        public override bool CanWrite => false;
+
+        public override long Length => _length;
+
+        public override long Position
+        {
+            get => _position;
+            set
+            {
+                if (value != _position)
+                {
+                    _inner.Position = _start + value; // throws on a stream that cannot seek: the part fails and is not retried
+                    _position = value;
+                }
+            }
+        }
+
+        public override int Read(byte[] buffer, int offset, int count) => Count(_inner.Read(buffer, offset, Want(count)), count);
+
+        public override async ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default) =>
+            Count(await _inner.ReadAsync(buffer[..Want(buffer.Length)], cancellationToken).ConfigureAwait(false), buffer.Length);
+
+        public override Task<int> ReadAsync(byte[] buffer, int offset, int count, CancellationToken cancellationToken) =>
+            ReadAsync(buffer.AsMemory(offset, count), cancellationToken).AsTask();
+
+        private int Want(int count) => (int)Math.Min(count, _length - _position);
+
+        private int Count(int read, int asked)
+        {
+            if (read == 0 && asked > 0 && _position < _length)
+            {
+                throw new IOException($"The content ended {_length - _position:N0} bytes before the end of a part; the upload is aborted.");
+            }
+
+            _position += read;
+            return read;
+        }
+
+        public override void Flush()
+        {
+        }
+
+        public override long Seek(long offset, SeekOrigin origin) => Position = origin switch
+        {
+            SeekOrigin.Begin => offset,
+            SeekOrigin.Current => _position + offset,
+            _ => _length + offset,
+        };
+
+        public override void SetLength(long value) => throw new NotSupportedException();
+
+        public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
     }
 
     /// <summary>The object's body; disposing it releases the HTTP response.</summary>

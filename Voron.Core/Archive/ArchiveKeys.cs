@@ -7,7 +7,8 @@ namespace Voron.Archive;
 //   <lineage>/journal/<file number>          a shipped journal file (kind 1)
 //   <lineage>/snapshots/<S>/<file name>      a shipped backup's files (kind 2); voron.backup last
 //   <lineage>/fork                           where this lineage forked from (kind 3)
-//   <lineage>/lease                          the writer's lease (a conditional-write destination)
+//   <lineage>/lease                          the writer's lease (the FORMAT block in ArchiveLease.cs)
+//   <lineage>/lease-probe/<holder>           a moment's check that the destination enforces conditions (LS6)
 //
 // AK1. every number in a key is 16 lowercase hex digits, so ordinal key order is numeric order (AD4).
 // AK2. a lineage is a store id: a store writes only keys under its own id, and a restored store
@@ -27,6 +28,10 @@ internal static class ArchiveKeys
     public static string Snapshot(ulong lineage, long transaction) => SnapshotsPrefix(lineage) + Number(transaction) + "/";
 
     public static string Fork(ulong lineage) => $"{Lineage(lineage)}/fork";
+
+    public static string Lease(ulong lineage) => $"{Lineage(lineage)}/lease";
+
+    public static string LeaseProbe(ulong lineage, string holder) => $"{Lineage(lineage)}/lease-probe/{holder}";
 
     public static string Number(long value) => value.ToString("x16", CultureInfo.InvariantCulture);
 

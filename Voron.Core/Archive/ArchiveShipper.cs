@@ -9,7 +9,8 @@ namespace Voron.Archive;
 //
 //   loop (ShipLoopAsync)                         one pass (ShipPendingAsync, under _gate)
 //   ----------------------------------------     ------------------------------------------------
-//   pass; on success wait Interval               1. position unknown: find it in the destination
+//   pass; on success wait Interval               0. hold the writer's lease (LS1..LS3, ArchiveLease.cs)
+//                                                1. position unknown: find it in the destination
 //   on failure: Failures++, LastError, wait         (the lineage's last journal object, SH3)
 //     min(Interval * 2^Failures, MaxBackoff)     2. for each local file numbered past it, in order:
 //   until the store closes (cancelled)              read its records' range, upload it (AO3), then
@@ -43,6 +44,7 @@ internal sealed class ArchiveShipper : IAsyncDisposable
     private readonly ulong _lineage;
     private readonly TimeSpan _interval;
     private readonly TimeSpan _maxBackoff;
+    private readonly ArchiveLease _lease;
     private readonly SemaphoreSlim _gate = new(1, 1);
     private readonly CancellationTokenSource _stop = new();
     private Task? _loop;
@@ -55,8 +57,10 @@ internal sealed class ArchiveShipper : IAsyncDisposable
     private string? _lastError;
     private long _uploadFailures;
 
-    public ArchiveShipper(IArchiveDestination destination, string archiveDirectory, ulong lineage, TimeSpan interval, TimeSpan maxBackoff)
+    public ArchiveShipper(IArchiveDestination destination, string archiveDirectory, ulong lineage, TimeSpan interval, TimeSpan maxBackoff,
+        TimeSpan? leaseDuration = null, TimeProvider? clock = null)
     {
+        _lease = new ArchiveLease(destination, lineage, leaseDuration ?? TimeSpan.FromMinutes(1), clock ?? TimeProvider.System);
         _destination = destination;
         _archive = archiveDirectory;
         _lineage = lineage;
@@ -106,7 +110,11 @@ internal sealed class ArchiveShipper : IAsyncDisposable
             }
 
             return new ArchiveShippingStatus(_destination.Description, ArchiveKeys.Lineage(_lineage), shipped, Interlocked.Read(ref _lastShippedTransaction),
-                pendingFiles, pendingBytes, Volatile.Read(ref _failures), Volatile.Read(ref _lastError), _lastShippedAt);
+                pendingFiles, pendingBytes, Volatile.Read(ref _failures), Volatile.Read(ref _lastError), _lastShippedAt)
+            {
+                Lease = _lease.State,
+                LeaseHolder = _lease.HolderDescription,
+            };
         }
     }
 
@@ -169,6 +177,7 @@ internal sealed class ArchiveShipper : IAsyncDisposable
 
     private async Task ShipCoreAsync(CancellationToken cancellationToken)
     {
+        await _lease.EnsureAsync(renew: true, cancellationToken).ConfigureAwait(false); // LS1, LS3: every pass
         _position = await FindPositionAsync(cancellationToken).ConfigureAwait(false); // SH3: every pass
         foreach (var (number, _) in LocalFiles())
         {
@@ -201,6 +210,7 @@ internal sealed class ArchiveShipper : IAsyncDisposable
 
             var header = new ArchiveObjectHeader(ArchiveObjectKind.JournalFile, _lineage, number, records.Value.First, records.Value.Last,
                 records.Value.LastCommitTime, 0, _position?.After ?? ArchiveObjectHeader.NoHash, ArchiveObjectHeader.NoHash, 0);
+            await _lease.EnsureAsync(renew: false, cancellationToken).ConfigureAwait(false); // LS3, LS4: before every upload
             var stored = await ArchiveUpload.PutFileAsync(_destination, ArchiveKeys.Journal(_lineage, number), path, header, cancellationToken).ConfigureAwait(false);
             _position = new Position(number, stored.After);
             Interlocked.Exchange(ref _lastShippedTransaction, stored.LastTx);
@@ -348,6 +358,18 @@ internal sealed class ArchiveShipper : IAsyncDisposable
         if (_loop != null)
         {
             await _loop.ConfigureAwait(false);
+        }
+
+        // LS5: once no pass runs (a pass under way was cancelled with _stop), hand the lease back,
+        // waiting a few seconds at most: a destination that does not answer lets it expire instead.
+        using var release = new CancellationTokenSource(TimeSpan.FromSeconds(5));
+        try
+        {
+            await _gate.WaitAsync(release.Token).ConfigureAwait(false);
+            await _lease.ReleaseAsync(release.Token).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException)
+        {
         }
 
         _stop.Dispose();

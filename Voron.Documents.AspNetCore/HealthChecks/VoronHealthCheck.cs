@@ -4,8 +4,9 @@ using Voron.Documents.AspNetCore.Hosting;
 namespace Voron.Documents.AspNetCore.HealthChecks;
 
 /// <summary>
-/// One store's health, worst first: closed or cannot be opened, failed (fail-stop), then the
-/// degraded thresholds (journal backlog, free disk space).
+/// One store's health, worst first: closed or cannot be opened, failed (fail-stop), another
+/// store holding the archive's writer lease, then the degraded thresholds (journal backlog,
+/// archive lag, free disk space).
 /// </summary>
 internal sealed class VoronHealthCheck(DocumentStoreHost host, VoronHealthCheckOptions options) : IHealthCheck
 {
@@ -59,6 +60,16 @@ internal sealed class VoronHealthCheck(DocumentStoreHost host, VoronHealthCheckO
             {
                 problems.Add($"{shipping.PendingFiles:N0} archived journal files ({shipping.PendingBytes:N0} bytes) wait to be shipped to {shipping.Destination} " +
                     $"(threshold {options.MaxArchivePendingFiles:N0}){(shipping.LastError is { } error ? "; last error: " + error : "")}");
+            }
+
+            data["archiveLease"] = shipping.Lease.ToString();
+            if (shipping.Lease == ArchiveLeaseState.HeldByAnother)
+            {
+                // LS2: nothing this store commits reaches its archive until the other store stops.
+                return new HealthCheckResult(failureStatus,
+                    $"Another store holds the writer's lease on this store's archive at {shipping.Destination} ({shipping.LeaseHolder}): this store does " +
+                    "not ship, and its commits are not archived beyond this machine. Stop the other copy of the store, or give this one its own destination.",
+                    data: data);
             }
         }
 

@@ -171,6 +171,42 @@ public sealed class HostingTests : IDisposable
     }
 
     [Fact]
+    public async Task Health_is_unhealthy_while_another_copy_of_the_store_holds_its_archive_lease()
+    {
+        var path = _directory.Combine("store");
+        var destination = new DirectoryArchiveDestination(_directory.Combine("remote"));
+        using var host = Host.CreateDefaultBuilder().ConfigureServices(s =>
+        {
+            s.AddVoronDocumentStore(o => o.Path = path).ConfigureEnvironment(e =>
+            {
+                e.JournalArchiveDirectory = _directory.Combine("archive");
+                e.ArchiveDestination = destination;
+                e.ArchiveShippingInterval = TimeSpan.FromHours(1);
+            });
+            s.AddHealthChecks().AddVoron(configure: o => o.MinFreeDiskBytes = 0);
+        }).Build();
+        await host.StartAsync();
+        var store = host.Services.GetRequiredService<DocumentStore>();
+
+        // Another copy of the store takes the lease over (as after this one's lease expired): a
+        // compare-and-swap on whatever is there, retried if this store's first pass writes meanwhile.
+        var key = Voron.Archive.ArchiveKeys.Lease(store.Environment.StoreId);
+        var other = new Voron.Archive.ArchiveLeaseRecord(new string('e', 32), new string('1', 16), "other-machine", 4242,
+            DateTimeOffset.UtcNow.AddDays(1).ToUnixTimeMilliseconds());
+        while (await destination.PutIfVersionAsync(key, other.Encode(), (await destination.GetVersionedAsync(key))?.Version) == null)
+        {
+        }
+
+        await Assert.ThrowsAsync<InvalidOperationException>(() => store.Environment.ShipArchiveAsync());
+        var report = await host.Services.GetRequiredService<HealthCheckService>().CheckHealthAsync();
+
+        Assert.Equal(HealthStatus.Unhealthy, report.Status);
+        Assert.Contains("other-machine", report.Entries["voron"].Description, StringComparison.Ordinal);
+        Assert.Equal(nameof(ArchiveLeaseState.HeldByAnother), report.Entries["voron"].Data["archiveLease"]);
+        await host.StopAsync();
+    }
+
+    [Fact]
     public void Binder_binds_every_settable_option_except_the_serializer_options()
     {
         // A setting added to DocumentStoreOptions or DocumentStoreHostingOptions must be bound too

@@ -104,6 +104,8 @@ internal sealed partial class InvariantIds
         ["LB"] = "Core: LZ4 block as the journal stores it",
         ["LC"] = "Core: environment lifecycle (dispose)",
         ["LF"] = "Core: lock file holder record",
+        ["LS"] = "Core: the archive writer's lease (one shipper per lineage)",
+        ["LW"] = "Core: conditional-write capability of an archive destination (the lease store)",
         ["M"] = "Core: transaction merger",
         ["MG"] = "Core: transaction merger, caller-run batches",
         ["MM"] = "Core: portable memory mapping",

@@ -1,12 +1,14 @@
 using Azure.Storage.Blobs;
 using Voron.ObjectStorage;
 using Voron.Tests.Core.Archive;
+using Voron.Tests.Core.Properties;
 
 namespace Voron.Tests.ObjectStorage;
 
 /// <summary>
-/// The Azure Blob destination against Azurite (which enforces If-None-Match): the contract
-/// (AD1..AD6), the server's own refusal of a second put, and shipping and restoring through an outage.
+/// The Azure Blob destination against Azurite (which enforces If-None-Match and If-Match): the
+/// contracts (AD1..AD6, LW1..LW5), the server's own refusal of a second put, shipping and restoring
+/// through an outage, and the writer's lease (LS1..LS7) between two copies of one store.
 /// </summary>
 public sealed class AzureBlobArchiveDestinationTests(ITestOutputHelper output)
 {
@@ -37,6 +39,43 @@ public sealed class AzureBlobArchiveDestinationTests(ITestOutputHelper output)
         using var server = ObjectServer.StartAzurite();
         await S3ArchiveDestinationTests.ShipAcrossAnOutageAndRestore(server, await OpenAsync(server, "ship"), seed,
             async () => await new BlobContainerClient(server.AzuriteConnectionString, ObjectServer.Bucket).CreateIfNotExistsAsync());
+    }
+
+    [ObjectServerFact("azurite")]
+    public async Task An_Azure_Blob_destination_on_Azurite_keeps_the_lease_store_contract()
+    {
+        var seed = TestSeed.Next(output, nameof(An_Azure_Blob_destination_on_Azurite_keeps_the_lease_store_contract));
+        using var server = ObjectServer.StartAzurite();
+        await ArchiveLeaseStoreContract.CheckAllAsync(await OpenAsync(server, "lease-contract"), seed);
+    }
+
+    [ObjectServerFact("azurite")]
+    public async Task Of_two_copies_of_a_store_racing_for_an_Azure_lineage_exactly_one_ships_and_the_other_names_the_holder()
+    {
+        using var server = ObjectServer.StartAzurite();
+        await ArchiveLeaseTests.TwoCopiesRaceAndOneShips(await OpenAsync(server, "lease-race"));
+    }
+
+    [ObjectServerFact("azurite")]
+    public async Task An_Azure_lease_is_taken_over_after_it_expires_and_its_old_holder_finds_it_lost_before_uploading()
+    {
+        using var server = ObjectServer.StartAzurite();
+        await ArchiveLeaseTests.TakeoverAfterExpiryAndTheOldHolderStops(await OpenAsync(server, "lease-takeover"));
+    }
+
+    [ObjectServerFact("azurite")]
+    public async Task Closing_a_store_hands_its_Azure_lease_back_so_the_other_copy_ships_at_once()
+    {
+        using var server = ObjectServer.StartAzurite();
+        await ArchiveLeaseTests.ClosingReleasesTheLease(await OpenAsync(server, "lease-release"));
+    }
+
+    [ObjectServerFact("azurite")]
+    public async Task At_most_one_shipper_holds_an_unexpired_Azure_lease_whatever_the_order_of_takes_renewals_releases_and_races()
+    {
+        var seed = TestSeed.Next(output, nameof(At_most_one_shipper_holds_an_unexpired_Azure_lease_whatever_the_order_of_takes_renewals_releases_and_races));
+        using var server = ObjectServer.StartAzurite();
+        await ArchiveLeaseModelTests.RunAsync(await OpenAsync(server, "lease-model"), seed, steps: 120);
     }
 
     private static async Task<AzureBlobArchiveDestination> OpenAsync(ObjectServer server, string prefix)
