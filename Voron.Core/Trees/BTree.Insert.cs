@@ -96,7 +96,7 @@ internal sealed partial class BTree
         var page = _pages.ModifyPage(leafNumber);
         if (found >= 0)
         {
-            TreePageEditor.RemoveNode(page, index, oldNodeSize);
+            TreePageEditor.RemoveNode(page, index, oldNodeSize, _file);
         }
         else
         {
