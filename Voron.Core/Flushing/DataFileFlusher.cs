@@ -220,6 +220,16 @@ internal sealed class DataFileFlusher : IDisposable
         {
             foreach (var transaction in _unflushed)
             {
+                for (var i = 0; i < transaction.NamedSinglePages; i++)
+                {
+                    Touch(new PageRun(transaction.Pages[i], 1));
+                }
+
+                if (transaction.NamedSinglePages > 0)
+                {
+                    continue;
+                }
+
                 if (transaction.Runs == null)
                 {
                     // Not known: nothing at or after its first page is safe.
@@ -234,14 +244,19 @@ internal sealed class DataFileFlusher : IDisposable
 
                 foreach (var run in transaction.Runs)
                 {
-                    // Candidates starting in (run.First - maxCount, run.First + run.Count) may overlap it.
-                    var at = Array.BinarySearch(firsts, run.First - maxCount + 1);
-                    for (var k = at < 0 ? ~at : at; k < firsts.Length && firsts[k] < run.First + run.Count; k++)
-                    {
-                        var candidate = runs[order[k]];
-                        touched[k] |= candidate.First + candidate.Count > run.First;
-                    }
+                    Touch(run);
                 }
+            }
+        }
+
+        void Touch(PageRun run)
+        {
+            // Candidates starting in (run.First - maxCount, run.First + run.Count) may overlap it.
+            var at = Array.BinarySearch(firsts, run.First - maxCount + 1);
+            for (var k = at < 0 ? ~at : at; k < firsts.Length && firsts[k] < run.First + run.Count; k++)
+            {
+                var candidate = runs[order[k]];
+                touched[k] |= candidate.First + candidate.Count > run.First;
             }
         }
 

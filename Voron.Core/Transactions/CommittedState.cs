@@ -24,6 +24,11 @@ internal sealed record CommittedState(long TxId, EnvironmentState State, FreeSpa
 internal sealed record UnflushedTransaction(long TxId, long[] Pages, long Bytes, EnvironmentState State, JournalPosition JournalEnd, ulong[]? Units = null)
 {
     /// <summary>IP1 (Transactions/InPlacePages.cs): every run the commit's record names, pages written in place included; null when
-    /// not known (then no page at or after its first one may be written in place while it is queued).</summary>
+    /// <see cref="NamedSinglePages"/> says which, or when not known (then no page at or after its first one may be written in
+    /// place while it is queued).</summary>
     public PageRun[]? Runs { get; init; }
+
+    /// <summary>IP1, without an array of runs: the record names exactly the first this many of <c>Pages</c>, one page each
+    /// (a commit of single pages, none written in place: the common one). 0 when <see cref="Runs"/> says.</summary>
+    public int NamedSinglePages { get; init; }
 }

@@ -194,19 +194,27 @@ internal sealed partial class LowLevelTransaction : IPageAccess, IAllocatorPages
         return CreatePage(pageNumber, pageCount);
     }
 
-    public Span<byte> CreatePage(long pageNumber, int pageCount)
+    public Span<byte> AllocatePagesToFill(int pageCount, int filledBytes, out long pageNumber)
+    {
+        RequireWritable();
+        pageNumber = Allocator.Allocate(pageCount);
+        return CreatePage(pageNumber, pageCount, filledBytes);
+    }
+
+    public Span<byte> CreatePage(long pageNumber, int pageCount) => CreatePage(pageNumber, pageCount, PageHeader.Size);
+
+    /// <summary>A new page or run whose bytes [64, <paramref name="filledBytes"/>) the caller writes; every other byte is zero.</summary>
+    private Span<byte> CreatePage(long pageNumber, int pageCount, int filledBytes)
     {
         var dirty = RequireWritable();
-        byte[] buffer;
-        if (pageCount == 1)
+        var buffer = _seams.PageTable.Buffers.Rent(pageCount); // as in ModifyPage; runs too (PB2); recycled bytes are anything
+        if ((uint)(filledBytes - PageHeader.Size) > (uint)(buffer.Length - PageHeader.Size))
         {
-            buffer = _seams.PageTable.Buffers.Rent(); // as in ModifyPage
-            Array.Clear(buffer);
+            throw new ArgumentOutOfRangeException(nameof(filledBytes), filledBytes, $"A {pageCount}-page buffer is filled from byte {PageHeader.Size} to at most its end.");
         }
-        else
-        {
-            buffer = GC.AllocateArray<byte>(checked(pageCount * Constants.PageSize), pinned: true); // zeroed; pinned as in ModifyPage; runs are not recycled (PB2)
-        }
+
+        buffer.AsSpan(0, PageHeader.Size).Clear();
+        buffer.AsSpan(filledBytes).Clear();
 
         PageHeader.SetPageNumber(buffer, pageNumber);
         SetDirty(dirty, pageNumber, buffer);

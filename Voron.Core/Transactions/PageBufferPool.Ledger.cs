@@ -32,7 +32,7 @@ internal sealed partial class PageBufferPool
     [Conditional("DEBUG")]
     internal void NotePublished(byte[] buffer)
     {
-        if (buffer.Length == Constants.PageSize)
+        if (IsPooled(buffer.Length))
         {
             Move(buffer, Place.Published, "published as a page version", Place.HandedOut); // not from this pool (a test's array): no entry, nothing to check
         }

@@ -89,17 +89,24 @@ internal sealed class PreparedCommit
     /// </summary>
     public UnflushedTransaction ForFlush(JournalPosition journalEnd)
     {
-        // IP1: the runs the record names. Freed pages are not among them: the record does not
-        // write them, and the flusher skips their tombstones (PT5).
-        var runs = new PageRun[Pages.Count];
-        for (var i = 0; i < Pages.Count; i++)
-        {
-            runs[i] = new PageRun(Pages[i].Key, Pages[i].Value.Length / Constants.PageSize);
-        }
-
         if (InPlace == null)
         {
-            return new UnflushedTransaction(TxId, [.. Pages.Select(p => p.Key), .. FreedPages], Bytes, State, journalEnd, FlushUnits) { Runs = runs };
+            // IP1: the record names the first Pages.Count of the keys. Freed pages are not among
+            // them: the record does not write them, and the flusher skips their tombstones (PT5).
+            var pageNumbers = new long[Pages.Count + FreedPages.Length];
+            var singlePages = true;
+            for (var i = 0; i < Pages.Count; i++)
+            {
+                pageNumbers[i] = Pages[i].Key;
+                singlePages &= Pages[i].Value.Length == Constants.PageSize;
+            }
+
+            FreedPages.CopyTo(pageNumbers, Pages.Count);
+            return new UnflushedTransaction(TxId, pageNumbers, Bytes, State, journalEnd, FlushUnits)
+            {
+                NamedSinglePages = singlePages ? Pages.Count : 0,
+                Runs = !singlePages ? Runs() : Pages.Count == 0 ? [] : null,
+            };
         }
 
         var keys = new List<long>(Pages.Count + FreedPages.Length);
@@ -114,7 +121,19 @@ internal sealed class PreparedCommit
         }
 
         keys.AddRange(FreedPages);
-        return new UnflushedTransaction(TxId, [.. keys], Bytes - InPlaceBytes, State, journalEnd, units?.ToArray()) { Runs = runs };
+        return new UnflushedTransaction(TxId, [.. keys], Bytes - InPlaceBytes, State, journalEnd, units?.ToArray()) { Runs = Runs() };
+    }
+
+    /// <summary>IP1: every run the record names, in-place ones included (not the freed pages: PT5).</summary>
+    private PageRun[] Runs()
+    {
+        var runs = new PageRun[Pages.Count];
+        for (var i = 0; i < Pages.Count; i++)
+        {
+            runs[i] = new PageRun(Pages[i].Key, Pages[i].Value.Length / Constants.PageSize);
+        }
+
+        return runs;
     }
 
     /// <summary>A buffer of at least <paramref name="size"/> bytes for the diffs of one commit.</summary>

@@ -29,7 +29,7 @@ internal sealed partial class BTree
             FreeRun(leaf.GetRunPage(field), valueSize);
         }
 
-        TreePageEditor.RemoveNode(_pages.ModifyPage(leafNumber), found, nodeSize);
+        TreePageEditor.RemoveNode(_pages.ModifyPage(leafNumber), found, nodeSize, _file);
         _state.EntryCount--;
         Rebalance(level);
         return true;

@@ -96,7 +96,7 @@ internal sealed partial class BTree
         var page = _pages.ModifyPage(leafNumber);
         if (found >= 0)
         {
-            TreePageEditor.RemoveNode(page, index, oldNodeSize);
+            TreePageEditor.RemoveNode(page, index, oldNodeSize, _file);
         }
         else
         {
@@ -137,7 +137,7 @@ internal sealed partial class BTree
     private long WriteRun(ReadOnlySpan<byte> value)
     {
         var pageCount = PageHeader.OverflowPageCount(value.Length);
-        var run = _pages.AllocatePages(pageCount, out var runPage);
+        var run = _pages.AllocatePagesToFill(pageCount, PageHeader.Size + value.Length, out var runPage);
         PageHeader.SetFlags(run, PageFlags.Overflow);
         PageHeader.SetOverflowSize(run, value.Length);
         value.CopyTo(run[PageHeader.Size..]);

@@ -82,7 +82,7 @@ internal sealed partial class BTree
                 _state.BranchPages--;
             }
 
-            TreePageEditor.RemoveNode(_pages.ModifyPage(parentNumber), leftIndex + 1, separatorNodeSize);
+            TreePageEditor.RemoveNode(_pages.ModifyPage(parentNumber), leftIndex + 1, separatorNodeSize, _file);
             return true;
         }
 
@@ -93,7 +93,7 @@ internal sealed partial class BTree
 
         // Replace the separator: remove it, then insert the new one after the left child, which
         // splits the parent if the new key is longer and does not fit.
-        TreePageEditor.RemoveNode(_pages.ModifyPage(parentNumber), leftIndex + 1, separatorNodeSize);
+        TreePageEditor.RemoveNode(_pages.ModifyPage(parentNumber), leftIndex + 1, separatorNodeSize, _file);
         _pathIndexes[level - 1] = leftIndex;
         InsertSeparator(level - 1, newSeparator, rightNumber);
         return false;

@@ -64,7 +64,7 @@ internal sealed partial class BTree
 
         // BT9: the views above are not used past this point.
         TreePageEditor.WriteLeafNode(TreePageEditor.InsertNode(_pages.ModifyPage(rightNumber), 0, nodeSize, _file), key, value, runPage);
-        TreePageEditor.RemoveNode(_pages.ModifyPage(parentNumber), parentIndex + 1, separatorNodeSize);
+        TreePageEditor.RemoveNode(_pages.ModifyPage(parentNumber), parentIndex + 1, separatorNodeSize, _file);
         InsertSeparator(level - 1, separator, rightNumber);
         (_lastInsertPage, _lastInsertIndex) = (rightNumber, 0);
         return true;
@@ -165,7 +165,7 @@ internal sealed partial class BTree
         }
 
         var separator = ShortestSeparator(scratch.Key(cut - 1), scratch.Key(cut));
-        TreePageEditor.RemoveNode(_pages.ModifyPage(parentNumber), parentIndex + 1, separatorNodeSize);
+        TreePageEditor.RemoveNode(_pages.ModifyPage(parentNumber), parentIndex + 1, separatorNodeSize, _file);
         InsertSeparator(level - 1, separator, rightNumber);
         (_lastInsertPage, _lastInsertIndex) = index < cut ? (leftNumber, index) : (rightNumber, index - cut);
         return true;

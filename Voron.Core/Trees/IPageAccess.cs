@@ -55,6 +55,13 @@ internal interface IPageAccess
     /// </summary>
     Span<byte> AllocatePages(int pageCount, out long pageNumber);
 
+    /// <summary>
+    /// As <see cref="AllocatePages"/>, for a caller that writes every byte of
+    /// [64, <paramref name="filledBytes"/>) itself (an overflow run's value): only the header and
+    /// the bytes after <paramref name="filledBytes"/> are zeroed, not the bytes about to be written.
+    /// </summary>
+    Span<byte> AllocatePagesToFill(int pageCount, int filledBytes, out long pageNumber) => AllocatePages(pageCount, out pageNumber);
+
     /// <summary>Frees a page, or the whole overflow run starting at it.</summary>
     void FreePages(long pageNumber, int pageCount);
 }

@@ -25,10 +25,12 @@ namespace Voron.Trees;
 // Count = (Lower - 64) / 2; free space = Upper - Lower + Holes; a node costs its body plus a
 // 2-byte slot.
 //
-// Holes: nodes that move to a sibling (a split, a share) leave their bodies' bytes behind as
-// holes instead of the page being compacted, so the page's journal diff is its header and slot
-// array, not every body that a compaction would have moved (docs/results/2026-11-27-core-gaps.md
-// measured those rewrites at 85% of a random put's diff bytes). An insert that does not fit the
+// Holes: nodes that move to a sibling (a split, a share) or are removed (a delete, a value
+// replaced by one of another size) leave their bodies' bytes behind as holes instead of the page
+// being compacted, so the page's journal diff is its header and slot array, not every body that
+// a compaction would have moved (docs/results/2026-11-27-core-gaps.md measured those rewrites at
+// 85% of a random put's diff bytes). A removed body that was the lowest joins the free gap, with
+// the holes between it and the next body (B8). An insert that does not fit the
 // free gap takes the smallest hole its body fits (its slot still comes from the gap); when none
 // fits, the page is compacted first (bodies slide towards the page end, keeping their order). A
 // page with no holes is exactly a version-1 page.

@@ -240,11 +240,13 @@ internal static class TreePageEditor
         node.CopyTo(InsertNode(page, Count(page), node.Length));
 
     /// <summary>
-    /// Removes node <paramref name="index"/> (its body is <paramref name="nodeSize"/> bytes) and
-    /// slides the bodies (and holes) below it up, so its bytes join the free gap and the page's
-    /// Holes stay as they were (B8).
+    /// Removes node <paramref name="index"/> (its body is <paramref name="nodeSize"/> bytes)
+    /// without moving any other body: its bytes become a hole (B8), or join the free gap when it
+    /// was the lowest body, with the holes between it and the next body. A removal's diff is then
+    /// the header and the slot array, not every body below it (a delete, or a put that replaces a
+    /// value by one of another size). <paramref name="file"/> is named if the page breaks B8.
     /// </summary>
-    public static void RemoveNode(Span<byte> page, int index, int nodeSize)
+    public static void RemoveNode(Span<byte> page, int index, int nodeSize, string file)
     {
         int lower = PageHeader.GetLower(page);
         int upper = PageHeader.GetUpper(page);
@@ -253,20 +255,32 @@ internal static class TreePageEditor
         int offset = BinaryPrimitives.ReadUInt16LittleEndian(slots[(index * SlotSize)..]);
         Debug.Assert(offset >= upper && offset + nodeSize <= Constants.PageSize, "B4: the node is inside the node area");
 
-        page[upper..offset].CopyTo(page[(upper + nodeSize)..]);
-        for (var i = 0; i < count; i++)
+        slots[((index + 1) * SlotSize)..].CopyTo(slots[(index * SlotSize)..]);
+        count--;
+        int holes = PageHeader.GetHoles(page) + nodeSize;
+        var lowest = offset == upper ? LowestBody(slots[..(count * SlotSize)]) : upper;
+        holes -= lowest - upper; // B8: the area from the old Upper to the next body joins the gap
+        if (holes < 0 || holes > Constants.PageSize - lowest)
         {
-            var slot = slots[(i * SlotSize)..];
-            int other = BinaryPrimitives.ReadUInt16LittleEndian(slot);
-            if (other < offset)
-            {
-                BinaryPrimitives.WriteUInt16LittleEndian(slot, (ushort)(other + nodeSize));
-            }
+            TreePage.Open(page, PageHeader.GetPageNumber(page), file, allowEmpty: true)
+                .ThrowCorrupt($"rule B8: removing node {index} leaves {holes} bytes of holes below {lowest}");
         }
 
-        slots[((index + 1) * SlotSize)..].CopyTo(slots[(index * SlotSize)..]);
         PageHeader.SetLower(page, (ushort)(lower - SlotSize));
-        PageHeader.SetUpper(page, (ushort)(upper + nodeSize));
+        PageHeader.SetUpper(page, (ushort)lowest);
+        PageHeader.SetHoles(page, (ushort)holes);
+    }
+
+    /// <summary>The lowest body offset the slots name, or the page end when there are none.</summary>
+    private static int LowestBody(ReadOnlySpan<byte> slots)
+    {
+        var lowest = Constants.PageSize;
+        for (var i = 0; i < slots.Length; i += SlotSize)
+        {
+            lowest = Math.Min(lowest, BinaryPrimitives.ReadUInt16LittleEndian(slots[i..]));
+        }
+
+        return lowest;
     }
 
     /// <summary>The body of node <paramref name="index"/>, writable, for an in-place rewrite of the same size.</summary>

@@ -32,11 +32,32 @@ public sealed class PageBufferPoolTests(ITestOutputHelper output)
     }
 
     [Fact]
-    public void Runs_are_left_to_the_collector_and_both_lists_are_bounded()
+    public void Runs_come_back_for_copies_of_their_size_and_longer_runs_are_left_to_the_collector()
+    {
+        var pool = new PageBufferPool(capacity: 8);
+        var run = new byte[3 * Constants.PageSize];
+        pool.Retire(new byte[(PageBufferPool.MaxPooledRunPages + 1) * Constants.PageSize], generation: 0); // PB2: too long
+        Assert.Equal(0, pool.RetiredCount);
+        pool.Retire(run, generation: 0);
+        pool.ReleaseRetired(long.MaxValue);
+        Assert.Equal(1, pool.FreeCount);
+        Assert.Equal(2 * Constants.PageSize, pool.Rent(2).Length); // another size: a new allocation
+        Assert.Same(run, pool.Rent(3));
+
+        // PB3 counts pages: three 3-page runs do not fit 8 pages, the oldest is dropped.
+        var runs = Enumerable.Range(0, 3).Select(_ => new byte[3 * Constants.PageSize]).ToArray();
+        foreach (var buffer in runs)
+        {
+            pool.Retire(buffer, generation: 0);
+        }
+
+        Assert.Equal(2, pool.RetiredCount);
+    }
+
+    [Fact]
+    public void Single_pages_are_bounded_on_both_lists()
     {
         var pool = new PageBufferPool(capacity: 2);
-        pool.Retire(new byte[2 * Constants.PageSize], generation: 0); // PB2
-        Assert.Equal(0, pool.RetiredCount);
 
         var buffers = Enumerable.Range(0, 5).Select(_ => new byte[Constants.PageSize]).ToArray();
         foreach (var buffer in buffers)
@@ -173,7 +194,9 @@ public sealed class PageBufferPoolTests(ITestOutputHelper output)
                 }
                 else
                 {
-                    var value = Encoding.UTF8.GetBytes($"{key}@{Steps}:".PadRight(_random.Next(10, 400), (char)('a' + (Steps % 26))));
+                    // Now and then a value of an overflow run (PB2: runs are recycled too).
+                    var length = _random.Next(12) == 0 ? _random.Next(5_000, 40_000) : _random.Next(10, 400);
+                    var value = Encoding.UTF8.GetBytes($"{key}@{Steps}:".PadRight(length, (char)('a' + (Steps % 26))));
                     tree.Put(Key(key), value);
                     _model[key] = value;
                 }
@@ -213,6 +236,58 @@ public sealed class PageBufferPoolTests(ITestOutputHelper output)
         reader.Dispose();
         env.FlushToDataFile();
         Assert.True(pool.RetiredCount < retired, "once the reader ended its generation's buffers were released");
+    }
+
+    [Fact]
+    public void Overflow_values_written_after_a_flush_take_recycled_runs_instead_of_allocating_them()
+    {
+        // Regression: every overflow run was a new pinned array (16–24 KiB for a 12–20 KiB
+        // value) left to the collector, ~25 KB allocated per such put. Fixed by handing the runs
+        // that left the page table back to new runs of their size (PB2).
+        using var fs = StoreFactory.NewFileSystem();
+        using var env = StorageEnvironment.Open(StoreFactory.Options(fs));
+        var value = new byte[16_000];
+        void PutRuns(int round)
+        {
+            using var tx = env.BeginWrite();
+            var tree = tx.CreateTree("t");
+            for (var key = 0; key < 10; key++)
+            {
+                value.AsSpan().Fill((byte)(round + key));
+                tree.Put(Key(key), value);
+            }
+
+            tx.Commit();
+        }
+
+        for (var round = 0; round < 3; round++)
+        {
+            PutRuns(round);
+            env.FlushToDataFile(); // the replaced runs leave the page table and come back to the pool
+        }
+
+        var before = GC.GetAllocatedBytesForCurrentThread();
+        const int rounds = 5;
+        for (var round = 3; round < 3 + rounds; round++)
+        {
+            PutRuns(round);
+            env.FlushToDataFile();
+        }
+
+        var perPut = (GC.GetAllocatedBytesForCurrentThread() - before) / (rounds * 10);
+        output.WriteLine($"{perPut} bytes allocated per put of a {value.Length}-byte value on the writing thread");
+        Assert.True(perPut < value.Length / 2, $"{perPut} bytes allocated per put of a {value.Length}-byte value: its run was not recycled");
+
+        // A recycled run holds another value's bytes (0xDB in Debug builds, PB4): a new run is
+        // zeroed but for the bytes its value fills.
+        var reused = env.PageTable.Buffers.Reused;
+        using var write = env.BeginWrite();
+        var run = write.Low.AllocatePagesToFill(2, Paging.PageHeader.Size + 100, out var runPage);
+        Assert.True(env.PageTable.Buffers.Reused > reused, "the run took a recycled buffer");
+        Assert.Equal(runPage, Paging.PageHeader.GetPageNumber(run));
+        Paging.PageHeader.SetPageNumber(run, 0);
+        Assert.True(run[..Paging.PageHeader.Size].IndexOfAnyExcept((byte)0) < 0, "the new run's header is zero but for its page number");
+        Assert.True(run[(Paging.PageHeader.Size + 100)..].IndexOfAnyExcept((byte)0) < 0, "the new run is zero after the bytes its value fills");
     }
 
     private static byte[] Key(int key) => Encoding.UTF8.GetBytes($"k{key:D4}");

@@ -178,6 +178,146 @@ public sealed class MovedNodesDiffTests(ITestOutputHelper output)
         Assert.Contains("B8", error.Message);
     }
 
+    [Fact]
+    public void A_delete_leaves_a_hole_so_the_leaf_diff_is_its_header_and_slots()
+    {
+        // Regression: a removal slid every body below the removed one up the page, so a delete
+        // (or a put that replaces a value by one of another size) journaled those bodies again;
+        // the `update` journal workload grew by 1.2% when splits started leaving holes. Fixed by
+        // leaving the removed body as a hole (TreePageEditor.RemoveNode).
+        const int size = 900;
+        var tree = new BTree(_store, default);
+        foreach (var i in new[] { 50, 10, 70, 30, 0, 60, 20, 40 })
+        {
+            tree.Put(Key(i), Value(i, size));
+        }
+
+        var leaf = tree.State.RootPage;
+        _store.BeginTransaction();
+        var before = _store.RawPage(leaf).ToArray();
+        tree = new BTree(_store, tree.State);
+        Assert.True(tree.Delete(Key(50))); // written first: the highest body, six bodies below it
+
+        var diff = DiffBytes(before, _store.RawPage(leaf));
+        output.WriteLine($"delete: {diff} diff bytes");
+        Assert.True(diff < 64, $"the leaf's diff is {diff} bytes; only its header and slots should change");
+        Assert.Equal(TreePage.LeafNodeHeaderSize + Key(0).Length + size, TreePage.Open(_store.GetPage(leaf), leaf, _store.DataFilePath).Holes);
+        Assert.False(tree.TryGet(Key(50), out _));
+        _store.VerifyOwnsExactly(tree);
+    }
+
+    [Fact]
+    public void A_value_replaced_by_one_of_another_size_journals_the_new_body_not_the_bodies_below_the_old()
+    {
+        const int size = 900;
+        var tree = new BTree(_store, default);
+        foreach (var i in new[] { 50, 10, 70, 30, 0, 60, 20 })
+        {
+            tree.Put(Key(i), Value(i, size));
+        }
+
+        var leaf = tree.State.RootPage;
+        _store.BeginTransaction();
+        var before = _store.RawPage(leaf).ToArray();
+        tree = new BTree(_store, tree.State);
+        tree.Put(Key(50), Value(51, size - 100));
+
+        var diff = DiffBytes(before, _store.RawPage(leaf));
+        output.WriteLine($"resize: {diff} diff bytes for a {size - 100}-byte value");
+        Assert.True(diff < size - 100 + 128, $"the leaf's diff is {diff} bytes for one new {size - 100}-byte value");
+        Assert.Equal(Value(51, size - 100), tree.TryGet(Key(50), out var value) ? value.ToArray() : null);
+        _store.VerifyOwnsExactly(tree);
+    }
+
+    [Fact]
+    public void Random_removals_and_inserts_keep_the_bodies_and_holes_exact_and_diff_only_what_changed()
+    {
+        // Property: on one leaf, any sequence of removals (the node's body becomes a hole, or
+        // joins the gap when lowest) and inserts (gap, smallest hole, or compaction) keeps B8
+        // exact and every node readable, and a removal changes only the header and slot array.
+        var seed = TestSeed.Next(output, nameof(Random_removals_and_inserts_keep_the_bodies_and_holes_exact_and_diff_only_what_changed));
+        var random = new Random(seed);
+        for (var round = 0; round < 200; round++)
+        {
+            var page = new byte[Constants.PageSize];
+            PageHeader.SetPageNumber(page, 7);
+            TreePageEditor.Initialize(page, PageFlags.Leaf);
+            var model = new SortedDictionary<int, byte[]>();
+            for (var op = 0; op < 300; op++)
+            {
+                if (model.Count > 0 && random.Next(2) == 0)
+                {
+                    var key = model.Keys.ElementAt(random.Next(model.Count));
+                    var index = model.Keys.TakeWhile(k => k < key).Count();
+                    var before = (byte[])page.Clone();
+                    var nodeSize = TreePage.Open(page, 7, "test").GetNode(index).Length;
+                    TreePageEditor.RemoveNode(page, index, nodeSize, "test");
+                    model.Remove(key);
+                    var slotsEnd = PageHeader.GetLower(before);
+                    for (var b = slotsEnd; b < Constants.PageSize; b++)
+                    {
+                        Assert.True(before[b] == page[b], $"seed {seed} round {round} op {op}: removing node {index} changed byte {b}, past the slot array");
+                    }
+                }
+                else
+                {
+                    var key = random.Next(10_000);
+                    if (model.ContainsKey(key))
+                    {
+                        continue;
+                    }
+
+                    var value = Value(key, random.Next(3) == 0 ? 300 : random.Next(1, 1_200));
+                    var nodeSize = TreePageEditor.LeafNodeSize(Key(key).Length, value.Length);
+                    if (!TreePageEditor.Fits(page, nodeSize))
+                    {
+                        continue;
+                    }
+
+                    var index = model.Keys.TakeWhile(k => k < key).Count();
+                    TreePageEditor.WriteLeafNode(TreePageEditor.InsertNode(page, index, nodeSize, "test"), Key(key), value, 0);
+                    model.Add(key, value);
+                }
+
+                CheckPage(page, model, $"seed {seed} round {round} op {op}");
+            }
+        }
+    }
+
+    /// <summary>Every node is the model's, in order; bodies do not overlap and cover Upper..8192 but Holes bytes (B8).</summary>
+    private static void CheckPage(byte[] page, SortedDictionary<int, byte[]> model, string context)
+    {
+        var count = TreePageEditor.Count(page);
+        Assert.True(count == model.Count, $"{context}: {count} nodes, the model has {model.Count}");
+        int upper = PageHeader.GetUpper(page);
+        var bodies = new List<(int Offset, int Length)>();
+        var index = 0;
+        foreach (var (key, value) in model)
+        {
+            var offset = BinaryPrimitives.ReadUInt16LittleEndian(page.AsSpan(PageHeader.Size + (index * TreePage.SlotSize)));
+            var length = TreePageEditor.LeafNodeSize(Key(key).Length, value.Length);
+            bodies.Add((offset, length));
+            var node = page.AsSpan(offset, length);
+            Assert.True(node[TreePage.LeafNodeHeaderSize..(TreePage.LeafNodeHeaderSize + Key(key).Length)].SequenceEqual(Key(key)), $"{context}: node {index}'s key");
+            Assert.True(node[(TreePage.LeafNodeHeaderSize + Key(key).Length)..].SequenceEqual(value), $"{context}: node {index}'s value");
+            index++;
+        }
+
+        bodies.Sort();
+        var at = upper;
+        var holes = 0;
+        Assert.True(bodies.Count == 0 ? upper == Constants.PageSize : bodies[0].Offset == upper, $"{context}: Upper {upper} is not the lowest body");
+        foreach (var (offset, length) in bodies)
+        {
+            Assert.True(offset >= at, $"{context}: the body at {offset} overlaps the one before it");
+            holes += offset - at;
+            at = offset + length;
+        }
+
+        holes += Constants.PageSize - at;
+        Assert.True(holes == PageHeader.GetHoles(page), $"{context}: {holes} bytes no body covers, the header says {PageHeader.GetHoles(page)}");
+    }
+
     private long Child(TreeState state, int index) =>
         TreePage.Open(_store.GetPage(state.RootPage), state.RootPage, _store.DataFilePath).GetChild(index);
 
