@@ -26,6 +26,10 @@ namespace Voron.ObjectStorage;
 /// the content stream: nothing is visible until CompleteMultipartUpload, which is sent with
 /// <c>If-None-Match: *</c> as the single put is, and a failure on the way aborts the upload (AD1).
 /// The lookup first is the same.</para>
+/// <para>Content that cannot seek is first copied to a temporary file (deleted when the put ends):
+/// given a body it cannot replay, the SDK sends it in its chunk-signed streaming encoding, which
+/// servers that do not decode it (s3rver) store framing and all, so the object would not hold the
+/// caller's bytes. The shipper's own uploads seek and never take this path.</para>
 /// <para>The writer's lease (<see cref="IArchiveLeaseStore"/>, LW1..LW5) is a small object written
 /// with <c>If-None-Match: *</c> or <c>If-Match: &lt;ETag&gt;</c>. AWS S3 and recent MinIO enforce both;
 /// a server that ignores them (s3rver), or a destination made with <c>conditionalWrites</c> false,
@@ -103,6 +107,12 @@ public sealed class S3ArchiveDestination : IArchiveDestination, IArchiveLeaseSto
             return false;
         }
 
+        if (!content.CanSeek)
+        {
+            await using var spooled = await SpoolAsync(content, length, cancellationToken).ConfigureAwait(false);
+            return await PutIfAbsentAsync(key, spooled, length, cancellationToken).ConfigureAwait(false);
+        }
+
         if (length > PartSize)
         {
             return await PutMultipartAsync(key, content, length, cancellationToken).ConfigureAwait(false);
@@ -131,6 +141,37 @@ public sealed class S3ArchiveDestination : IArchiveDestination, IArchiveLeaseSto
         catch (AmazonS3Exception e) when (e.StatusCode is HttpStatusCode.PreconditionFailed or HttpStatusCode.Conflict)
         {
             return false; // AD2: another writer stored it first (412), or is storing it now (409)
+        }
+    }
+
+    /// <summary>A seekable copy of <paramref name="length"/> bytes of <paramref name="content"/> in a temporary file
+    /// that is deleted when the returned stream is disposed (see the remarks on content that cannot seek).</summary>
+    private static async Task<FileStream> SpoolAsync(Stream content, long length, CancellationToken cancellationToken)
+    {
+        var file = new FileStream(Path.Combine(Path.GetTempPath(), "voron-s3-" + Guid.NewGuid().ToString("N")), FileMode.CreateNew,
+            FileAccess.ReadWrite, FileShare.None, 64 << 10, FileOptions.DeleteOnClose | FileOptions.Asynchronous);
+        try
+        {
+            var buffer = new byte[64 << 10];
+            for (long copied = 0; copied < length;)
+            {
+                var read = await content.ReadAsync(buffer.AsMemory(0, (int)Math.Min(buffer.Length, length - copied)), cancellationToken).ConfigureAwait(false);
+                if (read == 0)
+                {
+                    throw new EndOfStreamException($"The content for the S3 object ended after {copied:N0} of the {length:N0} bytes the caller said it holds.");
+                }
+
+                await file.WriteAsync(buffer.AsMemory(0, read), cancellationToken).ConfigureAwait(false);
+                copied += read;
+            }
+
+            file.Position = 0;
+            return file;
+        }
+        catch
+        {
+            await file.DisposeAsync().ConfigureAwait(false);
+            throw;
         }
     }
 

@@ -16,6 +16,7 @@ internal static class ArchiveDestinationContract
         await ListGivesKeysInOrderAfterTheStartKey(destination, root + "/list");
         await DeleteRemovesAndAMissingObjectIsNoError(destination, root + "/delete");
         await AFailedPutStoresNothing(destination, root + "/failed", random);
+        await AStreamThatCannotSeekIsStoredByteForByte(destination, root + "/forward", random);
     }
 
     private static async Task PutIfAbsentStoresOnceAndNeverReplaces(IArchiveDestination destination, string prefix, Random random)
@@ -85,6 +86,15 @@ internal static class ArchiveDestinationContract
         Assert.Equal(bytes, await ReadAllAsync(destination, prefix + "/f"));
     }
 
+    // A caller's stream need not seek (a download being copied on, a decompressing stream): what is
+    // stored is its bytes, not an encoding the client chose for a body of unknown replayability.
+    private static async Task AStreamThatCannotSeekIsStoredByteForByte(IArchiveDestination destination, string prefix, Random random)
+    {
+        var bytes = Bytes(random, 150_000);
+        Assert.True(await destination.PutIfAbsentAsync(prefix + "/n", new ForwardOnly(bytes), bytes.Length));
+        Assert.Equal(bytes, await ReadAllAsync(destination, prefix + "/n"));
+    }
+
     public static byte[] Bytes(Random random, int length)
     {
         var bytes = new byte[length];
@@ -109,6 +119,38 @@ internal static class ArchiveDestinationContract
         }
 
         return keys;
+    }
+
+    /// <summary>A stream that reads forward only, as a network or decompressing stream does.</summary>
+    private sealed class ForwardOnly(byte[] bytes) : Stream
+    {
+        private readonly MemoryStream _inner = new(bytes, writable: false);
+
+        public override bool CanRead => true;
+
+        public override bool CanSeek => false;
+
+        public override bool CanWrite => false;
+
+        public override long Length => throw new NotSupportedException();
+
+        public override long Position
+        {
+            get => throw new NotSupportedException();
+            set => throw new NotSupportedException();
+        }
+
+        public override int Read(byte[] buffer, int offset, int count) => _inner.Read(buffer, offset, count);
+
+        public override void Flush()
+        {
+        }
+
+        public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
+
+        public override void SetLength(long value) => throw new NotSupportedException();
+
+        public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
     }
 
     /// <summary>A seekable stream whose reads fail once half of it was read: a connection lost mid-upload.</summary>
