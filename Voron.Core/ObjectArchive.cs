@@ -178,7 +178,7 @@ public static class ObjectArchive
     }
 
     /// <summary>The complete snapshots' transactions (OA1), ascending.</summary>
-    private static async Task<List<long>> ListSnapshotsAsync(IArchiveDestination destination, ulong lineage, CancellationToken cancellationToken)
+    internal static async Task<List<long>> ListSnapshotsAsync(IArchiveDestination destination, ulong lineage, CancellationToken cancellationToken)
     {
         var prefix = ArchiveKeys.SnapshotsPrefix(lineage);
         var found = new List<long>();
@@ -224,7 +224,7 @@ public static class ObjectArchive
             ": upload a backup with ObjectArchive.UploadSnapshotAsync, or check the lineage (the source store's id).");
     }
 
-    private static async Task DownloadSnapshotAsync(IArchiveDestination destination, ulong lineage, long snapshot, string directory, CancellationToken cancellationToken)
+    internal static async Task DownloadSnapshotAsync(IArchiveDestination destination, ulong lineage, long snapshot, string directory, CancellationToken cancellationToken)
     {
         var prefix = ArchiveKeys.Snapshot(lineage, snapshot);
         await foreach (var item in destination.ListAsync(prefix, null, cancellationToken).ConfigureAwait(false))
@@ -300,7 +300,7 @@ public static class ObjectArchive
         }
     }
 
-    private static ulong ParseLineage(string lineage)
+    internal static ulong ParseLineage(string lineage)
     {
         ArgumentException.ThrowIfNullOrWhiteSpace(lineage);
         return lineage.Length == 16 && ArchiveKeys.ParseLineage(lineage) is { } id && id != 0

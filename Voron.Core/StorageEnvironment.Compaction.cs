@@ -54,6 +54,12 @@ public sealed partial class StorageEnvironment
             throw new ArgumentException("An in-memory store cannot be compacted: it is gone when it closes.", nameof(options));
         }
 
+        if (IsReplicaDirectory(options.Directory))
+        {
+            throw new InvalidOperationException($"The store at '{options.Directory}' is a read replica: compacting it would renumber the pages its " +
+                "primary's shipped journal names (RE1). Compact the primary, upload a backup of it, and open a new replica.");
+        }
+
         return Task.Run(() => Compact(options, progress, cancellationToken));
     }
 

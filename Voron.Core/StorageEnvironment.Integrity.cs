@@ -32,7 +32,7 @@ public sealed partial class StorageEnvironment
     public IntegrityReport CheckIntegrity(IProgress<IntegrityProgress>? progress, CancellationToken cancellationToken = default)
     {
         cancellationToken.ThrowIfCancellationRequested();
-        using var write = BeginWrite(); // excludes commits; the allocator view needs a write transaction
+        using var write = BeginWriteCore(); // excludes commits (and a replica's apply); the allocator view needs a write transaction; never committed
         var transaction = write.Low;
         var allocator = transaction.Allocator; // only read here: reading releases no pending frees
         var next = allocator.NextPageNumber;

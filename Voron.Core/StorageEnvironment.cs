@@ -237,6 +237,13 @@ public sealed partial class StorageEnvironment : IDisposable
     /// </summary>
     public WriteTransaction BeginWrite(TimeSpan? timeout = null)
     {
+        ThrowIfReplica(nameof(BeginWrite));
+        return BeginWriteCore(timeout);
+    }
+
+    /// <summary>The write lock and a write transaction, on a replica too (RE1): for checks that only read, never commit (CheckIntegrity).</summary>
+    internal WriteTransaction BeginWriteCore(TimeSpan? timeout = null)
+    {
         ThrowIfUnusable();
         ThrowIfInsideMergedOperation(nameof(BeginWrite));
         try
@@ -258,6 +265,7 @@ public sealed partial class StorageEnvironment : IDisposable
     public async Task<WriteTransaction> BeginWriteAsync(CancellationToken cancellationToken = default)
     {
         ThrowIfUnusable();
+        ThrowIfReplica(nameof(BeginWriteAsync));
         ThrowIfInsideMergedOperation(nameof(BeginWriteAsync));
         using var either = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken, _closingSource.Token);
         try
@@ -294,6 +302,7 @@ public sealed partial class StorageEnvironment : IDisposable
     public Task ExecuteAsync(Action<WriteTransaction> operation, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(operation);
+        ThrowIfReplica(nameof(ExecuteAsync));
         return _merger.EnqueueAsync(operation, cancellationToken);
     }
 
@@ -303,8 +312,11 @@ public sealed partial class StorageEnvironment : IDisposable
     /// value task is refused with <see cref="ArgumentException"/> (an <c>async</c> lambda does not
     /// compile here: it binds to an overload marked as an error).
     /// </summary>
-    public Task<T> ExecuteAsync<T>(Func<WriteTransaction, T> operation, CancellationToken cancellationToken = default) =>
-        _merger.EnqueueAsync(operation, cancellationToken);
+    public Task<T> ExecuteAsync<T>(Func<WriteTransaction, T> operation, CancellationToken cancellationToken = default)
+    {
+        ThrowIfReplica(nameof(ExecuteAsync));
+        return _merger.EnqueueAsync(operation, cancellationToken);
+    }
 
     /// <summary>
     /// The SQLite VFS's commit (MG4): as <see cref="ExecuteAsync(Action{WriteTransaction}, CancellationToken)"/>,
@@ -317,6 +329,7 @@ public sealed partial class StorageEnvironment : IDisposable
     internal Task ExecuteDeferred(Action<WriteTransaction> operation, Action<Exception?> acknowledged, bool mayRunHere, out Transactions.TransactionMerger.CallerWrite? write)
     {
         ArgumentNullException.ThrowIfNull(operation);
+        ThrowIfReplica("A write");
         return _merger.EnqueueDeferred(operation, acknowledged, mayRunHere, out write);
     }
 
@@ -476,6 +489,7 @@ public sealed partial class StorageEnvironment : IDisposable
     private void Close(bool flush)
     {
         ThrowIfInsideMergedOperation("Dispose");
+        StopFollowing(); // RE2: the apply under way ends first; none starts after
         if (Interlocked.Exchange(ref _closing, 1) == 0)
         {
             _registry.RequestClose(); // LC1, LC3

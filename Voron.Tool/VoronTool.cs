@@ -56,6 +56,7 @@ internal static class VoronTool
         root.Subcommands.Add(ImportCommand.Create(console));
         root.Subcommands.Add(SqlCommand.Create(console));
         root.Subcommands.Add(DumpCommand.Create(console));
+        root.Subcommands.Add(FollowCommand.Create(console));
         return root;
     }
 

@@ -45,6 +45,28 @@ public static class VoronMetrics
         Meter.CreateObservableGauge("voron.archive.consecutive_failures", () => ObserveShipping(status => status.ConsecutiveFailures), "{pass}",
             "Shipping passes that failed since the last one that succeeded (0 = the destination takes uploads)");
 
+    internal static readonly ObservableGauge<double> ReplicaLag =
+        Meter.CreateObservableGauge("voron.replica.lag", () => ObserveReplicas(status => status.Lag.TotalSeconds), "s",
+            "How far a read replica's applied transaction trails the newest one it saw in the destination, in commit time (0 = caught up)");
+
+    internal static readonly ObservableGauge<double> ReplicaAppliedTransaction =
+        Meter.CreateObservableGauge("voron.replica.applied_transaction", () => ObserveReplicas(status => status.AppliedTransaction), "{transaction}",
+            "The primary's transaction a read replica applied last (it stops growing when the replica stops: ReplicaStatus.State)");
+
+    private static List<Measurement<double>> ObserveReplicas(Func<ReplicaStatus, double> value)
+    {
+        var measurements = new List<Measurement<double>>();
+        foreach (var environment in OpenStores.Keys)
+        {
+            if (environment.Replica is { } status)
+            {
+                measurements.Add(new Measurement<double>(value(status), StoreTag(environment.Path)));
+            }
+        }
+
+        return measurements;
+    }
+
     private static List<Measurement<long>> ObserveShipping(Func<ArchiveShippingStatus, long> value)
     {
         var measurements = new List<Measurement<long>>();

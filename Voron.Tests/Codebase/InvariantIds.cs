@@ -122,6 +122,7 @@ internal sealed partial class InvariantIds
         ["PG"] = "Core: pager",
         ["PT"] = "Core: page table",
         ["R"] = "Core: journal record format",
+        ["RE"] = "Core: read replicas that follow a shipped journal",
         ["RP"] = "Documents: the read port (stored documents and index entries of one snapshot, for the SQL module)",
         ["S"] = "Documents: sessions",
         ["SC"] = "Core: scratch file",

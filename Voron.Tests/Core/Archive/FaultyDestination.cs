@@ -46,9 +46,13 @@ internal sealed class FaultyDestination(IArchiveDestination inner) : IArchiveDes
         return stored;
     }
 
+    /// <summary>Every key read (a replica's restart must not read its snapshot again).</summary>
+    public System.Collections.Concurrent.ConcurrentQueue<string> KeysRead { get; } = new();
+
     public Task<Stream?> GetAsync(string key, long offset = 0, long? length = null, CancellationToken cancellationToken = default)
     {
         ThrowIfDown();
+        KeysRead.Enqueue(key);
         return inner.GetAsync(key, offset, length, cancellationToken);
     }
 
