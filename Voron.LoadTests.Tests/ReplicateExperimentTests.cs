@@ -87,7 +87,12 @@ public sealed class ReplicateExperimentTests : IDisposable
         }
 
         Assert.Contains(report.Notes, n => n.Contains("at least 0.9x off", StringComparison.Ordinal));
-        Assert.Contains(report.Notes, n => n.StartsWith("follower lag", StringComparison.Ordinal) && n.Contains("not measured in this build", StringComparison.Ordinal));
+        var follow = Table(report, ReplicateExperiment.FollowSummaryTable);
+        Assert.Equal(ArchiveTargets.All, follow.Select(r => (string)r["variant"]!));
+        Assert.All(follow, r => Assert.True(r.GetValueOrDefault("skipped") is string ||
+            ((int)r["transactions"]! > 0 && (double)r["p99Ms"]! >= (double)r["p50Ms"]!), (string)r["variant"]!));
+        Assert.Equal(serversThere, follow.All(r => r.GetValueOrDefault("skipped") is null));
+        Assert.Contains(report.Notes, n => n.StartsWith("follower lag", StringComparison.Ordinal) && n.Contains("WaitForTransactionAsync", StringComparison.Ordinal));
     }
 
     [Fact]

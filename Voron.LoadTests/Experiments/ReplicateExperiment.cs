@@ -16,6 +16,10 @@ namespace Voron.LoadTests.Experiments;
 /// <item>restore (<c>ReplicateExperiment.Restore.cs</c>): <see cref="ObjectArchive.RestoreAsync"/>
 ///   of one store's snapshot and shipped journal from each destination, against <c>cp</c> + <c>sync</c>
 ///   of the same objects' files: MB/s and seconds, the ratio to cp.</item>
+/// <item>follow (<c>ReplicateExperiment.Follow.cs</c>): a read replica
+///   (<see cref="StorageEnvironment.OpenReplica"/>) following a primary through each destination under a
+///   steady write load: each transaction's lag from its acknowledgement on the primary to its
+///   publication on the replica, p50 and p99.</item>
 /// <item>export (<c>ReplicateExperiment.Export.cs</c>): <c>PostgreSqlExport.ExportAsync</c> of
 ///   <c>--documents</c> ~1 KiB profiles into a PostgreSQL database, against Marten's own
 ///   <c>BulkInsertDocumentsAsync</c> of the same documents into another database of the same
@@ -23,17 +27,17 @@ namespace Voron.LoadTests.Experiments;
 /// </list>
 /// Every workload's variants run in the same process, interleaved, <c>--runs</c> times, the order
 /// reversed every other run. A destination or a server that is not there gives rows that say
-/// "skipped" and why, never no rows. A workload more (a follower's lag) is one more entry in
-/// <see cref="Workloads"/> and one method. MB is 10^6 bytes.
+/// "skipped" and why, never no rows. MB is 10^6 bytes.
 /// </summary>
 internal sealed partial class ReplicateExperiment : IExperiment
 {
     internal const string ShippingWorkload = "shipping";
     internal const string RestoreWorkload = "restore";
     internal const string ExportWorkload = "export";
+    internal const string FollowWorkload = "follow";
 
     /// <summary>The workloads, in the order they run and <c>--workloads</c> names them.</summary>
-    internal static readonly string[] Workloads = [ShippingWorkload, RestoreWorkload, ExportWorkload];
+    internal static readonly string[] Workloads = [ShippingWorkload, RestoreWorkload, FollowWorkload, ExportWorkload];
 
     /// <summary>The environment variable the object servers' npm folder comes from when <c>--object-servers</c> is not given.</summary>
     internal const string ObjectServersVariable = "VORON_OBJECT_SERVERS";
@@ -75,7 +79,7 @@ internal sealed partial class ReplicateExperiment : IExperiment
     public string Name => "replicate";
 
     public string Description =>
-        "the journal shipped to a directory, s3rver and Azurite against no shipping (commits/s, catch-up), restore from each against cp of the same bytes, export to PostgreSQL against Marten's bulk insert";
+        "the journal shipped to a directory, s3rver and Azurite against no shipping (commits/s, catch-up), restore from each against cp of the same bytes, a read replica's lag behind its primary, export to PostgreSQL against Marten's bulk insert";
 
     public async Task<Report> RunAsync(ExperimentContext context)
     {
@@ -83,7 +87,7 @@ internal sealed partial class ReplicateExperiment : IExperiment
         var workloads = _workloads is { Length: > 0 } named ? Workloads.Where(named.Contains).ToArray() : Workloads;
         var report = context.NewReport(Name, "Past one machine: shipping the journal, restoring from object storage, moving to PostgreSQL");
         report.GroupMarkdownBy("table");
-        report.ShowGroupsFirst(ShippingSummaryTable, RestoreSummaryTable, ExportSummaryTable);
+        report.ShowGroupsFirst(ShippingSummaryTable, RestoreSummaryTable, FollowSummaryTable, ExportSummaryTable);
         report.AddFact("runs", runs);
         report.AddFact("workloads", string.Join(",", workloads));
         report.AddFact("loadAverageAtStart", KvExperiment.LoadAverage());
@@ -96,7 +100,7 @@ internal sealed partial class ReplicateExperiment : IExperiment
         }
 
         var objectServers = _objectServers ?? Environment.GetEnvironmentVariable(ObjectServersVariable);
-        if (workloads.Contains(ShippingWorkload) || workloads.Contains(RestoreWorkload))
+        if (workloads.Contains(ShippingWorkload) || workloads.Contains(RestoreWorkload) || workloads.Contains(FollowWorkload))
         {
             using var targets = ArchiveTargets.Start(context, objectServers);
             targets.AddTo(report);
@@ -109,6 +113,11 @@ internal sealed partial class ReplicateExperiment : IExperiment
             {
                 await MeasureRestoreAsync(context, report, targets, runs).ConfigureAwait(false);
             }
+
+            if (workloads.Contains(FollowWorkload))
+            {
+                await MeasureFollowAsync(context, report, targets, runs).ConfigureAwait(false);
+            }
         }
 
         if (workloads.Contains(ExportWorkload))
@@ -116,8 +125,6 @@ internal sealed partial class ReplicateExperiment : IExperiment
             await MeasureExportAsync(context, report, runs).ConfigureAwait(false);
         }
 
-        report.AddNote("follower lag (p50/p99 of a read replica behind the primary under a steady write load): not measured in this build: " +
-                       "the store has no read replica that follows a destination yet. It goes in as one more workload (ReplicateExperiment.Workloads).");
         report.AddFact("loadAverageAtEnd", KvExperiment.LoadAverage());
         return report;
     }
