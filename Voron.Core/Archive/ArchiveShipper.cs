@@ -9,8 +9,9 @@ namespace Voron.Archive;
 //
 //   loop (ShipLoopAsync)                         one pass (ShipPendingAsync, under _gate)
 //   ----------------------------------------     ------------------------------------------------
-//   pass; on success wait Interval               1. position unknown: find it in the destination
-//   on failure: Failures++, LastError, wait         (the lineage's last journal object, SH3)
+//   pass; on success wait Interval, or less:     1. position unknown: find it in the destination
+//     a newly archived file wakes it (SH6)          (the lineage's last journal object, SH3)
+//   on failure: Failures++, LastError, wait
 //     min(Interval * 2^Failures, MaxBackoff)     2. for each local file numbered past it, in order:
 //   until the store closes (cancelled)              read its records' range, upload it (AO3), then
 //                                                   advance the position and the state file (SH4)
@@ -34,8 +35,11 @@ namespace Voron.Archive;
 // SH5. a file whose first record is not bound to this store (a compacted store's predecessor, the
 //      store a restore came from) is not this lineage's: skipped while nothing is shipped yet,
 //      an error (naming the file) after.
+// SH6. a file archived by the journal (JournalWriter.Archived) wakes the loop at once when its last
+//      pass succeeded, so a timely release (TR1..TR5) reaches the destination without waiting for
+//      the next Interval; after a failure the backoff still holds (a wake does not cut it short).
 
-/// <summary>Uploads the local journal archive to an <see cref="IArchiveDestination"/> in the background (SH1..SH5 above).</summary>
+/// <summary>Uploads the local journal archive to an <see cref="IArchiveDestination"/> in the background (SH1..SH6 above).</summary>
 internal sealed class ArchiveShipper : IAsyncDisposable
 {
     private readonly IArchiveDestination _destination;
@@ -44,6 +48,7 @@ internal sealed class ArchiveShipper : IAsyncDisposable
     private readonly TimeSpan _interval;
     private readonly TimeSpan _maxBackoff;
     private readonly SemaphoreSlim _gate = new(1, 1);
+    private readonly SemaphoreSlim _wake = new(0, 1); // SH6
     private readonly CancellationTokenSource _stop = new();
     private Task? _loop;
 
@@ -79,12 +84,28 @@ internal sealed class ArchiveShipper : IAsyncDisposable
         if (ReadState(_archive, _lineage) == null)
         {
             Directory.CreateDirectory(_archive);
-            WriteState(_archive, _lineage, 0); // SH4: from now on Prune keeps what is not shipped
+            WriteState(_archive, _lineage, 0, 0); // SH4: from now on Prune keeps what is not shipped
         }
 
         if (background)
         {
             _loop = Task.Run(ShipLoopAsync);
+        }
+    }
+
+    /// <summary>SH6: a file was archived; the next pass starts now unless the loop is backing off.</summary>
+    public void Wake()
+    {
+        if (_wake.CurrentCount == 0)
+        {
+            try
+            {
+                _wake.Release();
+            }
+            catch (Exception e) when (e is SemaphoreFullException or ObjectDisposedException)
+            {
+                // A wake is already pending, or the shipper is gone: nothing to do.
+            }
         }
     }
 
@@ -94,16 +115,7 @@ internal sealed class ArchiveShipper : IAsyncDisposable
         get
         {
             var shipped = _position?.File ?? ReadState(_archive, _lineage) ?? 0;
-            var pendingFiles = 0;
-            long pendingBytes = 0;
-            foreach (var (number, length) in LocalFiles())
-            {
-                if (number > shipped)
-                {
-                    pendingFiles++;
-                    pendingBytes += length;
-                }
-            }
+            var (pendingFiles, pendingBytes) = Pending(_archive, shipped);
 
             return new ArchiveShippingStatus(_destination.Description, ArchiveKeys.Lineage(_lineage), shipped, Interlocked.Read(ref _lastShippedTransaction),
                 pendingFiles, pendingBytes, Volatile.Read(ref _failures), Volatile.Read(ref _lastError), _lastShippedAt);
@@ -141,6 +153,7 @@ internal sealed class ArchiveShipper : IAsyncDisposable
         while (!_stop.IsCancellationRequested)
         {
             var delay = _interval;
+            var failed = false;
             try
             {
                 await ShipPendingAsync(_stop.Token).ConfigureAwait(false);
@@ -154,11 +167,19 @@ internal sealed class ArchiveShipper : IAsyncDisposable
                 // SH1: recorded in the status by ShipPendingAsync; retried after a backoff.
                 var factor = Math.Pow(2, Math.Min(Volatile.Read(ref _failures), 16));
                 delay = TimeSpan.FromTicks((long)Math.Min(_maxBackoff.Ticks, _interval.Ticks * factor));
+                failed = true;
             }
 
             try
             {
-                await Task.Delay(delay, _stop.Token).ConfigureAwait(false);
+                if (failed)
+                {
+                    await Task.Delay(delay, _stop.Token).ConfigureAwait(false);
+                }
+                else
+                {
+                    await _wake.WaitAsync(delay, _stop.Token).ConfigureAwait(false); // SH6
+                }
             }
             catch (OperationCanceledException)
             {
@@ -205,7 +226,7 @@ internal sealed class ArchiveShipper : IAsyncDisposable
             _position = new Position(number, stored.After);
             Interlocked.Exchange(ref _lastShippedTransaction, stored.LastTx);
             _lastShippedAt = DateTimeOffset.UtcNow;
-            WriteState(_archive, _lineage, number);
+            WriteState(_archive, _lineage, number, stored.LastTx);
         }
     }
 
@@ -250,20 +271,39 @@ internal sealed class ArchiveShipper : IAsyncDisposable
         return last;
     }
 
-    private IEnumerable<(long Number, long Length)> LocalFiles()
+    /// <summary>The archived files numbered after <paramref name="shipped"/> and their bytes: what waits to ship.</summary>
+    public static (int Files, long Bytes) Pending(string archiveDirectory, long shipped)
     {
-        var fileSystem = StorageEnvironmentOptions.ForDirectory(_archive).FileSystem;
-        if (!Directory.Exists(_archive))
+        var files = 0;
+        long bytes = 0;
+        foreach (var (number, length) in LocalFiles(archiveDirectory))
+        {
+            if (number > shipped)
+            {
+                files++;
+                bytes += length;
+            }
+        }
+
+        return (files, bytes);
+    }
+
+    private IEnumerable<(long Number, long Length)> LocalFiles() => LocalFiles(_archive);
+
+    private static IEnumerable<(long Number, long Length)> LocalFiles(string archive)
+    {
+        var fileSystem = StorageEnvironmentOptions.ForDirectory(archive).FileSystem;
+        if (!Directory.Exists(archive))
         {
             yield break;
         }
 
-        foreach (var number in JournalFiles.List(fileSystem, _archive))
+        foreach (var number in JournalFiles.List(fileSystem, archive))
         {
             long length;
             try
             {
-                length = new FileInfo(JournalFiles.PathOf(_archive, number)).Length;
+                length = new FileInfo(JournalFiles.PathOf(archive, number)).Length;
             }
             catch (FileNotFoundException)
             {
@@ -317,15 +357,31 @@ internal sealed class ArchiveShipper : IAsyncDisposable
 
     /// <summary>SH4: the last file shipped for <paramref name="lineage"/> by the state file, or null
     /// (none, another lineage's, or unreadable: the file is only a hint, the destination says).</summary>
-    public static long? ReadState(string archiveDirectory, ulong? lineage)
+    public static long? ReadState(string archiveDirectory, ulong? lineage) =>
+        ReadShipped(archiveDirectory) is { } state && (lineage == null || state.Lineage == lineage) ? state.File : null;
+
+    // The state file (SH4) is one line of text: "voron-shipped 2 <lineage, 16 hex> <last file shipped>
+    // <its last transaction>" (version 1 had no transaction). A hint, never trusted for safety: an
+    // unreadable or unknown line reads as "nothing shipped", which only keeps more files (SH4).
+
+    /// <summary>SH4: what the state file in <paramref name="archiveDirectory"/> says was shipped (the
+    /// transaction is 0 when a version-1 line does not say), or null when there is none or it cannot be read.</summary>
+    public static (ulong Lineage, long File, long Transaction)? ReadShipped(string archiveDirectory)
     {
         try
         {
             var parts = File.ReadAllText(Path.Combine(archiveDirectory, StateFileName)).Split(' ', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);
-            if (parts is ["voron-shipped", "1", var id, var file] && ArchiveKeys.ParseLineage(id) is { } found && (lineage == null || found == lineage) &&
-                long.TryParse(file, NumberStyles.None, CultureInfo.InvariantCulture, out var number))
+            var (version, id, file, transaction) = parts switch
             {
-                return number;
+                ["voron-shipped", "1", var i, var f] => ("1", i, f, "0"),
+                ["voron-shipped", "2", var i, var f, var t] => ("2", i, f, t),
+                _ => (null, "", "", ""),
+            };
+            if (version != null && ArchiveKeys.ParseLineage(id) is { } found &&
+                long.TryParse(file, NumberStyles.None, CultureInfo.InvariantCulture, out var number) &&
+                long.TryParse(transaction, NumberStyles.None, CultureInfo.InvariantCulture, out var tx))
+            {
+                return (found, number, tx);
             }
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
@@ -335,10 +391,11 @@ internal sealed class ArchiveShipper : IAsyncDisposable
         return null;
     }
 
-    private static void WriteState(string archiveDirectory, ulong lineage, long number)
+    private static void WriteState(string archiveDirectory, ulong lineage, long number, long transaction)
     {
         var path = Path.Combine(archiveDirectory, StateFileName);
-        File.WriteAllText(path + ".tmp", $"voron-shipped 1 {ArchiveKeys.Lineage(lineage)} {number.ToString(CultureInfo.InvariantCulture)}\n");
+        File.WriteAllText(path + ".tmp",
+            $"voron-shipped 2 {ArchiveKeys.Lineage(lineage)} {number.ToString(CultureInfo.InvariantCulture)} {transaction.ToString(CultureInfo.InvariantCulture)}\n");
         File.Move(path + ".tmp", path, overwrite: true); // a hint only (SH3): no fsync needed
     }
 
@@ -351,5 +408,6 @@ internal sealed class ArchiveShipper : IAsyncDisposable
         }
 
         _stop.Dispose();
+        _wake.Dispose();
     }
 }

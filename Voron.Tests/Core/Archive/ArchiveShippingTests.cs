@@ -2,7 +2,7 @@ using Voron.Archive;
 
 namespace Voron.Tests.Core.Archive;
 
-/// <summary>Shipping the journal archive to a destination (SH1..SH5), through injected faults.</summary>
+/// <summary>Shipping the journal archive to a destination (SH1..SH6), through injected faults.</summary>
 public sealed class ArchiveShippingTests(ITestOutputHelper output)
 {
     [Fact]
