@@ -38,8 +38,12 @@ namespace Voron.Archive;
 // SH6. a file archived by the journal (JournalWriter.Archived) wakes the loop at once when its last
 //      pass succeeded, so a timely release (TR1..TR5) reaches the destination without waiting for
 //      the next Interval; after a failure the backoff still holds (a wake does not cut it short).
+// SH7. the last journal object found (SH3) whose listed length is not its header's 160 bytes plus
+//      ContentLength (or that is shorter than a header) is an upload torn by a crash on a server
+//      that keeps a partial body (s3rver does when the client dies mid-upload; AD1 asks whole or
+//      nothing): it was never acknowledged to anyone, so it is deleted and uploaded again.
 
-/// <summary>Uploads the local journal archive to an <see cref="IArchiveDestination"/> in the background (SH1..SH6 above).</summary>
+/// <summary>Uploads the local journal archive to an <see cref="IArchiveDestination"/> in the background (SH1..SH7 above).</summary>
 internal sealed class ArchiveShipper : IAsyncDisposable
 {
     private readonly IArchiveDestination _destination;
@@ -234,19 +238,31 @@ internal sealed class ArchiveShipper : IAsyncDisposable
     private async Task<Position?> FindPositionAsync(CancellationToken cancellationToken)
     {
         var hint = _position?.File ?? ReadState(_archive, _lineage);
-        var last = await LastKeyAsync(hint is > 1 ? ArchiveKeys.Journal(_lineage, hint.Value - 1) : null, cancellationToken).ConfigureAwait(false);
-        if (last == null && hint != null)
+        var found = await LastObjectAsync(hint is > 1 ? ArchiveKeys.Journal(_lineage, hint.Value - 1) : null, cancellationToken).ConfigureAwait(false);
+        if (found == null && hint != null)
         {
-            last = await LastKeyAsync(null, cancellationToken).ConfigureAwait(false); // the hint's object is gone (pruned): the full list
+            found = await LastObjectAsync(null, cancellationToken).ConfigureAwait(false); // the hint's object is gone (pruned): the full list
         }
 
-        if (last == null)
+        if (found == null)
         {
             return null;
         }
 
-        var header = await ArchiveUpload.ReadHeaderAsync(_destination, last, cancellationToken).ConfigureAwait(false) ??
-            throw new IOException($"'{last}' was listed in {_destination.Description} and then could not be read; retried later.");
+        var last = found.Key;
+        ArchiveObjectHeader? read = null;
+        if (found.Length >= ArchiveObjectHeader.Size)
+        {
+            read = await ArchiveUpload.ReadHeaderAsync(_destination, last, cancellationToken).ConfigureAwait(false) ??
+                throw new IOException($"'{last}' was listed in {_destination.Description} and then could not be read; retried later.");
+        }
+
+        if (read is not { } header || found.Length != ArchiveObjectHeader.Size + header.ContentLength)
+        {
+            await _destination.DeleteAsync(last, cancellationToken).ConfigureAwait(false); // SH7: a torn upload, never acknowledged
+            return await FindPositionAsync(cancellationToken).ConfigureAwait(false);
+        }
+
         if (header.Kind != ArchiveObjectKind.JournalFile || header.Lineage != _lineage)
         {
             throw new CorruptionException(ArchiveUpload.Where(_destination, last), 0,
@@ -257,14 +273,14 @@ internal sealed class ArchiveShipper : IAsyncDisposable
         return new Position(header.Sequence, header.After);
     }
 
-    private async Task<string?> LastKeyAsync(string? startAfter, CancellationToken cancellationToken)
+    private async Task<ArchiveObjectInfo?> LastObjectAsync(string? startAfter, CancellationToken cancellationToken)
     {
-        string? last = null;
+        ArchiveObjectInfo? last = null;
         await foreach (var item in _destination.ListAsync(ArchiveKeys.JournalPrefix(_lineage), startAfter, cancellationToken).ConfigureAwait(false))
         {
             if (ArchiveKeys.ParseNumber(item.Key.AsSpan(ArchiveKeys.JournalPrefix(_lineage).Length)) != null)
             {
-                last = item.Key;
+                last = item;
             }
         }
 
