@@ -32,6 +32,25 @@ public static class JournalArchive
     }
 
     /// <summary>
+    /// What the archive directory says of its shipping (its state file, <c>voron.shipped</c>, which
+    /// the store's shipper writes after each upload, SH4): the last journal file and transaction
+    /// stored in the destination, and the archived files after it, still to ship. Reads only the
+    /// directory: no network call, and it works while the store is open. Null when the directory
+    /// holds no readable state file (nothing ships from it, or it was never started).
+    /// </summary>
+    public static ArchiveShippedState? ReadShippedState(string archiveDirectory)
+    {
+        ArgumentException.ThrowIfNullOrWhiteSpace(archiveDirectory);
+        if (Archive.ArchiveShipper.ReadShipped(archiveDirectory) is not { } state)
+        {
+            return null;
+        }
+
+        var (files, bytes) = Archive.ArchiveShipper.Pending(archiveDirectory, state.File);
+        return new ArchiveShippedState(Archive.ArchiveKeys.Lineage(state.Lineage), state.File, state.Transaction, files, bytes);
+    }
+
+    /// <summary>
     /// JA7. Prune deletes only archived files numbered below the backup manifest's journal file
     /// (where the transaction after the backup's snapshot starts): they hold only transactions the
     /// backup holds; and the compaction notes (JA9) of stores whose last file is below it, which

@@ -129,8 +129,13 @@ public sealed partial class StorageEnvironment : IDisposable
             Fail = _failures.FailWith,
             PrepareTransaction = transaction => transaction.PrepareCommit(_options.JournalPageDiffs),
             ReserveDataFile = pager.Reserve,
-            AppendToJournal = (txId, state, pages) => journal.Append(txId, state, pages, _options.JournalCompression,
-                sync: _options.Durability == DurabilityMode.Durable, _options.Clock.GetUtcNow().ToUnixTimeMilliseconds()), // J13: no lock here
+            AppendToJournal = (txId, state, pages) =>
+            {
+                var location = journal.Append(txId, state, pages, _options.JournalCompression,
+                    sync: _options.Durability == DurabilityMode.Durable, _options.Clock.GetUtcNow().ToUnixTimeMilliseconds()); // J13: no lock here
+                NoteAppended(location); // TR1
+                return location;
+            },
             JournalFailed = () => journal.Failure != null,
             WriteInPlace = InPlace.Write,
             Publish = prepared => PageTable.Publish(prepared.TxId, prepared.PublishedPages, prepared.FreedPages, _registry.CaptureRetention), // IP4
@@ -507,6 +512,7 @@ public sealed partial class StorageEnvironment : IDisposable
             return;
         }
 
+        StopTimelyRelease(); // TR5: before the flusher it calls stops
         _flusher.Dispose();
         var flushed = false;
         if (flush && release && _failures.Failure == null)

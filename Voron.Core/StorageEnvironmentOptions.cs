@@ -93,7 +93,7 @@ public sealed class StorageEnvironmentOptions
     /// <summary>How often the background task looks for archived files to ship (default 1 s); after a failure it waits longer, up to a minute.</summary>
     public TimeSpan ArchiveShippingInterval { get; set; } = TimeSpan.FromSeconds(1);
 
-    /// <summary>False: only StorageEnvironment.ShipArchiveAsync ships (tests that inject faults between passes).</summary>
+    /// <summary>False: only StorageEnvironment.ShipArchiveAsync ships, and only ReleaseAgedJournalFile leaves aged journal files (tests that drive each step).</summary>
     internal bool ShipArchiveInBackground { get; set; } = true;
 
     /// <summary>
@@ -106,6 +106,18 @@ public sealed class StorageEnvironmentOptions
 
     /// <summary>The clock the lease's expiry is read from (tests move it instead of waiting).</summary>
     internal TimeProvider ArchiveLeaseClock { get; set; } = TimeProvider.System;
+
+    /// <summary>
+    /// With an <see cref="ArchiveDestination"/>: how old the first record of the current journal
+    /// file may get before the store starts a new file and releases (archives, then ships) the
+    /// old one, so the destination trails the store by about this much rather than by a whole
+    /// journal file. Default 500 ms. Each release costs a new journal file, a flush of the data
+    /// file and a header write, and gives one object in the destination: at most one per delay
+    /// while the store is written (172,800 a day at 500 ms), none while it is idle
+    /// (docs/object-storage.md). <see cref="Timeout.InfiniteTimeSpan"/> = only full files are
+    /// released; <see cref="TimeSpan.Zero"/> = as soon as a file holds a record.
+    /// </summary>
+    public TimeSpan ArchiveMaxDelay { get; set; } = TimeSpan.FromMilliseconds(500);
 
     /// <summary>
     /// Address space reserved for the data file's mapping, and so the largest the data file may

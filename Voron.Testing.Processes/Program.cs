@@ -5,6 +5,7 @@ using Voron.Testing.Processes;
 // RealFileSystemTests), kept out of Voron.LoadTests so that the tests build without the load
 // tests' peers:
 //   crash-child <dir> <seed> <run> [lazy|sql|sql-docs|portable|portable-lazy]   (CrashChild.cs, SqlCrashChild.cs, DocsCrashChild.cs)
+//   ship-child <dir> <archive> <seed> <run> dir <remote> | s3 <endpoint> <bucket> <prefix>   (ShipCrashChild.cs)
 // and the ones Voron.Tool.Tests runs:
 //   hold <dir>        open the store until standard input closes (HoldChild.cs)
 //   unflushed <dir>   make a store whose last transactions are only in the journal (UnflushedChild.cs)
@@ -17,6 +18,12 @@ if (args is [HoldChild.Command, var held])
 if (args is [UnflushedChild.Command, var unflushed])
 {
     return UnflushedChild.Run(unflushed, Console.Out);
+}
+
+if (args.Length >= 6 && args[0] == ShipCrashChild.Command)
+{
+    return ShipCrashChild.Run(args[1], args[2], int.Parse(args[3], CultureInfo.InvariantCulture), int.Parse(args[4], CultureInfo.InvariantCulture),
+        ShipCrashChild.Destination(args[5..]), Console.Out);
 }
 
 string[] modes = [CrashChild.Lazy, CrashChild.Sql, CrashChild.SqlDocs, CrashChild.Portable, CrashChild.PortableLazy];

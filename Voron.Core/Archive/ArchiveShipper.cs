@@ -9,8 +9,8 @@ namespace Voron.Archive;
 //
 //   loop (ShipLoopAsync)                         one pass (ShipPendingAsync, under _gate)
 //   ----------------------------------------     ------------------------------------------------
-//   pass; on success wait Interval               0. hold the writer's lease (LS1..LS3, ArchiveLease.cs)
-//                                                1. position unknown: find it in the destination
+//   pass; on success wait Interval, or less:     0. hold the writer's lease (LS1..LS3, ArchiveLease.cs)
+//     a newly archived file wakes it (SH6)       1. position unknown: find it in the destination
 //   on failure: Failures++, LastError, wait         (the lineage's last journal object, SH3)
 //     min(Interval * 2^Failures, MaxBackoff)     2. for each local file numbered past it, in order:
 //   until the store closes (cancelled)              read its records' range, upload it (AO3), then
@@ -35,8 +35,15 @@ namespace Voron.Archive;
 // SH5. a file whose first record is not bound to this store (a compacted store's predecessor, the
 //      store a restore came from) is not this lineage's: skipped while nothing is shipped yet,
 //      an error (naming the file) after.
+// SH6. a file archived by the journal (JournalWriter.Archived) wakes the loop at once when its last
+//      pass succeeded, so a timely release (TR1..TR5) reaches the destination without waiting for
+//      the next Interval; after a failure the backoff still holds (a wake does not cut it short).
+// SH7. the last journal object found (SH3) whose listed length is not its header's 160 bytes plus
+//      ContentLength (or that is shorter than a header) is an upload torn by a crash on a server
+//      that keeps a partial body (s3rver does when the client dies mid-upload; AD1 asks whole or
+//      nothing): it was never acknowledged to anyone, so it is deleted and uploaded again.
 
-/// <summary>Uploads the local journal archive to an <see cref="IArchiveDestination"/> in the background (SH1..SH5 above).</summary>
+/// <summary>Uploads the local journal archive to an <see cref="IArchiveDestination"/> in the background (SH1..SH7 above).</summary>
 internal sealed class ArchiveShipper : IAsyncDisposable
 {
     private readonly IArchiveDestination _destination;
@@ -46,6 +53,7 @@ internal sealed class ArchiveShipper : IAsyncDisposable
     private readonly TimeSpan _maxBackoff;
     private readonly ArchiveLease _lease;
     private readonly SemaphoreSlim _gate = new(1, 1);
+    private readonly SemaphoreSlim _wake = new(0, 1); // SH6
     private readonly CancellationTokenSource _stop = new();
     private Task? _loop;
 
@@ -83,12 +91,28 @@ internal sealed class ArchiveShipper : IAsyncDisposable
         if (ReadState(_archive, _lineage) == null)
         {
             Directory.CreateDirectory(_archive);
-            WriteState(_archive, _lineage, 0); // SH4: from now on Prune keeps what is not shipped
+            WriteState(_archive, _lineage, 0, 0); // SH4: from now on Prune keeps what is not shipped
         }
 
         if (background)
         {
             _loop = Task.Run(ShipLoopAsync);
+        }
+    }
+
+    /// <summary>SH6: a file was archived; the next pass starts now unless the loop is backing off.</summary>
+    public void Wake()
+    {
+        if (_wake.CurrentCount == 0)
+        {
+            try
+            {
+                _wake.Release();
+            }
+            catch (Exception e) when (e is SemaphoreFullException or ObjectDisposedException)
+            {
+                // A wake is already pending, or the shipper is gone: nothing to do.
+            }
         }
     }
 
@@ -98,16 +122,7 @@ internal sealed class ArchiveShipper : IAsyncDisposable
         get
         {
             var shipped = _position?.File ?? ReadState(_archive, _lineage) ?? 0;
-            var pendingFiles = 0;
-            long pendingBytes = 0;
-            foreach (var (number, length) in LocalFiles())
-            {
-                if (number > shipped)
-                {
-                    pendingFiles++;
-                    pendingBytes += length;
-                }
-            }
+            var (pendingFiles, pendingBytes) = Pending(_archive, shipped);
 
             return new ArchiveShippingStatus(_destination.Description, ArchiveKeys.Lineage(_lineage), shipped, Interlocked.Read(ref _lastShippedTransaction),
                 pendingFiles, pendingBytes, Volatile.Read(ref _failures), Volatile.Read(ref _lastError), _lastShippedAt)
@@ -149,6 +164,7 @@ internal sealed class ArchiveShipper : IAsyncDisposable
         while (!_stop.IsCancellationRequested)
         {
             var delay = _interval;
+            var failed = false;
             try
             {
                 await ShipPendingAsync(_stop.Token).ConfigureAwait(false);
@@ -162,11 +178,19 @@ internal sealed class ArchiveShipper : IAsyncDisposable
                 // SH1: recorded in the status by ShipPendingAsync; retried after a backoff.
                 var factor = Math.Pow(2, Math.Min(Volatile.Read(ref _failures), 16));
                 delay = TimeSpan.FromTicks((long)Math.Min(_maxBackoff.Ticks, _interval.Ticks * factor));
+                failed = true;
             }
 
             try
             {
-                await Task.Delay(delay, _stop.Token).ConfigureAwait(false);
+                if (failed)
+                {
+                    await Task.Delay(delay, _stop.Token).ConfigureAwait(false);
+                }
+                else
+                {
+                    await _wake.WaitAsync(delay, _stop.Token).ConfigureAwait(false); // SH6
+                }
             }
             catch (OperationCanceledException)
             {
@@ -215,7 +239,7 @@ internal sealed class ArchiveShipper : IAsyncDisposable
             _position = new Position(number, stored.After);
             Interlocked.Exchange(ref _lastShippedTransaction, stored.LastTx);
             _lastShippedAt = DateTimeOffset.UtcNow;
-            WriteState(_archive, _lineage, number);
+            WriteState(_archive, _lineage, number, stored.LastTx);
         }
     }
 
@@ -223,19 +247,31 @@ internal sealed class ArchiveShipper : IAsyncDisposable
     private async Task<Position?> FindPositionAsync(CancellationToken cancellationToken)
     {
         var hint = _position?.File ?? ReadState(_archive, _lineage);
-        var last = await LastKeyAsync(hint is > 1 ? ArchiveKeys.Journal(_lineage, hint.Value - 1) : null, cancellationToken).ConfigureAwait(false);
-        if (last == null && hint != null)
+        var found = await LastObjectAsync(hint is > 1 ? ArchiveKeys.Journal(_lineage, hint.Value - 1) : null, cancellationToken).ConfigureAwait(false);
+        if (found == null && hint != null)
         {
-            last = await LastKeyAsync(null, cancellationToken).ConfigureAwait(false); // the hint's object is gone (pruned): the full list
+            found = await LastObjectAsync(null, cancellationToken).ConfigureAwait(false); // the hint's object is gone (pruned): the full list
         }
 
-        if (last == null)
+        if (found == null)
         {
             return null;
         }
 
-        var header = await ArchiveUpload.ReadHeaderAsync(_destination, last, cancellationToken).ConfigureAwait(false) ??
-            throw new IOException($"'{last}' was listed in {_destination.Description} and then could not be read; retried later.");
+        var last = found.Key;
+        ArchiveObjectHeader? read = null;
+        if (found.Length >= ArchiveObjectHeader.Size)
+        {
+            read = await ArchiveUpload.ReadHeaderAsync(_destination, last, cancellationToken).ConfigureAwait(false) ??
+                throw new IOException($"'{last}' was listed in {_destination.Description} and then could not be read; retried later.");
+        }
+
+        if (read is not { } header || found.Length != ArchiveObjectHeader.Size + header.ContentLength)
+        {
+            await _destination.DeleteAsync(last, cancellationToken).ConfigureAwait(false); // SH7: a torn upload, never acknowledged
+            return await FindPositionAsync(cancellationToken).ConfigureAwait(false);
+        }
+
         if (header.Kind != ArchiveObjectKind.JournalFile || header.Lineage != _lineage)
         {
             throw new CorruptionException(ArchiveUpload.Where(_destination, last), 0,
@@ -246,34 +282,53 @@ internal sealed class ArchiveShipper : IAsyncDisposable
         return new Position(header.Sequence, header.After);
     }
 
-    private async Task<string?> LastKeyAsync(string? startAfter, CancellationToken cancellationToken)
+    private async Task<ArchiveObjectInfo?> LastObjectAsync(string? startAfter, CancellationToken cancellationToken)
     {
-        string? last = null;
+        ArchiveObjectInfo? last = null;
         await foreach (var item in _destination.ListAsync(ArchiveKeys.JournalPrefix(_lineage), startAfter, cancellationToken).ConfigureAwait(false))
         {
             if (ArchiveKeys.ParseNumber(item.Key.AsSpan(ArchiveKeys.JournalPrefix(_lineage).Length)) != null)
             {
-                last = item.Key;
+                last = item;
             }
         }
 
         return last;
     }
 
-    private IEnumerable<(long Number, long Length)> LocalFiles()
+    /// <summary>The archived files numbered after <paramref name="shipped"/> and their bytes: what waits to ship.</summary>
+    public static (int Files, long Bytes) Pending(string archiveDirectory, long shipped)
     {
-        var fileSystem = StorageEnvironmentOptions.ForDirectory(_archive).FileSystem;
-        if (!Directory.Exists(_archive))
+        var files = 0;
+        long bytes = 0;
+        foreach (var (number, length) in LocalFiles(archiveDirectory))
+        {
+            if (number > shipped)
+            {
+                files++;
+                bytes += length;
+            }
+        }
+
+        return (files, bytes);
+    }
+
+    private IEnumerable<(long Number, long Length)> LocalFiles() => LocalFiles(_archive);
+
+    private static IEnumerable<(long Number, long Length)> LocalFiles(string archive)
+    {
+        var fileSystem = StorageEnvironmentOptions.ForDirectory(archive).FileSystem;
+        if (!Directory.Exists(archive))
         {
             yield break;
         }
 
-        foreach (var number in JournalFiles.List(fileSystem, _archive))
+        foreach (var number in JournalFiles.List(fileSystem, archive))
         {
             long length;
             try
             {
-                length = new FileInfo(JournalFiles.PathOf(_archive, number)).Length;
+                length = new FileInfo(JournalFiles.PathOf(archive, number)).Length;
             }
             catch (FileNotFoundException)
             {
@@ -327,15 +382,31 @@ internal sealed class ArchiveShipper : IAsyncDisposable
 
     /// <summary>SH4: the last file shipped for <paramref name="lineage"/> by the state file, or null
     /// (none, another lineage's, or unreadable: the file is only a hint, the destination says).</summary>
-    public static long? ReadState(string archiveDirectory, ulong? lineage)
+    public static long? ReadState(string archiveDirectory, ulong? lineage) =>
+        ReadShipped(archiveDirectory) is { } state && (lineage == null || state.Lineage == lineage) ? state.File : null;
+
+    // The state file (SH4) is one line of text: "voron-shipped 2 <lineage, 16 hex> <last file shipped>
+    // <its last transaction>" (version 1 had no transaction). A hint, never trusted for safety: an
+    // unreadable or unknown line reads as "nothing shipped", which only keeps more files (SH4).
+
+    /// <summary>SH4: what the state file in <paramref name="archiveDirectory"/> says was shipped (the
+    /// transaction is 0 when a version-1 line does not say), or null when there is none or it cannot be read.</summary>
+    public static (ulong Lineage, long File, long Transaction)? ReadShipped(string archiveDirectory)
     {
         try
         {
             var parts = File.ReadAllText(Path.Combine(archiveDirectory, StateFileName)).Split(' ', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);
-            if (parts is ["voron-shipped", "1", var id, var file] && ArchiveKeys.ParseLineage(id) is { } found && (lineage == null || found == lineage) &&
-                long.TryParse(file, NumberStyles.None, CultureInfo.InvariantCulture, out var number))
+            var (version, id, file, transaction) = parts switch
             {
-                return number;
+                ["voron-shipped", "1", var i, var f] => ("1", i, f, "0"),
+                ["voron-shipped", "2", var i, var f, var t] => ("2", i, f, t),
+                _ => (null, "", "", ""),
+            };
+            if (version != null && ArchiveKeys.ParseLineage(id) is { } found &&
+                long.TryParse(file, NumberStyles.None, CultureInfo.InvariantCulture, out var number) &&
+                long.TryParse(transaction, NumberStyles.None, CultureInfo.InvariantCulture, out var tx))
+            {
+                return (found, number, tx);
             }
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
@@ -345,10 +416,11 @@ internal sealed class ArchiveShipper : IAsyncDisposable
         return null;
     }
 
-    private static void WriteState(string archiveDirectory, ulong lineage, long number)
+    private static void WriteState(string archiveDirectory, ulong lineage, long number, long transaction)
     {
         var path = Path.Combine(archiveDirectory, StateFileName);
-        File.WriteAllText(path + ".tmp", $"voron-shipped 1 {ArchiveKeys.Lineage(lineage)} {number.ToString(CultureInfo.InvariantCulture)}\n");
+        File.WriteAllText(path + ".tmp",
+            $"voron-shipped 2 {ArchiveKeys.Lineage(lineage)} {number.ToString(CultureInfo.InvariantCulture)} {transaction.ToString(CultureInfo.InvariantCulture)}\n");
         File.Move(path + ".tmp", path, overwrite: true); // a hint only (SH3): no fsync needed
     }
 
@@ -373,5 +445,6 @@ internal sealed class ArchiveShipper : IAsyncDisposable
         }
 
         _stop.Dispose();
+        _wake.Dispose();
     }
 }

@@ -22,10 +22,12 @@ namespace Voron.Flushing;
 //        only the 4 KiB units the batch's commits changed (the OR of their masks, FL10), whole
 //        where a mask is unknown or the page lies past the file's end before the flush
 //     4. data file: FlushData (fdatasync)                           (FL2: before the header)
-//     5. header: revision + 1, LastSyncedTxId = F, journal position after F's record,
-//        state as of F; written to the other copy and FlushData'd   (FL3: before releasing)
+//     5. header: revision + 1, LastSyncedTxId = F, journal position after F's record (the
+//        next file's start when the journal left F's file there, J14), state as of F;
+//        written to the other copy and FlushData'd                  (FL3: before releasing)
 //     6. page table: drop versions <= F of those pages (PT4)
 //     7. journal: release files wholly before F's position (the writer takes its own lock, J13)
+//     (an empty batch: only FL11)
 //   any failure, of any type, at any step: the store fails (fail-stop, FL6); the journal
 //   still holds everything.
 //   then, outside the lock: statistics (pages, bytes, seeks = runs written, pages by kind from
@@ -81,6 +83,10 @@ namespace Voron.Flushing;
 //        diffed against the one before it; so the OR of the batch's masks covers every changed
 //        byte. Pages past the file's end before the flush are written whole. Off through
 //        StorageEnvironmentOptions.FlushChangedUnitsOnly (the A/B, and the tests' reference).
+//   FL11. A flush with nothing to write still releases a journal file the writer left with every
+//        record in it flushed (J14): the header moves from that file's log end to the next
+//        file's start and the file is archived and released. So a store that ships its archive
+//        gets its last file out while idle (Archive/TimelyRelease.cs asks for this flush).
 //
 //   The background flush wakes when the backlog (page bytes summed per committed transaction)
 //   crosses FlushThresholdBytes, when a flush ends with the backlog at the threshold again, and
@@ -371,6 +377,7 @@ internal sealed class DataFileFlusher : IDisposable
 
         if (batch.Count == 0)
         {
+            ReleaseLeftFile();
             return null;
         }
 
@@ -397,9 +404,10 @@ internal sealed class DataFileFlusher : IDisposable
         Step(FlushStep.PagesWritten);
         pager.Sync(); // FL2
         Step(FlushStep.DataSynced);
+        var end = _journal.Continuation(last.JournalEnd); // J14: a left file's end is the next file's start
         var header = _header with
         {
-            Revision = _header.Revision + 1, LastSyncedTxId = last.TxId, JournalFile = last.JournalEnd.FileNumber, JournalOffset = last.JournalEnd.Offset, State = last.State,
+            Revision = _header.Revision + 1, LastSyncedTxId = last.TxId, JournalFile = end.FileNumber, JournalOffset = end.Offset, State = last.State,
         };
         _seams.WriteHeader(header); // FL3: synced before journal files are released
         _header = header;
@@ -407,8 +415,8 @@ internal sealed class DataFileFlusher : IDisposable
         Step(FlushStep.HeaderWritten);
         _seams.PageTable.RemoveUpTo(pageNumbers, last.TxId, _seams.RetireGeneration); // PT4, PT7
         Step(FlushStep.PageTableTrimmed);
-        _journal.ArchiveBefore(last.JournalEnd); // JA1: the copy runs without the journal's lock, so commits go on (J13)
-        _journal.ReleaseBefore(last.JournalEnd); // FL3
+        _journal.ArchiveBefore(end); // JA1: the copy runs without the journal's lock, so commits go on (J13)
+        _journal.ReleaseBefore(end); // FL3
 
         Step(FlushStep.JournalReleased);
 
@@ -420,6 +428,29 @@ internal sealed class DataFileFlusher : IDisposable
 
         return new FlushStatistics(last.TxId, batch.Count, kinds.Pages, written, seeks, kinds.Leaves, kinds.Branches, kinds.Overflows, kinds.FreeSpace,
             Stopwatch.GetElapsedTime(start));
+    }
+
+    /// <summary>
+    /// FL11: nothing to flush, but the header's recovery start is where the log ends in a file the
+    /// journal has left (J14): the header moves to the next file's start — the same transaction,
+    /// state and data file, so FL2 holds — and the left file is archived and released (FL3).
+    /// </summary>
+    private void ReleaseLeftFile()
+    {
+        var at = new JournalPosition(_header.JournalFile, _header.JournalOffset);
+        var next = _journal.Continuation(at);
+        if (next == at)
+        {
+            return;
+        }
+
+        var header = _header with { Revision = _header.Revision + 1, JournalFile = next.FileNumber, JournalOffset = next.Offset };
+        _seams.WriteHeader(header); // FL3: synced before the file is released
+        _header = header;
+        Step(FlushStep.HeaderWritten);
+        _journal.ArchiveBefore(next);
+        _journal.ReleaseBefore(next);
+        Step(FlushStep.JournalReleased);
     }
 
     /// <summary>

@@ -22,6 +22,10 @@ namespace Voron.Journal;
 //      same bytes (a crash between the rename and the delete) is accepted; different bytes fail
 //      the release with an IOException (another store, or another life of this one, archives to
 //      the same directory).
+// JA11. the copy reads a file only up to where its log ends when the writer that left it says
+//      where (JournalWriter.StartNewFile and size rotations record it): J10 makes everything after
+//      that zeros, so the used length is the same as a scan of the whole file finds, and a timely
+//      release (J14) does not read a mostly empty preallocated file to its end each time.
 
 /// <summary>Copies released journal files into the archive directory (JA1..JA4 above).</summary>
 internal static class JournalArchiver
@@ -32,8 +36,9 @@ internal static class JournalArchiver
     public const string PartialSuffix = ".partial";
 
     /// <summary>Archives journal file <paramref name="number"/> of <paramref name="journalDirectory"/> into
-    /// <paramref name="archiveDirectory"/> (JA2..JA4). The caller deletes the original afterwards.</summary>
-    public static void Archive(IFileSystem fileSystem, string journalDirectory, string archiveDirectory, long number)
+    /// <paramref name="archiveDirectory"/> (JA2..JA4). The caller deletes the original afterwards.
+    /// <paramref name="logEnd"/>, when known, is where the file's log ends (JA11).</summary>
+    public static void Archive(IFileSystem fileSystem, string journalDirectory, string archiveDirectory, long number, long? logEnd = null)
     {
         var source = JournalFiles.PathOf(journalDirectory, number);
         var target = JournalFiles.PathOf(archiveDirectory, number);
@@ -45,7 +50,7 @@ internal static class JournalArchiver
         }
 
         using var original = fileSystem.Open(source, FileOpenMode.OpenExisting);
-        var length = UsedLength(original);
+        var length = UsedLength(original, logEnd);
         if (fileSystem.FileExists(target))
         {
             using var existing = fileSystem.Open(target, FileOpenMode.OpenExisting);
@@ -80,12 +85,13 @@ internal static class JournalArchiver
     }
 
     /// <summary>JA2: the file's length up to the end of its last 4096-byte block holding anything
-    /// but zeros (every record's first sector holds its header, so no record is cut).</summary>
-    public static long UsedLength(IStorageFile file)
+    /// but zeros (every record's first sector holds its header, so no record is cut); only the
+    /// first <paramref name="logEnd"/> bytes are read when given (JA11: the rest are zeros).</summary>
+    public static long UsedLength(IStorageFile file, long? logEnd = null)
     {
         var buffer = new byte[ChunkSize];
         long used = 0;
-        var length = file.Length;
+        var length = Math.Min(file.Length, logEnd ?? long.MaxValue);
         for (long at = 0; at < length; at += ChunkSize)
         {
             var count = (int)Math.Min(ChunkSize, length - at);

@@ -9,7 +9,14 @@ internal sealed partial class JournalWriter
     /// <summary>Where released files are archived before they are deleted (JournalArchiver.cs); null = deleted only.</summary>
     public string? ArchiveDirectory { get; init; }
 
+    /// <summary>Called with a file's number once it is archived (JA3: complete and durable there): the shipper's wake.</summary>
+    public Action<long>? Archived { get; set; }
+
     private readonly HashSet<long> _archived = []; // archived by ArchiveBefore, not yet released
+
+    // JA11: where the log ends in each file this writer left (written under _lock by Rotate, read
+    // without it by ArchiveBefore, removed by ReleaseBefore).
+    private readonly System.Collections.Concurrent.ConcurrentDictionary<long, long> _leftEnds = new();
 
     /// <summary>
     /// Archives (JA1..JA4) the files <see cref="ReleaseBefore"/> is about to release for the same
@@ -33,8 +40,9 @@ internal sealed partial class JournalWriter
 
             if (!_archived.Contains(number))
             {
-                JournalArchiver.Archive(_fileSystem, _directory, ArchiveDirectory, number);
+                JournalArchiver.Archive(_fileSystem, _directory, ArchiveDirectory, number, LeftEnd(number));
                 _archived.Add(number);
+                Archived?.Invoke(number);
             }
         }
     }
@@ -67,10 +75,12 @@ internal sealed partial class JournalWriter
                 Debug.Assert(number != _fileNumber, "J6: the current file is never released");
                 if (ArchiveDirectory != null && !_archived.Remove(number))
                 {
-                    JournalArchiver.Archive(_fileSystem, _directory, ArchiveDirectory, number); // JA1, JA3: archived before it goes
+                    JournalArchiver.Archive(_fileSystem, _directory, ArchiveDirectory, number, LeftEnd(number)); // JA1, JA3: archived before it goes
+                    Archived?.Invoke(number);
                 }
 
                 _fileSystem.DeleteFile(JournalFiles.PathOf(_directory, number));
+                _leftEnds.TryRemove(number, out _);
                 changed = true;
             }
 
@@ -80,6 +90,77 @@ internal sealed partial class JournalWriter
                 // start and never read); it gives the space back for sure.
                 _fileSystem.SyncDirectory(_directory);
             }
+        }
+    }
+
+    /// <summary>JA11: where the log ends in file <paramref name="number"/> if this writer left it, or null (the scan finds it).</summary>
+    private long? LeftEnd(long number) => _leftEnds.TryGetValue(number, out var end) ? end : null;
+
+    /// <summary>
+    /// J14: the recovery start equivalent to <paramref name="end"/> (the end of a record) that
+    /// releases the most: the start of the next file when <paramref name="end"/> is where the log
+    /// ends in a file the writer has left (the next record is at offset 0 of the next file, J1,
+    /// and that file is durable, J4); <paramref name="end"/> itself otherwise.
+    /// </summary>
+    public JournalPosition Continuation(JournalPosition end)
+    {
+        lock (_lock) // J13
+        {
+            return end.FileNumber < _fileNumber && _leftEnds.TryGetValue(end.FileNumber, out var leftAt) && leftAt == end.Offset
+                ? new JournalPosition(end.FileNumber + 1, 0)
+                : end;
+        }
+    }
+
+    /// <summary>The current file's number and whether it holds a record (the timely release's clock starts at its first).</summary>
+    public (long File, bool HasRecords) Current
+    {
+        get
+        {
+            lock (_lock) // J13
+            {
+                return (_fileNumber, _offset > 0);
+            }
+        }
+    }
+
+    /// <summary>Whether a journal file before the current one is still on disk (not released yet).</summary>
+    public bool HoldsLeftFiles
+    {
+        get
+        {
+            var current = Current.File;
+            return JournalFiles.List(_fileSystem, _directory).Any(number => number < current);
+        }
+    }
+
+    /// <summary>
+    /// J14: leaves journal file <paramref name="fileNumber"/> for a new one, so that the flusher can
+    /// release it (and the archive copy it) without waiting for it to fill: only while it is still
+    /// the current file and holds a record; false otherwise (the writer rotated meanwhile, or
+    /// nothing was written). Commits wait on the writer's lock while the new file is prepared.
+    /// </summary>
+    public bool StartNewFile(long fileNumber)
+    {
+        lock (_lock) // J13
+        {
+            ThrowIfUnusable();
+            if (_fileNumber != fileNumber || _offset == 0)
+            {
+                return false;
+            }
+
+            try
+            {
+                Rotate(JournalRecord.Alignment);
+            }
+            catch (Exception e)
+            {
+                _failure = e; // J7
+                throw;
+            }
+
+            return true;
         }
     }
 
@@ -185,6 +266,7 @@ internal sealed partial class JournalWriter
         }
 
         _durableThrough = _nextTransactionId - 1; // J11: every earlier file was flushed when the writer left it
+        _leftEnds[_fileNumber] = _offset; // JA11, J14
         _file.Dispose();
         _file = next;
         _fileNumber = number;

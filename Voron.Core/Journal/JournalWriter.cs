@@ -59,6 +59,13 @@ namespace Voron.Journal;
 //       a close), ReleaseBefore (the flusher) and Statistics take its lock, so no caller needs
 //       one of its own and a release never deletes a file an append is rotating into.
 //       ArchiveBefore copies files that are already left (J6) without it: commits go on.
+//   J14. A file can be left before it is full (StartNewFile: a store that ships its archive
+//       leaves a file once its first record is older than ArchiveMaxDelay, Archive/TimelyRelease.cs
+//       — the clock is the caller's, J9). The end of the log in a file the writer has left is the
+//       same recovery start as offset 0 of the next file (J1: the next record goes there; J4: that
+//       file is durable before the writer moves to it), so the flusher's header names the next
+//       file's start (Continuation) and the left file is released at that flush (J6), without
+//       waiting for a record in the next file to be flushed.
 //
 // Journal file lifecycle (each transition names the method that performs it):
 //
@@ -66,8 +73,9 @@ namespace Voron.Journal;
 //     (no file) ------------------------------------------------------------> current --+
 //                                                                                     | Rotate: the
 //                                                                                     | next record
-//         deleted <------------------- written <----------------------------------------+ does not fit
-//                   ReleaseBefore: synced past it (J6)
+//         deleted <------------------- written <----------------------------------------+ does not fit,
+//                   ReleaseBefore: synced past it (J6)                                    or StartNewFile
+//                                                                                         (J14: aged)
 //     any journal file numbered beyond the recovered end --ctor--> deleted (J5)
 //     a spare (*.recycled) left by format version 1 --ctor--> deleted
 

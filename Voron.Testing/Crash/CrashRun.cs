@@ -115,6 +115,13 @@ internal sealed class CrashRun(CrashFileSystem fileSystem, StoreModel model, Act
         }
     }
 
+    /// <summary>
+    /// J14: the journal leaves its current file before it is full, as a store that ships its
+    /// archive does once the file's first record is ArchiveMaxDelay old (Archive/TimelyRelease.cs);
+    /// nothing when the file holds no record.
+    /// </summary>
+    public void LeaveJournalFile() => Environment.Journal.StartNewFile(Environment.Journal.Current.File);
+
     public void Flush()
     {
         Environment.FlushToDataFile();

@@ -27,6 +27,7 @@ internal static class CrashScenarios
             o.JournalFileSize = 32 * 1024;
             o.MaxPageVersionMemory = Constants.PageSize; // every commit spills, and the final flush reads from the scratch file
         }),
+        new("journal files left early", LeftEarly, o => o.JournalFileSize = 64 * 1024),
     ];
 
     /// <summary>Concurrent merged operations: the calls vary from run to run.</summary>
@@ -128,6 +129,32 @@ internal static class CrashScenarios
         run.Flush();
         run.Commit(Change.Delete("big", "after-recovery"), Put("t", "key0100", 10, 202));
         run.Commit(Put("big", "reuses-a-flushed-run", 30_000, 5));
+    }
+
+    /// <summary>
+    /// Journal files left before they are full (J14, the timely release's steps): a file left with
+    /// records not yet flushed, then the flush that names the next file's start and releases it; a
+    /// file left with every record flushed, then the flush with nothing to write that moves the
+    /// header alone (FL11); a restart with a left file not yet released; commits into each new file.
+    /// </summary>
+    private static void LeftEarly(CrashRun run)
+    {
+        run.Open();
+        run.Commit(Put("t", "a", 300, 1));
+        run.Commit(Put("t", "b", 300, 2), Put("u", "x", 40, 3));
+        run.LeaveJournalFile();
+        run.Flush();
+        run.Commit(Put("t", "c", 500, 4));
+        run.Flush();
+        run.LeaveJournalFile();
+        run.Flush();
+        run.Commit(Put("t", "d", 200, 5));
+        run.LeaveJournalFile();
+        run.RestartProcess();
+        run.Commit(Put("t", "e", 200, 6));
+        run.LeaveJournalFile();
+        run.Commit(Put("t", "f", 100, 7));
+        run.Flush();
     }
 
     /// <summary>Page splits, merges and frees: many keys in, most out, a tree dropped.</summary>

@@ -135,6 +135,7 @@ internal sealed partial class InvariantIds
         ["SU"] = "Documents: subscriptions (stored positions, one worker, acknowledgement)",
         ["SV"] = "Documents: the save path (text check and index values in one pass)",
         ["T"] = "Core: transactions",
+        ["TR"] = "Core: timely release of the journal to a destination",
         ["V"] = "SqliteVfs: database layer (locks, snapshots, commits)",
         ["VT"] = "SqliteVfs: native bridge of virtual-table modules",
         ["WB"] = "SqliteVfs: the block buffers of write sets and versions (pool and lifetime)",

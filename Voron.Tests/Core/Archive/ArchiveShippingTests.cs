@@ -2,7 +2,7 @@ using Voron.Archive;
 
 namespace Voron.Tests.Core.Archive;
 
-/// <summary>Shipping the journal archive to a destination (SH1..SH5), through injected faults.</summary>
+/// <summary>Shipping the journal archive to a destination (SH1..SH7), through injected faults.</summary>
 public sealed class ArchiveShippingTests(ITestOutputHelper output)
 {
     [Fact]
@@ -105,6 +105,47 @@ public sealed class ArchiveShippingTests(ITestOutputHelper output)
         Assert.Equal(store.LocalFiles()[^1], status.LastShippedFile);
         Assert.True(status.LastShippedFile >= shipped);
         await AssertShippedPrefix(store, inner, store.LocalFiles()[^1]);
+    }
+
+    /// <summary>
+    /// Regression: s3rver keeps the partial body of an upload whose client was killed (AD1 asks
+    /// whole or nothing), and every later pass read the torn last object's header and failed, so
+    /// shipping stopped for good after such a kill. SH7: the shipper deletes it and uploads again.
+    /// </summary>
+    [Theory]
+    [InlineData(0)]
+    [InlineData(100)]
+    [InlineData(ArchiveObjectHeader.Size + 10)]
+    public async Task An_upload_torn_at_the_end_of_the_destination_is_deleted_and_uploaded_again(int tornLength)
+    {
+        var seed = TestSeed.Next(output, nameof(An_upload_torn_at_the_end_of_the_destination_is_deleted_and_uploaded_again));
+        using var remote = new TempDirectory();
+        var destination = new DirectoryArchiveDestination(remote.Path);
+        using var store = new ShippingWorkload(seed, destination);
+        store.Commit(40);
+        store.Env.FlushToDataFile();
+        var first = await store.Env.ShipArchiveAsync();
+        store.Commit(40);
+        store.Env.FlushToDataFile();
+        var next = first.LastShippedFile + 1;
+        Assert.Contains(next, store.LocalFiles());
+
+        // The torn object: a prefix of what the upload of the next file would have stored.
+        var whole = new MemoryStream();
+        var scratch = new DirectoryArchiveDestination(store.Combine("scratch"));
+        var header = new ArchiveObjectHeader(ArchiveObjectKind.JournalFile, store.Lineage, next, 1, 1, 0, 0, ArchiveObjectHeader.NoHash, ArchiveObjectHeader.NoHash, 0);
+        await ArchiveUpload.PutFileAsync(scratch, "x", JournalFiles.PathOf(store.Archive, next), header, default);
+        await using (var stored = await scratch.GetAsync("x"))
+        {
+            await stored!.CopyToAsync(whole);
+        }
+
+        var prefix = whole.ToArray()[..tornLength];
+        Assert.True(await destination.PutIfAbsentAsync(ArchiveKeys.Journal(store.Lineage, next), new MemoryStream(prefix), prefix.Length));
+
+        var status = await store.Env.ShipArchiveAsync();
+        Assert.Equal(store.LocalFiles()[^1], status.LastShippedFile);
+        await AssertShippedPrefix(store, destination, store.LocalFiles()[^1]);
     }
 
     [Fact]

@@ -13,14 +13,37 @@ internal sealed class ShippingWorkload : IDisposable
     private readonly Random _random;
     private readonly StoreContents _model = new();
 
-    public ShippingWorkload(int seed, IArchiveDestination destination, bool background = false, TimeSpan? interval = null)
+    private readonly Func<StorageEnvironmentOptions> _options;
+
+    public ShippingWorkload(int seed, IArchiveDestination destination, bool background = false, TimeSpan? interval = null,
+        Action<StorageEnvironmentOptions>? configure = null)
     {
         _random = new Random(seed);
-        var options = ArchivedHistory.Options(Store, Archive);
-        options.ArchiveDestination = destination;
-        options.ShipArchiveInBackground = background;
-        options.ArchiveShippingInterval = interval ?? TimeSpan.FromSeconds(1);
-        Env = StorageEnvironment.Open(options);
+        _options = () =>
+        {
+            var options = ArchivedHistory.Options(Store, Archive);
+            options.ArchiveDestination = destination;
+            options.ShipArchiveInBackground = background;
+            options.ArchiveShippingInterval = interval ?? TimeSpan.FromSeconds(1);
+            configure?.Invoke(options);
+            return options;
+        };
+        Env = StorageEnvironment.Open(_options());
+    }
+
+    /// <summary>Closes the store (as a crash does, without the final flush, when <paramref name="crash"/>) and opens it again with the same options.</summary>
+    public void Reopen(bool crash)
+    {
+        if (crash)
+        {
+            Env.CloseWithoutFlush();
+        }
+        else
+        {
+            Env.Dispose();
+        }
+
+        Env = StorageEnvironment.Open(_options());
     }
 
     public string Store => _temp.Combine("store");
