@@ -17,7 +17,7 @@ namespace Voron;
 public sealed record ArchiveShippingStatus(string Destination, string Lineage, long LastShippedFile, long LastShippedTransaction, int PendingFiles,
     long PendingBytes, int ConsecutiveFailures, string? LastError, DateTimeOffset? LastShippedAt)
 {
-    /// <summary>The writer's lease on the lineage (LS1..LS7 in Voron.Core/Archive/ArchiveLease.cs).</summary>
+    /// <summary>The writer's lease on the lineage (LS1..LS8 in Voron.Core/Archive/ArchiveLease.cs).</summary>
     public ArchiveLeaseState Lease { get; init; }
 
     /// <summary>Who holds the lease (this store, or the other one when <see cref="Lease"/> is

@@ -3,7 +3,7 @@ namespace Voron;
 /// <summary>
 /// An optional capability of an <see cref="IArchiveDestination"/>: small objects replaced only by a
 /// writer that names the version it read (compare-and-swap), which is what the shipper's writer
-/// lease is made of (LS1..LS7, Voron.Core/Archive/ArchiveLease.cs). A destination that lacks it
+/// lease is made of (LS1..LS8, Voron.Core/Archive/ArchiveLease.cs). A destination that lacks it
 /// ships without a lease; docs/object-storage.md says what that allows.
 /// </summary>
 /// <remarks>

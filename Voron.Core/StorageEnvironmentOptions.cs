@@ -98,7 +98,7 @@ public sealed class StorageEnvironmentOptions
 
     /// <summary>
     /// How long the writer's lease on the archive's lineage lasts (default 1 minute): renewed every
-    /// shipping pass, taken over by another copy of the store only after it expired (LS1..LS7,
+    /// shipping pass, taken over by another copy of the store only after it expired (LS1..LS8,
     /// docs/object-storage.md). Keep it above the time one journal file takes to upload, and well
     /// above the clock difference between the machines.
     /// </summary>

@@ -38,8 +38,15 @@ namespace Voron.Archive;
 //      with the state NotEnforced, and docs/object-storage.md says what that allows.
 // LS7. the lease object is untrusted bytes: a damaged or unknown one stops shipping with an error
 //      naming it (never taken over in silence: its holder cannot be known).
+// LS8. the holder id is the same for every life of one store on one machine: a hash of the machine's
+//      name, the journal archive directory's full path and the lineage (HolderFor). A store
+//      restarted after a crash (or a kill) finds its own unexpired lease and takes it back at once
+//      instead of waiting out the duration: no other process of this machine can have that store
+//      open (its lock file), so the earlier holder is dead. A copy of the store in another directory
+//      or on another machine has another id. Two machines with the same name and the same paths are
+//      not told apart: give them distinct host names.
 
-/// <summary>The shipper's writer lease on one lineage (LS1..LS7 above).</summary>
+/// <summary>The shipper's writer lease on one lineage (LS1..LS8 above).</summary>
 internal sealed class ArchiveLease
 {
     /// <summary>LS6: a version no write produces (a quoted ETag of another shape than every service's).</summary>
@@ -51,6 +58,7 @@ internal sealed class ArchiveLease
     private readonly TimeSpan _duration;
     private readonly TimeProvider _clock;
     private readonly string _machine = ArchiveLeaseRecord.CleanMachineName(Environment.MachineName);
+    private readonly string _probeId = Convert.ToHexStringLower(RandomNumberGenerator.GetBytes(16)); // LS6: new per shipper, so a probe a crash left is never taken for a refusal
     private bool? _enforced;
 
     // Written by the shipper's pass (one at a time, under its gate); read by Status without a lock.
@@ -58,8 +66,14 @@ internal sealed class ArchiveLease
     private DateTimeOffset _expires;
     private volatile StatusSnapshot _status = new(ArchiveLeaseState.Unknown, null);
 
-    public ArchiveLease(IArchiveDestination destination, ulong lineage, TimeSpan duration, TimeProvider clock)
+    /// <param name="destination">Where the lineage's objects and its lease are.</param>
+    /// <param name="lineage">The lineage the lease is for.</param>
+    /// <param name="duration">How long a taken or renewed lease lasts.</param>
+    /// <param name="clock">The clock expiry is read from.</param>
+    /// <param name="holder">This shipper's holder id (LS8); null = a new random one (tests' independent shippers).</param>
+    public ArchiveLease(IArchiveDestination destination, ulong lineage, TimeSpan duration, TimeProvider clock, string? holder = null)
     {
+        Holder = holder ?? Convert.ToHexStringLower(RandomNumberGenerator.GetBytes(16));
         _destination = destination;
         _store = destination as IArchiveLeaseStore;
         _lineage = lineage;
@@ -67,8 +81,13 @@ internal sealed class ArchiveLease
         _clock = clock;
     }
 
-    /// <summary>This shipper's holder id (32 hex digits), new for each open store.</summary>
-    public string Holder { get; } = Convert.ToHexStringLower(RandomNumberGenerator.GetBytes(16));
+    /// <summary>This shipper's holder id (32 hex digits): the same for every life of one store's archive on one machine (LS8).</summary>
+    public string Holder { get; }
+
+    /// <summary>LS8: the holder id of the store whose journal archive is <paramref name="archiveDirectory"/> on this machine.</summary>
+    public static string HolderFor(string archiveDirectory, ulong lineage) =>
+        Convert.ToHexStringLower(SHA256.HashData(Encoding.UTF8.GetBytes(
+            $"voron archive lease\n{Environment.MachineName}\n{Path.GetFullPath(archiveDirectory)}\n{ArchiveKeys.Lineage(lineage)}")).AsSpan(0, 16));
 
     public ArchiveLeaseState State => _status.State;
 
@@ -169,7 +188,7 @@ internal sealed class ArchiveLease
             return (_enforced = false).Value;
         }
 
-        var probe = ArchiveKeys.LeaseProbe(_lineage, Holder);
+        var probe = ArchiveKeys.LeaseProbe(_lineage, _probeId);
         var first = await _store.PutIfVersionAsync(probe, "probe 1\n"u8.ToArray(), null, cancellationToken).ConfigureAwait(false);
         var enforced = first != null &&
             await _store.PutIfVersionAsync(probe, "probe 2\n"u8.ToArray(), null, cancellationToken).ConfigureAwait(false) == null &&

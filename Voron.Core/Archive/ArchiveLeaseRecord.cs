@@ -7,7 +7,7 @@ namespace Voron.Archive;
 // text, each "<name> <value>" and a LF, in this order and no other:
 //
 //   voron-lease 1                          the magic and the format version
-//   holder <32 hex digits>                 a random id drawn by each shipper (each open store)
+//   holder <32 hex digits>                 the holder id: the same for every life of one store's archive on one machine (LS8)
 //   write <16 hex digits>                  random per write: no two writes have the same bytes (LW2)
 //   machine <name>                         Environment.MachineName: 1..255 bytes, no control characters
 //   process <decimal>                      the holder's process id
@@ -15,8 +15,8 @@ namespace Voron.Archive;
 //
 // A lease is valid iff: it is at most 1 KiB, every line is present in this order and ends with LF,
 // the hex fields have exactly their digits (lowercase), the numbers are decimal without sign and
-// fit a long. A version other than 1 is a newer build's (FormatVersionException); anything else
-// invalid is damage (CorruptionException naming the key), which stops shipping until an operator
+// fit a long. A version above 1 is a newer build's (FormatVersionException); version 0 and anything
+// else invalid is damage (CorruptionException naming the key), which stops shipping until an operator
 // deletes the object. No checksum: the object is written whole (LW1) and every field is checked.
 // Compatibility: a new field means a new version.
 
@@ -92,10 +92,15 @@ internal sealed record ArchiveLeaseRecord(string Holder, string Write, string Ma
         }
 
         var version = Number(lines[0], where, "the version");
-        if (version != Version)
+        if (version > Version)
         {
             throw new FormatVersionException(where, (int)Math.Min(version, int.MaxValue), Version,
-                "A newer build of Voron holds this lease: ship with that build, or delete the object once no store ships to this lineage.");
+                "A newer Voron build holds this lease: ship with that build, or delete the object once no store ships to this lineage.");
+        }
+
+        if (version != Version)
+        {
+            throw Damaged(where, lines[0].Offset, $"the version is {version}, which no build writes");
         }
 
         var machine = lines[3].Value;

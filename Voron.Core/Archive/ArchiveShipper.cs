@@ -68,7 +68,8 @@ internal sealed class ArchiveShipper : IAsyncDisposable
     public ArchiveShipper(IArchiveDestination destination, string archiveDirectory, ulong lineage, TimeSpan interval, TimeSpan maxBackoff,
         TimeSpan? leaseDuration = null, TimeProvider? clock = null)
     {
-        _lease = new ArchiveLease(destination, lineage, leaseDuration ?? TimeSpan.FromMinutes(1), clock ?? TimeProvider.System);
+        _lease = new ArchiveLease(destination, lineage, leaseDuration ?? TimeSpan.FromMinutes(1), clock ?? TimeProvider.System,
+            ArchiveLease.HolderFor(archiveDirectory, lineage));
         _destination = destination;
         _archive = archiveDirectory;
         _lineage = lineage;

@@ -8,7 +8,7 @@ namespace Voron.Tests.ObjectStorage;
 /// <summary>
 /// The Azure Blob destination against Azurite (which enforces If-None-Match and If-Match): the
 /// contracts (AD1..AD6, LW1..LW5), the server's own refusal of a second put, shipping and restoring
-/// through an outage, and the writer's lease (LS1..LS7) between two copies of one store.
+/// through an outage, and the writer's lease (LS1..LS8) between two copies of one store.
 /// </summary>
 public sealed class AzureBlobArchiveDestinationTests(ITestOutputHelper output)
 {

@@ -4,7 +4,7 @@ using Voron.Archive;
 namespace Voron.Tests.Core.Archive;
 
 /// <summary>
-/// The writer's lease (LS1..LS7) on the directory destination; the scenarios are shared with the
+/// The writer's lease (LS1..LS8) on the directory destination; the scenarios are shared with the
 /// Azure Blob tests, which run them against Azurite (ObjectStorage/). Expiry is reached by moving
 /// the stores' clock, never by waiting.
 /// </summary>
@@ -62,6 +62,26 @@ public sealed partial class ArchiveLeaseTests(ITestOutputHelper output)
         Assert.Equal(ArchiveLeaseState.HeldByAnother, twins.A.ArchiveShipping!.Lease);
         var shipped = await ArchiveDestinationContract.KeysAsync(destination, ArchiveKeys.JournalPrefix(twins.Lineage));
         Assert.Equal([ArchiveKeys.Journal(twins.Lineage, pending[0])], shipped); // the one under way, and no other
+    }
+
+    [Fact]
+    public async Task A_store_restarted_after_a_crash_takes_its_own_unexpired_lease_back_at_once_and_its_copy_still_may_not()
+    {
+        // LS8: a killed store leaves its lease unexpired; the same store opened again on the same
+        // machine is the only process that can hold it (its lock file), so it must not wait out the
+        // duration. A copy of the store elsewhere is another holder and still waits.
+        using var remote = new TempDirectory();
+        var destination = new DirectoryArchiveDestination(remote.Path);
+        using var twins = new TwinStores(destination);
+        var earlierLife = new ArchiveLease(destination, twins.Lineage, TimeSpan.FromMinutes(1), twins.Clock,
+            ArchiveLease.HolderFor(twins.Archive("a"), twins.Lineage));
+        await earlierLife.EnsureAsync(renew: true, default); // held, then the process died without releasing it
+
+        var status = await twins.A.ShipArchiveAsync();
+        Assert.Equal(ArchiveLeaseState.Held, status.Lease);
+        Assert.Equal(0, status.PendingFiles);
+        var refused = await Assert.ThrowsAsync<InvalidOperationException>(() => twins.B.ShipArchiveAsync());
+        Assert.Contains("LS2", refused.Message, StringComparison.Ordinal);
     }
 
     [Fact]

@@ -6,6 +6,7 @@ using Voron.Documents;
 using Voron.Documents.Indexing;
 using Voron.Documents.Storage;
 using Voron.PageFiles;
+using Voron.Replication;
 using Voron.Tests.Codebase;
 
 namespace Voron.Tests.Core.Format;
@@ -83,6 +84,18 @@ public sealed partial class VersionedFormatTests
             () => new IndexDefinitionRecord(new IndexDefinition("orders", "by-customer", "customer"), Ready: true, Processed: 0, ResumeAfter: null).Encode(),
             (bytes, version) => bytes[0] = (byte)version,
             bytes => IndexDefinitionRecord.Decode("orders", "by-customer", bytes, File)),
+        new("archive writer's lease", ArchiveLeaseRecord.Version,
+            () => new ArchiveLeaseRecord(new string('a', 32), new string('b', 16), "vm", 42, 1_764_000_000_000).Encode(),
+            (bytes, version) => bytes["voron-lease ".Length] = (byte)('0' + version), // one digit, as every version here is
+            bytes => ArchiveLeaseRecord.Decode(bytes, File)),
+        new("replica position", ReplicaPosition.FormatVersion,
+            () => new ReplicaPosition(0x1234, 3, 8192, 17, new byte[32], 1_764_000_000_000).Encode(),
+            (bytes, version) =>
+            {
+                BinaryPrimitives.WriteUInt16LittleEndian(bytes.AsSpan(ReplicaPosition.FormatVersionOffset), (ushort)version);
+                BinaryPrimitives.WriteUInt32LittleEndian(bytes.AsSpan(ReplicaPosition.ChecksumOffset), Crc32C.Compute(bytes.AsSpan(0, ReplicaPosition.ChecksumOffset)));
+            },
+            bytes => ReplicaPosition.Decode(bytes, File)),
     ];
 
     public static TheoryData<string> Names => [.. Decoders.Select(d => d.Name)];
@@ -150,6 +163,8 @@ public sealed partial class VersionedFormatTests
         ["Voron.Core/Journal/ArchivedCompaction.cs"] = "this class",
         ["Voron.Core/PageFiles/PageFileFormat.cs"] = "this class",
         ["Voron.Core/Archive/ArchiveObjectHeader.cs"] = "this class",
+        ["Voron.Core/Archive/ArchiveLeaseRecord.cs"] = "this class",
+        ["Voron.Core/Replication/ReplicaPosition.cs"] = "this class",
         ["Voron.Documents/Storage/DocumentRecord.cs"] = "this class",
         ["Voron.Documents/Indexing/IndexDefinitionRecord.cs"] = "this class",
         ["Voron.Documents/Storage/DocumentTrees.cs"] = "the store layout's version: StoreLayout refuses a newer one on open (BadInputTests)",
