@@ -107,12 +107,18 @@ public sealed class S3ArchiveDestination : IArchiveDestination, IArchiveLeaseSto
             return false;
         }
 
-        if (!content.CanSeek)
+        if (content.CanSeek)
         {
-            await using var spooled = await SpoolAsync(content, length, cancellationToken).ConfigureAwait(false);
-            return await PutIfAbsentAsync(key, spooled, length, cancellationToken).ConfigureAwait(false);
+            return await PutSeekableAsync(key, content, length, cancellationToken).ConfigureAwait(false);
         }
 
+        await using var spooled = await SpoolAsync(content, length, cancellationToken).ConfigureAwait(false);
+        return await PutSeekableAsync(key, spooled, length, cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <summary>The put after the lookup, from content that can seek (a part or a retry rewinds it).</summary>
+    private async Task<bool> PutSeekableAsync(string key, Stream content, long length, CancellationToken cancellationToken)
+    {
         if (length > PartSize)
         {
             return await PutMultipartAsync(key, content, length, cancellationToken).ConfigureAwait(false);
@@ -184,15 +190,12 @@ public sealed class S3ArchiveDestination : IArchiveDestination, IArchiveLeaseSto
         var completed = false;
         try
         {
-            var start = content.CanSeek ? content.Position : 0;
+            var start = content.Position;
             var parts = new List<PartETag>();
             for (long offset = 0; offset < length; offset += PartSize)
             {
                 var size = Math.Min(PartSize, length - offset);
-                if (content.CanSeek)
-                {
-                    content.Position = start + offset; // a retried part rewinds the stream; the next one starts where it must
-                }
+                content.Position = start + offset; // a retried part rewinds the stream; the next one starts where it must
 
                 var part = await _client.UploadPartAsync(new UploadPartRequest
                 {
