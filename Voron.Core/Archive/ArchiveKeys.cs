@@ -13,8 +13,11 @@ namespace Voron.Archive;
 // AK1. every number in a key is 16 lowercase hex digits, so ordinal key order is numeric order (AD4).
 // AK2. a lineage is a store id: a store writes only keys under its own id, and a restored store
 //      has a new id (BK4), so it never writes into the lineage it was restored from.
+// AK3. one exception, a compacted store (also a new id, CP-rules in StorageEnvironment.Compaction.cs):
+//      it ships the old store's last journal files, written and bound to the old id before the
+//      compaction, under the old lineage, and nothing else there (SH8 in ArchiveShipper.cs).
 
-/// <summary>The archive's keys (AK1, AK2 above).</summary>
+/// <summary>The archive's keys (AK1..AK3 above).</summary>
 internal static class ArchiveKeys
 {
     public static string Lineage(ulong lineage) => lineage.ToString("x16", CultureInfo.InvariantCulture);

@@ -42,8 +42,21 @@ namespace Voron.Archive;
 //      ContentLength (or that is shorter than a header) is an upload torn by a crash on a server
 //      that keeps a partial body (s3rver does when the client dies mid-upload; AD1 asks whole or
 //      nothing): it was never acknowledged to anyone, so it is deleted and uploaded again.
+// SH8. a compacted store's hand-over (AK3): compaction gives the store a new id, so it ships under a
+//      new lineage, and the old store's last journal files reach the local archive only at the swap
+//      (JA9), after the old store closed. While nothing of its own lineage is shipped, a store whose
+//      archive holds the compaction note naming it as the copy (ArchivedCompaction: CopyStoreId)
+//      first ships the old lineage's files up to the note's SourceLastFile, under the old lineage
+//      and its lease (LS8 gives the old store's own holder id, so the lease is taken back at once),
+//      then records <new lineage>/fork with the old lineage as parent and SourceTransaction as the
+//      fork transaction (OA3's note), and only then ships its own files. So the destination holds
+//      the old lineage's log to its end (a restore reaches every transaction before the
+//      compaction), and a replica of it applies that end and then stops at the fork (RE6) instead
+//      of waiting for a lineage that no longer grows. A crash between the steps repeats them: the
+//      uploads are the same bytes (AO3). Skipped when the destination holds nothing of the old
+//      lineage (it never shipped: nothing follows it).
 
-/// <summary>Uploads the local journal archive to an <see cref="IArchiveDestination"/> in the background (SH1..SH7 above).</summary>
+/// <summary>Uploads the local journal archive to an <see cref="IArchiveDestination"/> in the background (SH1..SH8 above).</summary>
 internal sealed class ArchiveShipper : IAsyncDisposable
 {
     private readonly IArchiveDestination _destination;
@@ -52,6 +65,9 @@ internal sealed class ArchiveShipper : IAsyncDisposable
     private readonly TimeSpan _interval;
     private readonly TimeSpan _maxBackoff;
     private readonly ArchiveLease _lease;
+    private readonly TimeSpan? _leaseDuration;
+    private readonly TimeProvider? _clock;
+    private readonly long _untilFile; // SH8: a predecessor's hand-over ships files up to this one only
     private readonly SemaphoreSlim _gate = new(1, 1);
     private readonly SemaphoreSlim _wake = new(0, 1); // SH6
     private readonly CancellationTokenSource _stop = new();
@@ -66,7 +82,7 @@ internal sealed class ArchiveShipper : IAsyncDisposable
     private long _uploadFailures;
 
     public ArchiveShipper(IArchiveDestination destination, string archiveDirectory, ulong lineage, TimeSpan interval, TimeSpan maxBackoff,
-        TimeSpan? leaseDuration = null, TimeProvider? clock = null)
+        TimeSpan? leaseDuration = null, TimeProvider? clock = null, long untilFile = long.MaxValue)
     {
         _lease = new ArchiveLease(destination, lineage, leaseDuration ?? TimeSpan.FromMinutes(1), clock ?? TimeProvider.System,
             ArchiveLease.HolderFor(archiveDirectory, lineage));
@@ -75,6 +91,9 @@ internal sealed class ArchiveShipper : IAsyncDisposable
         _lineage = lineage;
         _interval = interval;
         _maxBackoff = maxBackoff < interval ? interval : maxBackoff;
+        _leaseDuration = leaseDuration;
+        _clock = clock;
+        _untilFile = untilFile;
     }
 
     /// <summary>The state file's name in the archive directory (SH4).</summary>
@@ -204,11 +223,21 @@ internal sealed class ArchiveShipper : IAsyncDisposable
     {
         await _lease.EnsureAsync(renew: true, cancellationToken).ConfigureAwait(false); // LS1, LS3: every pass
         _position = await FindPositionAsync(cancellationToken).ConfigureAwait(false); // SH3: every pass
+        if (_position == null && _untilFile == long.MaxValue)
+        {
+            await HandOverAsync(cancellationToken).ConfigureAwait(false); // SH8
+        }
+
         foreach (var (number, _) in LocalFiles())
         {
             if (number <= (_position?.File ?? 0))
             {
                 continue;
+            }
+
+            if (number > _untilFile)
+            {
+                break; // SH8: the rest is the compacted store's
             }
 
             var path = JournalFiles.PathOf(_archive, number);
@@ -242,6 +271,30 @@ internal sealed class ArchiveShipper : IAsyncDisposable
             _lastShippedAt = DateTimeOffset.UtcNow;
             WriteState(_archive, _lineage, number, stored.LastTx);
         }
+    }
+
+    /// <summary>SH8: ships the end of the log of the store this one was compacted from, then records the fork.</summary>
+    private async Task HandOverAsync(CancellationToken cancellationToken)
+    {
+        var fileSystem = StorageEnvironmentOptions.ForDirectory(_archive).FileSystem;
+        if (!Directory.Exists(_archive) || ArchivedCompaction.List(fileSystem, _archive).Find(n => n.CopyStoreId == _lineage) is not { } note)
+        {
+            return;
+        }
+
+        await using (var predecessor = new ArchiveShipper(_destination, _archive, note.SourceStoreId, _interval, _maxBackoff, _leaseDuration, _clock,
+            untilFile: note.SourceLastFile))
+        {
+            if (await predecessor.FindPositionAsync(cancellationToken).ConfigureAwait(false) == null)
+            {
+                return; // the old store never shipped here
+            }
+
+            await predecessor.ShipPendingAsync(cancellationToken).ConfigureAwait(false); // disposing hands its lease back (LS5)
+        }
+
+        await ArchiveUpload.PutHeaderOnlyAsync(_destination, ArchiveKeys.Fork(_lineage), new ArchiveObjectHeader(ArchiveObjectKind.ForkNote,
+            _lineage, 0, 0, note.SourceTransaction, 0, 0, ArchiveObjectHeader.NoHash, ArchiveObjectHeader.NoHash, note.SourceStoreId), cancellationToken).ConfigureAwait(false);
     }
 
     /// <summary>SH3: the lineage's last journal object in the destination (its number and After), or null when it holds none.</summary>

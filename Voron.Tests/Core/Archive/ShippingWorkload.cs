@@ -46,6 +46,14 @@ internal sealed class ShippingWorkload : IDisposable
         Env = StorageEnvironment.Open(_options());
     }
 
+    /// <summary>Closes the store, compacts it offline with the same options (a new store id: a new lineage) and opens it again.</summary>
+    public async Task CompactAsync()
+    {
+        Env.Dispose();
+        await StorageEnvironment.CompactAsync(_options());
+        Env = StorageEnvironment.Open(_options());
+    }
+
     public string Store => _temp.Combine("store");
 
     public string Archive => _temp.Combine("archive");
