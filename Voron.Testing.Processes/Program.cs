@@ -5,7 +5,9 @@ using Voron.Testing.Processes;
 // RealFileSystemTests), kept out of Voron.LoadTests so that the tests build without the load
 // tests' peers:
 //   crash-child <dir> <seed> <run> [lazy|sql|sql-docs|portable|portable-lazy]   (CrashChild.cs, SqlCrashChild.cs, DocsCrashChild.cs)
-//   ship-child <dir> <archive> <seed> <run> dir <remote> | s3 <endpoint> <bucket> <prefix>   (ShipCrashChild.cs)
+//   ship-child <dir> <archive> <seed> <run> <destination>   (ShipCrashChild.cs)
+//   follow-child <replica dir> <lineage> <until tx> <destination>   (FollowChild.cs: CrossProcessReplicaTests)
+// where <destination> is dir <remote> | s3 <endpoint> <bucket> <prefix> | azure <connection string> <container> <prefix> (ChildDestination.cs)
 // and the ones Voron.Tool.Tests runs:
 //   hold <dir>        open the store until standard input closes (HoldChild.cs)
 //   unflushed <dir>   make a store whose last transactions are only in the journal (UnflushedChild.cs)
@@ -23,7 +25,13 @@ if (args is [UnflushedChild.Command, var unflushed])
 if (args.Length >= 6 && args[0] == ShipCrashChild.Command)
 {
     return ShipCrashChild.Run(args[1], args[2], int.Parse(args[3], CultureInfo.InvariantCulture), int.Parse(args[4], CultureInfo.InvariantCulture),
-        ShipCrashChild.Destination(args[5..]), Console.Out);
+        ChildDestination.Parse(args[5..]), Console.Out);
+}
+
+if (args.Length >= 5 && args[0] == FollowChild.Command)
+{
+    return await FollowChild.RunAsync(args[1], args[2], long.Parse(args[3], CultureInfo.InvariantCulture), ChildDestination.Parse(args[4..]), Console.In, Console.Out)
+        .ConfigureAwait(false);
 }
 
 string[] modes = [CrashChild.Lazy, CrashChild.Sql, CrashChild.SqlDocs, CrashChild.Portable, CrashChild.PortableLazy];

@@ -33,14 +33,6 @@ internal static class ShipCrashChild
         return options;
     }
 
-    /// <summary>The destination the arguments after <c>run</c> name.</summary>
-    internal static IArchiveDestination Destination(string[] arguments) => arguments switch
-    {
-        ["dir", var remote] => new DirectoryArchiveDestination(remote),
-        ["s3", var endpoint, var bucket, var prefix] => S3ArchiveDestination.ForEndpoint(new Uri(endpoint), bucket, "S3RVER", "S3RVER", prefix),
-        _ => throw new ArgumentException($"a destination is 'dir <remote>' or 's3 <endpoint> <bucket> <prefix>', not '{string.Join(' ', arguments)}'"),
-    };
-
     internal static int Run(string directory, string archive, int seed, int run, IArchiveDestination destination, TextWriter output)
     {
         using var environment = StorageEnvironment.Open(Options(directory, archive, destination, seed, run));

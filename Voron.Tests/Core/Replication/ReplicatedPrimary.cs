@@ -16,13 +16,15 @@ internal sealed class ReplicatedPrimary : IDisposable
     private readonly Random _random;
     private readonly Dictionary<string, SortedDictionary<string, byte[]>> _model = [];
 
-    public ReplicatedPrimary(int seed, IArchiveDestination? destination = null)
+    /// <param name="configure">Changes the primary's options after these defaults (a test that ships in the background, or moves the clock).</param>
+    public ReplicatedPrimary(int seed, IArchiveDestination? destination = null, Action<StorageEnvironmentOptions>? configure = null)
     {
         _random = new Random(seed);
         Destination = destination ?? new DirectoryArchiveDestination(Remote);
         var options = ArchivedHistory.Options(Combine("primary"), Combine("archive"));
         options.ArchiveDestination = Destination;
         options.ShipArchiveInBackground = false;
+        configure?.Invoke(options);
         Env = StorageEnvironment.Open(options);
         States[0] = Snapshot();
     }
