@@ -219,6 +219,27 @@ public sealed class DocumentReplicaTests(ITestOutputHelper output)
     }
 
     [Fact]
+    public async Task Replica_takes_the_feed_state_the_primary_recorded_and_refuses_its_feed_when_the_primary_logs_none()
+    {
+        using var primary = new ReplicatedDocuments(o => o.ChangeFeed.Enabled = false);
+        await using (var session = primary.Primary.OpenSession())
+        {
+            session.Store(DocumentTestStore.NewUser("quiet", 50), Json.User, "users/quiet");
+            await session.SaveChangesAsync();
+        }
+
+        await primary.UploadSnapshotAsync();
+
+        // The replica's options ask for the feed (the default), which opening a primary would write
+        // into the store: a replica takes the primary's state instead and opens without a write (I8).
+        await using var replica = primary.OpenReplica(options: new DocumentStoreOptions { ChangeFeed = { Enabled = true } });
+        var refused = Assert.Throws<InvalidOperationException>(() => replica.Changes());
+        Assert.Contains("off in the primary's store", refused.Message, StringComparison.Ordinal);
+        await using var read = replica.OpenSession();
+        Assert.NotNull(await read.LoadAsync("users/quiet", Json.User));
+    }
+
+    [Fact]
     public async Task Query_for_an_index_the_replica_does_not_hold_yet_is_refused_saying_so_and_runs_once_the_index_is_applied()
     {
         var seed = TestSeed.Next(output, nameof(Query_for_an_index_the_replica_does_not_hold_yet_is_refused_saying_so_and_runs_once_the_index_is_applied));
