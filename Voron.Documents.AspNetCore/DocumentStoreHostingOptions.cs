@@ -20,6 +20,12 @@ public sealed class DocumentStoreHostingOptions
     /// </summary>
     public TimeSpan SlowCommitThreshold { get; set; } = TimeSpan.FromMilliseconds(500);
 
+    /// <summary>A read replica's destination (<see cref="VoronDocumentStoreBuilder.AsReadReplica"/>), or null for a primary.</summary>
+    internal IArchiveDestination? ReplicaOf { get; set; }
+
+    /// <summary>A read replica's options (<see cref="VoronDocumentStoreBuilder.AsReadReplica"/>).</summary>
+    internal ReplicaOptions? Replica { get; set; }
+
     /// <summary>Indexes ensured after the store opens (<see cref="VoronDocumentStoreBuilder.EnsureIndex"/>).</summary>
     internal List<IndexDefinition> Indexes { get; } = [];
 

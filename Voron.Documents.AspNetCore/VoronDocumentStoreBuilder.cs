@@ -40,6 +40,28 @@ public sealed class VoronDocumentStoreBuilder
         return this;
     }
 
+    /// <summary>
+    /// Hosts a read replica instead of a primary: the store at <see cref="DocumentStoreOptions.Path"/>
+    /// follows the primary that ships its journal to <paramref name="destination"/>
+    /// (<see cref="DocumentStore.OpenReplica"/>: the first open restores the newest snapshot there).
+    /// Every write refuses, saying to write to the primary. The indexes of <see cref="EnsureIndex"/>
+    /// are looked up, not built: one the replica does not hold ready yet is logged, and queries that
+    /// need it are refused until the replica applied the primary's build (H7). The health check
+    /// reports the replica's state and lag (<see cref="VoronHealthCheckOptions.MaxReplicaLag"/>).
+    /// </summary>
+    /// <param name="destination">Where the primary ships (its <see cref="StorageEnvironmentOptions.ArchiveDestination"/>).</param>
+    /// <param name="replica">The lineage to follow and how often to poll; null: the defaults.</param>
+    public VoronDocumentStoreBuilder AsReadReplica(IArchiveDestination destination, ReplicaOptions? replica = null)
+    {
+        ArgumentNullException.ThrowIfNull(destination);
+        Services.Configure<DocumentStoreHostingOptions>(Name, o =>
+        {
+            o.ReplicaOf = destination;
+            o.Replica = replica;
+        });
+        return this;
+    }
+
     /// <summary>Changes how the app hosts the store (<see cref="DocumentStoreHostingOptions"/>).</summary>
     public VoronDocumentStoreBuilder ConfigureHosting(Action<DocumentStoreHostingOptions> configure)
     {

@@ -20,4 +20,12 @@ public sealed class VoronHealthCheckOptions
     /// store ships no archive.
     /// </summary>
     public int MaxArchivePendingFiles { get; set; } = 10;
+
+    /// <summary>
+    /// For a read replica (<see cref="VoronDocumentStoreBuilder.AsReadReplica"/>): degraded when the
+    /// transaction it applied last trails the newest it has seen in the destination by more than
+    /// this (<see cref="ReplicaStatus.Lag"/>, by the primary's commit times). Default 30 s; a replica
+    /// that a fail-safe check stopped is unhealthy whatever its lag.
+    /// </summary>
+    public TimeSpan MaxReplicaLag { get; set; } = TimeSpan.FromSeconds(30);
 }

@@ -31,6 +31,7 @@ public sealed partial class DocumentStore
         ArgumentNullException.ThrowIfNull(documents);
         ArgumentNullException.ThrowIfNull(typeInfo);
         ThrowIfDisposed();
+        ThrowIfReplica(nameof(BulkInsertAsync)); // I9
         var type = DocumentType.For(typeInfo);
         var operation = Telemetry.Start(DocumentsDiagnostics.Operations.BulkInsert, type.Collection);
         try

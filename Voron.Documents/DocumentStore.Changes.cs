@@ -42,6 +42,12 @@ public sealed partial class DocumentStore
     {
         ArgumentOutOfRangeException.ThrowIfNegative(since);
         ThrowIfDisposed();
+        if (IsReplica && !Options.ChangeFeed.Enabled)
+        {
+            throw new InvalidOperationException($"The change feed is off in the primary's store that the read replica at '{Path}' follows, so nothing is " +
+                "logged for it: turn it on there (DocumentStoreOptions.ChangeFeed.Enabled), and open this store again once the replica has applied that (I8).");
+        }
+
         return Feed.Open(since, collection, includeJson, cancellationToken);
     }
 }

@@ -25,6 +25,7 @@ public sealed partial class DocumentStore
     public Task<int> SweepExpiredAsync(CancellationToken cancellationToken = default)
     {
         ThrowIfDisposed();
+        ThrowIfReplica(nameof(SweepExpiredAsync)); // I9: the primary's sweeps arrive as its transactions
         return Sweeper.SweepAsync(cancellationToken);
     }
 }

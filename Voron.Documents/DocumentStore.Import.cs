@@ -30,6 +30,7 @@ public sealed partial class DocumentStore
     {
         ArgumentNullException.ThrowIfNull(source);
         ThrowIfDisposed();
+        ThrowIfReplica(nameof(ImportAsync)); // I9: before the first line is read
         options ??= new DocumentImportOptions();
         ArgumentOutOfRangeException.ThrowIfNegative(options.MaxRejectionsKept, nameof(options));
         var importer = new DocumentImporter(Telemetry, Options.MaxDocumentBytes, PrepareRaw, (writes, ct) => Bulk.WriteAsync(writes, null, ct));

@@ -22,6 +22,15 @@ public sealed partial class DocumentStore
     {
         ArgumentNullException.ThrowIfNull(definition);
         ThrowIfDisposed();
+        if (IsReplica)
+        {
+            // I9: in place as defined and ready is nothing to do, as on the primary; anything else is a write.
+            return Catalogs.Reload().Find(definition.Collection, definition.Name) is { Ready: true } existing && existing.Definition.Equals(definition)
+                ? false
+                : throw ReplicaRefusal($"EnsureIndexAsync of index '{definition.Name}' on '{definition.Collection}', which this replica does not hold ready as defined " +
+                    "(define or build it on the primary; queries here can use it once the replica has applied the transaction that made it ready)");
+        }
+
         return await IndexBuilder.EnsureAsync(definition, progress, cancellationToken).ConfigureAwait(false);
     }
 
@@ -31,6 +40,7 @@ public sealed partial class DocumentStore
         DocumentNames.CollectionBytes(collection);
         DocumentNames.ValidateIndexName(name);
         ThrowIfDisposed();
+        ThrowIfReplica(nameof(DropIndexAsync)); // I9
         return await IndexBuilder.DropAsync(collection, name, cancellationToken).ConfigureAwait(false);
     }
 

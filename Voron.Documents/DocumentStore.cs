@@ -49,6 +49,21 @@ namespace Voron.Documents;
 //   I6. A LoadAsync (of one id or many) and a query each read one snapshot: one read transaction.
 //   I7. One DocumentStore per StorageEnvironment: the generator of I5 and the catalog snapshot
 //       (Indexing/CatalogCache.cs) are the store's, one of each per store.
+//   I8. A store over a read replica (StorageEnvironment.OpenReplica) writes nothing when it opens:
+//       the layout is checked, never written or upgraded (the primary writes it and the replica
+//       applies it), the feed's state is the one the primary recorded, and neither the log's
+//       pruning nor the expiry sweeper runs (the primary's prune and sweep arrive as its
+//       transactions). DocumentStore.Replica.cs.
+//   I9. On a replica every write path refuses before it does anything, with the replica's
+//       InvalidOperationException (RE1): a session's Store, StoreRaw, Delete and SetExpiration, a
+//       SaveChangesAsync with anything to write, bulk insert, import, an expiry sweep, index
+//       definition and drop (EnsureIndexAsync of an index in place as defined and ready returns
+//       false, as on the primary), and subscriptions' create, delete and open (a worker writes its
+//       position). Reads — loads, queries, statistics, export, integrity, the change feed — work on
+//       the replica's snapshot.
+//   I10. A save's transaction id (IAsyncDocumentSession.LastTransactionId) is the id of the merged
+//       transaction that committed it; on a replica of the store, once WaitForTransactionAsync of
+//       that id completes, every read sees the save.
 
 /// <summary>
 /// A JSON document store over a Voron store: collections of documents addressed by id, sessions
@@ -79,16 +94,35 @@ public sealed partial class DocumentStore : IAsyncDisposable, IDisposable
             Ids = new IdGenerator(environment, environment.Path);
             ExpiryField = options.Expiration.JsonField is { } field ? new ExpiryField(field) : null;
             Writes = new WritePort(this);
-            Catalogs = new CatalogCache(environment, StoreLayout.Open(environment, options.ChangeFeed.Enabled), ThrowIfDisposed);
+            IsReplica = environment.Replica != null;
+            IndexCatalog catalog;
+            if (IsReplica)
+            {
+                catalog = StoreLayout.OpenReplica(environment, out var feedOn); // I8: the feed's state is the primary's
+                options.ChangeFeed.Enabled = feedOn;
+            }
+            else
+            {
+                catalog = StoreLayout.Open(environment, options.ChangeFeed.Enabled);
+            }
+
+            Catalogs = new CatalogCache(environment, catalog, ThrowIfDisposed);
             IndexBuilder = new IndexBuilder(environment, Telemetry, Catalogs.Reload, options.IndexBuildBatchSize);
             Feed = new ChangeFeed(environment, options, ThrowIfDisposed)
             {
                 LowestSubscriptionPosition = read => Voron.Documents.Subscriptions.SubscriptionTable.LowestPosition(read, environment.Path), // SU3
             };
-            Feed.Start();
+            if (!IsReplica)
+            {
+                Feed.Start(); // I8
+            }
+
             Bulk = new BulkWriter(environment, options, () => Catalogs.Current, Catalogs.RefreshAsync, ThrowIfDisposed);
             Sweeper = new ExpirySweeper(environment, options, Telemetry, () => NowTicks, SubmitAsync, ThrowIfDisposed, () => IsDisposed);
-            Sweeper.Start();
+            if (!IsReplica)
+            {
+                Sweeper.Start(); // I8
+            }
         }
         catch
         {
@@ -201,11 +235,11 @@ public sealed partial class DocumentStore : IAsyncDisposable, IDisposable
     internal ExpirySweeper Sweeper { get; }
 
     /// <summary>Submits prepared writes as one merged operation (I1, I2): <see cref="WritePort.SubmitAsync"/>.</summary>
-    internal Task<WriteResult[]> SubmitAsync(IReadOnlyList<PreparedWrite> writes, CancellationToken cancellationToken) =>
-        Writes.SubmitAsync(writes, null, cancellationToken);
+    internal async Task<WriteResult[]> SubmitAsync(IReadOnlyList<PreparedWrite> writes, CancellationToken cancellationToken) =>
+        (await Writes.SubmitAsync(writes, null, cancellationToken).ConfigureAwait(false)).Results;
 
     /// <summary>As <see cref="SubmitAsync(IReadOnlyList{PreparedWrite}, CancellationToken)"/>, acknowledging a subscription batch in the same operation (SU1).</summary>
-    internal Task<WriteResult[]> SubmitAsync(IReadOnlyList<PreparedWrite> writes, Subscriptions.SubscriptionAck? ack, CancellationToken cancellationToken) =>
+    internal Task<(WriteResult[] Results, long TransactionId)> SubmitAsync(IReadOnlyList<PreparedWrite> writes, Subscriptions.SubscriptionAck? ack, CancellationToken cancellationToken) =>
         Writes.SubmitAsync(writes, ack, cancellationToken);
 
     /// <summary>

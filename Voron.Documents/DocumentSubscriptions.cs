@@ -61,6 +61,7 @@ public sealed class DocumentSubscriptions
         ArgumentOutOfRangeException.ThrowIfNegative(since);
         var collectionBytes = collection == null ? [] : DocumentNames.CollectionBytes(collection);
         _store.ThrowIfDisposed();
+        _store.ThrowIfReplica("Subscriptions.CreateAsync"); // I9
         ThrowIfFeedOff();
         var incarnation = SubscriptionRecord.NewIncarnation();
         var path = _store.Path;
@@ -98,6 +99,7 @@ public sealed class DocumentSubscriptions
     {
         var nameBytes = SubscriptionRecord.NameBytes(name);
         _store.ThrowIfDisposed();
+        _store.ThrowIfReplica("Subscriptions.DeleteAsync"); // I9
         return _store.Environment.ExecuteAsync(transaction => transaction.OpenTree(SubscriptionRecord.Tree) is { } tree && tree.Delete(nameBytes), cancellationToken);
     }
 
@@ -125,6 +127,7 @@ public sealed class DocumentSubscriptions
         var nameBytes = SubscriptionRecord.NameBytes(name);
         options = (options ?? new SubscriptionWorkerOptions()).Validated();
         _store.ThrowIfDisposed();
+        _store.ThrowIfReplica("Subscriptions.OpenAsync (a worker writes its position as it acknowledges)"); // I9: follow Changes on a replica instead
         ThrowIfFeedOff();
         _ = await GetAsync(name, cancellationToken).ConfigureAwait(false) ?? throw new SubscriptionNotFoundException(name);
         var lease = await _leases.AcquireAsync(name, options.WaitTimeout, cancellationToken).ConfigureAwait(false);

@@ -101,4 +101,12 @@ public interface IAsyncDocumentSession : IAsyncDisposable, IDisposable
     /// Cancellation applies until the transaction starts.
     /// </summary>
     Task SaveChangesAsync(CancellationToken cancellationToken = default);
+
+    /// <summary>
+    /// The id of the transaction the last <see cref="SaveChangesAsync"/> that wrote committed in (0
+    /// until one has); a save with nothing to write leaves it as it was. A read replica of the store
+    /// shows that save once <see cref="DocumentStore.WaitForTransactionAsync"/> of this id completes
+    /// there: hand it to the reader to read your own writes.
+    /// </summary>
+    long LastTransactionId { get; }
 }

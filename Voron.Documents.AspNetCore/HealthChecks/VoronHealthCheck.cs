@@ -5,8 +5,9 @@ namespace Voron.Documents.AspNetCore.HealthChecks;
 
 /// <summary>
 /// One store's health, worst first: closed or cannot be opened, failed (fail-stop), another
-/// store holding the archive's writer lease, then the degraded thresholds (journal backlog,
-/// archive lag, free disk space).
+/// store holding the archive's writer lease, a read replica stopped by a fail-safe check, then the
+/// degraded thresholds (journal backlog, archive lag, a replica's lag or unreachable destination,
+/// free disk space).
 /// </summary>
 internal sealed class VoronHealthCheck(DocumentStoreHost host, VoronHealthCheckOptions options) : IHealthCheck
 {
@@ -73,6 +74,11 @@ internal sealed class VoronHealthCheck(DocumentStoreHost host, VoronHealthCheckO
             }
         }
 
+        if (environment.Replica is { } replica && CheckReplica(replica, data, problems) is { } stopped)
+        {
+            return new HealthCheckResult(failureStatus, stopped, replica.Error, data);
+        }
+
         if (!host.InMemory && options.MinFreeDiskBytes > 0 && FreeBytes(environment.Path) is { } free)
         {
             data["freeDiskBytes"] = free;
@@ -83,8 +89,44 @@ internal sealed class VoronHealthCheck(DocumentStoreHost host, VoronHealthCheckO
         }
 
         return problems.Count == 0
-            ? HealthCheckResult.Healthy("The document store is open and accepts writes.", data)
+            ? HealthCheckResult.Healthy(environment.Replica == null ? "The document store is open and accepts writes." :
+                "The document store is a read replica, open and following its primary.", data)
             : HealthCheckResult.Degraded(string.Join("; ", problems) + ".", data: data);
+    }
+
+    /// <summary>
+    /// A read replica's state in <paramref name="data"/>; its lag over the threshold and a destination it
+    /// cannot reach added to <paramref name="problems"/> (degraded: it serves what it applied and catches up
+    /// by itself); returns why it is unhealthy when a fail-safe check stopped it (it applies nothing more
+    /// until the app restarts it).
+    /// </summary>
+    private string? CheckReplica(ReplicaStatus replica, Dictionary<string, object> data, List<string> problems)
+    {
+        data["replicaState"] = replica.State.ToString();
+        data["replicaLineage"] = replica.Lineage;
+        data["replicaAppliedTransaction"] = replica.AppliedTransaction;
+        data["replicaNewestSeenTransaction"] = replica.NewestSeenTransaction;
+        data["replicaLagSeconds"] = replica.Lag.TotalSeconds;
+        data["replicaConsecutiveFailures"] = replica.ConsecutiveFailures;
+        if (replica.State == ReplicaState.Stopped)
+        {
+            return $"The read replica stopped following its primary at transaction {replica.AppliedTransaction} ({replica.Destination}): " +
+                $"{replica.Error?.Message ?? "no reason recorded"} It serves what it applied; restart the app to try again, or delete its directory to start from a new snapshot.";
+        }
+
+        if (replica.Lag > options.MaxReplicaLag)
+        {
+            problems.Add($"the read replica trails its primary by {replica.Lag.TotalSeconds:N1} s (threshold {options.MaxReplicaLag.TotalSeconds:N1} s): " +
+                $"transaction {replica.AppliedTransaction:N0} applied, {replica.NewestSeenTransaction:N0} seen");
+        }
+
+        if (replica.ConsecutiveFailures > 0)
+        {
+            problems.Add($"the read replica failed to reach {replica.Destination} {replica.ConsecutiveFailures:N0} time(s) in a row and retries; " +
+                $"last error: {replica.LastError}");
+        }
+
+        return null;
     }
 
     private static long? FreeBytes(string path)

@@ -38,8 +38,13 @@ namespace Voron.Documents.AspNetCore.Hosting;
 //       environmental refusal whose message names the lock file) as one line without a stack trace.
 //       An app ends cleanly by catching it around app.Run() (samples/DocumentsApi returns 1);
 //       uncaught, the runtime prints it as unhandled and aborts (exit code 134).
+//   H7. A replica (VoronDocumentStoreBuilder.AsReadReplica) is opened with the same engine hooks as a
+//       primary (H1, H5) and writes nothing: the indexes the app ensures are only looked up, and one
+//       the replica does not hold ready as defined is logged once at open (event 8) instead of
+//       built (the primary builds it; queries that need it are refused until the replica applied
+//       it). The health check reports the replica's state and lag (VoronHealthCheck.cs).
 
-/// <summary>One registered store: opens it, hands it out, watches it, closes it (H1-H5).</summary>
+/// <summary>One registered store: opens it, hands it out, watches it, closes it (H1–H7).</summary>
 internal sealed class DocumentStoreHost : IDisposable
 {
     private readonly DocumentStoreOptions _options;
@@ -128,11 +133,15 @@ internal sealed class DocumentStoreHost : IDisposable
             DocumentStore? store = null;
             try
             {
-                environment = StorageEnvironment.Open(EnvironmentOptions());
+                environment = OpenEnvironment();
                 store = DocumentStore.Open(environment, _options, _meterFactory);
                 foreach (var index in Hosting.Indexes)
                 {
-                    if (await store.EnsureIndexAsync(index, progress: null, cancellationToken).ConfigureAwait(false))
+                    if (environment.Replica != null)
+                    {
+                        CheckReplicaIndex(store, index); // H7
+                    }
+                    else if (await store.EnsureIndexAsync(index, progress: null, cancellationToken).ConfigureAwait(false))
                     {
                         var description = index.ToString();
                         DocumentStoreLog.IndexEnsured(_logger, _describe, description);
@@ -176,11 +185,47 @@ internal sealed class DocumentStoreHost : IDisposable
         }
     }
 
-    /// <summary>The engine's options: the store's settings, the flush log hook, then the app's changes.</summary>
-    private StorageEnvironmentOptions EnvironmentOptions()
+    /// <summary>The engine: the store at the path, or a read replica there when <see cref="DocumentStoreHostingOptions.ReplicaOf"/> is set (H7).</summary>
+    private StorageEnvironment OpenEnvironment()
     {
-        var options = Hosting.EnvironmentOptionsFactory?.Invoke(_options)
-            ?? (_options.InMemory ? StorageEnvironmentOptions.CreateInMemory() : StorageEnvironmentOptions.ForDirectory(_options.Path!));
+        if (Hosting.ReplicaOf is not { } destination)
+        {
+            return StorageEnvironment.Open(Configure(Hosting.EnvironmentOptionsFactory?.Invoke(_options)
+                ?? (_options.InMemory ? StorageEnvironmentOptions.CreateInMemory() : StorageEnvironmentOptions.ForDirectory(_options.Path!))));
+        }
+
+        if (_options.InMemory)
+        {
+            throw new ArgumentException("A read replica (AsReadReplica) keeps its own store on disk: set DocumentStoreOptions.Path, not InMemory.");
+        }
+
+        var replica = Hosting.Replica ?? new ReplicaOptions();
+        return StorageEnvironment.OpenReplica(destination, _options.Path!, new ReplicaOptions
+        {
+            Lineage = replica.Lineage,
+            PollInterval = replica.PollInterval,
+            Configure = options =>
+            {
+                replica.Configure?.Invoke(options);
+                Configure(options);
+            },
+        });
+    }
+
+    /// <summary>H7: an index the app ensures is looked up on a replica; one it does not hold ready as defined is logged, not built.</summary>
+    private void CheckReplicaIndex(DocumentStore store, IndexDefinition index)
+    {
+        var found = store.GetIndexes(index.Collection).FirstOrDefault(i => i.Definition.Name == index.Name);
+        var reason = found == null ? "not defined" : !found.Definition.Equals(index) ? "defined otherwise" : found.IsReady ? null : "still being built";
+        if (reason != null)
+        {
+            DocumentStoreLog.ReplicaIndexMissing(_logger, _describe, index.ToString(), reason);
+        }
+    }
+
+    /// <summary>The engine's options: the store's settings, the flush log hook, then the app's changes.</summary>
+    private StorageEnvironmentOptions Configure(StorageEnvironmentOptions options)
+    {
         // The same mapping DocumentStore.Open(DocumentStoreOptions) makes.
         options.Durability = _options.Durability;
         options.LazyFlushInterval = _options.LazyFlushInterval;

@@ -37,4 +37,8 @@ internal static partial class DocumentStoreLog
     [LoggerMessage(EventId = 7, EventName = "StoreClosed", Level = LogLevel.Information,
         Message = "Voron document store{Store} at {Path} closed in {ElapsedMs:F1} ms (queued saves completed, data file flushed, lock released)")]
     public static partial void StoreClosed(ILogger logger, string store, string path, double elapsedMs);
+
+    [LoggerMessage(EventId = 8, EventName = "ReplicaIndexMissing", Level = LogLevel.Warning,
+        Message = "Voron document store{Store} is a read replica and does not hold index {Index} ready as defined ({Reason}): queries that need it are refused until the primary builds it and the replica applies that")]
+    public static partial void ReplicaIndexMissing(ILogger logger, string store, string index, string reason);
 }

@@ -26,6 +26,14 @@ internal static class ChangeFeedFormat
         return Format(meta, storePath) != DocumentTrees.StoreFormat || IsOn(meta, storePath) != feedOn;
     }
 
+    /// <summary>
+    /// The layout a store over a read replica finds, written by its primary (I8): null when the
+    /// primary has not opened a document store yet; else its format version (1 to 3, anything else
+    /// refused) and whether its feed is on.
+    /// </summary>
+    public static (int Format, bool FeedOn)? Read(ReadTransaction read, string storePath) =>
+        read.OpenTree(DocumentTrees.Meta) is { } meta ? (Format(meta, storePath), IsOn(meta, storePath)) : null;
+
     /// <summary>Writes what <see cref="NeedsWrite"/> found missing, in <paramref name="write"/> (one transaction: the upgrade is all or nothing).</summary>
     public static void Apply(WriteTransaction write, bool feedOn, string storePath)
     {

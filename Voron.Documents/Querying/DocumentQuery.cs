@@ -37,7 +37,7 @@ internal sealed class DocumentQuery<T>(DocumentSession session, JsonTypeInfo<T> 
 
     public IDocumentQuery<T> AllowScan() => With(spec with { AllowScan = true });
 
-    public string Explain() => QueryPlanner.Plan(spec, session.Owner.Catalog).Description;
+    public string Explain() => QueryPlanner.Plan(spec, session.Owner.Catalog, session.Owner.IsReplica).Description;
 
     public Task<List<T>> ToListAsync(CancellationToken cancellationToken = default) => Task.FromResult(Run(spec, int.MaxValue, cancellationToken));
 

@@ -8,11 +8,12 @@ namespace Voron.Documents.Querying;
 /// on IDocumentQuery): equalities on an index's leading paths, then at most one range on its next
 /// path, then sort keys on the paths after (or the id, once every path is fixed); every other
 /// condition is checked per entry or per document. With no usable index the query is refused
-/// with the index that would serve it, unless it allows a scan.
+/// with the index that would serve it, unless it allows a scan. On a read replica the indexes are
+/// the primary's as applied so far: a missing one is refused the same way, never waited for.
 /// </summary>
 internal static class QueryPlanner
 {
-    public static QueryPlan Plan(QuerySpec spec, IndexCatalog catalog)
+    public static QueryPlan Plan(QuerySpec spec, IndexCatalog catalog, bool replica = false)
     {
         var conditions = spec.Conditions;
         var orders = spec.Orders;
@@ -72,7 +73,7 @@ internal static class QueryPlanner
             };
         }
 
-        throw new NotSupportedException(Refusal(spec, indexes));
+        throw new NotSupportedException(Refusal(spec, indexes, replica));
     }
 
     private static bool Better((int E, bool R, bool O) a, (int E, bool R, bool O) b) =>
@@ -247,7 +248,7 @@ internal static class QueryPlanner
     }
 
     /// <summary>The refusal: what the query asks, why no index serves it, and the index that would.</summary>
-    private static string Refusal(QuerySpec spec, IReadOnlyList<IndexRuntime> indexes)
+    private static string Refusal(QuerySpec spec, IReadOnlyList<IndexRuntime> indexes, bool replica)
     {
         var equalityPaths = spec.Conditions.Where(c => !c.IsId && c.IsEquality).Select(c => c.Path!.Text).Distinct().ToList();
         var rangePath = spec.Conditions.FirstOrDefault(c => !c.IsId && c.IsRange && !equalityPaths.Contains(c.Path!.Text))?.Path!.Text;
@@ -282,6 +283,12 @@ internal static class QueryPlanner
         if (building.Count > 0)
         {
             message.Append($" Still being built (not queryable until EnsureIndexAsync completes): {string.Join(", ", building)}.");
+        }
+
+        if (replica)
+        {
+            message.Append(" This store is a read replica, which writes no index: define it on the primary; queries here use it once the replica has applied " +
+                "the transaction that made it ready (wait for it with DocumentStore.WaitForTransactionAsync).");
         }
 
         message.Append(" To read every document of the collection instead, call AllowScan() on the query.");

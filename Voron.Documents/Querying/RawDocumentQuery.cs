@@ -87,7 +87,7 @@ internal sealed class RawDocumentQuery(DocumentSession session, QuerySpec spec) 
 
     public IRawDocumentQuery AllowScan() => With(spec with { AllowScan = true });
 
-    public string Explain() => QueryPlanner.Plan(spec, session.Owner.Catalog).Description;
+    public string Explain() => QueryPlanner.Plan(spec, session.Owner.Catalog, session.Owner.IsReplica).Description;
 
     public Task<List<RawDocument>> ToListAsync(CancellationToken cancellationToken = default)
     {

@@ -56,7 +56,7 @@ internal sealed partial class DocumentSession
         try
         {
             read = store.Environment.BeginRead();
-            var plan = QueryPlanner.Plan(spec, store.Catalogs.For(read));
+            var plan = QueryPlanner.Plan(spec, store.Catalogs.For(read), store.IsReplica);
             return new QueryRun(read, new QueryCursor(read, spec, plan, store.Path, readsJson, store.NowTicks), operation);
         }
         catch (Exception e)

@@ -5,6 +5,8 @@ namespace Voron.Documents.Sessions;
 
 internal sealed partial class DocumentSession
 {
+    public long LastTransactionId { get; private set; }
+
     public async Task SaveChangesAsync(CancellationToken cancellationToken = default)
     {
         using var scope = Enter();
@@ -14,13 +16,19 @@ internal sealed partial class DocumentSession
             return; // nothing changed: no transaction
         }
 
+        if (store.IsReplica)
+        {
+            throw store.ReplicaRefusal($"SaveChangesAsync of {writes.Count} change(s)"); // I9: before any transaction
+        }
+
         Ack?.ThrowIfUnusable();
 
         var operation = store.Telemetry.Start(DocumentsDiagnostics.Operations.SaveChanges, OnlyCollection(writes));
         WriteResult[] results;
+        long transactionId;
         try
         {
-            results = await store.SubmitAsync(writes, Ack, cancellationToken).ConfigureAwait(false);
+            (results, transactionId) = await store.SubmitAsync(writes, Ack, cancellationToken).ConfigureAwait(false);
         }
         catch (Exception e)
         {
@@ -29,6 +37,7 @@ internal sealed partial class DocumentSession
         }
 
         operation.Complete(writes.Count);
+        LastTransactionId = transactionId; // I10
         Ack?.Completed(); // SU1: committed with the documents; later saves are ordinary
         Ack = null;
         for (var i = 0; i < writes.Count; i++)

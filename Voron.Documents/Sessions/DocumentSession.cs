@@ -45,6 +45,7 @@ internal sealed partial class DocumentSession(DocumentStore store) : IAsyncDocum
         ArgumentNullException.ThrowIfNull(entity);
         ArgumentNullException.ThrowIfNull(typeInfo);
         CheckExpected(expectedVersion);
+        store.ThrowIfReplica("Store"); // I9
         using var scope = Enter();
         var type = DocumentType.For(typeInfo);
         if (_byEntity.TryGetValue(entity, out var tracked))
@@ -113,6 +114,7 @@ internal sealed partial class DocumentSession(DocumentStore store) : IAsyncDocum
     {
         ArgumentNullException.ThrowIfNull(entity);
         var ticks = expiresAt == null ? 0 : ExpiryTicks(expiresAt.Value);
+        store.ThrowIfReplica("SetExpiration"); // I9
         using var scope = Enter();
         if (!_byEntity.TryGetValue(entity, out var entry) || entry.State == EntryState.Delete)
         {
@@ -128,6 +130,7 @@ internal sealed partial class DocumentSession(DocumentStore store) : IAsyncDocum
     private void StoreRawCore(string collection, string id, ReadOnlySpan<byte> utf8Json, long? expectedVersion, long? expiresTicks)
     {
         CheckExpected(expectedVersion);
+        store.ThrowIfReplica("StoreRaw"); // I9
         using var scope = Enter();
         var collectionBytes = DocumentNames.CollectionBytes(collection);
         var idBytes = DocumentNames.IdBytes(id);
@@ -169,6 +172,7 @@ internal sealed partial class DocumentSession(DocumentStore store) : IAsyncDocum
     public void Delete<T>(T entity) where T : class
     {
         ArgumentNullException.ThrowIfNull(entity);
+        store.ThrowIfReplica("Delete"); // I9
         using var scope = Enter();
         if (!_byEntity.TryGetValue(entity, out var entry))
         {
@@ -180,6 +184,7 @@ internal sealed partial class DocumentSession(DocumentStore store) : IAsyncDocum
 
     private void DeleteCore(string id, long? expectedVersion)
     {
+        store.ThrowIfReplica("Delete"); // I9
         using var scope = Enter();
         var idBytes = DocumentNames.IdBytes(id);
         if (_byId.TryGetValue(id, out var entry))

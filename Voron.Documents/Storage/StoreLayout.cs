@@ -35,4 +35,32 @@ internal static class StoreLayout
         using var after = environment.BeginRead();
         return IndexCatalog.Load(after, environment.Path);
     }
+
+    /// <summary>
+    /// I8: the layout of a store over a read replica, only read: it must be the current format
+    /// (the primary writes and upgrades it, the replica applies that), and the feed's state is the
+    /// one the primary recorded (<paramref name="feedOn"/>). Returns the catalog it starts with.
+    /// </summary>
+    /// <exception cref="InvalidOperationException">The primary has not opened a document store yet, or its layout needs an upgrade that only the primary may write.</exception>
+    public static IndexCatalog OpenReplica(StorageEnvironment environment, out bool feedOn)
+    {
+        using var read = environment.BeginRead();
+        if (ChangeFeedFormat.Read(read, environment.Path) is not { } layout)
+        {
+            throw new InvalidOperationException(
+                $"The read replica at '{environment.Path}' holds no documents yet (transaction {read.Id}): open a DocumentStore on the primary first, " +
+                "then wait here for its transaction (StorageEnvironment.WaitForTransactionAsync) and open this one again.");
+        }
+
+        if (layout.Format != DocumentTrees.StoreFormat)
+        {
+            throw new InvalidOperationException(
+                $"The read replica at '{environment.Path}' holds documents in layout format {layout.Format}, which this version upgrades to " +
+                $"{DocumentTrees.StoreFormat} when it opens them; a replica writes nothing: open the primary with this version first (it upgrades the store), " +
+                "then open the replica again.");
+        }
+
+        feedOn = layout.FeedOn;
+        return IndexCatalog.Load(read, environment.Path);
+    }
 }

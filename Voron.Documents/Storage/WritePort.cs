@@ -124,9 +124,10 @@ internal sealed class WritePort(DocumentStore store)
 
     /// <summary>
     /// Computes index entries for <paramref name="writes"/> with the current catalog and submits
-    /// them as one merged operation (I1), again with a newer catalog when it changed (I2).
+    /// them as one merged operation (I1), again with a newer catalog when it changed (I2). Returns
+    /// each write's result and the id of the transaction that committed them (I10).
     /// </summary>
-    public async Task<WriteResult[]> SubmitAsync(IReadOnlyList<PreparedWrite> writes, Subscriptions.SubscriptionAck? ack, CancellationToken cancellationToken)
+    public async Task<(WriteResult[] Results, long TransactionId)> SubmitAsync(IReadOnlyList<PreparedWrite> writes, Subscriptions.SubscriptionAck? ack, CancellationToken cancellationToken)
     {
         // The door for serializer output (JV1, JV2 in Serialization/JsonValidation.cs): raw JSON was
         // checked whole by StoreRaw; a custom converter can write anything into a typed document.
@@ -141,7 +142,7 @@ internal sealed class WritePort(DocumentStore store)
             var batch = new WriteBatch(catalog, writes, store.Path) { Ack = ack, Clock = store.Options.TimeProvider };
             try
             {
-                return await store.Environment.ExecuteAsync(batch.Apply, cancellationToken).ConfigureAwait(false);
+                return await store.Environment.ExecuteAsync(transaction => (batch.Apply(transaction), transaction.Id), cancellationToken).ConfigureAwait(false);
             }
             catch (StaleCatalogException stale)
             {

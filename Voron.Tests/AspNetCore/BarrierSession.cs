@@ -11,6 +11,8 @@ internal sealed class BarrierSession(IAsyncDocumentSession inner, BarrierSession
 {
     public DocumentStore DocumentStore => inner.DocumentStore;
 
+    public long LastTransactionId => inner.LastTransactionId;
+
     public async Task SaveChangesAsync(CancellationToken cancellationToken = default)
     {
         await gate.ArriveAsync().WaitAsync(TimeSpan.FromSeconds(30), cancellationToken);
