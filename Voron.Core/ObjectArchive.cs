@@ -275,7 +275,7 @@ public static class ObjectArchive
         }
     }
 
-    private static async Task<BackupManifest> ReadManifestAsync(IArchiveDestination destination, ulong lineage, long snapshot, CancellationToken cancellationToken)
+    internal static async Task<BackupManifest> ReadManifestAsync(IArchiveDestination destination, ulong lineage, long snapshot, CancellationToken cancellationToken)
     {
         var key = ArchiveKeys.Snapshot(lineage, snapshot) + ManifestName;
         var temp = Path.GetTempFileName();

@@ -20,4 +20,20 @@ public sealed class ReplicaOptions
     /// <see cref="StorageEnvironmentOptions.JournalArchiveDirectory"/> must stay null: a replica ships nothing.
     /// </summary>
     public Action<StorageEnvironmentOptions>? Configure { get; init; }
+
+    /// <summary>
+    /// When the replica in the directory cannot continue from its position — its next journal object
+    /// is gone while later ones are there, that object is damaged or does not continue the chain, or
+    /// its lineage forked and the primary ships under the new id — discard its store and restore the
+    /// newest snapshot that lies past the break (of the lineage it follows, or of the lineage that
+    /// forked from it), instead of opening a replica that stops at once. The swap is crash-safe: a
+    /// crash leaves the old replica or the new one (RR1–RR5 in Voron.Core/Replication/ReplicaRebuild.cs).
+    /// False by default: the replica opens as it is and stops with the reason (RE5, RE6).
+    /// A running replica that stopped keeps stopping: dispose it and open it again with this set
+    /// (<see cref="ReplicaStatus.ResnapshotWouldRebuild"/> says whether that rebuilds).
+    /// </summary>
+    public bool Resnapshot { get; init; }
+
+    /// <summary>Called after each step of a rebuild's swap (RR3): a test throws here to leave the files as a crash would.</summary>
+    internal Action<int>? AfterRebuildStep { get; init; }
 }

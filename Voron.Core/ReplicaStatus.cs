@@ -17,7 +17,20 @@ namespace Voron;
 /// <param name="LastError">What the last failed pass reported, or null after a success.</param>
 /// <param name="Error">What stopped the replica (a <see cref="ReplicaStoppedException"/>), or null while it follows.</param>
 public sealed record ReplicaStatus(string Destination, string Lineage, ReplicaState State, long AppliedTransaction, DateTimeOffset? AppliedCommitTime,
-    long NewestSeenTransaction, DateTimeOffset? NewestSeenCommitTime, TimeSpan Lag, int ConsecutiveFailures, string? LastError, Exception? Error);
+    long NewestSeenTransaction, DateTimeOffset? NewestSeenCommitTime, TimeSpan Lag, int ConsecutiveFailures, string? LastError, Exception? Error)
+{
+    /// <summary>
+    /// True when the replica stopped at a break in the shipped log that opening it again with
+    /// <see cref="ReplicaOptions.Resnapshot"/> finds and repairs: a gap, a damaged object or one off
+    /// the chain at its position, or a fork (RE5, RE6). That open discards the store and restores a
+    /// snapshot past the break, or, when the destination holds none, throws saying which is needed.
+    /// False while it follows, and for a stop no snapshot cures (the store failed, it was disposed).
+    /// </summary>
+    public bool ResnapshotWouldRebuild { get; init; }
+
+    /// <summary>The break for which this open discarded the replica's store and restored a snapshot (<see cref="ReplicaOptions.Resnapshot"/>), or null.</summary>
+    public string? RebuiltBecause { get; init; }
+}
 
 /// <summary>Whether a read replica applies what its primary ships.</summary>
 public enum ReplicaState

@@ -21,10 +21,13 @@ public sealed partial class StorageEnvironment
     /// shipped transaction as it appears, with the primary's transaction id (RE2–RE4 in
     /// Voron.Core/Replication/ReplicaFollower.cs). The store is read-only: every write refuses (RE1).
     /// Its progress is <see cref="Replica"/>; <see cref="WaitForTransactionAsync"/> waits for a
-    /// transaction the primary committed.
+    /// transaction the primary committed. With <see cref="ReplicaOptions.Resnapshot"/>, a replica that
+    /// cannot continue from its position is rebuilt from a snapshot first (RR1–RR5 in
+    /// Voron.Core/Replication/ReplicaRebuild.cs).
     /// </summary>
     /// <exception cref="ArgumentException">The lineage is not 16 hex digits, or differs from the one the replica follows; the options set an archive.</exception>
     /// <exception cref="InvalidOperationException">The destination holds no snapshot of the lineage (or, with no lineage given, snapshots of none or of several), or the directory holds files that are not a replica.</exception>
+    /// <exception cref="ReplicaStoppedException">With <see cref="ReplicaOptions.Resnapshot"/>: the replica cannot continue, and no snapshot past the break is there (the message says which to upload).</exception>
     public static StorageEnvironment OpenReplica(IArchiveDestination destination, string directory, ReplicaOptions? options = null)
     {
         ArgumentNullException.ThrowIfNull(destination);
@@ -35,42 +38,90 @@ public sealed partial class StorageEnvironment
             throw new ArgumentOutOfRangeException(nameof(options), options.PollInterval, "ReplicaOptions.PollInterval must be positive.");
         }
 
-        var full = System.IO.Path.GetFullPath(directory);
+        var full = System.IO.Path.TrimEndingDirectorySeparator(System.IO.Path.GetFullPath(directory));
         var storeOptions = StorageEnvironmentOptions.ForDirectory(full);
         options.Configure?.Invoke(storeOptions);
         if (storeOptions.ArchiveDestination != null || storeOptions.JournalArchiveDirectory != null || storeOptions.InMemory ||
-            System.IO.Path.GetFullPath(storeOptions.Directory) != full)
+            System.IO.Path.TrimEndingDirectorySeparator(System.IO.Path.GetFullPath(storeOptions.Directory)) != full)
         {
             throw new ArgumentException("ReplicaOptions.Configure must leave the directory, ArchiveDestination and JournalArchiveDirectory as they are: " +
                 "a replica keeps its own on-disk store and ships nothing.", nameof(options));
         }
 
-        var position = Task.Run(() => PrepareReplicaAsync(destination, full, options)).GetAwaiter().GetResult();
-        var environment = OpenCore(storeOptions);
-        try
+        return Task.Run(() => OpenReplicaAsync(destination, full, storeOptions, options)).GetAwaiter().GetResult();
+    }
+
+    /// <summary>OpenReplica after its checks: an interrupted swap finished (RR4), the replica prepared, opened, and rebuilt first when it must be (RR1).</summary>
+    private static async Task<StorageEnvironment> OpenReplicaAsync(IArchiveDestination destination, string full, StorageEnvironmentOptions storeOptions,
+        ReplicaOptions options)
+    {
+        ReplicaRebuild.Resume(storeOptions.FileSystem, full, options.AfterRebuildStep); // RR4
+        var (position, switchTo) = await PrepareReplicaAsync(destination, full, options).ConfigureAwait(false);
+        string? rebuiltBecause = null;
+        while (true)
         {
-            if (environment.LastCommittedTransactionId < position.NextTx - 1)
+            var environment = OpenCore(storeOptions);
+            ReplicaFollower? follower = null;
+            try
             {
-                throw new CorruptionException(System.IO.Path.Combine(full, ReplicaPosition.FileName), ReplicaPosition.NextTxOffset,
-                    $"RE4: the replica's position says transactions up to {position.NextTx - 1} were applied, but its store holds transaction " +
-                    $"{environment.LastCommittedTransactionId}: the store was replaced; delete the directory and open the replica again");
+                var broken = rebuiltBecause == null ? switchTo : null;
+                if (environment.LastCommittedTransactionId < position.NextTx - 1)
+                {
+                    var replaced = new CorruptionException(System.IO.Path.Combine(full, ReplicaPosition.FileName), ReplicaPosition.NextTxOffset,
+                        $"RE4: the replica's position says transactions up to {position.NextTx - 1} were applied, but its store holds transaction " +
+                        $"{environment.LastCommittedTransactionId}: the store was replaced; delete the directory and open the replica again " +
+                        "(or open it with ReplicaOptions.Resnapshot)");
+                    broken = options.Resnapshot && rebuiltBecause == null
+                        ? new ReplicaBreak(new ReplicaStoppedException(replaced.Message, replaced), -1, [])
+                        : throw replaced;
+                }
+
+                follower = new ReplicaFollower(new ReplicaFollowerSeams
+                {
+                    FileSystem = storeOptions.FileSystem,
+                    Directory = full,
+                    AppliedTransaction = () => environment._committed.TxId,
+                    AppliedCommitTime = () => environment._committed.CommitTime,
+                    Apply = environment.ApplyReplicated,
+                }, destination, position, options.PollInterval) { RebuiltBecause = rebuiltBecause };
+                if (broken == null && options.Resnapshot && rebuiltBecause == null)
+                {
+                    try
+                    {
+                        broken = await follower.FindBreakAsync(CancellationToken.None).ConfigureAwait(false); // RR1
+                    }
+                    catch (Exception e) when (e is not (EnvironmentFailedException or ObjectDisposedException))
+                    {
+                        // RE7: the destination cannot be reached: no verdict; the follower retries
+                    }
+                }
+
+                if (broken == null)
+                {
+                    environment._follower = follower;
+                    follower.Start();
+                    return environment;
+                }
+
+                await ReplicaRebuild.BuildAsync(destination, full, storeOptions.FileSystem, position.Lineage, broken, options, CancellationToken.None)
+                    .ConfigureAwait(false); // RR2, steps 1-2 while the old store still holds its lock
+                rebuiltBecause = broken.Error.Message;
+            }
+            catch
+            {
+                if (follower != null)
+                {
+                    await follower.DisposeAsync().ConfigureAwait(false);
+                }
+
+                environment.Dispose();
+                throw;
             }
 
-            environment._follower = new ReplicaFollower(new ReplicaFollowerSeams
-            {
-                FileSystem = storeOptions.FileSystem,
-                Directory = full,
-                AppliedTransaction = () => environment._committed.TxId,
-                AppliedCommitTime = () => environment._committed.CommitTime,
-                Apply = environment.ApplyReplicated,
-            }, destination, position, options.PollInterval);
-            environment._follower.Start();
-            return environment;
-        }
-        catch
-        {
+            await follower.DisposeAsync().ConfigureAwait(false);
             environment.Dispose();
-            throw;
+            ReplicaRebuild.Resume(storeOptions.FileSystem, full, options.AfterRebuildStep); // steps 3-5
+            position = ReplicaPosition.Read(storeOptions.FileSystem, full)!;
         }
     }
 
@@ -139,58 +190,47 @@ public sealed partial class StorageEnvironment
         follower?.DisposeAsync().AsTask().GetAwaiter().GetResult();
     }
 
-    /// <summary>A new replica: the newest snapshot restored and its position written; an existing one: its position.</summary>
-    private static async Task<ReplicaPosition> PrepareReplicaAsync(IArchiveDestination destination, string directory, ReplicaOptions options)
+    /// <summary>
+    /// A new replica: the newest snapshot restored and its position written (RR3's swap); an existing
+    /// one: its position, and, when ReplicaOptions.Lineage names a lineage that forked from the one it
+    /// follows and Resnapshot is set, the switch to it (RR2).
+    /// </summary>
+    private static async Task<(ReplicaPosition Position, ReplicaBreak? SwitchTo)> PrepareReplicaAsync(IArchiveDestination destination, string directory,
+        ReplicaOptions options)
     {
         var fileSystem = StorageEnvironmentOptions.ForDirectory(directory).FileSystem;
         var requested = options.Lineage == null ? (ulong?)null : ObjectArchive.ParseLineage(options.Lineage);
         if (ReplicaPosition.Read(fileSystem, directory) is { } existing)
         {
-            if (requested is { } other && other != existing.Lineage)
+            if (requested is not { } other || other == existing.Lineage ||
+                await ReplicaRebuild.IsAncestorAsync(destination, existing.Lineage, other, CancellationToken.None).ConfigureAwait(false))
             {
-                throw new ArgumentException($"The replica in '{directory}' follows lineage {ArchiveKeys.Lineage(existing.Lineage)}, not " +
-                    $"{ArchiveKeys.Lineage(other)}: open a new replica in another directory.", nameof(options));
+                return (existing, null);
             }
 
-            return existing;
+            if (options.Resnapshot && await ReplicaRebuild.ReadForkAsync(destination, other, CancellationToken.None).ConfigureAwait(false) is { } fork &&
+                fork.Parent == existing.Lineage)
+            {
+                return (existing, new ReplicaBreak(new ReplicaStoppedException($"ReplicaOptions.Lineage names lineage {ArchiveKeys.Lineage(other)}, which forked " +
+                    $"from the followed lineage {ArchiveKeys.Lineage(existing.Lineage)} at transaction {fork.LastTx}."), existing.FileNumber, [(other, fork)]));
+            }
+
+            throw new ArgumentException($"The replica in '{directory}' follows lineage {ArchiveKeys.Lineage(existing.Lineage)}, not " +
+                $"{ArchiveKeys.Lineage(other)}: open a new replica in another directory" +
+                (options.Resnapshot ? "." : ", or, when that lineage forked from this one, open this replica with ReplicaOptions.Resnapshot to switch to it."),
+                nameof(options));
         }
 
         if (Directory.Exists(directory) && Directory.EnumerateFileSystemEntries(directory).Any())
         {
-            throw new InvalidOperationException($"'{directory}' holds files but no {ReplicaPosition.FileName}: it is not a replica (or its first open was " +
-                "interrupted). Open the replica in an empty directory, or delete this one.");
+            throw new InvalidOperationException($"'{directory}' holds files but no {ReplicaPosition.FileName}: it is not a replica. " +
+                "Open the replica in an empty directory, or delete this one.");
         }
 
         var lineage = requested ?? await DiscoverLineageAsync(destination).ConfigureAwait(false);
-        var snapshots = await ObjectArchive.ListSnapshotsAsync(destination, lineage, CancellationToken.None).ConfigureAwait(false);
-        if (snapshots.Count == 0)
-        {
-            throw new InvalidOperationException($"{destination.Description} holds no complete snapshot of lineage {ArchiveKeys.Lineage(lineage)}: " +
-                "upload a backup of the primary with ObjectArchive.UploadSnapshotAsync, then open the replica.");
-        }
-
-        var work = directory.TrimEnd(System.IO.Path.DirectorySeparatorChar) + ".snapshot-" + Guid.NewGuid().ToString("N")[..8];
-        try
-        {
-            Directory.CreateDirectory(work);
-            await ObjectArchive.DownloadSnapshotAsync(destination, lineage, snapshots[^1], work, CancellationToken.None).ConfigureAwait(false);
-            var manifest = BackupManifest.Read(fileSystem, work);
-            await RestoreAsync(work, directory).ConfigureAwait(false);
-            var previous = manifest.JournalFile > 0
-                ? await ArchiveUpload.ReadHeaderAsync(destination, ArchiveKeys.Journal(lineage, manifest.JournalFile - 1), CancellationToken.None).ConfigureAwait(false)
-                : null;
-            var position = new ReplicaPosition(lineage, manifest.JournalFile, manifest.JournalOffset, manifest.SnapshotTxId + 1, previous?.After,
-                manifest.SnapshotCommitTime);
-            position.Write(fileSystem, directory);
-            return position;
-        }
-        finally
-        {
-            if (Directory.Exists(work))
-            {
-                Directory.Delete(work, recursive: true);
-            }
-        }
+        await ReplicaRebuild.BuildAsync(destination, directory, fileSystem, lineage, broken: null, options, CancellationToken.None).ConfigureAwait(false);
+        ReplicaRebuild.Resume(fileSystem, directory, options.AfterRebuildStep);
+        return (ReplicaPosition.Read(fileSystem, directory)!, null);
     }
 
     /// <summary>The one lineage with a snapshot in the destination (ReplicaOptions.Lineage unset).</summary>

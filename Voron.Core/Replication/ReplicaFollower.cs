@@ -41,10 +41,14 @@ namespace Voron.Replication;
 //      another lineage or kind, one whose first transaction is not the next expected, or whose
 //      records end before the header's LastTx, stops the replica (Stopped, the error in the status,
 //      WaitForTransactionAsync throws it). It stops between transactions: nothing partial is
-//      published, nothing is skipped. Reopening the replica tries again from its position.
+//      published, nothing is skipped. Reopening the replica tries again from its position; with
+//      ReplicaOptions.Resnapshot the open checks that object first (FindBreakAsync) and rebuilds
+//      the replica from a snapshot past the break (RR1 in ReplicaRebuild.cs).
 // RE6. a lineage switch: an object <other>/fork whose Parent is the followed lineage (the primary
 //      was restored or replaced and ships under a new id) stops the replica the same way. It is
 //      looked for only on a pass that found nothing new (one listing per lineage in the destination).
+//      With ReplicaOptions.Resnapshot, the next open rebuilds the replica from the newest snapshot
+//      of the lineage that forked (RR1).
 // RE7. a transient failure (the destination unreachable, a listing or download that throws
 //      anything but CorruptionException or FormatVersionException) never stops the replica: the
 //      pass is retried with backoff and reported (ConsecutiveFailures, LastError).
@@ -69,6 +73,8 @@ internal sealed class ReplicaFollower : IAsyncDisposable
     private int _failures;
     private string? _lastError;
     private Exception? _stopError;
+    private bool _stopCurable;
+    private bool _applying;
 
     public ReplicaFollower(ReplicaFollowerSeams seams, IArchiveDestination destination, ReplicaPosition position, TimeSpan interval)
     {
@@ -88,6 +94,9 @@ internal sealed class ReplicaFollower : IAsyncDisposable
     /// <summary>Completes with the error that stopped the replica (RE5, RE6); never while it follows.</summary>
     public Task<Exception> Stopped => _stopped.Task;
 
+    /// <summary>Why this open rebuilt the replica (RR1), for the status; null when it did not.</summary>
+    public string? RebuiltBecause { get; init; }
+
     public ReplicaStatus Status
     {
         get
@@ -103,7 +112,11 @@ internal sealed class ReplicaFollower : IAsyncDisposable
             var newestTime = newest == applied ? appliedTime : _newestSeenCommitTime;
             var lag = newest > applied && newestTime > 0 && appliedTime > 0 ? TimeSpan.FromMilliseconds(Math.Max(0, newestTime - appliedTime)) : TimeSpan.Zero;
             return new ReplicaStatus(_destination.Description, ArchiveKeys.Lineage(_lineage), _stopError == null ? ReplicaState.Following : ReplicaState.Stopped,
-                applied, ToTime(appliedTime), newest, ToTime(newestTime), lag, _failures, _lastError, _stopError);
+                applied, ToTime(appliedTime), newest, ToTime(newestTime), lag, _failures, _lastError, _stopError)
+            {
+                ResnapshotWouldRebuild = _stopError != null && _stopCurable,
+                RebuiltBecause = RebuiltBecause,
+            };
         }
     }
 
@@ -165,31 +178,75 @@ internal sealed class ReplicaFollower : IAsyncDisposable
 
     private void Stop(Exception cause)
     {
-        var error = cause as ReplicaStoppedException ?? new ReplicaStoppedException(
-            $"The replica stopped following lineage {ArchiveKeys.Lineage(_lineage)} in {_destination.Description} at transaction {_seams.AppliedTransaction()}: " +
-            $"{cause.Message}", cause);
+        var error = Describe(cause);
+
+        // RR1: a break FindBreakAsync finds again at the same position. A record the store refused
+        // while applying it passed those checks, and the store's own failure is no break of the log.
+        _stopCurable = !_applying && cause is CorruptionException or FormatVersionException or ReplicaStoppedException;
         _stopError = error;
         _stopped.TrySetResult(error);
+    }
+
+    private ReplicaStoppedException Describe(Exception cause) => cause as ReplicaStoppedException ?? new ReplicaStoppedException(
+        $"The replica stopped following lineage {ArchiveKeys.Lineage(_lineage)} in {_destination.Description} at transaction {_seams.AppliedTransaction()}: " +
+        $"{cause.Message}" + (cause is CorruptionException
+            ? ". Open the replica again with ReplicaOptions.Resnapshot (voron follow --resnapshot) to rebuild it from a newer snapshot."
+            : ""), cause);
+
+    /// <summary>
+    /// RR1: whether the replica can continue from its position, without applying anything: the
+    /// object there downloaded and checked as a pass would (AO2, the chain, the transaction range,
+    /// every record read to the header's LastTx), or, when it is missing, the gap and fork checks.
+    /// Returns the break a pass would stop at, or null. A transient failure (RE7) is thrown.
+    /// Called before <see cref="Start"/> only (it uses the staging directory).
+    /// </summary>
+    public async Task<ReplicaBreak?> FindBreakAsync(CancellationToken cancellationToken)
+    {
+        ResetStaging();
+        var position = _position;
+        try
+        {
+            var path = JournalFiles.PathOf(_staging, position.FileNumber);
+            if (await FetchAsync(position, path, cancellationToken).ConfigureAwait(false) is not { } found)
+            {
+                var forks = await ForksAsync(firstOnly: false, cancellationToken).ConfigureAwait(false);
+                return forks.Count == 0 ? null : new ReplicaBreak(ForkError(forks[0].Lineage, forks[0].Fork), position.FileNumber, forks);
+            }
+
+            try
+            {
+                if (found.LastTx >= position.NextTx)
+                {
+                    ReadRecords(found, position, ArchiveUpload.Where(_destination, ArchiveKeys.Journal(_lineage, position.FileNumber)), _ => { }, cancellationToken);
+                }
+            }
+            finally
+            {
+                _seams.FileSystem.DeleteFile(path);
+            }
+
+            return null;
+        }
+        catch (Exception e) when (e is CorruptionException or FormatVersionException or ReplicaStoppedException)
+        {
+            return new ReplicaBreak(Describe(e), position.FileNumber, []);
+        }
     }
 
     /// <summary>One object (steps 1–4 above): true when it applied one and another may follow.</summary>
     private async Task<bool> PollAsync(CancellationToken cancellationToken)
     {
         var position = _position;
-        var key = ArchiveKeys.Journal(_lineage, position.FileNumber);
         var path = JournalFiles.PathOf(_staging, position.FileNumber);
-        var header = await ArchiveUpload.DownloadAsync(_destination, key, path, cancellationToken).ConfigureAwait(false); // AO2
-        if (header is not { } found)
+        if (await FetchAsync(position, path, cancellationToken).ConfigureAwait(false) is not { } found)
         {
-            await CheckGapAsync(key, position, cancellationToken).ConfigureAwait(false);
             await CheckForkAsync(cancellationToken).ConfigureAwait(false);
             return false;
         }
 
-        var where = ArchiveUpload.Where(_destination, key);
+        var where = ArchiveUpload.Where(_destination, ArchiveKeys.Journal(_lineage, position.FileNumber));
         try
         {
-            Check(found, position, where);
             if (found.LastTx >= position.NextTx)
             {
                 _newestSeen = Math.Max(_newestSeen, found.LastTx);
@@ -206,6 +263,33 @@ internal sealed class ReplicaFollower : IAsyncDisposable
             found.LastTx >= position.NextTx ? found.LastCommitTime : position.LastCommitTime);
         _position.Write(_seams.FileSystem, _seams.Directory); // RE4
         return true;
+    }
+
+    /// <summary>
+    /// Steps 1–2: the object at the position downloaded into <paramref name="path"/> and checked (AO2,
+    /// RE5); null when it is missing and no gap is found (RE5).
+    /// </summary>
+    private async Task<ArchiveObjectHeader?> FetchAsync(ReplicaPosition position, string path, CancellationToken cancellationToken)
+    {
+        var key = ArchiveKeys.Journal(_lineage, position.FileNumber);
+        var header = await ArchiveUpload.DownloadAsync(_destination, key, path, cancellationToken).ConfigureAwait(false); // AO2
+        if (header is not { } found)
+        {
+            await CheckGapAsync(key, position, cancellationToken).ConfigureAwait(false);
+            return null;
+        }
+
+        try
+        {
+            Check(found, position, ArchiveUpload.Where(_destination, key));
+        }
+        catch
+        {
+            _seams.FileSystem.DeleteFile(path);
+            throw;
+        }
+
+        return found;
     }
 
     /// <summary>RE5: the object is this lineage's next journal object and continues the chain.</summary>
@@ -227,21 +311,30 @@ internal sealed class ReplicaFollower : IAsyncDisposable
         if (position.Offset == 0 && header.FirstTx != position.NextTx && header.LastTx >= position.NextTx)
         {
             throw new ReplicaStoppedException($"RE5: journal object {where} starts at transaction {header.FirstTx}, where transaction {position.NextTx} " +
-                "comes next: transactions are missing from the shipped log. Open the replica again from a newer snapshot (delete its directory).");
+                "comes next: transactions are missing from the shipped log. Open the replica again with ReplicaOptions.Resnapshot (voron follow --resnapshot) to rebuild it from a newer snapshot.");
         }
     }
 
     /// <summary>Step 3: the object's records from the position on, each after the store's last transaction applied (RE2, RE3).</summary>
-    private void Apply(ArchiveObjectHeader header, ReplicaPosition position, string where, CancellationToken cancellationToken)
+    private void Apply(ArchiveObjectHeader header, ReplicaPosition position, string where, CancellationToken cancellationToken) =>
+        ReadRecords(header, position, where, record =>
+        {
+            if (record.TransactionId > _seams.AppliedTransaction())
+            {
+                _applying = true; // a failure here is the store's refusal, not a break FindBreakAsync sees (RR1)
+                _seams.Apply(record, where); // RE2, RE3
+                _applying = false;
+            }
+        }, cancellationToken);
+
+    /// <summary>The object's records from the position on, each given to <paramref name="use"/>; they must run to the header's LastTx (RE5).</summary>
+    private void ReadRecords(ArchiveObjectHeader header, ReplicaPosition position, string where, Action<RecoveredRecord> use, CancellationToken cancellationToken)
     {
         var result = JournalReader.Recover(_seams.FileSystem, _staging, _lineage, new JournalPosition(position.FileNumber, position.Offset), position.NextTx,
             record =>
             {
                 cancellationToken.ThrowIfCancellationRequested();
-                if (record.TransactionId > _seams.AppliedTransaction())
-                {
-                    _seams.Apply(record, where); // RE2, RE3
-                }
+                use(record);
             },
             JournalTailRecovery.Strict, lastFileNumber: position.FileNumber);
         if (result.LastTransactionId != header.LastTx)
@@ -264,13 +357,30 @@ internal sealed class ReplicaFollower : IAsyncDisposable
             throw new ReplicaStoppedException(
                 $"RE5: journal object {ArchiveUpload.Where(_destination, key)} is missing while a later one ({item.Key}) is there: transactions from " +
                 $"{position.NextTx} on are missing from the shipped log (deleted, or retention ran ahead of this replica). Open the replica again " +
-                "from a newer snapshot (delete its directory).");
+                "with ReplicaOptions.Resnapshot (voron follow --resnapshot) to rebuild it from a newer snapshot.");
         }
     }
 
     /// <summary>RE6: a fork note of another lineage naming this one as its parent.</summary>
     private async Task CheckForkAsync(CancellationToken cancellationToken)
     {
+        var forks = await ForksAsync(firstOnly: true, cancellationToken).ConfigureAwait(false);
+        if (forks.Count > 0)
+        {
+            throw ForkError(forks[0].Lineage, forks[0].Fork);
+        }
+    }
+
+    private ReplicaStoppedException ForkError(ulong lineage, ArchiveObjectHeader fork) => new(
+        $"RE6: lineage {ArchiveKeys.Lineage(lineage)} forked from the followed lineage {ArchiveKeys.Lineage(_lineage)} at transaction {fork.LastTx} " +
+        "(the primary was restored or replaced, and ships under its new id): this replica cannot follow it. Open a new replica of " +
+        $"lineage {ArchiveKeys.Lineage(lineage)} (ReplicaOptions.Lineage) once it has a snapshot, or open this one again with " +
+        "ReplicaOptions.Resnapshot (voron follow --resnapshot).");
+
+    /// <summary>The lineages whose fork note names the followed one as their parent, in key order.</summary>
+    private async Task<List<(ulong Lineage, ArchiveObjectHeader Fork)>> ForksAsync(bool firstOnly, CancellationToken cancellationToken)
+    {
+        var forks = new List<(ulong, ArchiveObjectHeader)>();
         string? after = null;
         for (var step = 0; step < 1_000_000; step++) // a step limit: each turn moves past one lineage
         {
@@ -283,24 +393,28 @@ internal sealed class ReplicaFollower : IAsyncDisposable
 
             if (first == null || ArchiveKeys.ParseLineage(first.Key) is not { } lineage || first.Key.Length < 17 || first.Key[16] != '/')
             {
-                return;
+                return forks;
             }
 
             if (lineage != _lineage && await ArchiveUpload.ReadHeaderAsync(_destination, ArchiveKeys.Fork(lineage), cancellationToken).ConfigureAwait(false) is
                 { Kind: ArchiveObjectKind.ForkNote } fork && fork.Parent == _lineage)
             {
-                throw new ReplicaStoppedException(
-                    $"RE6: lineage {ArchiveKeys.Lineage(lineage)} forked from the followed lineage {ArchiveKeys.Lineage(_lineage)} at transaction {fork.LastTx} " +
-                    "(the primary was restored or replaced, and ships under its new id): this replica cannot follow it. Open a new replica of " +
-                    $"lineage {ArchiveKeys.Lineage(lineage)} (ReplicaOptions.Lineage) once it has a snapshot.");
+                forks.Add((lineage, fork));
+                if (firstOnly)
+                {
+                    return forks;
+                }
             }
 
             after = ArchiveKeys.Lineage(lineage) + "/~"; // '~' sorts after every character a key may hold
         }
+
+        return forks;
     }
 
     private void ResetStaging()
     {
+
         if (Directory.Exists(_staging))
         {
             Directory.Delete(_staging, recursive: true);
@@ -323,6 +437,13 @@ internal sealed class ReplicaFollower : IAsyncDisposable
         _stopped.TrySetResult(new ObjectDisposedException(nameof(StorageEnvironment), "The replica was disposed."));
     }
 }
+
+/// <summary>
+/// Where a replica cannot continue (RR1): the stop a pass would make, the journal object at the
+/// position (a snapshot must start after it), and the lineages that forked from the followed one
+/// (when the break is RE6).
+/// </summary>
+internal sealed record ReplicaBreak(ReplicaStoppedException Error, long FileNumber, IReadOnlyList<(ulong Lineage, ArchiveObjectHeader Fork)> Forks);
 
 /// <summary>What a <see cref="ReplicaFollower"/> needs from its store, as functions (no reference back to it).</summary>
 internal sealed class ReplicaFollowerSeams

@@ -124,6 +124,7 @@ internal sealed partial class InvariantIds
         ["R"] = "Core: journal record format",
         ["RE"] = "Core: read replicas that follow a shipped journal",
         ["RP"] = "Documents: the read port (stored documents and index entries of one snapshot, for the SQL module)",
+        ["RR"] = "Core: rebuilding a read replica from a snapshot (re-snapshot) and its crash-safe swap",
         ["S"] = "Documents: sessions",
         ["SC"] = "Core: scratch file",
         ["SD"] = "SqliteVfs.Documents: SQL over documents (voron_docs)",

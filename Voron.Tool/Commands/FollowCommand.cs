@@ -9,7 +9,8 @@ namespace Voron.Tool.Commands;
 /// <c>voron follow &lt;destination&gt; &lt;dir&gt;</c>: a read replica (<see cref="StorageEnvironment.OpenReplica"/>)
 /// in <c>dir</c> that follows the journal a primary ships to the destination, printing each
 /// transaction it applies and its lag, until Ctrl+C (or <c>--until-transaction</c>); a fail-safe
-/// stop ends it with the replica's error.
+/// stop ends it with the replica's error, or, with <c>--resnapshot</c>, rebuilds the replica from a
+/// snapshot (<see cref="ReplicaOptions.Resnapshot"/>) and goes on.
 /// </summary>
 internal static class FollowCommand
 {
@@ -25,12 +26,16 @@ internal static class FollowCommand
         var endpoint = new Option<string?>("--endpoint") { Description = "the S3-compatible service's URL, for an s3:// destination", HelpName = "URL" };
         var interval = new Option<double>("--poll-seconds") { Description = "seconds between passes that find nothing new", DefaultValueFactory = _ => 1, HelpName = "S" };
         var until = new Option<long?>("--until-transaction") { Description = "exit once this transaction is applied (a script's catch-up)", HelpName = "N" };
+        var resnapshot = new Option<bool>("--resnapshot")
+        {
+            Description = "when the replica cannot continue (a gap, a damaged object, a fork), discard it, restore the newest snapshot past the break and go on",
+        };
         var command = new Command("follow", "a read replica that follows a primary's shipped journal until Ctrl+C (docs/object-storage.md, Read replicas)")
         {
-            destination, directory, lineage, endpoint, interval, until,
+            destination, directory, lineage, endpoint, interval, until, resnapshot,
         };
         command.SetAction((result, cancellationToken) => RunAsync(console, result.GetValue(destination)!, result.GetValue(directory)!, result.GetValue(lineage),
-            result.GetValue(endpoint), result.GetValue(interval), result.GetValue(until), cancellationToken));
+            result.GetValue(endpoint), result.GetValue(interval), result.GetValue(until), result.GetValue(resnapshot), cancellationToken));
         return command;
     }
 
@@ -93,87 +98,113 @@ internal static class FollowCommand
     }
 
     private static async Task<int> RunAsync(ToolConsole console, string spec, string directory, string? lineage, string? endpoint, double pollSeconds,
-        long? until, CancellationToken cancellationToken)
+        long? until, bool resnapshot, CancellationToken cancellationToken)
     {
         if (pollSeconds <= 0 || double.IsNaN(pollSeconds))
         {
             throw new ToolException(ExitCodes.Usage, "--poll-seconds must be positive.");
         }
 
+        var options = new ReplicaOptions { Lineage = lineage, PollInterval = TimeSpan.FromSeconds(pollSeconds), Resnapshot = resnapshot };
         var destination = OpenDestination(spec, endpoint);
         try
         {
-            StorageEnvironment replica;
-            try
+            while (true)
             {
-                replica = StorageEnvironment.OpenReplica(destination, directory, new ReplicaOptions
-                {
-                    Lineage = lineage,
-                    PollInterval = TimeSpan.FromSeconds(pollSeconds),
-                });
-            }
-            catch (Exception e) when (e is ArgumentException or InvalidOperationException and not EnvironmentFailedException)
-            {
-                throw new ToolException(ExitCodes.Usage, e.Message, e);
-            }
-
-            using (replica)
-            {
+                using var replica = Open(destination, directory, options);
                 var status = replica.Replica!;
+                if (status.RebuiltBecause is { } reason)
+                {
+                    await console.Out.WriteLineAsync($"re-snapshot: the replica in {replica.Path} was rebuilt from a snapshot because: {reason}").ConfigureAwait(false);
+                }
+
                 await console.Out.WriteLineAsync($"following lineage {status.Lineage} in {status.Destination} into {replica.Path} from transaction {status.AppliedTransaction}")
                     .ConfigureAwait(false);
-                var printed = status.AppliedTransaction;
-                while (true)
+                if (await FollowAsync(console, replica, options, until, cancellationToken).ConfigureAwait(false) is { } exit)
                 {
-                    status = replica.Replica!;
-                    if (status.AppliedTransaction != printed)
-                    {
-                        printed = status.AppliedTransaction;
-                        await console.Out.WriteLineAsync(string.Create(CultureInfo.InvariantCulture,
-                            $"applied {status.AppliedTransaction} (committed {status.AppliedCommitTime:O}), newest seen {status.NewestSeenTransaction}, lag {status.Lag.TotalSeconds:0.###} s"))
-                            .ConfigureAwait(false);
-                    }
-
-                    if (status.State == ReplicaState.Stopped)
-                    {
-                        throw new ToolException(ExitCodes.Failed, $"{status.Error!.Message} The replica in {replica.Path} holds transaction {status.AppliedTransaction}.");
-                    }
-
-                    if (until is { } last && status.AppliedTransaction >= last)
-                    {
-                        return ExitCodes.Ok;
-                    }
-
-                    if (status.ConsecutiveFailures > 0)
-                    {
-                        await console.Error.WriteLineAsync($"the destination failed {status.ConsecutiveFailures} time(s) in a row, retrying: {status.LastError}").ConfigureAwait(false);
-                    }
-
-                    using var tick = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-                    tick.CancelAfter(TimeSpan.FromSeconds(Math.Max(1, pollSeconds)));
-                    try
-                    {
-                        await replica.WaitForTransactionAsync(status.AppliedTransaction + 1, tick.Token).ConfigureAwait(false);
-                    }
-                    catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
-                    {
-                        await console.Out.WriteLineAsync($"stopped at transaction {replica.LastCommittedTransactionId}; run the same command to resume").ConfigureAwait(false);
-                        return ExitCodes.Ok; // Ctrl+C: the usual end
-                    }
-                    catch (OperationCanceledException)
-                    {
-                        // the tick: report the status again
-                    }
-                    catch (ReplicaStoppedException)
-                    {
-                        // reported from the status on the next turn
-                    }
+                    return exit;
                 }
             }
         }
         finally
         {
             (destination as IDisposable)?.Dispose();
+        }
+    }
+
+    private static StorageEnvironment Open(IArchiveDestination destination, string directory, ReplicaOptions options)
+    {
+        try
+        {
+            return StorageEnvironment.OpenReplica(destination, directory, options);
+        }
+        catch (ReplicaStoppedException e)
+        {
+            throw new ToolException(ExitCodes.Failed, e.Message, e); // --resnapshot found no snapshot past the break
+        }
+        catch (Exception e) when (e is ArgumentException or InvalidOperationException and not EnvironmentFailedException)
+        {
+            throw new ToolException(ExitCodes.Usage, e.Message, e);
+        }
+    }
+
+    /// <summary>Prints progress until the end: an exit code, or null when a fail-safe stop is to be cured by opening again with Resnapshot.</summary>
+    private static async Task<int?> FollowAsync(ToolConsole console, StorageEnvironment replica, ReplicaOptions options, long? until,
+        CancellationToken cancellationToken)
+    {
+        var status = replica.Replica!;
+        var printed = status.AppliedTransaction;
+        while (true)
+        {
+            status = replica.Replica!;
+            if (status.AppliedTransaction != printed)
+            {
+                printed = status.AppliedTransaction;
+                await console.Out.WriteLineAsync(string.Create(CultureInfo.InvariantCulture,
+                    $"applied {status.AppliedTransaction} (committed {status.AppliedCommitTime:O}), newest seen {status.NewestSeenTransaction}, lag {status.Lag.TotalSeconds:0.###} s"))
+                    .ConfigureAwait(false);
+            }
+
+            if (status.State == ReplicaState.Stopped)
+            {
+                if (options.Resnapshot && status.ResnapshotWouldRebuild)
+                {
+                    await console.Out.WriteLineAsync($"stopped at transaction {status.AppliedTransaction}: {status.Error!.Message} Re-snapshotting.").ConfigureAwait(false);
+                    return null;
+                }
+
+                throw new ToolException(ExitCodes.Failed, $"{status.Error!.Message} The replica in {replica.Path} holds transaction {status.AppliedTransaction}.");
+            }
+
+            if (until is { } last && status.AppliedTransaction >= last)
+            {
+                return ExitCodes.Ok;
+            }
+
+            if (status.ConsecutiveFailures > 0)
+            {
+                await console.Error.WriteLineAsync($"the destination failed {status.ConsecutiveFailures} time(s) in a row, retrying: {status.LastError}").ConfigureAwait(false);
+            }
+
+            using var tick = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+            tick.CancelAfter(TimeSpan.FromSeconds(Math.Max(1, options.PollInterval.TotalSeconds)));
+            try
+            {
+                await replica.WaitForTransactionAsync(status.AppliedTransaction + 1, tick.Token).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+            {
+                await console.Out.WriteLineAsync($"stopped at transaction {replica.LastCommittedTransactionId}; run the same command to resume").ConfigureAwait(false);
+                return ExitCodes.Ok; // Ctrl+C: the usual end
+            }
+            catch (OperationCanceledException)
+            {
+                // the tick: report the status again
+            }
+            catch (ReplicaStoppedException)
+            {
+                // reported from the status on the next turn
+            }
         }
     }
 }

@@ -1,5 +1,3 @@
-using System.Security.Cryptography;
-using Voron.Archive;
 
 namespace Voron.Tests.Core.Replication;
 
@@ -13,37 +11,21 @@ public sealed class ReplicaFailSafeTests(ITestOutputHelper output)
     public async Task A_journal_object_deleted_from_the_middle_stops_the_replica_at_the_gap()
     {
         var seed = TestSeed.Next(output, nameof(A_journal_object_deleted_from_the_middle_stops_the_replica_at_the_gap));
-        await BreakAndFollowAsync(seed, victim => File.Delete(victim), "RE5", "is missing while a later one");
+        await BreakAndFollowAsync(seed, ShippedLogBreaks.Delete, "RE5", "is missing while a later one");
     }
 
     [Fact]
     public async Task A_damaged_journal_object_stops_the_replica_before_it()
     {
         var seed = TestSeed.Next(output, nameof(A_damaged_journal_object_stops_the_replica_before_it));
-        var random = new Random(seed);
-        await BreakAndFollowAsync(seed, victim =>
-        {
-            var bytes = File.ReadAllBytes(victim);
-            bytes[ArchiveObjectHeader.Size + random.Next(bytes.Length - ArchiveObjectHeader.Size)] ^= 0x20;
-            File.WriteAllBytes(victim, bytes);
-        }, "AO2", "damaged");
+        await BreakAndFollowAsync(seed, ShippedLogBreaks.Damage(new Random(seed)), "AO2", "damaged");
     }
 
     [Fact]
     public async Task A_journal_object_that_does_not_continue_the_chain_stops_the_replica_before_it()
     {
         var seed = TestSeed.Next(output, nameof(A_journal_object_that_does_not_continue_the_chain_stops_the_replica_before_it));
-        await BreakAndFollowAsync(seed, victim =>
-        {
-            // A well-formed object (AO2 holds) whose Before is not its predecessor's After: another log's.
-            var bytes = File.ReadAllBytes(victim);
-            var header = ArchiveObjectHeader.Decode(bytes, victim);
-            var before = SHA256.HashData(header.Before);
-            var after = SHA256.HashData([.. before, .. bytes.AsSpan(ArchiveObjectHeader.Size)]);
-            var forged = (header with { Before = before, After = after }).Encode();
-            forged.CopyTo(bytes, 0);
-            File.WriteAllBytes(victim, bytes);
-        }, "AO1", "does not continue");
+        await BreakAndFollowAsync(seed, ShippedLogBreaks.ForgeChain, "AO1", "does not continue");
     }
 
     [Fact]
@@ -81,25 +63,10 @@ public sealed class ReplicaFailSafeTests(ITestOutputHelper output)
     {
         var random = new Random(seed);
         using var primary = new ReplicatedPrimary(seed);
-        primary.Commit(5);
-        await primary.UploadSnapshotAsync();
-        primary.Commit(10);
-        var first = await primary.ShipAsync();
         var directory = primary.Combine("replica");
-        using (var replica = StorageEnvironment.OpenReplica(primary.Destination, directory, ReplicaModelTests.FastOptions(primary.Lineage)))
-        {
-            using var timeout = new CancellationTokenSource(ReplicaModelTests.Patience);
-            await replica.WaitForTransactionAsync(first, timeout.Token);
-        }
-
+        await primary.FollowedReplicaAsync(directory, 5, 10);
         var known = primary.JournalObjects().Keys.Max();
-        long shipped;
-        do
-        {
-            primary.Commit(random.Next(5, 20));
-            shipped = await primary.ShipAsync();
-        }
-        while (primary.JournalObjects().Keys.Count(n => n > known) < 3);
+        var shipped = await primary.ShipObjectsAfterAsync(known, 3, random);
 
         var objects = primary.JournalObjects();
         var kept = objects[known + 1];
@@ -125,6 +92,7 @@ public sealed class ReplicaFailSafeTests(ITestOutputHelper output)
         Assert.Equal(ReplicaState.Stopped, status.State);
         Assert.IsType<ReplicaStoppedException>(status.Error);
         Assert.Contains(reason, status.Error!.Message);
+        Assert.True(status.ResnapshotWouldRebuild); // the open-time check finds this break again (RR1)
         Assert.Equal(expected, status.AppliedTransaction); // nothing skipped, nothing partial
         Assert.Equal(expected, replica.LastCommittedTransactionId);
         using var read = replica.BeginRead(); // it still serves what it applied

@@ -89,6 +89,36 @@ internal sealed class ReplicatedPrimary : IDisposable
         return status.LastShippedTransaction;
     }
 
+    /// <summary>
+    /// A snapshot after <paramref name="before"/> transactions, <paramref name="after"/> more shipped, and a
+    /// replica in <paramref name="directory"/> that applied them all and was closed; returns the last one shipped.
+    /// </summary>
+    public async Task<long> FollowedReplicaAsync(string directory, int before, int after)
+    {
+        Commit(before);
+        await UploadSnapshotAsync();
+        Commit(after);
+        var shipped = await ShipAsync();
+        using var replica = StorageEnvironment.OpenReplica(Destination, directory, ReplicaModelTests.FastOptions(Lineage));
+        using var timeout = new CancellationTokenSource(ReplicaModelTests.Patience);
+        await replica.WaitForTransactionAsync(shipped, timeout.Token);
+        return shipped;
+    }
+
+    /// <summary>Commits and ships until at least <paramref name="count"/> journal objects numbered above <paramref name="known"/> are there; returns the last one shipped.</summary>
+    public async Task<long> ShipObjectsAfterAsync(long known, int count, Random random)
+    {
+        long shipped;
+        do
+        {
+            Commit(random.Next(5, 20));
+            shipped = await ShipAsync();
+        }
+        while (JournalObjects().Keys.Count(n => n > known) < count);
+
+        return shipped;
+    }
+
     /// <summary>The journal objects the destination holds, by file number.</summary>
     public SortedDictionary<long, string> JournalObjects()
     {
