@@ -19,6 +19,12 @@ internal static class DatabaseFileDocuments
         /// <summary>V13: where a voron_docs write goes: the write transaction this connection holds on the database.</summary>
         public PendingDocuments DocumentsForWrite()
         {
+            if (!file.IsWriter && file.OnReadReplica)
+            {
+                var refusal = file.ReplicaRefusal(); // V18: SQLite asks for the write lock first, which refuses already
+                throw new VirtualTableException(SqliteConstants.ReadOnly, refusal.Message, refusal);
+            }
+
             if (!file.IsWriter)
             {
                 throw new VirtualTableException(SqliteConstants.Error,

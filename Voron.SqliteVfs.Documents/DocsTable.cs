@@ -10,7 +10,7 @@ using Voron.SqliteVfs.Interop.VirtualTables;
 namespace Voron.SqliteVfs.Documents;
 
 // Design notes — SQL over documents (the voron_docs module). Rules SD1–SD8 here; the rules of
-// document commits and reads (V13–V17) are in Databases/DatabaseState.cs with the rest of V1–V17.
+// document commits and reads (V13–V17) are in Databases/DatabaseState.cs with the rest of V1–V18.
 //
 // SD1. A voron_docs table is a view of one collection: id (TEXT PRIMARY KEY, WITHOUT ROWID), body
 //     (the JSON), one column per declared JSON path, hidden version and last_modified

@@ -63,8 +63,9 @@ public static class VoronSqlite
     /// SQLITE_BUSY ("database is locked"), why the VFS refused the write lock: a
     /// <see cref="TimeoutException"/> when another connection holds it (naming the timeouts that
     /// bound the wait), an <see cref="InvalidOperationException"/> when the transaction's snapshot
-    /// is stale. Read it right after catching the <c>SqliteException</c>; null when the VFS has
-    /// reported nothing.
+    /// is stale. On a read replica, after SQLITE_READONLY or SQLITE_CANTOPEN, it says the store is a
+    /// replica and to write to the primary, or that the database does not exist there. Read it right
+    /// after catching the <c>SqliteException</c>; null when the VFS has reported nothing.
     /// </summary>
     public static Exception? LastError => ErrorCodes.LastError;
 }

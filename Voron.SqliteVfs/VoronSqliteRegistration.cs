@@ -51,7 +51,8 @@ public sealed class VoronSqliteRegistration : IDisposable
     }
 
     /// <summary>
-    /// Opens a connection to <paramref name="database"/> (created on first write) with SQLite's
+    /// Opens a connection to <paramref name="database"/> (created on first write; on a read replica
+    /// it must exist, and every write is SQLITE_READONLY) with SQLite's
     /// rollback journal in memory (<c>journal_mode=MEMORY</c>, the cheapest of the modes this VFS
     /// allows).
     /// </summary>

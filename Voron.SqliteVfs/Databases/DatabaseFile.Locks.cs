@@ -129,6 +129,14 @@ internal sealed partial class DatabaseFile
 
     private int AcquireWrite()
     {
+        if (OnReadReplica)
+        {
+            // V18: refused before a write set exists, so SQLite writes nothing: no page, no
+            // journal, no document change. SQLite reports SQLITE_READONLY; LastError says why.
+            ErrorCodes.Note(ReplicaRefusal());
+            return SqliteConstants.ReadOnly;
+        }
+
         if (ReadOnly)
         {
             return SqliteConstants.IoErrLock;

@@ -31,5 +31,7 @@ internal sealed partial class DatabaseFile
     public override void Truncate(long size) => RequireWriteSet().Truncate(size, _snapshot!.ReadBlock);
 
     private WriteSet RequireWriteSet() =>
-        _writes ?? throw new InvalidOperationException($"SQLite database '{Name}': a write without the write lock (lock level {_level}).");
+        _writes ?? throw (OnReadReplica
+            ? ReplicaRefusal() // V18: SQLITE_READONLY
+            : new InvalidOperationException($"SQLite database '{Name}': a write without the write lock (lock level {_level})."));
 }

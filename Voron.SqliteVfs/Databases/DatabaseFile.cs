@@ -5,7 +5,7 @@ namespace Voron.SqliteVfs.Databases;
 
 /// <summary>
 /// One connection's main database file: its lock level, snapshot and write set over the shared
-/// <see cref="DatabaseState"/> (rules V1–V17 in DatabaseState.cs). SQLite calls it from one
+/// <see cref="DatabaseState"/> (rules V1–V18 in DatabaseState.cs). SQLite calls it from one
 /// thread at a time (the connection's mutex), not always the same thread.
 /// </summary>
 internal sealed partial class DatabaseFile : VfsFile
@@ -33,12 +33,13 @@ internal sealed partial class DatabaseFile : VfsFile
     private TimeSpan? _busyTimeout;
     private bool _closed;
 
-    public DatabaseFile(DatabaseState database, VoronSqliteOptions options, string vfsName, bool readOnly)
+    public DatabaseFile(DatabaseState database, VoronSqliteOptions options, string vfsName, bool readOnly, bool onReadReplica = false)
     {
         _database = database;
         _options = options;
         _vfsName = vfsName;
         ReadOnly = readOnly;
+        OnReadReplica = onReadReplica;
     }
 
     private enum TicketState
@@ -53,6 +54,12 @@ internal sealed partial class DatabaseFile : VfsFile
     }
 
     public bool ReadOnly { get; }
+
+    /// <summary>V18: the store is a read replica; every write is refused with SQLITE_READONLY.</summary>
+    public bool OnReadReplica { get; }
+
+    /// <summary>V18: why a write to this database is refused on a read replica.</summary>
+    public ReadReplicaException ReplicaRefusal() => ReadReplicaException.Write(_database.Environment, _vfsName, Name);
 
     public string Name => _database.Name;
 

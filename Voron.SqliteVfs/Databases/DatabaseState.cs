@@ -165,6 +165,18 @@ namespace Voron.SqliteVfs.Databases;
 //     SQLite's pager goes to its error state, every statement of the connection fails until the
 //     open one ends, and the cache is dropped then. The VFS learns the connection from
 //     SQLITE_FCNTL_PDB and counts its running statements (sqlite3_next_stmt, sqlite3_stmt_busy).
+// V18. On a read replica (StorageEnvironment.OpenReplica, RE1) the databases are only read. Reads
+//     follow V2: each SQL transaction's SHARED takes the newest transaction the replica applied, and
+//     page 1's change counter — the primary's V7 stamp, applied with the page — differs from the
+//     counter SQLite cached whenever pages changed since, so a connection left open drops its cache
+//     and sees each applied transaction at its next transaction. Writes are refused before anything
+//     is written: xLock(RESERVED) answers SQLITE_READONLY before a write set exists (so no xWrite, no
+//     journal, no document change follows; BEGIN IMMEDIATE is refused too, as on a read-only file),
+//     a store database's rollback journal is never opened, a voron_docs change answers
+//     SQLITE_READONLY, and a database the replica does not hold is SQLITE_CANTOPEN, never created.
+//     VoronSqlite.LastError says the store is a replica and to write to the primary
+//     (ReadReplicaException). SQLite's own read-only flag is left unset so that the refusal reaches
+//     the VFS, which can say why; a connection opened with Mode=ReadOnly gets SQLite's refusal.
 //
 // Fields below are guarded by _sync; DatabaseVersion objects are immutable once submitted.
 

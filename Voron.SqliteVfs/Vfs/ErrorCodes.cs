@@ -57,6 +57,8 @@ internal static class ErrorCodes
                     return SqliteConstants.NoMem;
                 case StaleCommitException:
                     return ioError;
+                case ReadReplicaException:
+                    return SqliteConstants.ReadOnly; // V18
             }
         }
 

@@ -28,6 +28,7 @@ internal sealed unsafe class NativeVfs
         Name = name;
         Options = options;
         Databases = SqliteDatabases.For(environment);
+        ReadReplica = environment.Replica != null;
         FullPathPrefix = DatabaseNames.FullPathPrefix(environment.Path);
         _fullPathPrefix = Encoding.UTF8.GetBytes(FullPathPrefix);
     }
@@ -62,6 +63,9 @@ internal sealed unsafe class NativeVfs
     public VoronSqliteOptions Options { get; }
 
     public SqliteDatabases Databases { get; }
+
+    /// <summary>V18: the store is a read replica (StorageEnvironment.OpenReplica): its databases are only read.</summary>
+    public bool ReadReplica { get; }
 
     private IDocumentHook? _documents;
 

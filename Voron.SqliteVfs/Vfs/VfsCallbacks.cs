@@ -44,13 +44,22 @@ internal static unsafe class VfsCallbacks
                     var databaseName = storeName;
                     DatabaseNames.Validate(databaseName);
                     var database = owner.Databases.Get(databaseName);
-                    if ((flags & SqliteConstants.OpenCreate) == 0 && !database.Exists())
+                    if (((flags & SqliteConstants.OpenCreate) == 0 || owner.ReadReplica) && !database.Exists())
                     {
+                        if (owner.ReadReplica)
+                        {
+                            ErrorCodes.Note(ReadReplicaException.Missing(owner.Environment, owner.Name, databaseName)); // V18: never an empty database
+                        }
+
                         return SqliteConstants.CantOpen;
                     }
 
-                    opened = new DatabaseFile(database, owner.Options, owner.Name, (flags & SqliteConstants.OpenReadOnly) != 0);
+                    opened = new DatabaseFile(database, owner.Options, owner.Name, (flags & SqliteConstants.OpenReadOnly) != 0, owner.ReadReplica);
                     break;
+                case SqliteConstants.OpenMainJournal when owner.ReadReplica && storeName != null:
+                    // V18: a database of a replica is never written, so it never needs a rollback journal.
+                    ErrorCodes.Note(ReadReplicaException.Write(owner.Environment, owner.Name, storeName.EndsWith("-journal", StringComparison.Ordinal) ? storeName[..^"-journal".Length] : storeName));
+                    return SqliteConstants.ReadOnly;
                 default:
                     opened = new MemoryFile(); // V11: journals, temporary and transient files
                     break;

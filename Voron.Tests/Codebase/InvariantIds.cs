@@ -42,7 +42,7 @@ internal sealed record InvariantDefinition(string Id, string Prefix, int Number,
     public int EndLine { get; init; } = Line;
 }
 
-/// <summary>A range of ids that locates a prefix's rules ("rules V1–V17", or any range in the docs): its prefix and its two ends.</summary>
+/// <summary>A range of ids that locates a prefix's rules ("rules V1–V18", or any range in the docs): its prefix and its two ends.</summary>
 internal sealed record QuotedRange(string Text, string Prefix, int From, int To, string File, int Line);
 
 /// <summary>A place that names an id.</summary>
