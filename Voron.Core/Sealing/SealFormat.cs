@@ -3,9 +3,10 @@ using System.Security.Cryptography;
 namespace Voron.Sealing;
 
 // Design notes — encryption at rest ("sealing"). Status: the primitives below (StoreKey,
-// NonceSource, PageSeal, RecordSeal) exist and are tested; no store seals anything through them
-// and no public option reaches them. The rules say how the pager, the journal and the flusher
-// will use them, so that the wiring follows one design.
+// NonceSource, PageSeal, RecordSeal) and sealed journal records (Journal/JournalSealing.cs, taken
+// by the journal writer and reader) exist and are tested; no store seals anything through them
+// and no option reaches them. The rules say how the pager, the journal and the flusher will use
+// them, so that the wiring follows one design.
 //
 // Threat model. Someone who reads or changes the store's files — a stolen disk, a copied backup,
 // an archive bucket — learns nothing of the keys and values beyond what stays plaintext (below),
@@ -143,17 +144,12 @@ namespace Voron.Sealing;
 //     reaches 2^-33 after 2^32 seals in all; the prefix reaches it after 2^16 opens of up to 2^32
 //     seals each. Rekeying (a new salt, so new subkeys) starts q again.
 //
-// Journal records, how they are sealed (the next slice; JournalRecord.cs's FORMAT block changes
-// with it): flag bit 2 of the record header = Sealed. The stored payload of a sealed record is
-// nonce (12) | ciphertext | tag (16) — RecordSeal's layout — so StoredPayloadSize counts 28 bytes
-// more than the (compressed) payload, UncompressedPayloadSize stays the size of the payload once
-// opened and decompressed, and R6's bounds apply to the stored size minus 28. The AAD is the
-// 128-byte header with HeaderChecksum read as zero (it covers the sealed bytes) and the journal
-// file number. The writer compresses (or not, by the compression rule), seals under the journal
-// subkey with the writer's NonceSource, then fills the header and frames the sectors as today;
-// the reader checks JH1..JH3 and R1..R7 on the stored bytes, opens (a failed tag: corruption,
-// SL8), then decompresses and checks R8, R9. A sealed record in an unsealed store, or a plaintext
-// one in a sealed store, is corruption.
+// Journal records: Journal/JournalSealing.cs seals and opens them, the journal writer and reader
+// take one (the Sealed flag, the layout and the AAD are in the FORMAT block of JournalRecord.cs),
+// and recovery round trips are tested; the open does not pass one yet. Left for the wiring: the
+// header fields above (header format 4), StorageEnvironment.Open deriving the StoreKey and checking
+// the check value (SL5) before recovery, and passing a JournalSealing to recovery, the writer,
+// backup verification, restore and the archive's readers.
 
 // FORMAT: sealed page and sealed byte range, version 1 (under the header file's format version;
 // no store writes them yet).
