@@ -99,9 +99,9 @@ namespace Voron.Journal;
 //   R6. EntryCount >= 0; with P = StoredPayloadSize, less 28 when Sealed (the nonce and tag),
 //       0 <= P, UncompressedPayloadSize = P without LZ4 and 0 <= UncompressedPayloadSize <=
 //       min(MaxRecordSize, 255 * P + 255) with it (an LZ4 block decodes to at most that:
-//       MaxDecompressedSize), the record
-//       (RecordSize(StoredPayloadSize): ceil((128 + StoredPayloadSize) / 508) sectors, rounded up
-//       to 4096 bytes) is at most MaxRecordSize bytes and ends inside the file, and
+//       MaxDecompressedSize), the record (RecordSize(StoredPayloadSize): ceil((128 +
+//       StoredPayloadSize) / 508) sectors, rounded up to 4096 bytes) is at most MaxRecordSize
+//       bytes and ends inside the file, and
 //       0 <= DurableThrough < TransactionId;
 //   R7. every sector's trailer matches;
 //   R8. the payload is exactly EntryCount entries: each entry header lies inside the payload,
@@ -109,8 +109,9 @@ namespace Voron.Journal;
 //       or 2, or 3 in a version-3 record, StoredLength = PageCount * 8192 for 0, <= PageCount *
 //       8192 for 1 and 2 and = 4 for 3, and lies inside the payload, the Reserved entry bytes are
 //       zero, and the last entry ends exactly at the (uncompressed) payload's end;
-//   R9. with LZ4, the stored payload decodes (Lz4Block.Decompress, rules LB1..) to exactly
-//       UncompressedPayloadSize bytes; a diff entry applies cleanly (PageDiff rules) at replay.
+//   R9. with LZ4, the stored payload (opened first when Sealed) decodes (Lz4Block.Decompress,
+//       rules LB1..) to exactly UncompressedPayloadSize bytes; a diff entry applies cleanly
+//       (PageDiff rules) at replay.
 //   R10. an in-data-file entry (encoding 3) of a record that recovery replays holds, after the
 //       replay, its checksum in the data file, unless a later record of the replay overwrote one
 //       of its pages (the later record then defines them: the flusher may have written its
