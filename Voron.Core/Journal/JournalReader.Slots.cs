@@ -70,6 +70,7 @@ internal sealed partial class JournalReader
         var body = checked((int)(JournalRecord.HeaderSize + header.StoredPayloadSize));
         JournalRecord.Unframe(_buffer.AsSpan(0, size), body);
         ReadOnlyMemory<byte> payload = _buffer.AsMemory(JournalRecord.HeaderSize, body - JournalRecord.HeaderSize);
+        payload = OpenSealed(payload, header, position, file.Path);
         if ((header.Flags & JournalRecordFlags.Lz4Compressed) != 0)
         {
             payload = Decompress(payload, header, file.Path, position.Offset);
@@ -80,6 +81,37 @@ internal sealed partial class JournalReader
         JournalRecord.ReadEntries(payload, header, file.Path, position.Offset, pages);
         var state = _buffer.AsMemory(JournalRecord.StateOffset, JournalRecord.StateSize);
         return new Slot(SlotKind.Valid, header, state, pages);
+    }
+
+    /// <summary>
+    /// SL8: the payload of a sealed record whose trailers verified, opened (a tag that fails is
+    /// corruption: the trailers prove the bytes were written so); a plaintext record is returned as
+    /// it is. A sealed record where no key was given, or a plaintext one where one was, is corruption too.
+    /// </summary>
+    private ReadOnlyMemory<byte> OpenSealed(ReadOnlyMemory<byte> stored, in JournalRecordHeader header, JournalPosition position, string file)
+    {
+        var isSealed = (header.Flags & JournalRecordFlags.Sealed) != 0;
+        if (isSealed != (_sealing is not null))
+        {
+            throw new CorruptionException(file, position.Offset, isSealed
+                ? $"SL8: record tx {header.TransactionId} is sealed, and the journal is read without the store's key"
+                : $"SL8: record tx {header.TransactionId} is not sealed, in the journal of a sealed store");
+        }
+
+        if (!isSealed)
+        {
+            return stored;
+        }
+
+        var size = stored.Length - Sealing.SealFormat.RecordOverhead; // R6 holds: at least 0
+        if (_opened.Length < size)
+        {
+            _opened = new byte[Math.Max(size, (int)Math.Min(_opened.Length * 2L, Array.MaxLength))];
+        }
+
+        _sealing!.Open(_buffer.AsSpan(0, JournalRecord.HeaderSize), stored.Span, _opened.AsSpan(0, size), position.FileNumber, file, position.Offset,
+            header.TransactionId);
+        return _opened.AsMemory(0, size);
     }
 
     /// <summary>R9: the stored payload of a record whose checksum matched decodes to exactly its declared size.</summary>

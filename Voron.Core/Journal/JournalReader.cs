@@ -64,18 +64,22 @@ internal sealed partial class JournalReader : IDisposable
     private readonly string _directory;
     private readonly ulong _storeId;
     private readonly JournalTailRecovery _mode;
+    private readonly JournalSealing? _sealing; // SL8: the store's journal seal, null for a store that is not sealed
     private readonly List<long> _fileNumbers;
     private byte[] _buffer = new byte[JournalRecord.Alignment];
     private byte[] _decompressed = [];
+    private byte[] _opened = [];
     private IStorageFile? _file;
     private long _openFileNumber = -1;
 
-    private JournalReader(IFileSystem fileSystem, string directory, ulong storeId, JournalTailRecovery mode, long lastFileNumber = long.MaxValue)
+    private JournalReader(IFileSystem fileSystem, string directory, ulong storeId, JournalTailRecovery mode, long lastFileNumber = long.MaxValue,
+        JournalSealing? sealing = null)
     {
         _fileSystem = fileSystem;
         _directory = directory;
         _storeId = storeId;
         _mode = mode;
+        _sealing = sealing;
         _fileNumbers = JournalFiles.List(fileSystem, directory).Where(n => n <= lastFileNumber).ToList();
     }
 
@@ -103,9 +107,12 @@ internal sealed partial class JournalReader : IDisposable
     /// archive holding another store's files after this one's: JA5). Recovery reads every file.</param>
     /// <param name="stopAfter">The scan ends right after applying this transaction, reading nothing past it (a
     /// restore's target: what lies after it is not its concern). Recovery reads to the end of the log.</param>
+    /// <param name="sealing">The store's journal seal when its records are sealed (SL8), else null. Every
+    /// record of a sealed store is sealed and no record of another store is: either mismatch is corruption.</param>
     public static JournalRecoveryResult Recover(IFileSystem fileSystem, string directory, ulong storeId, JournalPosition start,
         long expectedTransactionId, Action<RecoveredRecord> apply, JournalTailRecovery mode = JournalTailRecovery.DiscardTornWrite,
-        Func<RecoveredRecord, bool>? stopBefore = null, long lastFileNumber = long.MaxValue, long stopAfter = long.MaxValue)
+        Func<RecoveredRecord, bool>? stopBefore = null, long lastFileNumber = long.MaxValue, long stopAfter = long.MaxValue,
+        JournalSealing? sealing = null)
     {
         ArgumentNullException.ThrowIfNull(fileSystem);
         ArgumentNullException.ThrowIfNull(directory);
@@ -117,11 +124,20 @@ internal sealed partial class JournalReader : IDisposable
             throw new ArgumentOutOfRangeException(nameof(start), start, $"A journal position is a multiple of {JournalRecord.Alignment}.");
         }
 
-        using var reader = new JournalReader(fileSystem, directory, storeId, mode, lastFileNumber);
+        using var reader = new JournalReader(fileSystem, directory, storeId, mode, lastFileNumber, sealing);
         return reader.Run(start, expectedTransactionId, apply, stopBefore, stopAfter);
     }
 
-    public void Dispose() => CloseFile();
+    public void Dispose()
+    {
+        CloseFile();
+        if (_sealing is not null)
+        {
+            // SL10: opened payloads are plaintext.
+            _opened.AsSpan().Clear();
+            _decompressed.AsSpan().Clear();
+        }
+    }
 
     private JournalRecoveryResult Run(JournalPosition start, long expectedTransactionId, Action<RecoveredRecord> apply, Func<RecoveredRecord, bool>? stopBefore,
         long stopAfter)

@@ -28,7 +28,7 @@ internal static partial class JournalRecord
                 $"R3: unsupported format version {header.FormatVersion} in record tx {tx} (this build reads versions {FormatVersion2} and {FormatVersion})");
         }
 
-        if ((header.Flags & ~(JournalRecordFlags.Lz4Compressed | JournalRecordFlags.Lazy)) != 0)
+        if ((header.Flags & ~(JournalRecordFlags.Lz4Compressed | JournalRecordFlags.Lazy | JournalRecordFlags.Sealed)) != 0)
         {
             throw new CorruptionException(file, offset, $"R4: unsupported flags 0x{(ushort)header.Flags:X4} in record tx {tx}");
         }
@@ -39,10 +39,11 @@ internal static partial class JournalRecord
         }
 
         var compressed = (header.Flags & JournalRecordFlags.Lz4Compressed) != 0;
-        if (header.EntryCount < 0 || header.StoredPayloadSize < 0 || header.StoredPayloadSize > MaxStoredPayloadSize ||
-            (!compressed && header.UncompressedPayloadSize != header.StoredPayloadSize) ||
+        var payload = header.StoredPayloadSize - ((header.Flags & JournalRecordFlags.Sealed) != 0 ? Sealing.SealFormat.RecordOverhead : 0);
+        if (header.EntryCount < 0 || payload < 0 || header.StoredPayloadSize > MaxStoredPayloadSize ||
+            (!compressed && header.UncompressedPayloadSize != payload) ||
             (compressed && (header.UncompressedPayloadSize < 0 || header.UncompressedPayloadSize > MaxRecordSize ||
-                header.UncompressedPayloadSize > MaxDecompressedSize(header.StoredPayloadSize))))
+                header.UncompressedPayloadSize > MaxDecompressedSize(payload))))
         {
             throw new CorruptionException(file, offset,
                 $"R6: record tx {tx} declares {header.EntryCount} entries, a stored payload of {header.StoredPayloadSize} bytes " +

@@ -47,10 +47,18 @@ internal static partial class JournalRecord
     /// place after the header: the header with its checksum, then the sectors (Frame: zero padding
     /// and a trailer each). <paramref name="record"/> must be exactly <c>RecordSize(storedSize)</c>
     /// bytes; the checksums are bound to <paramref name="binding"/> (store id and journal file number).
+    /// With the Sealed flag, the payload (<c>storedSize - 28</c> bytes) is at
+    /// <see cref="JournalSealing.PayloadOffset"/> and <paramref name="sealing"/> seals it once the
+    /// header it authenticates is written, before the checksums that cover the sealed bytes.
     /// </summary>
     public static void EncodeHeader(Span<byte> record, in RecordBinding binding, long transactionId, ReadOnlySpan<byte> state, int entryCount,
-        int storedSize, int uncompressedSize, JournalRecordFlags flags, long durableThrough, long commitTime = 0)
+        int storedSize, int uncompressedSize, JournalRecordFlags flags, long durableThrough, long commitTime = 0, JournalSealing? sealing = null)
     {
+        if (((flags & JournalRecordFlags.Sealed) != 0) != (sealing is not null))
+        {
+            throw new ArgumentException("A record is sealed exactly when a sealing is given.", nameof(sealing));
+        }
+
         var header = record[..HeaderSize];
         BinaryPrimitives.WriteUInt64LittleEndian(header[MagicOffset..], Magic);
         BinaryPrimitives.WriteUInt16LittleEndian(header[FormatVersionOffset..], FormatVersion);
@@ -63,6 +71,7 @@ internal static partial class JournalRecord
         state.CopyTo(header[StateOffset..]);
         BinaryPrimitives.WriteInt64LittleEndian(header[DurableThroughOffset..], durableThrough);
         BinaryPrimitives.WriteInt64LittleEndian(header[CommitTimeOffset..], commitTime);
+        sealing?.Seal(record, storedSize - Sealing.SealFormat.RecordOverhead, binding.FileNumber);
         BinaryPrimitives.WriteUInt32LittleEndian(header[HeaderChecksumOffset..], ComputeHeaderChecksum(header, binding.StoreId, binding.FileNumber));
         Frame(record, HeaderSize + storedSize, SectorSeed(binding.StoreId, binding.FileNumber, transactionId));
     }

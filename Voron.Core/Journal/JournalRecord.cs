@@ -26,9 +26,10 @@ namespace Voron.Journal;
 //   0      8    Magic                    ASCII "VORONJNL" (0x4C4E4A4E4F524F56 read little-endian)
 //   8      2    FormatVersion            3, the store's format version (Header/HeaderFile.cs); 2 in
 //                                        records a version-2 store holds (see Compatibility)
-//   10     2    Flags                    JournalRecordFlags: bit 0 = the stored payload is one LZ4
+//   10     2    Flags                    JournalRecordFlags: bit 0 = the payload is one LZ4
 //                                        block (Compression/Lz4Block.cs); bit 1 = Lazy (written
-//                                        without its own flush, lazy durability mode); others zero
+//                                        without its own flush, lazy durability mode); bit 2 =
+//                                        Sealed (see Sealed records); others zero
 //   12     4    EntryCount               number of page entries in the payload, >= 0
 //   16     8    TransactionId            the committed transaction; consecutive records differ by 1
 //   24     8    StoredPayloadSize        bytes of payload as stored after the header
@@ -93,13 +94,14 @@ namespace Voron.Journal;
 //   R2. TransactionId = E;
 //   R3. FormatVersion is 2 or 3 (both read alike); a higher one is FormatVersionException, not
 //       corruption: the record was written so by a newer build (its header is intact);
-//   R4. Flags has no bit other than Lz4Compressed and Lazy;
+//   R4. Flags has no bit other than Lz4Compressed, Lazy and Sealed;
 //   R5. the Reserved header bytes (40..43) are zero and CommitTime >= 0;
-//   R6. EntryCount >= 0, 0 <= StoredPayloadSize, UncompressedPayloadSize = StoredPayloadSize
-//       without LZ4 and 0 <= UncompressedPayloadSize <= min(MaxRecordSize, 255 * StoredPayloadSize
-//       + 255) with it (an LZ4 block decodes to at most that: MaxDecompressedSize), the record
-//       (RecordSize(StoredPayloadSize): ceil((128 + StoredPayloadSize) / 508) sectors, rounded up
-//       to 4096 bytes) is at most MaxRecordSize bytes and ends inside the file, and
+//   R6. EntryCount >= 0; with P = StoredPayloadSize, less 28 when Sealed (the nonce and tag),
+//       0 <= P, UncompressedPayloadSize = P without LZ4 and 0 <= UncompressedPayloadSize <=
+//       min(MaxRecordSize, 255 * P + 255) with it (an LZ4 block decodes to at most that:
+//       MaxDecompressedSize), the record (RecordSize(StoredPayloadSize): ceil((128 +
+//       StoredPayloadSize) / 508) sectors, rounded up to 4096 bytes) is at most MaxRecordSize
+//       bytes and ends inside the file, and
 //       0 <= DurableThrough < TransactionId;
 //   R7. every sector's trailer matches;
 //   R8. the payload is exactly EntryCount entries: each entry header lies inside the payload,
@@ -107,8 +109,9 @@ namespace Voron.Journal;
 //       or 2, or 3 in a version-3 record, StoredLength = PageCount * 8192 for 0, <= PageCount *
 //       8192 for 1 and 2 and = 4 for 3, and lies inside the payload, the Reserved entry bytes are
 //       zero, and the last entry ends exactly at the (uncompressed) payload's end;
-//   R9. with LZ4, the stored payload decodes (Lz4Block.Decompress, rules LB1..) to exactly
-//       UncompressedPayloadSize bytes; a diff entry applies cleanly (PageDiff rules) at replay.
+//   R9. with LZ4, the stored payload (opened first when Sealed) decodes (Lz4Block.Decompress,
+//       rules LB1..) to exactly UncompressedPayloadSize bytes; a diff entry applies cleanly
+//       (PageDiff rules) at replay.
 //   R10. an in-data-file entry (encoding 3) of a record that recovery replays holds, after the
 //       replay, its checksum in the data file, unless a later record of the replay overwrote one
 //       of its pages (the later record then defines them: the flusher may have written its
@@ -119,6 +122,18 @@ namespace Voron.Journal;
 //       names (point-in-time restore from an archive, IP6) refuses the record the same way.
 // A record whose R7 fails is TORN if every sector that fails is all zeros (the disk had not
 // written it), DAMAGED if a failing sector holds anything else.
+//
+// Sealed records (encryption at rest, Sealing/SealFormat.cs, SL8; no store writes them yet: the
+// journal writer and reader take a JournalSealing, and the open does not pass one). The payload is
+// built and compressed as above, then sealed: the stored payload is nonce (12) | ciphertext | tag
+// (16) (the sealed byte range of Sealing/SealFormat.cs), under the store's journal subkey, and
+// opened before it is decompressed. The AAD is the 128-byte header with HeaderChecksum read as zero,
+// then the journal file's number (8, little-endian): a payload moved to another record, file or
+// store, or a changed header field (State included), does not open. The header stays plaintext;
+// HeaderChecksum and the trailers cover the stored, sealed bytes, so JH1..JH3 and R1..R7 — hence
+// torn against damaged — are decided without the key, as for a plaintext record. A record whose
+// checksums all hold and whose tag fails is corruption (its checksums prove it was written so); a
+// sealed record read without a key, or a plaintext one in a sealed journal, is corruption too.
 //
 // Compression rule (the writer's choice; readers accept either form): a payload is compressed
 // only when the store enables it and the payload is at least CompressionThreshold bytes, and
@@ -178,6 +193,9 @@ namespace Voron.Journal;
 //   records followed by version-3 ones (the open of a version-2 store goes on in the same file);
 //   the header file says version 3 before the first version-3 record is written, so a version-2
 //   build refuses such a store at its header (FormatVersionException) and never reaches them.
+//   The Sealed flag (bit 2) belongs to no version yet: a store that seals its journal will bump
+//   the store's format (the header file's), so a build that does not know the flag refuses the
+//   store at its header (FormatVersionException) instead of calling its records damaged (R4).
 //   Version 3 also brought encoding 3 (in the data file). It is read only in a version-3 record:
 //   in a version-2 record it is corruption (R8), as any encoding a version does not know; a
 //   version-2 build never meets it silently, since it refuses the store at its header first.

@@ -15,4 +15,10 @@ internal enum JournalRecordFlags : ushort
     /// not this flag, to tell whether it proves an earlier record durable (D5).
     /// </summary>
     Lazy = 2,
+
+    /// <summary>
+    /// The stored payload is sealed: nonce (12) | ciphertext | tag (16), opened with the store's
+    /// journal subkey (Journal/JournalSealing.cs, SL8) before it is decompressed.
+    /// </summary>
+    Sealed = 4,
 }

@@ -106,6 +106,7 @@ internal sealed partial class JournalWriter : IDisposable
     private readonly string _directory;
     private readonly ulong _storeId;
     private readonly long _fileSize;
+    private readonly JournalSealing? _sealing; // SL8: seals every record's stored payload; null for a store that is not sealed
     private IStorageFile _file;
     private long _fileLength;
     private long _writtenUpTo; // bytes of _file known to hold written blocks (see PrewriteZeros)
@@ -132,8 +133,10 @@ internal sealed partial class JournalWriter : IDisposable
 
     /// <summary>Resumes after recovery: at <see cref="JournalRecoveryResult.End"/>, with the next
     /// transaction id, after zeroing whatever a crash left past the end of the log (J10).</summary>
-    public JournalWriter(IFileSystem fileSystem, string directory, ulong storeId, JournalRecoveryResult recovered, long fileSize = DefaultFileSize)
-        : this(fileSystem, directory, storeId, (recovered ?? throw new ArgumentNullException(nameof(recovered))).End, recovered.NextTransactionId, fileSize)
+    public JournalWriter(IFileSystem fileSystem, string directory, ulong storeId, JournalRecoveryResult recovered, long fileSize = DefaultFileSize,
+        JournalSealing? sealing = null)
+        : this(fileSystem, directory, storeId, (recovered ?? throw new ArgumentNullException(nameof(recovered))).End, recovered.NextTransactionId, fileSize,
+            sealing)
     {
         if (!recovered.TailIsClean)
         {
@@ -155,8 +158,10 @@ internal sealed partial class JournalWriter : IDisposable
     /// <param name="nextTransactionId">The id the next record must carry (J1).</param>
     /// <param name="fileSize">The size of each journal file, a positive multiple of 4096; a record
     /// larger than this gets a file of its own size.</param>
+    /// <param name="sealing">Seals every record's payload after compression (SL8), or null. The writer uses it
+    /// under its lock; the caller keeps it alive while the writer is, and disposes it.</param>
     public JournalWriter(IFileSystem fileSystem, string directory, ulong storeId, JournalPosition resumeAt, long nextTransactionId,
-        long fileSize = DefaultFileSize)
+        long fileSize = DefaultFileSize, JournalSealing? sealing = null)
     {
         ArgumentNullException.ThrowIfNull(fileSystem);
         ArgumentNullException.ThrowIfNull(directory);
@@ -173,6 +178,7 @@ internal sealed partial class JournalWriter : IDisposable
         _directory = directory;
         _storeId = storeId;
         _fileSize = fileSize;
+        _sealing = sealing;
         _nextTransactionId = nextTransactionId;
         _durableThrough = nextTransactionId - 1;
         _fileSystem.CreateDirectory(directory);
@@ -241,19 +247,23 @@ internal sealed partial class JournalWriter : IDisposable
 
         CheckPages(pages);
         var payloadSize = JournalRecord.MeasurePayload(pages);
-        if (JournalRecord.RecordSize(payloadSize) > JournalRecord.MaxRecordSize)
+        var recordNeeds = JournalRecord.RecordSize(payloadSize + (_sealing is null ? 0 : Sealing.SealFormat.RecordOverhead));
+        if (recordNeeds > JournalRecord.MaxRecordSize)
         {
             throw new ArgumentException(
-                $"Transaction {transactionId} needs a {JournalRecord.RecordSize(payloadSize)}-byte journal record; the largest is {JournalRecord.MaxRecordSize}.", nameof(pages));
+                $"Transaction {transactionId} needs a {recordNeeds}-byte journal record; the largest is {JournalRecord.MaxRecordSize}.", nameof(pages));
         }
 
         var encodeStart = Stopwatch.GetTimestamp();
         var flags = sync ? JournalRecordFlags.None : JournalRecordFlags.Lazy;
         var raw = (int)payloadSize;
         var stored = raw;
-        // The entries go straight into the record; compression, when it pays, replaces them.
-        var buffer = RecordBuffer((int)JournalRecord.RecordSize(raw));
-        var payload = buffer.AsSpan(JournalRecord.HeaderSize, raw);
+        // The entries go straight into the record; compression, when it pays, replaces them. A
+        // sealed record's payload starts after the nonce and grows by the nonce and the tag (SL8).
+        var sealOverhead = _sealing is null ? 0 : Sealing.SealFormat.RecordOverhead;
+        var payloadOffset = _sealing is null ? JournalRecord.HeaderSize : JournalSealing.PayloadOffset;
+        var buffer = RecordBuffer((int)JournalRecord.RecordSize(raw + sealOverhead));
+        var payload = buffer.AsSpan(payloadOffset, raw);
         JournalRecord.EncodeEntries(payload, pages);
         if (compress && raw >= JournalRecord.CompressionThreshold && (_previousCompressionPaid || SampleCompresses(payload)))
         {
@@ -267,6 +277,17 @@ internal sealed partial class JournalWriter : IDisposable
                 flags |= JournalRecordFlags.Lz4Compressed;
                 stored = compressed;
             }
+
+            if (_sealing is not null)
+            {
+                scratch.AsSpan(0, compressed).Clear(); // SL10: no plaintext left behind in the kept buffer
+            }
+        }
+
+        if (_sealing is not null)
+        {
+            flags |= JournalRecordFlags.Sealed;
+            stored += sealOverhead;
         }
 
         var record = buffer.AsSpan(0, (int)JournalRecord.RecordSize(stored));
@@ -290,7 +311,7 @@ internal sealed partial class JournalWriter : IDisposable
             // The checksums name the file the record goes into, so the header is built after the rotation.
             encodeStart = Stopwatch.GetTimestamp();
             JournalRecord.EncodeHeader(record, new RecordBinding(_storeId, _fileNumber), transactionId, state, pages.Count, stored, raw, flags, _durableThrough,
-                stamped);
+                stamped, _sealing);
             _encodeTicks += Stopwatch.GetTimestamp() - encodeStart;
             if (_offset + recordSize > _writtenUpTo)
             {
@@ -342,6 +363,11 @@ internal sealed partial class JournalWriter : IDisposable
         foreach (var slice in JournalRecord.SampleSlices(payload.Length))
         {
             compressed += Compression.Lz4Block.Compress(payload[slice], scratch);
+        }
+
+        if (_sealing is not null)
+        {
+            scratch.Clear(); // SL10
         }
 
         return JournalRecord.CompressionPays(JournalRecord.CompressionSample, compressed);

@@ -129,6 +129,7 @@ internal sealed partial class InvariantIds
         ["SC"] = "Core: scratch file",
         ["SD"] = "SqliteVfs.Documents: SQL over documents (voron_docs)",
         ["SE"] = "AspNetCore: the change stream (server-sent events)",
+        ["SL"] = "Core: sealing (encryption at rest: keys, nonces, sealed pages and records)",
         ["SH"] = "Core: shipping the journal archive to a destination",
         ["SI"] = "Core: inspecting a store without opening it",
         ["SP"] = "Core: section allocation policy",

@@ -178,6 +178,7 @@ public sealed partial class VersionedFormatTests
         ["Voron.Core/Journal/Diff/PageDiff.cs"] = "no version of its own: named by the journal entry's Encoding, under the record's format version",
         ["Voron.Core/Compression/Lz4Block.cs"] = "the public LZ4 block format, under the record's format version",
         ["Voron.Core/Scratch/ScratchFile.cs"] = "no version: the scratch file is rebuilt on every open and never read across builds",
+        ["Voron.Core/Sealing/SealFormat.cs"] = "no version of its own: inside pages and journal records, under the header's format version (no store writes it yet)",
         ["Voron.Core/Platform/LockFileRecord.cs"] = "advisory: a later version keeps version 1's fields, an unreadable record tells nothing (LF1)",
     };
 

@@ -12,15 +12,20 @@ internal sealed class JournalHarness : IDisposable
     public const ulong StoreId = 0x5EED_1D00_0000_0017;
     public const long SmallFileSize = 256 * 1024;
 
-    public JournalHarness(int seed, long fileSize = SmallFileSize, IFileSystem? fileSystem = null, string directory = "/store/journal")
+    public JournalHarness(int seed, long fileSize = SmallFileSize, IFileSystem? fileSystem = null, string directory = "/store/journal",
+        JournalSealing? sealing = null)
     {
+        Sealing = sealing;
         Seed = seed;
         Random = new Random(seed);
         FileSize = fileSize;
         FileSystem = fileSystem ?? new InMemoryFileSystem(reservePerFile: 16 << 20);
         Directory = directory;
-        Writer = new JournalWriter(FileSystem, Directory, JournalHarness.StoreId, new JournalPosition(0, 0), 1, fileSize);
+        Writer = new JournalWriter(FileSystem, Directory, JournalHarness.StoreId, new JournalPosition(0, 0), 1, fileSize, sealing);
     }
+
+    /// <summary>The journal seal the writer and recovery use (SL8), or null for a journal that is not sealed.</summary>
+    public JournalSealing? Sealing { get; }
 
     public int Seed { get; }
 
@@ -88,7 +93,8 @@ internal sealed class JournalHarness : IDisposable
         JournalTailRecovery mode = JournalTailRecovery.DiscardTornWrite)
     {
         var copies = new List<RecoveredCopy>();
-        var result = JournalReader.Recover(FileSystem, Directory, StoreId, start, expectedTransactionId, r => copies.Add(RecoveredCopy.Of(r)), mode);
+        var result = JournalReader.Recover(FileSystem, Directory, StoreId, start, expectedTransactionId, r => copies.Add(RecoveredCopy.Of(r)), mode,
+            sealing: Sealing);
         records = copies;
         return result;
     }
@@ -97,7 +103,7 @@ internal sealed class JournalHarness : IDisposable
     public void Restart(JournalRecoveryResult recovered)
     {
         Writer.Dispose();
-        Writer = new JournalWriter(FileSystem, Directory, JournalHarness.StoreId, recovered, FileSize);
+        Writer = new JournalWriter(FileSystem, Directory, JournalHarness.StoreId, recovered, FileSize, Sealing);
     }
 
     /// <summary>Asserts that <paramref name="recovered"/> is exactly the written records from index <paramref name="from"/> on.</summary>

@@ -175,7 +175,7 @@ public sealed class JournalReaderCorruptionTests(ITestOutputHelper output)
     }
 
     [Theory]
-    [InlineData((ushort)4)]
+    [InlineData((ushort)8)]
     [InlineData((ushort)0x8000)]
     public void Recover_throws_corruption_on_an_unknown_flag_even_in_the_last_record(ushort flags)
     {
