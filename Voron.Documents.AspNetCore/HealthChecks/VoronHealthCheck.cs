@@ -111,7 +111,8 @@ internal sealed class VoronHealthCheck(DocumentStoreHost host, VoronHealthCheckO
         if (replica.State == ReplicaState.Stopped)
         {
             return $"The read replica stopped following its primary at transaction {replica.AppliedTransaction} ({replica.Destination}): " +
-                $"{replica.Error?.Message ?? "no reason recorded"} It serves what it applied; restart the app to try again, or delete its directory to start from a new snapshot.";
+                $"{replica.Error?.Message ?? "no reason recorded"} It serves what it applied; restart the app to try again" +
+                (replica.ResnapshotWouldRebuild ? ", with ReplicaOptions.Resnapshot set to rebuild it from a newer snapshot." : ".");
         }
 
         if (replica.Lag > options.MaxReplicaLag)
