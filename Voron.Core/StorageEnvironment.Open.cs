@@ -136,6 +136,7 @@ public sealed partial class StorageEnvironment
             var environment = new StorageEnvironment(options, storeLock, pager, journal, committed, header)
             {
                 SealKey = storeKey,
+                Seal = header.Seal,
                 JournalSealing = writerSealing,
             };
             environment.LoadFreeSpace();
@@ -286,10 +287,7 @@ public sealed partial class StorageEnvironment
         var header = new HeaderRecord(1, 0, 1, 0, EnvironmentState.Empty, NewStoreId()); // journal file 1, offset 0
         if (sealingKey is not null)
         {
-            var algorithm = SealFormat.Preferred;
-            var salt = StoreKey.NewSalt();
-            using var key = StoreKey.Derive(sealingKey, salt, header.StoreId, algorithm); // SL2
-            header = header with { Seal = new HeaderSeal(algorithm, salt, key.CheckValue.ToArray()) };
+            header = header with { Seal = HeaderSeal.For(sealingKey, StoreKey.NewSalt(), header.StoreId, SealFormat.Preferred) }; // SL2
             header = header with { FormatVersion = header.CurrentFormatVersion };
         }
 
@@ -324,7 +322,7 @@ public sealed partial class StorageEnvironment
     /// not sealed. Every mismatch is a <see cref="SealingKeyException"/> saying which, thrown before
     /// anything past the header is read or written.
     /// </summary>
-    private static StoreKey? DeriveStoreKey(HeaderRecord header, byte[]? userKey, string directory)
+    internal static StoreKey? DeriveStoreKey(HeaderRecord header, byte[]? userKey, string directory)
     {
         if (header.Seal is not { } seal)
         {

@@ -81,6 +81,9 @@ public sealed partial class StorageEnvironment : IDisposable
     /// <summary>The store's subkeys when it is sealed (SL2), else null; backups and restores of it open its journal with them.</summary>
     internal Sealing.StoreKey? SealKey { get; private init; }
 
+    /// <summary>The header's seal fields when the store is sealed (backups keep its salt and algorithm), else null.</summary>
+    internal HeaderSeal? Seal { get; private init; }
+
     /// <summary>The journal writer's seal (SL8), disposed after the writer.</summary>
     private Journal.JournalSealing? JournalSealing { get; init; }
     private readonly CommitWaiters _commitWaiters = new();
