@@ -14,7 +14,8 @@ namespace Voron;
 public sealed partial class StorageEnvironment
 {
     // Open algorithm:
-    //   1. create the directory (owner only) and take the exclusive lock (voron.lock), and write
+    //   1. create the directory (owner only) and take the exclusive lock (voron.lock); an existing
+    //      store's key is checked (step 2a) before anything is written; write
     //      this process's record into it (Platform/LockFileRecord.cs: informational only); delete
     //      the scratch file an earlier process left (Scratch/ScratchFile.cs: nothing in it is needed)
     //   1a. compaction/ (Compaction/CompactionSwap.cs): a valid marker (compaction/ready) that
@@ -49,13 +50,18 @@ public sealed partial class StorageEnvironment
         var layout = new StoreLayout(options.Directory);
         fileSystem.CreateDirectory(layout.Directory);
         var storeLock = heldLock ?? fileSystem.LockExclusive(layout.LockFile);
-        LockFileRecord.TryWrite(storeLock, options.Durability); // who holds it, for StoreLockedException and Inspect
         Pager? pager = null;
         JournalWriter? journal = null;
         StoreKey? storeKey = null;
         JournalSealing? writerSealing = null;
         try
         {
+            if (HeaderFile.ReadNewest(fileSystem, layout) is { } existing)
+            {
+                DeriveStoreKey(existing, options.SealingKey, layout.Directory)?.Dispose(); // SL5: a key that does not fit changes no file, the lock's record included
+            }
+
+            LockFileRecord.TryWrite(storeLock, options.Durability); // who holds it, for StoreLockedException and Inspect
             Compaction.CompactionSwap.Resume(fileSystem, layout, options.JournalArchiveDirectory); // step 1a
             Scratch.ScratchFile.DeleteLeftover(fileSystem, layout.ScratchFile); // SC3: an earlier process's spilled versions are all in the journal
             var header = HeaderFile.ReadNewest(fileSystem, layout, out var headerCopies) ?? CreateStore(fileSystem, layout, headerCopies, options.SealingKey);
