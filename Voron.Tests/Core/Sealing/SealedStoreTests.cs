@@ -1,4 +1,3 @@
-using System.Buffers.Binary;
 using System.Text;
 using Voron.Header;
 using Voron.Journal;
@@ -283,9 +282,7 @@ public sealed class SealedStoreTests(ITestOutputHelper output)
         var bodyLength = (int)(bytes.Length / JournalRecord.SectorSize * JournalRecord.SectorDataSize);
         JournalRecord.Unframe(bytes, bodyLength);
         edit(bytes.AsSpan(0, bodyLength));
-        var recordHeader = bytes.AsSpan(0, JournalRecord.HeaderSize);
-        BinaryPrimitives.WriteUInt32LittleEndian(recordHeader[JournalRecord.HeaderChecksumOffset..], JournalRecord.ComputeHeaderChecksum(recordHeader, storeId, fileNumber));
-        JournalRecord.Frame(bytes, bodyLength, JournalRecord.SectorSeed(storeId, fileNumber, JournalRecord.GetTransactionId(recordHeader)));
+        Voron.Tests.Core.Journal.JournalHarness.Restamp(bytes, fileNumber, bodyLength, storeId);
         file.Position = offset;
         file.Write(bytes);
     }
