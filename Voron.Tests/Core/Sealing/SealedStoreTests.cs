@@ -202,6 +202,43 @@ public sealed class SealedStoreTests(ITestOutputHelper output)
     }
 
     [Fact]
+    public async Task A_point_in_time_restore_replays_the_sealed_archive_with_the_key()
+    {
+        using var directory = new TempDirectory();
+        var store = Path.Combine(directory.Path, "store");
+        var archive = Path.Combine(directory.Path, "archive");
+        var backup = Path.Combine(directory.Path, "backup");
+        long target;
+        using (var env = OpenArchiving(store, archive))
+        {
+            Put(env, "before", "the backup");
+            await env.BackupAsync(backup);
+            for (var i = 0; i < 60; i++)
+            {
+                Put(env, $"k{i:D2}", new string((char)('a' + (i % 26)), 3000)); // several 64 KiB journal files, archived as they are released
+                if (i % 10 == 9)
+                {
+                    env.FlushToDataFile();
+                }
+            }
+
+            using var read = env.BeginRead();
+            target = read.Id - 20;
+        }
+
+        Assert.NotEmpty(Directory.GetFiles(archive, "*.journal"));
+        var restored = Path.Combine(directory.Path, "restored");
+        var result = await StorageEnvironment.RestoreAsync(backup, restored,
+            new RestoreOptions { JournalArchiveDirectory = archive, ToTransactionId = target, SealingKey = Key });
+
+        Assert.Equal(target, result.TransactionId);
+        using var opened = Open(restored, Key);
+        Assert.Equal("the backup", Get(opened, "before"));
+        Assert.Equal(new string((char)('a' + (39 % 26)), 3000), Get(opened, "k39"));
+        Assert.Null(Get(opened, "k40"));
+    }
+
+    [Fact]
     public void Inspect_reads_a_sealed_store_without_the_key_and_says_it_is_sealed()
     {
         using var directory = new TempDirectory();
@@ -225,6 +262,16 @@ public sealed class SealedStoreTests(ITestOutputHelper output)
         options.JournalFileSize = 256 * 1024;
         options.JournalCompression = compress;
         options.SealingKey = key;
+        return StorageEnvironment.Open(options);
+    }
+
+    private static StorageEnvironment OpenArchiving(string directory, string archive)
+    {
+        var options = StorageEnvironmentOptions.ForDirectory(directory);
+        options.BackgroundFlush = false;
+        options.JournalFileSize = 64 << 10;
+        options.JournalArchiveDirectory = archive;
+        options.SealingKey = Key;
         return StorageEnvironment.Open(options);
     }
 
