@@ -209,7 +209,7 @@ public sealed class SealedStoreTests(ITestOutputHelper output)
         var archive = Path.Combine(directory.Path, "archive");
         var backup = Path.Combine(directory.Path, "backup");
         long target;
-        using (var env = OpenArchiving(store, archive))
+        using (var env = Open(store, Key, archive: archive))
         {
             Put(env, "before", "the backup");
             await env.BackupAsync(backup);
@@ -255,23 +255,14 @@ public sealed class SealedStoreTests(ITestOutputHelper output)
         Assert.Empty(info.Problems);
     }
 
-    private static StorageEnvironment Open(string directory, byte[]? key, bool compress = true)
+    private static StorageEnvironment Open(string directory, byte[]? key, bool compress = true, string? archive = null)
     {
         var options = StorageEnvironmentOptions.ForDirectory(directory);
         options.BackgroundFlush = false; // the tests decide when the data file is written
-        options.JournalFileSize = 256 * 1024;
+        options.JournalFileSize = archive is null ? 256 * 1024 : 64 * 1024;
+        options.JournalArchiveDirectory = archive;
         options.JournalCompression = compress;
         options.SealingKey = key;
-        return StorageEnvironment.Open(options);
-    }
-
-    private static StorageEnvironment OpenArchiving(string directory, string archive)
-    {
-        var options = StorageEnvironmentOptions.ForDirectory(directory);
-        options.BackgroundFlush = false;
-        options.JournalFileSize = 64 << 10;
-        options.JournalArchiveDirectory = archive;
-        options.SealingKey = Key;
         return StorageEnvironment.Open(options);
     }
 
