@@ -31,4 +31,11 @@ public sealed class RestoreOptions
 
     /// <summary>Reports progress; null (default) = none.</summary>
     public IProgress<BackupProgress>? Progress { get; set; }
+
+    /// <summary>
+    /// The key of a sealed backup (the source store's key): the restore checks it against the
+    /// backup's header (SL5), opens the archived journal with it, and seals the restored store
+    /// with it. Internal until sealing is public.
+    /// </summary>
+    internal byte[]? SealingKey { get; set; }
 }

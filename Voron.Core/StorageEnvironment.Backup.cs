@@ -50,6 +50,7 @@ public sealed partial class StorageEnvironment
                 ToTransactionId = options.ToTransactionId,
                 ToTime = options.ToTime,
                 Progress = options.Progress,
+                SealingKey = options.SealingKey,
             };
         }
 

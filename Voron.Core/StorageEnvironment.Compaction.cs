@@ -81,6 +81,12 @@ public sealed partial class StorageEnvironment
         var source = OpenCore(options, new BorrowedLock());
         try
         {
+            if (source.Seal is not null)
+            {
+                throw new NotSupportedException(
+                    $"The store at '{options.Directory}' is sealed, and compacting a sealed store is not supported yet (its copy would not be sealed). Nothing was changed.");
+            }
+
             before = source.Pager.PageCount * Constants.PageSize;
             sourceId = HeaderFile.ReadNewest(fileSystem, layout)!.Value.StoreId; // open wrote or found a valid copy
             fileSystem.CreateDirectory(copyLayout.Directory);

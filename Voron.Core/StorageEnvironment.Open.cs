@@ -6,6 +6,7 @@ using Voron.Journal;
 using Voron.Journal.Diff;
 using Voron.Paging;
 using Voron.Platform;
+using Voron.Sealing;
 using Voron.Transactions;
 
 namespace Voron;
@@ -13,7 +14,8 @@ namespace Voron;
 public sealed partial class StorageEnvironment
 {
     // Open algorithm:
-    //   1. create the directory (owner only) and take the exclusive lock (voron.lock), and write
+    //   1. create the directory (owner only) and take the exclusive lock (voron.lock); an existing
+    //      store's key is checked (step 2a) before anything is written; write
     //      this process's record into it (Platform/LockFileRecord.cs: informational only); delete
     //      the scratch file an earlier process left (Scratch/ScratchFile.cs: nothing in it is needed)
     //   1a. compaction/ (Compaction/CompactionSwap.cs): a valid marker (compaction/ready) that
@@ -48,14 +50,22 @@ public sealed partial class StorageEnvironment
         var layout = new StoreLayout(options.Directory);
         fileSystem.CreateDirectory(layout.Directory);
         var storeLock = heldLock ?? fileSystem.LockExclusive(layout.LockFile);
-        LockFileRecord.TryWrite(storeLock, options.Durability); // who holds it, for StoreLockedException and Inspect
         Pager? pager = null;
         JournalWriter? journal = null;
+        StoreKey? storeKey = null;
+        JournalSealing? writerSealing = null;
         try
         {
+            if (HeaderFile.ReadNewest(fileSystem, layout) is { } existing)
+            {
+                DeriveStoreKey(existing, options.SealingKey, layout.Directory)?.Dispose(); // SL5: a key that does not fit changes no file, the lock's record included
+            }
+
+            LockFileRecord.TryWrite(storeLock, options.Durability); // who holds it, for StoreLockedException and Inspect
             Compaction.CompactionSwap.Resume(fileSystem, layout, options.JournalArchiveDirectory); // step 1a
             Scratch.ScratchFile.DeleteLeftover(fileSystem, layout.ScratchFile); // SC3: an earlier process's spilled versions are all in the journal
-            var header = HeaderFile.ReadNewest(fileSystem, layout, out var headerCopies) ?? CreateStore(fileSystem, layout, headerCopies);
+            var header = HeaderFile.ReadNewest(fileSystem, layout, out var headerCopies) ?? CreateStore(fileSystem, layout, headerCopies, options.SealingKey);
+            storeKey = DeriveStoreKey(header, options.SealingKey, layout.Directory); // step 2a
             if (!fileSystem.FileExists(layout.DataFile))
             {
                 RecreateMissingDataFile(fileSystem, layout, header);
@@ -81,26 +91,33 @@ public sealed partial class StorageEnvironment
                 header = UpgradeFormat1(fileSystem, layout, header);
             }
 
-            var (recovered, result) = Recover(fileSystem, layout, pager, header, options.JournalTailRecovery);
+            HeaderRecord recovered;
+            JournalRecoveryResult result;
+            using (var readerSealing = storeKey is null ? null : new JournalSealing(storeKey))
+            {
+                (recovered, result) = Recover(fileSystem, layout, pager, header, options.JournalTailRecovery, readerSealing);
+            }
+
             if (recovered.LastSyncedTxId != header.LastSyncedTxId)
             {
                 pager.Sync();
-                header = recovered with { FormatVersion = HeaderFile.FormatVersion };
+                header = recovered with { FormatVersion = recovered.CurrentFormatVersion };
                 HeaderFile.Write(fileSystem, layout, header);
             }
-            else if (header.FormatVersion != HeaderFile.FormatVersion || JournalFiles.List(fileSystem, layout.JournalDirectory).Any(n => n < header.JournalFile))
+            else if (header.FormatVersion != header.CurrentFormatVersion || JournalFiles.List(fileSystem, layout.JournalDirectory).Any(n => n < header.JournalFile))
             {
                 // A format-2 header: a format-2 build must refuse the store (FormatVersionException)
                 // before this build's first journal record, which it would report as damage.
                 // Journal files about to be released on the strength of this header: make it
                 // durable ourselves first. A header read back may be a cached copy whose fsync
                 // failed in an earlier process (fsyncgate) and that a power loss would undo.
-                header = header with { Revision = header.Revision + 1, FormatVersion = HeaderFile.FormatVersion };
+                header = header with { Revision = header.Revision + 1, FormatVersion = header.CurrentFormatVersion };
                 HeaderFile.Write(fileSystem, layout, header);
             }
 
             var end = result.End;
-            journal = new JournalWriter(fileSystem, layout.JournalDirectory, header.StoreId, result, options.JournalFileSize) // J10: clears the tail
+            writerSealing = storeKey is null ? null : new JournalSealing(storeKey); // SL8: one per writer, disposed with the store
+            journal = new JournalWriter(fileSystem, layout.JournalDirectory, header.StoreId, result, options.JournalFileSize, writerSealing) // J10: clears the tail
             {
                 ArchiveDirectory = options.JournalArchiveDirectory, // JA1
             };
@@ -122,7 +139,12 @@ public sealed partial class StorageEnvironment
             {
                 CommitTime = result.RecordCount > 0 ? result.LastCommitTime : 0, // else its record was not read (a backup reads it: SnapshotCopy)
             };
-            var environment = new StorageEnvironment(options, storeLock, pager, journal, committed, header);
+            var environment = new StorageEnvironment(options, storeLock, pager, journal, committed, header)
+            {
+                SealKey = storeKey,
+                Seal = header.Seal,
+                JournalSealing = writerSealing,
+            };
             environment.LoadFreeSpace();
             environment.StartShipping(); // SH1
             Diagnostics.VoronMetrics.Track(environment);
@@ -131,6 +153,8 @@ public sealed partial class StorageEnvironment
         catch
         {
             journal?.Dispose();
+            writerSealing?.Dispose();
+            storeKey?.Dispose();
             pager?.Dispose();
             storeLock.Dispose();
             throw;
@@ -192,7 +216,7 @@ public sealed partial class StorageEnvironment
             JournalFile = Math.Max(header.JournalFile, numbers.Count == 0 ? 0 : numbers[^1]) + 1,
             JournalOffset = 0,
             StoreId = NewStoreId(),
-            FormatVersion = HeaderFile.FormatVersion,
+            FormatVersion = HeaderFile.FormatVersion, // a format-1 store is not sealed
         };
         HeaderFile.Write(fileSystem, layout, upgraded);
         return upgraded;
@@ -238,7 +262,7 @@ public sealed partial class StorageEnvironment
     /// a store that holds nothing yet (no journal file, a data file of at most its identity page)
     /// is created again; anything more is someone's data and is refused.
     /// </summary>
-    private static HeaderRecord CreateStore(IFileSystem fileSystem, StoreLayout layout, int headerCopies)
+    private static HeaderRecord CreateStore(IFileSystem fileSystem, StoreLayout layout, int headerCopies, byte[]? sealingKey)
     {
         var what = headerCopies == 0 ? "both header files (headers.one, headers.two) are missing" : "neither header copy (headers.one, headers.two) is valid (rules HF1/HF2)";
         if (fileSystem.FileExists(layout.DataFile))
@@ -267,6 +291,12 @@ public sealed partial class StorageEnvironment
         fileSystem.CreateDirectory(layout.JournalDirectory);
         fileSystem.SyncDirectory(layout.Directory); // voron.data and journal/ are durable before the header names them
         var header = new HeaderRecord(1, 0, 1, 0, EnvironmentState.Empty, NewStoreId()); // journal file 1, offset 0
+        if (sealingKey is not null)
+        {
+            header = header with { Seal = HeaderSeal.For(sealingKey, StoreKey.NewSalt(), header.StoreId, SealFormat.Preferred) }; // SL2
+            header = header with { FormatVersion = header.CurrentFormatVersion };
+        }
+
         foreach (var path in new[] { layout.HeaderFile(1), layout.HeaderFile(2) })
         {
             fileSystem.DeleteFile(path); // a torn copy from an interrupted creation
@@ -290,6 +320,48 @@ public sealed partial class StorageEnvironment
         }
 
         return header;
+    }
+
+    /// <summary>
+    /// Step 2a (SL5): the store's subkeys, derived from <paramref name="userKey"/> and the header's
+    /// salt, once the header's check value proves the key is the store's; null for a store that is
+    /// not sealed. Every mismatch is a <see cref="SealingKeyException"/> saying which, thrown before
+    /// anything past the header is read or written.
+    /// </summary>
+    internal static StoreKey? DeriveStoreKey(HeaderRecord header, byte[]? userKey, string directory)
+    {
+        if (header.Seal is not { } seal)
+        {
+            return userKey is null
+                ? null
+                : throw new SealingKeyException(directory, SealingKeyProblem.KeyForUnsealedStore,
+                    $"The store at '{directory}' is not sealed, and a sealing key was given. Open it without a key; a store is sealed when it is created " +
+                    "and stays as it was created.");
+        }
+
+        if (userKey is null)
+        {
+            throw new SealingKeyException(directory, SealingKeyProblem.NoKey,
+                $"The store at '{directory}' is sealed ({seal.Algorithm}), and no sealing key was given. Open it with the key it was created with.");
+        }
+
+        if (!SealFormat.IsSupported(seal.Algorithm))
+        {
+            throw new SealingKeyException(directory, SealingKeyProblem.AlgorithmNotSupported,
+                $"The store at '{directory}' is sealed with {seal.Algorithm}, which this machine's cryptography library does not offer (SL6). Open it on a " +
+                "machine that does.");
+        }
+
+        var key = StoreKey.Derive(userKey, seal.Salt, header.StoreId, seal.Algorithm);
+        if (!key.Matches(seal.CheckValue))
+        {
+            key.Dispose();
+            throw new SealingKeyException(directory, SealingKeyProblem.WrongKey,
+                $"The store at '{directory}' is sealed under another key: the given key does not derive the check value its header holds (SL5). Open it " +
+                "with the key it was created with; nothing was read or changed.");
+        }
+
+        return key;
     }
 
     /// <summary>
@@ -317,7 +389,7 @@ public sealed partial class StorageEnvironment
 
     /// <summary>Replays the journal after the header's synced point into the data file.</summary>
     private static (HeaderRecord Header, JournalRecoveryResult Result) Recover(IFileSystem fileSystem, StoreLayout layout, Pager pager, HeaderRecord header,
-        JournalTailRecovery mode)
+        JournalTailRecovery mode, JournalSealing? sealing)
     {
         var state = header.State;
         byte[] image = [];
@@ -344,7 +416,7 @@ public sealed partial class StorageEnvironment
                 pager.Views.ReleaseAll(); // MV1: replay reads and writes through the file, never the mapping
                 state = recordState;
             },
-            mode);
+            mode, sealing: sealing);
         named.Verify(pager); // R10: before the header moves past the records that name them
         if (result.LastTransactionId == header.LastSyncedTxId)
         {

@@ -77,6 +77,15 @@ public sealed partial class StorageEnvironment : IDisposable
     private readonly CancellationTokenSource _closingSource = new(); // LC1: wakes waits for the write lock
 
     private volatile CommittedState _committed;
+
+    /// <summary>The store's subkeys when it is sealed (SL2), else null; backups and restores of it open its journal with them.</summary>
+    internal Sealing.StoreKey? SealKey { get; private init; }
+
+    /// <summary>The header's seal fields when the store is sealed (backups keep its salt and algorithm), else null.</summary>
+    internal HeaderSeal? Seal { get; private init; }
+
+    /// <summary>The journal writer's seal (SL8), disposed after the writer.</summary>
+    private Journal.JournalSealing? JournalSealing { get; init; }
     private readonly CommitWaiters _commitWaiters = new();
 
     private StorageEnvironment(StorageEnvironmentOptions options, IDisposable storeLock, Pager pager, JournalWriter journal,
@@ -575,6 +584,8 @@ public sealed partial class StorageEnvironment : IDisposable
     {
         PageTable.Dispose(); // the scratch mapping: readers that outlived Dispose may still read spilled versions (LC6)
         Journal.Dispose();
+        JournalSealing?.Dispose(); // after the writer that uses it
+        SealKey?.Dispose(); // SL10
         Pager.Dispose();
     }
 }

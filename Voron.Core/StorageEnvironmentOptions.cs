@@ -43,6 +43,13 @@ public sealed class StorageEnvironmentOptions
     /// Whether disposing the store deletes its files: set by <see cref="CreateInMemory"/>, whose
     /// file system nobody else can reach, so its memory goes back to the OS at Dispose (LC7).
     /// </summary>
+    /// <summary>
+    /// The store's 256-bit key when it is sealed (Sealing/SealFormat.cs): a new store is created
+    /// sealed with it; an existing store must be sealed with this key (SL5). Never written to disk.
+    /// Internal until pages are sealed too: today it seals the journal only.
+    /// </summary>
+    internal byte[]? SealingKey { get; set; }
+
     internal bool DeleteFilesOnDispose { get; private init; }
 
     /// <summary>A store over another file system implementation (the crash simulator).</summary>

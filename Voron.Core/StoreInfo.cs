@@ -21,7 +21,11 @@ namespace Voron;
 public sealed record StoreInfo(string Directory, int FormatVersion, int PageSize, string StoreId, long HeaderRevision,
     long LastSyncedTransactionId, long LastTransactionId, long JournalTransactions,
     IReadOnlyList<JournalFileStatistics> JournalFiles, IReadOnlyList<StoreFileInfo> Files, bool ClosedCleanly,
-    StoreLockInfo Lock, IReadOnlyList<string> Problems);
+    StoreLockInfo Lock, IReadOnlyList<string> Problems)
+{
+    /// <summary>The AEAD a sealed store seals with (format version 4), or null for a store that is not sealed. Internal until sealing is public.</summary>
+    internal string? SealAlgorithm { get; init; }
+}
 
 /// <summary>One file of a store directory.</summary>
 /// <param name="Name">Its path relative to the store directory (<c>journal/…</c> for journal files).</param>

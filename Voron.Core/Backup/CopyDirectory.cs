@@ -106,12 +106,21 @@ internal sealed class CopyDirectory
     /// copy, if it archives to the source's archive directory, never makes a file of a number the
     /// archive already holds (JA4 would refuse it).
     /// </summary>
-    public ulong WriteHeaders(long txId, EnvironmentState state, long firstJournalFile)
+    /// <remarks>With <paramref name="seal"/> (the source's seal fields) the copy is sealed under
+    /// <paramref name="sealingKey"/>, with the source's salt and algorithm and its own store id (SL2).</remarks>
+    public ulong WriteHeaders(long txId, EnvironmentState state, long firstJournalFile, HeaderSeal? seal = null, byte[]? sealingKey = null)
     {
         _fileSystem.CreateDirectory(Layout.JournalDirectory);
         _fileSystem.SyncDirectory(Directory); // voron.data and journal/ are durable before the header names them
         var storeId = StorageEnvironment.NewStoreId();
-        HeaderFile.Write(_fileSystem, Layout, new HeaderRecord(1, txId, firstJournalFile, 0, state, storeId));
+        var header = new HeaderRecord(1, txId, firstJournalFile, 0, state, storeId);
+        if (seal is not null)
+        {
+            header = header with { Seal = HeaderSeal.For(sealingKey ?? throw new ArgumentNullException(nameof(sealingKey)), seal.Salt, storeId, seal.Algorithm) };
+            header = header with { FormatVersion = header.CurrentFormatVersion };
+        }
+
+        HeaderFile.Write(_fileSystem, Layout, header);
         using (var second = _fileSystem.Open(Layout.HeaderFile(2), FileOpenMode.OpenOrCreate))
         {
             second.Write(0, new byte[HeaderFile.Size]);
@@ -123,13 +132,14 @@ internal sealed class CopyDirectory
     }
 
     /// <summary>Opens the copy as a store and checks every page (phase "verify"); returns the transaction it holds.</summary>
-    public long Verify(CopyMeter meter, long pages, long maxDataFileSize)
+    public long Verify(CopyMeter meter, long pages, long maxDataFileSize, byte[]? sealingKey = null)
     {
         meter.Phase("verify", pages);
         var options = StorageEnvironmentOptions.ForFileSystem(Directory, _fileSystem);
         options.BackgroundFlush = false;
         options.JournalFileSize = 64 << 10; // the copy's journal starts small; a later open with a larger size grows it
         options.MaxDataFileSize = maxDataFileSize;
+        options.SealingKey = sealingKey; // a sealed copy opens with its source's key
 
         using var environment = StorageEnvironment.Open(options);
         var report = environment.CheckIntegrity();

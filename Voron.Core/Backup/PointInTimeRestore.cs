@@ -3,6 +3,7 @@ using Voron.Header;
 using Voron.Journal;
 using Voron.Paging;
 using Voron.Platform;
+using Voron.Sealing;
 
 namespace Voron.Backup;
 
@@ -73,6 +74,8 @@ internal static class PointInTimeRestore
                 $"(store {manifest.CopyStoreId:X16}, transaction {manifest.SnapshotTxId}): the backup is damaged or mixed with another");
         }
 
+        // SL5: a sealed backup needs its key, an unsealed one refuses a key, before anything is written.
+        StorageEnvironment.DeriveStoreKey(backupHeader, options.SealingKey, backupDirectory)?.Dispose();
         var directory = CopyDirectory.Prepare(fileSystem, destination, Marker, "restore");
         try
         {
@@ -80,13 +83,14 @@ internal static class PointInTimeRestore
             var replay = new Replayed(manifest.SnapshotTxId, backupHeader.State, manifest.SnapshotCommitTime, 0, 0);
             if (archive != null)
             {
-                replay = Replay(fileSystem, archive, directory.Layout.DataFile, manifest, backupHeader.State, options, maxDataFileSize, meter);
+                replay = Replay(fileSystem, archive, directory.Layout.DataFile, manifest, backupHeader, options, maxDataFileSize, meter);
             }
 
             // BK9: past the source's journal files the manifest names and the archive holds, so the
             // restored store may archive to the same directory without reusing a number (JA4).
-            directory.WriteHeaders(replay.Last, replay.State, JournalFiles.NumberPast(fileSystem, archive, manifest.JournalFile));
-            directory.Verify(meter, replay.State.NextPageNumber, maxDataFileSize);
+            directory.WriteHeaders(replay.Last, replay.State, JournalFiles.NumberPast(fileSystem, archive, manifest.JournalFile), backupHeader.Seal,
+                options.SealingKey);
+            directory.Verify(meter, replay.State.NextPageNumber, maxDataFileSize, options.SealingKey);
             fileSystem.DeleteFile(directory.Marker); // BK8: the restore is complete
             directory.SyncDirectories();
             meter.Finish();
@@ -193,9 +197,10 @@ internal static class PointInTimeRestore
         to.FlushData();
     }
 
-    private static Replayed Replay(IFileSystem fileSystem, string archive, string dataFile, BackupManifest manifest, EnvironmentState state,
+    private static Replayed Replay(IFileSystem fileSystem, string archive, string dataFile, BackupManifest manifest, HeaderRecord backupHeader,
         RestoreOptions options, long maxDataFileSize, CopyMeter meter)
     {
+        var state = backupHeader.State;
         var log = FindSourceLog(fileSystem, archive, manifest);
         long total = 0;
         foreach (var number in log.Files)
@@ -216,6 +221,9 @@ internal static class PointInTimeRestore
         {
             using var pager = new Pager(fileSystem.Open(dataFile, FileOpenMode.OpenExisting), maxDataFileSize);
             byte[] image = [];
+            // The source's records are sealed under its subkeys: the backup's salt (a copy keeps its source's, SL2) and the source's store id.
+            using var sourceKey = backupHeader.Seal is { } seal ? StoreKey.Derive(options.SealingKey, seal.Salt, manifest.SourceStoreId, seal.Algorithm) : null;
+            using var sealing = sourceKey is null ? null : new JournalSealing(sourceKey);
             var result = JournalReader.Recover(fileSystem, archive, manifest.SourceStoreId, new JournalPosition(manifest.JournalFile, manifest.JournalOffset),
                 manifest.SnapshotTxId + 1,
                 record =>
@@ -253,7 +261,7 @@ internal static class PointInTimeRestore
                     return stopped;
                 },
                 lastFileNumber: log.Files[^1],
-                stopAfter: options.ToTime == null ? options.ToTransactionId ?? long.MaxValue : long.MaxValue);
+                stopAfter: options.ToTime == null ? options.ToTransactionId ?? long.MaxValue : long.MaxValue, sealing: sealing);
             last = result.LastTransactionId;
             pager.Sync();
         }

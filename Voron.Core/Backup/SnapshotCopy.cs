@@ -51,6 +51,12 @@ internal static class SnapshotCopy
                 var committed = snapshot.Low.Committed;
                 var sourceStoreId = environment.StoreId;
                 var commitTime = SnapshotCommitTime(environment, committed); // BM5
+                if (options.Compact && environment.Seal is not null)
+                {
+                    throw new NotSupportedException(
+                        $"The store at '{environment.Path}' is sealed, and a compacted backup of a sealed store is not supported yet. Take the backup without BackupOptions.Compact.");
+                }
+
                 if (options.Compact)
                 {
                     meter.Phase("copy", 0);
@@ -65,7 +71,8 @@ internal static class SnapshotCopy
                     pages = committed.State.NextPageNumber;
                     meter.Phase("copy", pages);
                     CopyPages(environment, committed.TxId, pages, fileSystem, directory.Layout.DataFile, meter);
-                    var copyStoreId = directory.WriteHeaders(committed.TxId, committed.State, FirstJournalFileAfter(environment)); // BK9
+                    var copyStoreId = directory.WriteHeaders(committed.TxId, committed.State, FirstJournalFileAfter(environment), // BK9
+                        environment.Seal, environment.Options.SealingKey);
                     manifest = new BackupManifest(sourceStoreId, committed.TxId, committed.JournalEnd.FileNumber, committed.JournalEnd.Offset,
                         copyStoreId, pages, 0, commitTime, Compacted: false);
                 }
@@ -73,7 +80,7 @@ internal static class SnapshotCopy
 
             if (options.Verify)
             {
-                directory.Verify(meter, pages, environment.Options.MaxDataFileSize);
+                directory.Verify(meter, pages, environment.Options.MaxDataFileSize, environment.Options.SealingKey);
                 DeleteVerifyJournal(fileSystem, directory);
             }
 

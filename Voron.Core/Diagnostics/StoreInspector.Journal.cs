@@ -61,7 +61,7 @@ internal static partial class StoreInspector
 
                     last = record.TransactionId;
                 },
-                mode);
+                mode, sealedWithoutKey: header.Seal is not null); // SL8: a sealed record's pages are not read without the key
             return (result.LastTransactionId, null);
         }
         catch (Exception e) when (e is CorruptionException or IOException)

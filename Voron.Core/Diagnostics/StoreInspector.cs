@@ -70,7 +70,11 @@ internal static partial class StoreInspector
 
         return new StoreInfo(directory, header.FormatVersion, Constants.PageSize,
             header.StoreId.ToString("x16", CultureInfo.InvariantCulture), header.Revision, header.LastSyncedTxId,
-            journal.LastTransactionId, journal.Transactions, journalFiles, files, closedCleanly, probe.Lock, problems);
+            journal.LastTransactionId, journal.Transactions, journalFiles, files, closedCleanly, probe.Lock, problems)
+        {
+            // Read without the key: a sealed record is judged on its header and trailers, not opened (SL8).
+            SealAlgorithm = header.Seal?.Algorithm.ToString(),
+        };
     }
 
     /// <summary>The newest valid header copy (HF rules), and a problem for a copy that is damaged rather than never written.</summary>

@@ -1,9 +1,10 @@
 using System.Buffers.Binary;
 using Voron.Platform;
+using Voron.Sealing;
 
 namespace Voron.Header;
 
-// FORMAT: header file, version 3 — headers.one and headers.two, 512 bytes each (one sector).
+// FORMAT: header file, version 3 (version 4: a sealed store) — headers.one and headers.two, 512 bytes each (one sector).
 //
 // The header says how far the data file is synced: which transaction it holds in full, where in
 // the journal recovery starts, and the environment state as of that transaction. It also holds
@@ -17,7 +18,7 @@ namespace Voron.Header;
 //
 //   OFFSET SIZE NAME              MEANING
 //   0      8    Magic             the ASCII bytes "VORONHDR"
-//   8      4    FormatVersion     3; the store's format: of the header file, the journal records
+//   8      4    FormatVersion     3, or 4 for a sealed store; the store's format: of the header file, the journal records
 //                                  (Journal/JournalRecord.cs) and the tree pages (Trees/TreePage.cs)
 //   12     4    PageSize          8192
 //   16     8    Revision          incremented by every header write; >= 1
@@ -28,7 +29,13 @@ namespace Voron.Header;
 //   112    4    Checksum          CRC32C of all 512 bytes with this field read as zero
 //   116    4    Reserved          zero
 //   120    8    StoreId           random, not zero, drawn when the store is created; never changes
-//   128    384  Reserved          zero
+//   128    384  Reserved          zero (version 3); in version 4 (a sealed store, Sealing/SealFormat.cs):
+//   128    1    Algorithm         the AEAD (SealAlgorithm): 1 AES-256-GCM, 2 ChaCha20-Poly1305 (SL6)
+//   129    7    Reserved          zero
+//   136    32   Salt              random, drawn when the store is created; the key derivation's salt (SL2)
+//   168    16   CheckValue        derived from the user's key (SL2); tells a wrong key from damage (SL5)
+//   184    328  Reserved          zero
+// Nothing derived from the key but the check value is here, and the key itself never is.
 //
 // A copy is valid iff
 //   HF1. the magic matches;
@@ -38,12 +45,13 @@ namespace Voron.Header;
 //   HF5. the state is valid;
 //   HF6. 0 <= LastSyncedTxId < 2^63-1, 0 <= JournalFile < 2^63-1 (each is incremented after
 //        open: the largest long would wrap) and JournalOffset >= 0 is a multiple of 4096;
-//   HF7. StoreId is not zero and the reserved bytes are zero.
+//   HF7. StoreId is not zero and the reserved bytes are zero;
+//   HF8. version 4 only: Algorithm is 1 or 2 (the salt and check value are any bytes).
 // A copy that fails HF1 or HF2 is torn or missing (the other copy is used); one that passes
-// them and fails HF3..HF7 was written so, and is a CorruptionException. A copy that passes HF1 and
+// them and fails HF3..HF8 was written so, and is a CorruptionException. A copy that passes HF1 and
 // a checksum (either one for a version this build does not know) but has a FormatVersion other
-// than 1, 2 or 3 raises FormatVersionException naming the file, the version
-// found and 3: the store was written by another build. Every build since version 2 reads the
+// than 1, 2, 3 or 4 raises FormatVersionException naming the file, the version
+// found and 4: the store was written by another build. Every build since version 2 reads the
 // header before any other file of the store (StorageEnvironment.Open.cs, step 2) and checks its
 // version this way, so a build that does not know a store's format stops here, before it reads
 // a journal record or a tree page it would misread as damage.
@@ -76,12 +84,24 @@ namespace Voron.Header;
 //   open writes a version-3 copy before it writes anything else (before the first journal record
 //   of this build, which a version-2 build would refuse as damaged, R3), and that copy is what
 //   makes a version-2 build refuse the store from then on.
+//   Version 4 is a sealed store (Sealing/SealFormat.cs): version 3 with the seal fields in bytes
+//   128..183, which a version-3 build's HF7 would report as damage; version 4 makes it refuse the
+//   store as a newer format instead. A store is created sealed or not and stays so: an unsealed
+//   store keeps writing version 3, byte for byte as before, and a version-4 copy is written only
+//   with its seal fields. The journal records and tree pages of both versions are those of
+//   version 3 (a sealed store's records carry the Sealed flag, Journal/JournalRecord.cs).
 
 /// <summary>One decoded header copy. <see cref="StoreId"/> is 0 only for a copy of format version 1.</summary>
 internal readonly record struct HeaderRecord(long Revision, long LastSyncedTxId, long JournalFile, long JournalOffset, EnvironmentState State, ulong StoreId)
 {
-    /// <summary>The version the copy was read with (1..3); a copy built in memory is of the current version, which every write writes.</summary>
+    /// <summary>The version the copy was read with (1..4); a copy built in memory is of the current version, which every write writes.</summary>
     public int FormatVersion { get; init; } = HeaderFile.FormatVersion;
+
+    /// <summary>The seal fields of a sealed store (format version 4), or null for a store that is not sealed.</summary>
+    public HeaderSeal? Seal { get; init; }
+
+    /// <summary>The version a write of this copy writes: 4 for a sealed store, else 3.</summary>
+    public int CurrentFormatVersion => Seal is null ? HeaderFile.FormatVersion : HeaderFile.SealedFormatVersion;
 
     /// <summary>Whether the copy was written by format version 1 (no store id).</summary>
     public bool IsFormat1 => StoreId == 0;
@@ -92,7 +112,11 @@ internal static class HeaderFile
 {
     public const int Size = 512;
     public const ulong Magic = 0x5244484E4F524F56; // the ASCII bytes "VORONHDR" read little-endian
+    /// <summary>The version an unsealed store writes.</summary>
     public const int FormatVersion = 3;
+
+    /// <summary>The version a sealed store writes; the newest this build reads.</summary>
+    public const int SealedFormatVersion = 4;
     public const int FormatVersion2 = 2;
     public const int FormatVersion1 = 1;
     public const int MagicOffset = 0;
@@ -108,6 +132,13 @@ internal static class HeaderFile
     public const int StoreIdOffset = 120;
     public const int Reserved2Offset = 128;
 
+    // Version 4 (a sealed store): the seal fields, inside what version 3 reserves.
+    public const int SealAlgorithmOffset = 128;
+    public const int SealReservedOffset = 129;
+    public const int SaltOffset = 136;
+    public const int CheckValueOffset = 168;
+    public const int SealFieldsEnd = CheckValueOffset + SealFormat.CheckValueSize;
+
     public static byte[] Encode(HeaderRecord header)
     {
         if (header.IsFormat1)
@@ -117,7 +148,7 @@ internal static class HeaderFile
 
         var bytes = new byte[Size];
         BinaryPrimitives.WriteUInt64LittleEndian(bytes, Magic);
-        BinaryPrimitives.WriteInt32LittleEndian(bytes.AsSpan(FormatVersionOffset), FormatVersion);
+        BinaryPrimitives.WriteInt32LittleEndian(bytes.AsSpan(FormatVersionOffset), header.CurrentFormatVersion);
         BinaryPrimitives.WriteInt32LittleEndian(bytes.AsSpan(PageSizeOffset), Constants.PageSize);
         BinaryPrimitives.WriteInt64LittleEndian(bytes.AsSpan(RevisionOffset), header.Revision);
         BinaryPrimitives.WriteInt64LittleEndian(bytes.AsSpan(LastSyncedTxIdOffset), header.LastSyncedTxId);
@@ -125,11 +156,18 @@ internal static class HeaderFile
         BinaryPrimitives.WriteInt64LittleEndian(bytes.AsSpan(JournalOffsetOffset), header.JournalOffset);
         header.State.WriteTo(bytes.AsSpan(StateOffset));
         BinaryPrimitives.WriteUInt64LittleEndian(bytes.AsSpan(StoreIdOffset), header.StoreId);
+        if (header.Seal is { } seal)
+        {
+            bytes[SealAlgorithmOffset] = (byte)seal.Algorithm;
+            seal.Salt.CopyTo(bytes.AsSpan(SaltOffset));
+            seal.CheckValue.CopyTo(bytes.AsSpan(CheckValueOffset));
+        }
+
         BinaryPrimitives.WriteUInt32LittleEndian(bytes.AsSpan(ChecksumOffset), ComputeChecksum(bytes));
         return bytes;
     }
 
-    /// <summary>CRC32C of the 512 bytes with the checksum field read as zero (versions 2 and 3).</summary>
+    /// <summary>CRC32C of the 512 bytes with the checksum field read as zero (versions 2 to 4).</summary>
     public static uint ComputeChecksum(ReadOnlySpan<byte> bytes)
     {
         var crc = Crc32C.Append(0xFFFFFFFF, bytes[..ChecksumOffset]);
@@ -150,15 +188,15 @@ internal static class HeaderFile
         var stored = BinaryPrimitives.ReadUInt32LittleEndian(bytes[ChecksumOffset..]);
         var matches2 = stored == ComputeChecksum(bytes);
         var matches1 = stored == Crc32C.Compute(bytes[..ChecksumOffset]);
-        if (version is FormatVersion or FormatVersion2 ? !matches2 : version == FormatVersion1 ? !matches1 : !(matches1 || matches2))
+        if (version is SealedFormatVersion or FormatVersion or FormatVersion2 ? !matches2 : version == FormatVersion1 ? !matches1 : !(matches1 || matches2))
         {
             return null;
         }
 
-        if (version is not (FormatVersion or FormatVersion2 or FormatVersion1))
+        if (version is not (SealedFormatVersion or FormatVersion or FormatVersion2 or FormatVersion1))
         {
-            throw new FormatVersionException(path, version, FormatVersion,
-                version > FormatVersion ? "The store was written by a newer Voron build; open it with that build or a later one." :
+            throw new FormatVersionException(path, version, SealedFormatVersion,
+                version > SealedFormatVersion ? "The store was written by a newer Voron build; open it with that build or a later one." :
                 "This is not a version any Voron build wrote.");
         }
 
@@ -180,18 +218,35 @@ internal static class HeaderFile
         }
 
         var storeId = 0UL;
+        HeaderSeal? seal = null;
         if (version != FormatVersion1)
         {
+            var sealedCopy = version == SealedFormatVersion;
+            var reserved = sealedCopy
+                ? bytes.Slice(SealReservedOffset, SaltOffset - SealReservedOffset).ContainsAnyExcept((byte)0) || bytes[SealFieldsEnd..].ContainsAnyExcept((byte)0)
+                : bytes[Reserved2Offset..].ContainsAnyExcept((byte)0);
             storeId = BinaryPrimitives.ReadUInt64LittleEndian(bytes[StoreIdOffset..]);
-            if (storeId == 0 || bytes.Slice(Reserved1Offset, 4).ContainsAnyExcept((byte)0) || bytes[Reserved2Offset..].ContainsAnyExcept((byte)0))
+            if (storeId == 0 || bytes.Slice(Reserved1Offset, 4).ContainsAnyExcept((byte)0) || reserved)
             {
                 throw new CorruptionException(path, StoreIdOffset, "rule HF7: the store id is zero or a reserved byte is not");
+            }
+
+            if (sealedCopy)
+            {
+                var algorithm = (SealAlgorithm)bytes[SealAlgorithmOffset];
+                if (algorithm is not (SealAlgorithm.AesGcm or SealAlgorithm.ChaCha20Poly1305))
+                {
+                    throw new CorruptionException(path, SealAlgorithmOffset, $"rule HF8: a sealed store's algorithm is 1 or 2, not {(byte)algorithm}");
+                }
+
+                seal = new HeaderSeal(algorithm, bytes.Slice(SaltOffset, SealFormat.SaltSize).ToArray(), bytes.Slice(CheckValueOffset, SealFormat.CheckValueSize).ToArray());
             }
         }
 
         return new HeaderRecord(revision, synced, journalFile, journalOffset, EnvironmentState.ReadFrom(bytes[StateOffset..], path, StateOffset), storeId)
         {
             FormatVersion = version,
+            Seal = seal,
         };
     }
 

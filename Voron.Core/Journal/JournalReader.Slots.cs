@@ -70,6 +70,12 @@ internal sealed partial class JournalReader
         var body = checked((int)(JournalRecord.HeaderSize + header.StoredPayloadSize));
         JournalRecord.Unframe(_buffer.AsSpan(0, size), body);
         ReadOnlyMemory<byte> payload = _buffer.AsMemory(JournalRecord.HeaderSize, body - JournalRecord.HeaderSize);
+        if (_sealedWithoutKey && (header.Flags & JournalRecordFlags.Sealed) != 0)
+        {
+            // SL8: its header and trailers hold; without the key that is all a reader can judge.
+            return new Slot(SlotKind.Valid, header, _buffer.AsMemory(JournalRecord.StateOffset, JournalRecord.StateSize), []);
+        }
+
         payload = OpenSealed(payload, header, position, file.Path);
         if ((header.Flags & JournalRecordFlags.Lz4Compressed) != 0)
         {

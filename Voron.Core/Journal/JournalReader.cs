@@ -65,6 +65,7 @@ internal sealed partial class JournalReader : IDisposable
     private readonly ulong _storeId;
     private readonly JournalTailRecovery _mode;
     private readonly JournalSealing? _sealing; // SL8: the store's journal seal, null for a store that is not sealed
+    private readonly bool _sealedWithoutKey; // a sealed store's journal read without its key: payloads are not opened
     private readonly List<long> _fileNumbers;
     private byte[] _buffer = new byte[JournalRecord.Alignment];
     private byte[] _decompressed = [];
@@ -73,8 +74,14 @@ internal sealed partial class JournalReader : IDisposable
     private long _openFileNumber = -1;
 
     private JournalReader(IFileSystem fileSystem, string directory, ulong storeId, JournalTailRecovery mode, long lastFileNumber = long.MaxValue,
-        JournalSealing? sealing = null)
+        JournalSealing? sealing = null, bool sealedWithoutKey = false)
     {
+        if (sealing is not null && sealedWithoutKey)
+        {
+            throw new ArgumentException("A journal is read with its store's key or without it, not both.", nameof(sealedWithoutKey));
+        }
+
+        _sealedWithoutKey = sealedWithoutKey;
         _fileSystem = fileSystem;
         _directory = directory;
         _storeId = storeId;
@@ -109,10 +116,12 @@ internal sealed partial class JournalReader : IDisposable
     /// restore's target: what lies after it is not its concern). Recovery reads to the end of the log.</param>
     /// <param name="sealing">The store's journal seal when its records are sealed (SL8), else null. Every
     /// record of a sealed store is sealed and no record of another store is: either mismatch is corruption.</param>
+    /// <param name="sealedWithoutKey">A sealed store's journal read without its key (Inspect): a sealed record is
+    /// judged on its header and trailers alone (SL8) and applied with no pages; its payload is not opened.</param>
     public static JournalRecoveryResult Recover(IFileSystem fileSystem, string directory, ulong storeId, JournalPosition start,
         long expectedTransactionId, Action<RecoveredRecord> apply, JournalTailRecovery mode = JournalTailRecovery.DiscardTornWrite,
         Func<RecoveredRecord, bool>? stopBefore = null, long lastFileNumber = long.MaxValue, long stopAfter = long.MaxValue,
-        JournalSealing? sealing = null)
+        JournalSealing? sealing = null, bool sealedWithoutKey = false)
     {
         ArgumentNullException.ThrowIfNull(fileSystem);
         ArgumentNullException.ThrowIfNull(directory);
@@ -124,7 +133,7 @@ internal sealed partial class JournalReader : IDisposable
             throw new ArgumentOutOfRangeException(nameof(start), start, $"A journal position is a multiple of {JournalRecord.Alignment}.");
         }
 
-        using var reader = new JournalReader(fileSystem, directory, storeId, mode, lastFileNumber, sealing);
+        using var reader = new JournalReader(fileSystem, directory, storeId, mode, lastFileNumber, sealing, sealedWithoutKey);
         return reader.Run(start, expectedTransactionId, apply, stopBefore, stopAfter);
     }
 

@@ -123,8 +123,8 @@ namespace Voron.Journal;
 // A record whose R7 fails is TORN if every sector that fails is all zeros (the disk had not
 // written it), DAMAGED if a failing sector holds anything else.
 //
-// Sealed records (encryption at rest, Sealing/SealFormat.cs, SL8; no store writes them yet: the
-// journal writer and reader take a JournalSealing, and the open does not pass one). The payload is
+// Sealed records (encryption at rest, Sealing/SealFormat.cs, SL8; a store opened with its sealing
+// key writes only these, and its header is format 4: Header/HeaderFile.cs). The payload is
 // built and compressed as above, then sealed: the stored payload is nonce (12) | ciphertext | tag
 // (16) (the sealed byte range of Sealing/SealFormat.cs), under the store's journal subkey, and
 // opened before it is decompressed. The AAD is the 128-byte header with HeaderChecksum read as zero,

@@ -3,10 +3,11 @@ using System.Security.Cryptography;
 namespace Voron.Sealing;
 
 // Design notes — encryption at rest ("sealing"). Status: the primitives below (StoreKey,
-// NonceSource, PageSeal, RecordSeal) and sealed journal records (Journal/JournalSealing.cs, taken
-// by the journal writer and reader) exist and are tested; no store seals anything through them
-// and no option reaches them. The rules say how the pager, the journal and the flusher will use
-// them, so that the wiring follows one design.
+// NonceSource, PageSeal, RecordSeal) exist and are tested; a store opened with the internal
+// StorageEnvironmentOptions.SealingKey is created sealed (header format 4), its key is checked
+// before recovery (SL5), and its journal records are sealed and opened (Journal/JournalSealing.cs),
+// backups and restores included. Pages are not sealed yet. The rules say how the pager and the
+// flusher will use the primitives, so that the wiring follows one design.
 //
 // Threat model. Someone who reads or changes the store's files — a stolen disk, a copied backup,
 // an archive bucket — learns nothing of the keys and values beyond what stays plaintext (below),
@@ -55,8 +56,9 @@ namespace Voron.Sealing;
 //     because opening, recovery and Inspect / `voron info` need them before (or without) the key;
 //     and for a sealed store: the AEAD algorithm (SL6), the 32-byte salt and the 16-byte key
 //     check value (SL5). State holds page numbers and the root tree's counters, no key or value.
-//     Proposed place (header format 4, in today's reserved bytes 128..511): 128 Algorithm (1),
-//     129 Reserved (7), 136 Salt (32), 168 CheckValue (16). Algorithm 0 = not sealed.
+//     Their place: header format 4, in format 3's reserved bytes (Header/HeaderFile.cs): 128
+//     Algorithm (1), 129 Reserved (7), 136 Salt (32), 168 CheckValue (16). An unsealed store
+//     keeps format 3 and zeros there.
 //   - Page header bytes 0..23 (Paging/PageHeader.cs): PageNumber (P1 catches a misdirected write
 //     without the key), Checksum (of the sealed bytes: SL4), Flags and OverflowSize (the reader
 //     must know a run's length before it can open it), Lower, Upper and Holes. They are
@@ -81,7 +83,9 @@ namespace Voron.Sealing;
 //        "check". Purposes: "pages" (data-file pages and page-file blocks), "journal" (records,
 //        so the archive and backups of the journal), "check". Separate subkeys keep each
 //        NonceSource's space its own, and a check value derived by HKDF reveals nothing of the
-//        other subkeys.
+//        other subkeys. A copy that gets a store id of its own (a backup, a restore) keeps its
+//        source's salt and algorithm and gets the check value of its own id (HeaderSeal.For), so
+//        the source's archived journal opens with the copy's salt and the source's store id.
 //   SL3. What the AAD binds. A page: the store id, the page number the reader EXPECTS (not the one
 //        the header claims) and page-header bytes 12..23 (Flags, Reserved, Lower, Upper, Holes,
 //        OverflowSize), so a sealed page moved to another number, copied into another store
@@ -144,12 +148,13 @@ namespace Voron.Sealing;
 //     reaches 2^-33 after 2^32 seals in all; the prefix reaches it after 2^16 opens of up to 2^32
 //     seals each. Rekeying (a new salt, so new subkeys) starts q again.
 //
-// Journal records: Journal/JournalSealing.cs seals and opens them, the journal writer and reader
-// take one (the Sealed flag, the layout and the AAD are in the FORMAT block of JournalRecord.cs),
-// and recovery round trips are tested; the open does not pass one yet. Left for the wiring: the
-// header fields above (header format 4), StorageEnvironment.Open deriving the StoreKey and checking
-// the check value (SL5) before recovery, and passing a JournalSealing to recovery, the writer,
-// backup verification, restore and the archive's readers.
+// Journal records: Journal/JournalSealing.cs seals and opens them (the Sealed flag, the layout and
+// the AAD are in the FORMAT block of JournalRecord.cs). StorageEnvironment.Open derives the
+// StoreKey and checks the check value (SL5) before it writes anything, then gives a JournalSealing
+// to recovery and one to the writer; backup verification and restore (CopyDirectory,
+// PointInTimeRestore, so ObjectArchive's restore) take the key; Inspect reads without it (records
+// judged on headers and trailers, SL8); the archive shipper reads record headers only. Refused
+// until pages are sealed: compaction of a sealed store; a replica's follower has no key.
 
 // FORMAT: sealed page and sealed byte range, version 1 (under the header file's format version;
 // no store writes them yet).

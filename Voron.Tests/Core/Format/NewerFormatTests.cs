@@ -13,14 +13,14 @@ public sealed class NewerFormatTests
     private static readonly StoreLayout Layout = new("/store");
 
     [Fact]
-    public void Open_refuses_a_store_whose_newest_header_copy_is_format4()
+    public void Open_refuses_a_store_whose_newest_header_copy_is_format5()
     {
         using var fs = Format2Fixture.Load();
         StorageEnvironment.Open(StoreFactory.Options(fs)).Dispose();
         var header = HeaderFile.ReadNewest(fs, Layout)!.Value;
         var next = header with { Revision = header.Revision + 1 };
         var bytes = HeaderFile.Encode(next);
-        BinaryPrimitives.WriteInt32LittleEndian(bytes.AsSpan(HeaderFile.FormatVersionOffset), 4);
+        BinaryPrimitives.WriteInt32LittleEndian(bytes.AsSpan(HeaderFile.FormatVersionOffset), 5);
         BinaryPrimitives.WriteUInt32LittleEndian(bytes.AsSpan(HeaderFile.ChecksumOffset), HeaderFile.ComputeChecksum(bytes));
         using (var file = fs.Open(Layout.HeaderFile(next.Revision), FileOpenMode.OpenExisting))
         {
@@ -29,11 +29,11 @@ public sealed class NewerFormatTests
 
         var error = Assert.Throws<FormatVersionException>(() => StorageEnvironment.Open(StoreFactory.Options(fs)));
 
-        Assert.Equal(4, error.Found);
-        Assert.Equal(3, error.Supported);
+        Assert.Equal(5, error.Found);
+        Assert.Equal(HeaderFile.SealedFormatVersion, error.Supported);
         Assert.Equal(Layout.HeaderFile(next.Revision), error.File);
-        Assert.Contains("format version 4", error.Message, StringComparison.Ordinal);
-        Assert.Contains("supports version 3", error.Message, StringComparison.Ordinal);
+        Assert.Contains("format version 5", error.Message, StringComparison.Ordinal);
+        Assert.Contains("supports version 4", error.Message, StringComparison.Ordinal);
     }
 
     [Fact]

@@ -97,14 +97,14 @@ public sealed class HeaderFileFormatTests
     }
 
     [Fact]
-    public void A_format_4_copy_is_refused_with_FormatVersionException_naming_the_file_and_both_versions()
+    public void A_format_5_copy_is_refused_with_FormatVersionException_naming_the_file_and_both_versions()
     {
         var bytes = HeaderFile.Encode(Sample);
-        BinaryPrimitives.WriteInt32LittleEndian(bytes.AsSpan(HeaderFile.FormatVersionOffset), 4);
+        BinaryPrimitives.WriteInt32LittleEndian(bytes.AsSpan(HeaderFile.FormatVersionOffset), 5);
         BinaryPrimitives.WriteUInt32LittleEndian(bytes.AsSpan(HeaderFile.ChecksumOffset), HeaderFile.ComputeChecksum(bytes));
 
         var error = Assert.Throws<FormatVersionException>(() => HeaderFile.Decode(bytes, "/store/headers.one"));
 
-        Assert.Equal((4, 3, "/store/headers.one"), (error.Found, error.Supported, error.File));
+        Assert.Equal((5, HeaderFile.SealedFormatVersion, "/store/headers.one"), (error.Found, error.Supported, error.File));
     }
 }

@@ -140,15 +140,15 @@ public sealed class InspectTests : IDisposable
         {
             var path = Path.Combine(Store, name);
             var bytes = File.ReadAllBytes(path);
-            BinaryPrimitives.WriteInt32LittleEndian(bytes.AsSpan(HeaderFile.FormatVersionOffset), 4);
+            BinaryPrimitives.WriteInt32LittleEndian(bytes.AsSpan(HeaderFile.FormatVersionOffset), 5);
             BinaryPrimitives.WriteUInt32LittleEndian(bytes.AsSpan(HeaderFile.ChecksumOffset), HeaderFile.ComputeChecksum(bytes));
             File.WriteAllBytes(path, bytes);
         }
 
         var error = Assert.Throws<FormatVersionException>(() => StorageEnvironment.Inspect(Store));
 
-        Assert.Equal(4, error.Found);
-        Assert.Equal(3, error.Supported);
+        Assert.Equal(5, error.Found);
+        Assert.Equal(HeaderFile.SealedFormatVersion, error.Supported);
     }
 
     [Fact]

@@ -219,11 +219,14 @@ internal sealed class JournalHarness : IDisposable
     }
 
     /// <summary>Frames a body (header first) as a record of <paramref name="record"/>.Length bytes for file <paramref name="fileNumber"/>.</summary>
-    public static void Restamp(Span<byte> record, long fileNumber, int bodyLength)
+    public static void Restamp(Span<byte> record, long fileNumber, int bodyLength) => Restamp(record, fileNumber, bodyLength, StoreId);
+
+    /// <summary>As <see cref="Restamp(Span{byte}, long, int)"/>, for the records of store <paramref name="storeId"/>.</summary>
+    public static void Restamp(Span<byte> record, long fileNumber, int bodyLength, ulong storeId)
     {
         var header = record[..JournalRecord.HeaderSize];
-        BitConverter.TryWriteBytes(header[JournalRecord.HeaderChecksumOffset..], JournalRecord.ComputeHeaderChecksum(header, StoreId, fileNumber));
-        JournalRecord.Frame(record, bodyLength, JournalRecord.SectorSeed(StoreId, fileNumber, JournalRecord.GetTransactionId(header)));
+        BitConverter.TryWriteBytes(header[JournalRecord.HeaderChecksumOffset..], JournalRecord.ComputeHeaderChecksum(header, storeId, fileNumber));
+        JournalRecord.Frame(record, bodyLength, JournalRecord.SectorSeed(storeId, fileNumber, JournalRecord.GetTransactionId(header)));
     }
 
     public void Dispose() => Writer.Dispose();
