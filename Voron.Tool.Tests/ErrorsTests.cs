@@ -37,7 +37,7 @@ public sealed class ErrorsTests(DamageFixture stores) : IClassFixture<DamageFixt
     {
         using var scratch = new TempDirectory();
         var store = DamageFixture.CopyOf(stores.Clean, scratch);
-        DamageStores.PatchFormatVersion(store, 4);
+        DamageStores.PatchFormatVersion(store, 5); // 4 is a sealed store's header
 
         var run = await ToolRun.RunAsync(command, store);
 
