@@ -113,8 +113,7 @@ public static class ObjectArchive
                 ToTransactionId = options.ToTransactionId,
                 ToTime = options.ToTime,
                 Progress = options.Progress,
-                SealingKey = options.SealingKey,
-            }, cancellationToken).ConfigureAwait(false);
+            }.WithKeyOf(options), cancellationToken).ConfigureAwait(false);
             if (recordFork && HeaderFile.ReadNewest(StorageEnvironmentOptions.ForDirectory(target).FileSystem, new StoreLayout(target)) is { } restored)
             {
                 await ArchiveUpload.PutHeaderOnlyAsync(destination, ArchiveKeys.Fork(restored.StoreId), new ArchiveObjectHeader(ArchiveObjectKind.ForkNote,

@@ -33,9 +33,59 @@ public sealed class RestoreOptions
     public IProgress<BackupProgress>? Progress { get; set; }
 
     /// <summary>
-    /// The key of a sealed backup (the source store's key): the restore checks it against the
-    /// backup's header (SL5), opens the archived journal with it, and seals the restored store
-    /// with it. Internal until sealing is public.
+    /// The key of an encrypted backup: the source store's <see cref="StorageEnvironmentOptions.EncryptionKey"/>
+    /// (exactly 32 bytes). The restore checks it against the backup's header, decrypts the archived
+    /// journal with it, and the restored store stays encrypted under it. A wrong or missing key is
+    /// an <see cref="EncryptionKeyException"/> before anything is written; so is a key for a backup
+    /// that is not encrypted. Set this or <see cref="EncryptionKeyProvider"/>, not both.
     /// </summary>
-    internal byte[]? SealingKey { get; set; }
+    public byte[]? EncryptionKey { get; set; }
+
+    /// <summary>
+    /// Returns the backup's key, given the destination directory (the store the restore creates,
+    /// which keeps the backup's key): called once per restore; its result is copied, and the copy
+    /// is cleared when the restore ends. Otherwise as <see cref="EncryptionKey"/>.
+    /// </summary>
+    public Func<string, byte[]>? EncryptionKeyProvider { get; set; }
+
+    /// <summary>
+    /// The key the restore uses (SL5): set directly by the engine's copies of the options (a
+    /// restore's own resolved copy of the key), else <see cref="EncryptionKey"/>. Never written to disk.
+    /// </summary>
+    internal byte[]? SealingKey
+    {
+        get => _sealingKey ?? EncryptionKey;
+        set => _sealingKey = value;
+    }
+
+    private byte[]? _sealingKey;
+
+    /// <summary>
+    /// These options for one restore into <paramref name="destination"/>, with the key resolved
+    /// (the provider called once) into a pinned copy the caller clears with
+    /// <see cref="Sealing.UserKey.Clear"/>; <paramref name="archiveDirectory"/> replaces the archive directory.
+    /// </summary>
+    internal RestoreOptions Resolve(string destination, string? archiveDirectory, out byte[]? key)
+    {
+        key = _sealingKey is null
+            ? Sealing.UserKey.Resolve(EncryptionKey, EncryptionKeyProvider, destination, nameof(EncryptionKey), nameof(EncryptionKeyProvider))
+            : null;
+        return new RestoreOptions
+        {
+            JournalArchiveDirectory = archiveDirectory,
+            ToTransactionId = ToTransactionId,
+            ToTime = ToTime,
+            Progress = Progress,
+            SealingKey = key ?? _sealingKey,
+        };
+    }
+
+    /// <summary>A copy of the key settings of <paramref name="other"/> onto these options (the object archive's restore).</summary>
+    internal RestoreOptions WithKeyOf(RestoreOptions other)
+    {
+        EncryptionKey = other.EncryptionKey;
+        EncryptionKeyProvider = other.EncryptionKeyProvider;
+        _sealingKey = other._sealingKey;
+        return this;
+    }
 }

@@ -42,19 +42,21 @@ public sealed partial class StorageEnvironment
         long maxDataFileSize, CancellationToken cancellationToken)
     {
         options ??= new RestoreOptions();
-        if (options.JournalArchiveDirectory != null && fileSystem is Platform.Posix.PosixFileSystem or Platform.Portable.PortableFileSystem)
+        var archive = options.JournalArchiveDirectory != null && fileSystem is Platform.Posix.PosixFileSystem or Platform.Portable.PortableFileSystem
+            ? System.IO.Path.GetFullPath(options.JournalArchiveDirectory)
+            : options.JournalArchiveDirectory;
+        return Task.Run(() =>
         {
-            options = new RestoreOptions
+            var resolved = options.Resolve(destinationDirectory, archive, out var key); // the provider, once per restore
+            try
             {
-                JournalArchiveDirectory = System.IO.Path.GetFullPath(options.JournalArchiveDirectory),
-                ToTransactionId = options.ToTransactionId,
-                ToTime = options.ToTime,
-                Progress = options.Progress,
-                SealingKey = options.SealingKey,
-            };
-        }
-
-        return Task.Run(() => PointInTimeRestore.Run(fileSystem, backupDirectory, destinationDirectory, options, maxDataFileSize, cancellationToken), cancellationToken);
+                return PointInTimeRestore.Run(fileSystem, backupDirectory, destinationDirectory, resolved, maxDataFileSize, cancellationToken);
+            }
+            finally
+            {
+                Sealing.UserKey.Clear(key); // SL10
+            }
+        }, cancellationToken);
     }
 
     /// <summary>The store's id (its header's StoreId), which binds its journal records.</summary>

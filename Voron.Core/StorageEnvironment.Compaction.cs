@@ -84,7 +84,8 @@ public sealed partial class StorageEnvironment
             if (source.Seal is not null)
             {
                 throw new NotSupportedException(
-                    $"The store at '{options.Directory}' is sealed, and compacting a sealed store is not supported yet (its copy would not be sealed). Nothing was changed.");
+                    $"The store at '{options.Directory}' is encrypted, and compacting an encrypted store is not supported yet (its copy would not be " +
+                    "encrypted). Nothing was changed; take a backup instead (BackupAsync), which stays encrypted.");
             }
 
             before = source.Pager.PageCount * Constants.PageSize;

@@ -56,6 +56,7 @@ public sealed partial class StorageEnvironment
         JournalSealing? writerSealing = null;
         try
         {
+            options.ResolveSealingKey(); // the provider, once per open, with the lock held; cleared at dispose
             if (HeaderFile.ReadNewest(fileSystem, layout) is { } existing)
             {
                 DeriveStoreKey(existing, options.SealingKey, layout.Directory)?.Dispose(); // SL5: a key that does not fit changes no file, the lock's record included
@@ -155,6 +156,7 @@ public sealed partial class StorageEnvironment
             journal?.Dispose();
             writerSealing?.Dispose();
             storeKey?.Dispose();
+            options.ReleaseSealingKey();
             pager?.Dispose();
             storeLock.Dispose();
             throw;
@@ -325,7 +327,7 @@ public sealed partial class StorageEnvironment
     /// <summary>
     /// Step 2a (SL5): the store's subkeys, derived from <paramref name="userKey"/> and the header's
     /// salt, once the header's check value proves the key is the store's; null for a store that is
-    /// not sealed. Every mismatch is a <see cref="SealingKeyException"/> saying which, thrown before
+    /// not sealed. Every mismatch is a <see cref="EncryptionKeyException"/> saying which, thrown before
     /// anything past the header is read or written.
     /// </summary>
     internal static StoreKey? DeriveStoreKey(HeaderRecord header, byte[]? userKey, string directory)
@@ -334,31 +336,32 @@ public sealed partial class StorageEnvironment
         {
             return userKey is null
                 ? null
-                : throw new SealingKeyException(directory, SealingKeyProblem.KeyForUnsealedStore,
-                    $"The store at '{directory}' is not sealed, and a sealing key was given. Open it without a key; a store is sealed when it is created " +
-                    "and stays as it was created.");
+                : throw new EncryptionKeyException(directory, EncryptionKeyProblem.KeyForUnencryptedStore,
+                    $"The store at '{directory}' is not encrypted, and an encryption key was given. Open it without EncryptionKey and " +
+                    "EncryptionKeyProvider (a store is encrypted when it is created and stays as it was created); nothing was changed.");
         }
 
         if (userKey is null)
         {
-            throw new SealingKeyException(directory, SealingKeyProblem.NoKey,
-                $"The store at '{directory}' is sealed ({seal.Algorithm}), and no sealing key was given. Open it with the key it was created with.");
+            throw new EncryptionKeyException(directory, EncryptionKeyProblem.NoKey,
+                $"The store at '{directory}' is encrypted ({seal.Algorithm}), and no encryption key was given. Set EncryptionKey or " +
+                "EncryptionKeyProvider to the key it was created with (the voron tool: --key-file or VORON_KEY_FILE); nothing was changed.");
         }
 
         if (!SealFormat.IsSupported(seal.Algorithm))
         {
-            throw new SealingKeyException(directory, SealingKeyProblem.AlgorithmNotSupported,
-                $"The store at '{directory}' is sealed with {seal.Algorithm}, which this machine's cryptography library does not offer (SL6). Open it on a " +
-                "machine that does.");
+            throw new EncryptionKeyException(directory, EncryptionKeyProblem.AlgorithmNotSupported,
+                $"The store at '{directory}' is encrypted with {seal.Algorithm}, which this machine's cryptography library does not offer (SL6). Open it " +
+                "on a machine that does; nothing was changed.");
         }
 
         var key = StoreKey.Derive(userKey, seal.Salt, header.StoreId, seal.Algorithm);
         if (!key.Matches(seal.CheckValue))
         {
             key.Dispose();
-            throw new SealingKeyException(directory, SealingKeyProblem.WrongKey,
-                $"The store at '{directory}' is sealed under another key: the given key does not derive the check value its header holds (SL5). Open it " +
-                "with the key it was created with; nothing was read or changed.");
+            throw new EncryptionKeyException(directory, EncryptionKeyProblem.WrongKey,
+                $"The store at '{directory}' is encrypted under another key: the given key does not derive the key check value its header holds (SL5). " +
+                "Open it with the key it was created with; nothing was read or changed.");
         }
 
         return key;

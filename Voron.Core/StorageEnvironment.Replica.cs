@@ -25,7 +25,7 @@ public sealed partial class StorageEnvironment
     /// cannot continue from its position is rebuilt from a snapshot first (RR1–RR5 in
     /// Voron.Core/Replication/ReplicaRebuild.cs).
     /// </summary>
-    /// <exception cref="ArgumentException">The lineage is not 16 hex digits, or differs from the one the replica follows; the options set an archive.</exception>
+    /// <exception cref="ArgumentException">The lineage is not 16 hex digits, or differs from the one the replica follows; the options set an archive or an encryption key.</exception>
     /// <exception cref="InvalidOperationException">The destination holds no snapshot of the lineage (or, with no lineage given, snapshots of none or of several), or the directory holds files that are not a replica.</exception>
     /// <exception cref="ReplicaStoppedException">With <see cref="ReplicaOptions.Resnapshot"/>: the replica cannot continue, and no snapshot past the break is there (the message says which to upload).</exception>
     public static StorageEnvironment OpenReplica(IArchiveDestination destination, string directory, ReplicaOptions? options = null)
@@ -46,6 +46,13 @@ public sealed partial class StorageEnvironment
         {
             throw new ArgumentException("ReplicaOptions.Configure must leave the directory, ArchiveDestination and JournalArchiveDirectory as they are: " +
                 "a replica keeps its own on-disk store and ships nothing.", nameof(options));
+        }
+
+        if (storeOptions.EncryptionKey != null || storeOptions.EncryptionKeyProvider != null)
+        {
+            throw new ArgumentException("ReplicaOptions.Configure set an encryption key: replicas of an encrypted store are not supported yet (the " +
+                "replica's follower cannot decrypt the shipped journal). Open the replica without EncryptionKey and EncryptionKeyProvider, from an " +
+                "unencrypted primary.", nameof(options));
         }
 
         return Task.Run(() => OpenReplicaAsync(destination, full, storeOptions, options)).GetAwaiter().GetResult();

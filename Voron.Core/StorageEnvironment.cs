@@ -586,6 +586,7 @@ public sealed partial class StorageEnvironment : IDisposable
         Journal.Dispose();
         JournalSealing?.Dispose(); // after the writer that uses it
         SealKey?.Dispose(); // SL10
+        Options.ReleaseSealingKey(); // SL10: the open's copy of the user's key
         Pager.Dispose();
     }
 }

@@ -40,16 +40,67 @@ public sealed class StorageEnvironmentOptions
         };
 
     /// <summary>
+    /// The store's 256-bit encryption key (exactly 32 bytes): a new store is created encrypted with
+    /// it; an existing store must have been created with this key, else the open throws
+    /// <see cref="EncryptionKeyException"/> and changes nothing. Null (default) = not encrypted.
+    /// The key is never written to disk, and the options never show it (no ToString, no log).
+    /// Generate one with <c>RandomNumberGenerator.GetBytes(32)</c> and keep it outside the store.
+    /// Set this or <see cref="EncryptionKeyProvider"/>, not both (the open throws
+    /// <see cref="ArgumentException"/>). docs/encryption.md says what is encrypted.
+    /// </summary>
+    public byte[]? EncryptionKey { get; set; }
+
+    /// <summary>
+    /// Returns the store's 256-bit encryption key, given the store's directory: called once per
+    /// open, before anything is read past the header; its result is copied, and the copy is
+    /// cleared when the store is disposed (the array it returns stays the caller's). An
+    /// exception it throws fails the open unchanged, with nothing written. Use it to fetch the
+    /// key from a key vault or the OS key store rather than keep it in the options.
+    /// Otherwise as <see cref="EncryptionKey"/>.
+    /// </summary>
+    public Func<string, byte[]>? EncryptionKeyProvider { get; set; }
+
+    private byte[]? _sealingKey; // set directly: copies the engine makes (backup verification), tests
+    private byte[]? _resolvedKey; // the open's pinned copy of the public key (ResolveSealingKey), cleared at dispose
+
+    /// <summary>
+    /// The key the engine seals with (Sealing/SealFormat.cs): what was set here directly, else the
+    /// key the open resolved from <see cref="EncryptionKey"/> or <see cref="EncryptionKeyProvider"/>,
+    /// else <see cref="EncryptionKey"/> itself. Never written to disk, never logged.
+    /// </summary>
+    internal byte[]? SealingKey
+    {
+        get => _sealingKey ?? _resolvedKey ?? EncryptionKey;
+        set => _sealingKey = value;
+    }
+
+    /// <summary>
+    /// Called once at each open, with the store's lock held: checks the public key options and
+    /// keeps a pinned copy of the key (the provider's result, or <see cref="EncryptionKey"/>) for
+    /// <see cref="SealingKey"/> until <see cref="ReleaseSealingKey"/>. Throws
+    /// <see cref="ArgumentException"/> (both set; a key that is not 32 bytes or all zeros) or what the
+    /// provider throws, having written nothing.
+    /// </summary>
+    internal void ResolveSealingKey()
+    {
+        ReleaseSealingKey();
+        if (_sealingKey is null)
+        {
+            _resolvedKey = Sealing.UserKey.Resolve(EncryptionKey, EncryptionKeyProvider, Directory, nameof(EncryptionKey), nameof(EncryptionKeyProvider));
+        }
+    }
+
+    /// <summary>Clears the copy <see cref="ResolveSealingKey"/> made (SL10): at dispose, and when an open fails.</summary>
+    internal void ReleaseSealingKey()
+    {
+        Sealing.UserKey.Clear(_resolvedKey);
+        _resolvedKey = null;
+    }
+
+    /// <summary>
     /// Whether disposing the store deletes its files: set by <see cref="CreateInMemory"/>, whose
     /// file system nobody else can reach, so its memory goes back to the OS at Dispose (LC7).
     /// </summary>
-    /// <summary>
-    /// The store's 256-bit key when it is sealed (Sealing/SealFormat.cs): a new store is created
-    /// sealed with it; an existing store must be sealed with this key (SL5). Never written to disk.
-    /// Internal until pages are sealed too: today it seals the journal only.
-    /// </summary>
-    internal byte[]? SealingKey { get; set; }
-
     internal bool DeleteFilesOnDispose { get; private init; }
 
     /// <summary>A store over another file system implementation (the crash simulator).</summary>

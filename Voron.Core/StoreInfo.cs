@@ -23,8 +23,14 @@ public sealed record StoreInfo(string Directory, int FormatVersion, int PageSize
     IReadOnlyList<JournalFileStatistics> JournalFiles, IReadOnlyList<StoreFileInfo> Files, bool ClosedCleanly,
     StoreLockInfo Lock, IReadOnlyList<string> Problems)
 {
-    /// <summary>The AEAD a sealed store seals with (format version 4), or null for a store that is not sealed. Internal until sealing is public.</summary>
+    /// <summary>The AEAD a sealed store seals with (format version 4), or null for a store that is not sealed.</summary>
     internal string? SealAlgorithm { get; init; }
+
+    /// <summary>Whether the store is encrypted (<see cref="StorageEnvironmentOptions.EncryptionKey"/>); read from the header, without the key.</summary>
+    public bool IsEncrypted => SealAlgorithm is not null;
+
+    /// <summary>The algorithm an encrypted store uses (<c>AesGcm</c> or <c>ChaCha20Poly1305</c>), or null when it is not encrypted.</summary>
+    public string? EncryptionAlgorithm => SealAlgorithm;
 }
 
 /// <summary>One file of a store directory.</summary>

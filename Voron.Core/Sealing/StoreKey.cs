@@ -49,17 +49,7 @@ internal sealed class StoreKey : IDisposable
     /// </summary>
     public static StoreKey Derive(ReadOnlySpan<byte> userKey, ReadOnlySpan<byte> salt, ulong storeId, SealAlgorithm algorithm)
     {
-        if (userKey.Length != SealFormat.KeySize)
-        {
-            throw new ArgumentException(
-                $"A store key is {SealFormat.KeySize} bytes (256 bits); got {userKey.Length}. Generate one with RandomNumberGenerator.GetBytes({SealFormat.KeySize}) and keep it outside the store.",
-                nameof(userKey));
-        }
-
-        if (!userKey.ContainsAnyExcept((byte)0))
-        {
-            throw new ArgumentException("A store key of all zeros is no key. Generate one with RandomNumberGenerator.GetBytes(32).", nameof(userKey));
-        }
+        UserKey.Check(userKey, nameof(userKey));
 
         if (salt.Length != SealFormat.SaltSize)
         {

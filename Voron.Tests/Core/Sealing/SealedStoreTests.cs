@@ -85,7 +85,7 @@ public sealed class SealedStoreTests(ITestOutputHelper output)
 
     [Theory]
     [MemberData(nameof(KeyCases))]
-    public void A_key_that_does_not_fit_is_SealingKeyException_saying_which_and_leaves_every_file_byte_identical(string keyCase)
+    public void A_key_that_does_not_fit_is_EncryptionKeyException_saying_which_and_leaves_every_file_byte_identical(string keyCase)
     {
         using var directory = new TempDirectory();
         var sealedStore = keyCase != "key for an unsealed store";
@@ -96,11 +96,11 @@ public sealed class SealedStoreTests(ITestOutputHelper output)
 
         var (key, problem) = keyCase switch
         {
-            "wrong key" => (SealingFixtures.Key(12), SealingKeyProblem.WrongKey),
-            "no key" => ((byte[]?)null, SealingKeyProblem.NoKey),
-            _ => (Key, SealingKeyProblem.KeyForUnsealedStore),
+            "wrong key" => (SealingFixtures.Key(12), EncryptionKeyProblem.WrongKey),
+            "no key" => ((byte[]?)null, EncryptionKeyProblem.NoKey),
+            _ => (Key, EncryptionKeyProblem.KeyForUnencryptedStore),
         };
-        var error = Assert.Throws<SealingKeyException>(() => Open(directory.Path, key));
+        var error = Assert.Throws<EncryptionKeyException>(() => Open(directory.Path, key));
 
         Assert.Equal(problem, error.Problem);
         Assert.Contains(directory.Path, error.Message, StringComparison.Ordinal);
@@ -180,12 +180,12 @@ public sealed class SealedStoreTests(ITestOutputHelper output)
         var backupHeader = HeaderFile.ReadNewest(StorageEnvironmentOptions.ForDirectory(backup).FileSystem, new StoreLayout(backup))!.Value;
         Assert.Equal(HeaderFile.SealedFormatVersion, backupHeader.FormatVersion);
 
-        var refused = await Assert.ThrowsAsync<SealingKeyException>(() => StorageEnvironment.RestoreAsync(backup, restored));
-        Assert.Equal(SealingKeyProblem.NoKey, refused.Problem);
+        var refused = await Assert.ThrowsAsync<EncryptionKeyException>(() => StorageEnvironment.RestoreAsync(backup, restored));
+        Assert.Equal(EncryptionKeyProblem.NoKey, refused.Problem);
         Assert.False(Directory.Exists(restored));
 
         await StorageEnvironment.RestoreAsync(backup, restored, new RestoreOptions { SealingKey = Key });
-        Assert.Throws<SealingKeyException>(() => Open(restored, null));
+        Assert.Throws<EncryptionKeyException>(() => Open(restored, null));
         using (var env = Open(restored, Key))
         {
             for (var i = 0; i < 50; i++)
