@@ -26,6 +26,9 @@ public sealed class DocumentStoreHostingOptions
     /// <summary>A read replica's options (<see cref="VoronDocumentStoreBuilder.AsReadReplica"/>).</summary>
     internal ReplicaOptions? Replica { get; set; }
 
+    /// <summary>The store's key, from the app's services (<see cref="VoronDocumentStoreBuilder.UseEncryptionKey"/>); null = not encrypted. Never bound from configuration.</summary>
+    internal Func<IServiceProvider, byte[]>? EncryptionKey { get; set; }
+
     /// <summary>Indexes ensured after the store opens (<see cref="VoronDocumentStoreBuilder.EnsureIndex"/>).</summary>
     internal List<IndexDefinition> Indexes { get; } = [];
 

@@ -62,6 +62,22 @@ public sealed class VoronDocumentStoreBuilder
         return this;
     }
 
+    /// <summary>
+    /// Opens the store encrypted with the 256-bit key (exactly 32 bytes) that <paramref name="key"/>
+    /// returns: called once per open, with the app's services, so it can read a key vault or the OS
+    /// key store (<see cref="StorageEnvironmentOptions.EncryptionKeyProvider"/>). A new store is created
+    /// encrypted; an existing one must have been created with this key, else the start fails with
+    /// <see cref="EncryptionKeyException"/> and nothing changes. The key is never logged, and never
+    /// read from configuration: a key-like setting (such as <c>Voron:EncryptionKey</c>) fails the start.
+    /// Replicas of an encrypted store are not supported yet (<see cref="AsReadReplica"/> with a key fails the open).
+    /// </summary>
+    public VoronDocumentStoreBuilder UseEncryptionKey(Func<IServiceProvider, byte[]> key)
+    {
+        ArgumentNullException.ThrowIfNull(key);
+        Services.Configure<DocumentStoreHostingOptions>(Name, o => o.EncryptionKey = key);
+        return this;
+    }
+
     /// <summary>Changes how the app hosts the store (<see cref="DocumentStoreHostingOptions"/>).</summary>
     public VoronDocumentStoreBuilder ConfigureHosting(Action<DocumentStoreHostingOptions> configure)
     {

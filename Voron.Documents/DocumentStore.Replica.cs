@@ -31,6 +31,7 @@ public sealed partial class DocumentStore
     /// <param name="replica">The lineage to follow and how often to poll; null: the defaults.</param>
     /// <param name="options">How the store behaves; <see cref="DocumentStoreOptions.Path"/>, <see cref="DocumentStoreOptions.InMemory"/> and the durability settings are ignored (the replica's), and so is <see cref="ChangeFeedOptions.Enabled"/> (the primary's).</param>
     /// <param name="meterFactory">Where to create the <c>Voron.Documents</c> meter; null: a process-wide meter.</param>
+    /// <exception cref="ArgumentException">The options set an <see cref="DocumentStoreOptions.EncryptionKeyProvider"/>: replicas of an encrypted store are not supported yet.</exception>
     /// <exception cref="InvalidOperationException">The destination holds no snapshot to start from; the primary has not opened a document store yet; or its documents need an upgrade only the primary may write.</exception>
     public static DocumentStore OpenReplica(IArchiveDestination destination, string directory, ReplicaOptions? replica = null, DocumentStoreOptions? options = null,
         IMeterFactory? meterFactory = null)
@@ -38,6 +39,12 @@ public sealed partial class DocumentStore
         ArgumentNullException.ThrowIfNull(destination);
         options = options?.Clone() ?? new DocumentStoreOptions();
         options.Validate(requireLocation: false); // the replica's directory is the location
+        if (options.EncryptionKeyProvider is not null)
+        {
+            throw new ArgumentException("DocumentStoreOptions.EncryptionKeyProvider is set: replicas of an encrypted store are not supported yet " +
+                "(the replica cannot decrypt the primary's shipped journal). Open the replica without a key, from an unencrypted primary.", nameof(options));
+        }
+
         var environment = StorageEnvironment.OpenReplica(destination, directory, replica);
         try
         {

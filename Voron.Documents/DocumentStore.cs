@@ -143,6 +143,7 @@ public sealed partial class DocumentStore : IAsyncDisposable, IDisposable
             : StorageEnvironmentOptions.ForDirectory(options.Path!);
         environmentOptions.Durability = options.Durability;
         environmentOptions.LazyFlushInterval = options.LazyFlushInterval;
+        environmentOptions.EncryptionKeyProvider = options.EncryptionKeyProvider;
         var environment = StorageEnvironment.Open(environmentOptions);
         try
         {

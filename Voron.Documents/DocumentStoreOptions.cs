@@ -61,6 +61,19 @@ public sealed class DocumentStoreOptions
     /// <summary>Document expiration: the sweeper's cadence and batch, and the JSON field an expiry may come from (<see cref="ExpirationOptions"/>).</summary>
     public ExpirationOptions Expiration { get; set; } = new();
 
+    /// <summary>
+    /// Returns the store's 256-bit encryption key (exactly 32 bytes), given the store's directory:
+    /// the store is created encrypted with it, and must be opened with it from then on
+    /// (<see cref="StorageEnvironmentOptions.EncryptionKeyProvider"/>, which it becomes: called
+    /// once per open; a wrong or missing key is an <see cref="EncryptionKeyException"/> with nothing
+    /// changed). Null (default) = not encrypted. Not bound from configuration, and never logged:
+    /// fetch the key from a key vault or the OS key store. Ignored by
+    /// <see cref="DocumentStore.Open(StorageEnvironment, DocumentStoreOptions?, System.Diagnostics.Metrics.IMeterFactory?)"/>
+    /// (the environment's own key applies); refused by <see cref="DocumentStore.OpenReplica"/>
+    /// (replicas of an encrypted store are not supported yet).
+    /// </summary>
+    public Func<string, byte[]>? EncryptionKeyProvider { get; set; }
+
     /// <summary>Throws <see cref="ArgumentException"/> naming the first setting that is not valid.</summary>
     public void Validate() => Validate(requireLocation: true);
 

@@ -50,6 +50,7 @@ internal sealed class DocumentStoreHost : IDisposable
     private readonly DocumentStoreOptions _options;
     private readonly IMeterFactory? _meterFactory;
     private readonly ILogger _logger;
+    private readonly IServiceProvider _services; // UseEncryptionKey's callback gets them
     private readonly string _describe;
 
     // Guarded by _gate: the state of the store.
@@ -62,8 +63,10 @@ internal sealed class DocumentStoreHost : IDisposable
 
     private Exception? _failure;
 
-    private DocumentStoreHost(string name, DocumentStoreOptions options, DocumentStoreHostingOptions hosting, ILoggerFactory loggerFactory, IMeterFactory? meterFactory)
+    private DocumentStoreHost(string name, DocumentStoreOptions options, DocumentStoreHostingOptions hosting, ILoggerFactory loggerFactory, IMeterFactory? meterFactory,
+        IServiceProvider services)
     {
+        _services = services;
         Name = name;
         _options = options;
         Hosting = hosting;
@@ -72,12 +75,17 @@ internal sealed class DocumentStoreHost : IDisposable
         _describe = DocumentStoreRegistration.Describe(name);
     }
 
-    public static DocumentStoreHost Create(IServiceProvider provider, string name) => new(
-        name,
-        provider.GetRequiredService<IOptionsMonitor<DocumentStoreOptions>>().Get(name),
-        provider.GetRequiredService<IOptionsMonitor<DocumentStoreHostingOptions>>().Get(name),
-        provider.GetService<ILoggerFactory>() ?? Microsoft.Extensions.Logging.Abstractions.NullLoggerFactory.Instance,
-        provider.GetService<IMeterFactory>());
+    public static DocumentStoreHost Create(IServiceProvider provider, string name)
+    {
+        EncryptionKeySettings.ThrowIfConfigured(provider.GetService<Microsoft.Extensions.Configuration.IConfiguration>());
+        return new DocumentStoreHost(
+            name,
+            provider.GetRequiredService<IOptionsMonitor<DocumentStoreOptions>>().Get(name),
+            provider.GetRequiredService<IOptionsMonitor<DocumentStoreHostingOptions>>().Get(name),
+            provider.GetService<ILoggerFactory>() ?? Microsoft.Extensions.Logging.Abstractions.NullLoggerFactory.Instance,
+            provider.GetService<IMeterFactory>(),
+            provider);
+    }
 
     public string Name { get; }
 
@@ -229,6 +237,18 @@ internal sealed class DocumentStoreHost : IDisposable
         // The same mapping DocumentStore.Open(DocumentStoreOptions) makes.
         options.Durability = _options.Durability;
         options.LazyFlushInterval = _options.LazyFlushInterval;
+        if (Hosting.EncryptionKey is { } key)
+        {
+            options.EncryptionKeyProvider = _options.EncryptionKeyProvider is null
+                ? _ => key(_services)
+                : throw new InvalidOperationException($"Voron document store{_describe}: both UseEncryptionKey and DocumentStoreOptions.EncryptionKeyProvider " +
+                    "give a key. Keep one.");
+        }
+        else
+        {
+            options.EncryptionKeyProvider = _options.EncryptionKeyProvider;
+        }
+
         options.OnFlush = statistics =>
         {
             if (_logger.IsEnabled(LogLevel.Debug))

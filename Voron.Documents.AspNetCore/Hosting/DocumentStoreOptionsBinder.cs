@@ -137,6 +137,11 @@ internal static class DocumentStoreOptionsBinder
     private static void CheckKeys(IConfiguration section)
     {
         var unknown = section.GetChildren().Select(c => c.Key).Where(k => Match(k) == null).ToList();
+        if (unknown.FirstOrDefault(EncryptionKeySettings.IsKeyLike) is { } key)
+        {
+            throw EncryptionKeySettings.Refusal(section is IConfigurationSection s0 ? $"{s0.Path}:{key}" : key);
+        }
+
         if (unknown.Count > 0)
         {
             var where = section is IConfigurationSection s ? $" under '{s.Path}'" : "";

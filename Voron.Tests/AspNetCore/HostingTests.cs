@@ -213,7 +213,8 @@ public sealed class HostingTests : IDisposable
         // (the binder is hand-written for Native AOT: DocumentStoreOptionsBinder).
         var settable = typeof(DocumentStoreOptions).GetProperties(BindingFlags.Public | BindingFlags.Instance)
             .Concat(typeof(DocumentStoreHostingOptions).GetProperties(BindingFlags.Public | BindingFlags.Instance))
-            .Where(p => p.SetMethod?.IsPublic == true && p.Name != nameof(DocumentStoreOptions.SerializerOptions) && p.Name != nameof(DocumentStoreOptions.TimeProvider))
+            .Where(p => p.SetMethod?.IsPublic == true && p.Name != nameof(DocumentStoreOptions.SerializerOptions) && p.Name != nameof(DocumentStoreOptions.TimeProvider) &&
+                p.Name != nameof(DocumentStoreOptions.EncryptionKeyProvider)) // never from configuration (EncryptionKeySettings)
             .Select(p => p.Name);
         Assert.Equal(settable.Order(), DocumentStoreOptionsBinder.Keys.Order());
 
