@@ -62,9 +62,16 @@ internal static class StoreAccess
     public static bool IsViolation(Exception e) =>
         IsDamage(e) || (e.GetType() == typeof(InvalidOperationException));
 
-    /// <summary>Opens the store in <paramref name="path"/> (which must exist, <see cref="RequireStore"/>).</summary>
-    public static StorageEnvironment OpenEnvironment(string path) =>
-        StorageEnvironment.Open(StorageEnvironmentOptions.ForDirectory(RequireStore(path)));
+    /// <summary>Opens the store in <paramref name="path"/> (which must exist, <see cref="RequireStore"/>), with the key file's key if one was given.</summary>
+    public static StorageEnvironment OpenEnvironment(string path) => StorageEnvironment.Open(Options(RequireStore(path)));
+
+    /// <summary>The options of the store in <paramref name="directory"/>, with the key of <c>--key-file</c> or <c>VORON_KEY_FILE</c> (<see cref="StoreKeyFile"/>).</summary>
+    public static StorageEnvironmentOptions Options(string directory)
+    {
+        var options = StorageEnvironmentOptions.ForDirectory(directory);
+        options.EncryptionKey = StoreKeyFile.Read();
+        return options;
+    }
 
     /// <summary>True when the store holds a document store (Voron.Documents' trees).</summary>
     public static bool HasDocuments(StorageEnvironment environment)

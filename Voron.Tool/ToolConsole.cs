@@ -19,6 +19,9 @@ internal sealed record ToolConsole(TextWriter Out, TextWriter Error, TextReader 
     /// <summary>The raw standard output, for commands that write bytes (export); null when <see cref="Out"/> is not the process's.</summary>
     public Func<Stream>? OpenRawOut { get; init; }
 
+    /// <summary>Reads an environment variable (<c>VORON_KEY_FILE</c>); tests give their own.</summary>
+    public Func<string, string?> GetEnvironmentVariable { get; init; } = Environment.GetEnvironmentVariable;
+
     /// <summary>A Spectre.Console console over <see cref="Out"/> for tables (no colours unless it is a terminal).</summary>
     public IAnsiConsole OutConsole() => AnsiConsole.Create(new AnsiConsoleSettings
     {

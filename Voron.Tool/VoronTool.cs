@@ -28,6 +28,7 @@ internal static class VoronTool
 
         try
         {
+            StoreKeyFile.Select(parsed, console);
             return await parsed.InvokeAsync(new InvocationConfiguration
             {
                 Output = console.Out,
@@ -57,6 +58,8 @@ internal static class VoronTool
         root.Subcommands.Add(SqlCommand.Create(console));
         root.Subcommands.Add(DumpCommand.Create(console));
         root.Subcommands.Add(FollowCommand.Create(console));
+        root.Subcommands.Add(KeyCommand.Create(console));
+        root.Options.Add(StoreKeyFile.Option);
         return root;
     }
 
@@ -72,6 +75,7 @@ internal static class VoronTool
         ToolException tool => (tool.ExitCode, tool.Message),
         OperationCanceledException => (ExitCodes.Cancelled, "Cancelled."),
         StoreLockedException locked => (ExitCodes.Failed, DescribeLocked(locked)),
+        EncryptionKeyException key => (ExitCodes.Usage, key.Message), // the message says what to give (--key-file, VORON_KEY_FILE)
         FormatVersionException format when format.Found > format.Supported => (ExitCodes.Failed,
             $"{format.Message} The store was written by a newer Voron (format version {format.Found}; this tool reads up to {format.Supported}): " +
             "use a voron tool of that version (dotnet tool update --global Voron.Tool). Nothing was changed."),

@@ -48,7 +48,7 @@ internal static class CheckCommand
         StorageEnvironment? environment = null;
         try
         {
-            environment = StorageEnvironment.Open(StorageEnvironmentOptions.ForDirectory(directory));
+            environment = StorageEnvironment.Open(StoreAccess.Options(directory));
             Timed(new CheckStage("open", CheckStage.Ok, $"headers and journal read, transaction {InspectOutput.Count(environment.LastCommittedTransactionId)}"));
         }
         catch (Exception e) when (StoreAccess.IsDamage(e))

@@ -25,7 +25,7 @@ internal static class CompactCommand
     private static async Task<int> RunAsync(ToolConsole console, string store, string? archive, CancellationToken cancellationToken)
     {
         var directory = StoreAccess.RequireStore(store);
-        var options = StorageEnvironmentOptions.ForDirectory(directory);
+        var options = StoreAccess.Options(directory);
         options.JournalArchiveDirectory = archive == null ? null : Path.GetFullPath(archive);
         var compacted = await ToolProgress.RunAsync(console, progress =>
             StorageEnvironment.CompactAsync(options, ResultPrinter.Forward(progress), cancellationToken)).ConfigureAwait(false);

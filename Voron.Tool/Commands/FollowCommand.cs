@@ -105,6 +105,12 @@ internal static class FollowCommand
             throw new ToolException(ExitCodes.Usage, "--poll-seconds must be positive.");
         }
 
+        if (StoreKeyFile.Given)
+        {
+            throw new ToolException(ExitCodes.Usage, $"A key file was given (--key-file or {StoreKeyFile.EnvironmentVariable}), and replicas of an encrypted store " +
+                $"are not supported yet. Follow an unencrypted primary, without --key-file and with {StoreKeyFile.EnvironmentVariable} unset.");
+        }
+
         var options = new ReplicaOptions { Lineage = lineage, PollInterval = TimeSpan.FromSeconds(pollSeconds), Resnapshot = resnapshot };
         var destination = OpenDestination(spec, endpoint);
         try

@@ -29,7 +29,7 @@ internal static class ImportCommand
         var input = OpenSource(console, source, out var length);
         await using var counted = new CountingReadStream(input);
         var directory = PrepareStore(store, out var created);
-        using var environment = StorageEnvironment.Open(StorageEnvironmentOptions.ForDirectory(directory));
+        using var environment = StorageEnvironment.Open(StoreAccess.Options(directory));
         await using var documents = DocumentStore.Open(environment);
         if (created)
         {

@@ -5,7 +5,7 @@ namespace Voron.Tool.Commands;
 
 /// <summary>
 /// <c>voron info &lt;store&gt; [--archive DIR] [--json]</c>: what the store's files say — format, page size, store
-/// id, every file's size, the last transaction, the journal, whether it was closed cleanly, who
+/// id, whether it is encrypted (no key needed), every file's size, the last transaction, the journal, whether it was closed cleanly, who
 /// holds the lock, and with <c>--archive</c> how far that journal archive is shipped (its
 /// <c>voron.shipped</c> state file, <see cref="JournalArchive.ReadShippedState"/>: no network call) — read by <see cref="StorageEnvironment.Inspect"/>, which never opens the store,
 /// so it works while an application has it open. Exit 0 whenever the files could be read, problems
@@ -104,6 +104,7 @@ internal static class InfoCommand
         InspectOutput.Row(summary, "Format version", info.FormatVersion.ToString(System.Globalization.CultureInfo.InvariantCulture));
         InspectOutput.Row(summary, "Page size", InspectOutput.Bytes(info.PageSize));
         InspectOutput.Row(summary, "Store id", info.StoreId);
+        InspectOutput.Row(summary, "Encrypted", DescribeEncryption(info));
         InspectOutput.Row(summary, "Header revision", InspectOutput.Count(info.HeaderRevision));
         InspectOutput.Row(summary, "Last transaction", InspectOutput.Count(info.LastTransactionId));
         InspectOutput.Row(summary, "Synced to the data file", $"up to transaction {InspectOutput.Count(info.LastSyncedTransactionId)}");
@@ -145,6 +146,9 @@ internal static class InfoCommand
         }
     }
 
+    /// <summary>"yes (AesGcm)" or "no": read from the header, so without the key.</summary>
+    internal static string DescribeEncryption(StoreInfo info) => info.IsEncrypted ? $"yes ({info.EncryptionAlgorithm})" : "no";
+
     /// <summary>The lock line: held by whom, or who opened it last.</summary>
     internal static string DescribeLock(StoreLockInfo holder)
     {
@@ -167,6 +171,8 @@ internal static class InfoCommand
         writer.WriteNumber("formatVersion", info.FormatVersion);
         writer.WriteNumber("pageSize", info.PageSize);
         writer.WriteString("storeId", info.StoreId);
+        writer.WriteBoolean("encrypted", info.IsEncrypted);
+        writer.WriteString("encryptionAlgorithm", info.EncryptionAlgorithm);
         writer.WriteNumber("headerRevision", info.HeaderRevision);
         writer.WriteNumber("lastTransactionId", info.LastTransactionId);
         writer.WriteNumber("lastSyncedTransactionId", info.LastSyncedTransactionId);

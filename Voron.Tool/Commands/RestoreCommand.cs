@@ -65,6 +65,7 @@ internal static class RestoreCommand
         }
 
         var target = Path.GetFullPath(destination);
+        var key = StoreKeyFile.Read(); // an encrypted backup's key: the restored store keeps it
         RestoreResult restored;
         try
         {
@@ -74,6 +75,7 @@ internal static class RestoreCommand
                 ToTransactionId = toTransaction,
                 ToTime = toTime,
                 Progress = ResultPrinter.Forward(progress),
+                EncryptionKey = key,
             }, cancellationToken)).ConfigureAwait(false);
         }
         catch (ArgumentException e)
