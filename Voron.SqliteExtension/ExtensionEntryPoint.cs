@@ -86,6 +86,7 @@ internal static unsafe class ExtensionEntryPoint
     private static int AddFunctions(nint db)
     {
         var rc = Add(db, "voron_open", 1, (delegate* unmanaged[Cdecl]<nint, int, nint*, void>)&SqlFunctions.Open);
+        rc = rc != SqliteConstants.Ok ? rc : Add(db, "voron_open", 2, (delegate* unmanaged[Cdecl]<nint, int, nint*, void>)&SqlFunctions.Open); // (path, key_file)
         return rc != SqliteConstants.Ok ? rc : Add(db, "voron_close", 0, (delegate* unmanaged[Cdecl]<nint, int, nint*, void>)&SqlFunctions.Close);
     }
 

@@ -25,8 +25,12 @@ internal static class OpenStore
     private static DocumentStore? s_documents;
     private static NativeVfs? s_vfs;
 
-    /// <summary>Opens the store in <paramref name="path"/> and registers Vfs=voron over it; returns what it found.</summary>
-    public static string Open(string? path)
+    /// <summary>
+    /// Opens the store in <paramref name="path"/>, with the key in <paramref name="keyFile"/> when it
+    /// is encrypted (Voron.Core's Sealing/EncryptionKeyFile.cs: the forms the voron tool's
+    /// --key-file takes), and registers Vfs=voron over it; returns what it found.
+    /// </summary>
+    public static string Open(string? path, string? keyFile = null)
     {
         if (string.IsNullOrWhiteSpace(path))
         {
@@ -41,11 +45,13 @@ internal static class OpenStore
             }
 
             var full = RequireStore(path);
+            var options = StorageEnvironmentOptions.ForDirectory(full);
+            options.EncryptionKey = ReadKey(keyFile);
             StorageEnvironment? environment = null;
             DocumentStore? documents = null;
             try
             {
-                environment = StorageEnvironment.Open(StorageEnvironmentOptions.ForDirectory(full));
+                environment = StorageEnvironment.Open(options);
                 var (databases, hasDocuments) = Contents(environment);
                 documents = hasDocuments ? DocumentStore.Open(environment) : null;
                 var collections = documents?.GetStatistics().Collections.Count ?? 0;
@@ -63,6 +69,8 @@ internal static class OpenStore
                 {
                     StoreLockedException => new ExtensionException($"voron: {e.Message}", e),
                     CorruptionException => new ExtensionException($"voron: the store '{full}' is damaged: {e.Message} (voron check tells more)", e),
+                    EncryptionKeyException => new ExtensionException($"voron: {e.Message.Replace("(the voron tool: --key-file or VORON_KEY_FILE)",
+                        "(voron_open(path, key_file))", StringComparison.Ordinal)}", e),
                     _ => new ExtensionException($"voron: opening '{full}' failed: {e.Message}", e),
                 };
             }
@@ -88,6 +96,24 @@ internal static class OpenStore
             s_environment?.Dispose();
             (s_path, s_environment, s_documents, s_vfs) = (null, null, null, null);
             return $"closed {path}";
+        }
+    }
+
+    /// <summary>The key in <paramref name="keyFile"/>, or null when none is given; a file that holds no key is the error.</summary>
+    private static byte[]? ReadKey(string? keyFile)
+    {
+        if (keyFile is null)
+        {
+            return null;
+        }
+
+        try
+        {
+            return Voron.Sealing.EncryptionKeyFile.Read(keyFile);
+        }
+        catch (Exception e) when (e is FormatException or ArgumentException or IOException or UnauthorizedAccessException)
+        {
+            throw new ExtensionException($"voron_open(path, key_file): {e.Message.Replace(" (Parameter 'the key file')", "", StringComparison.Ordinal)}", e);
         }
     }
 

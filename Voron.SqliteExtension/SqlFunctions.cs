@@ -6,7 +6,7 @@ using Voron.SqliteVfs.Interop;
 namespace Voron.SqliteExtension;
 
 /// <summary>
-/// voron_open(path) and voron_close(), as SQL functions. Each answers a text or a SQL error
+/// voron_open(path), voron_open(path, key_file) and voron_close(), as SQL functions. Each answers a text or a SQL error
 /// (sqlite3_result_error) with <see cref="OpenStore"/>'s message; no exception leaves them.
 /// </summary>
 internal static unsafe class SqlFunctions
@@ -19,10 +19,16 @@ internal static unsafe class SqlFunctions
     {
         try
         {
-            var path = count == 1 && SqliteNative.ValueType(arguments[0]) == TextType
+            var path = count >= 1 && SqliteNative.ValueType(arguments[0]) == TextType
                 ? SqliteNative.Utf8String(SqliteNative.ValueText(arguments[0]))
                 : null;
-            Answer(context, OpenStore.Open(path));
+            if (count == 2 && SqliteNative.ValueType(arguments[1]) != TextType)
+            {
+                throw new ExtensionException("voron_open(path, key_file): key_file must be the path of the store's key file, as text.");
+            }
+
+            var keyFile = count == 2 ? SqliteNative.Utf8String(SqliteNative.ValueText(arguments[1])) : null;
+            Answer(context, OpenStore.Open(path, keyFile));
         }
         catch (ExtensionException e)
         {

@@ -7,7 +7,8 @@ namespace Voron.Tests.Sql;
 /// Publishes voron.so with Voron.SqliteExtension/publish.sh (no trim or AOT warning allowed), then
 /// drives the stock sqlite3 shell: <c>.load</c>, <c>voron_open</c>, <c>.open file:shop?vfs=voron</c>, queries on a
 /// table and on voron_docs tables, which must print what Microsoft.Data.Sqlite answers on the same
-/// store; writes through the shell that the library then reads; and the errors of voron_open. Needs
+/// store; writes through the shell that the library then reads; the errors of voron_open; and an
+/// encrypted store opened with voron_open(path, key_file), refused without its key or with a bad key file. Needs
 /// gcc (the extension's linker) and sqlite3; skipped, with the reason, without them. About three
 /// minutes on 2 cores (the publish).
 /// </summary>
@@ -86,6 +87,34 @@ public sealed class SqliteExtensionTests : IDisposable
             """);
         Assert.True(writes.Code == 0 && writes.Err.Length == 0, writes.Out + writes.Err);
         await AssertWrittenAsync(store);
+
+        // An encrypted store: voron_open(path, key_file), with the key file forms the voron tool takes.
+        var encrypted = Path.Combine(_directory, "encrypted");
+        var keyFile = Path.Combine(_directory, "store.key");
+        var badKeyFile = Path.Combine(_directory, "bad.key");
+        var key = System.Security.Cryptography.RandomNumberGenerator.GetBytes(32);
+        await File.WriteAllTextAsync(keyFile, Convert.ToHexString(key) + "\n");
+        await File.WriteAllTextAsync(badKeyFile, "not a key\n");
+        var encryptedOptions = StorageEnvironmentOptions.ForDirectory(encrypted);
+        encryptedOptions.EncryptionKey = key;
+        using (StorageEnvironment.Open(encryptedOptions))
+        {
+        }
+
+        var keyed = await ShellAsync($"""
+            {load}
+            SELECT voron_open('{encrypted}');
+            SELECT voron_open('{encrypted}', '{badKeyFile}');
+            SELECT voron_open('{encrypted}', '{keyFile}');
+            SELECT voron_close();
+            """);
+        var keyErrors = keyed.Err.Split('\n', StringSplitOptions.RemoveEmptyEntries);
+        Assert.True(keyErrors.Length == 2, keyed.Err);
+        Assert.Contains("is encrypted", keyErrors[0], StringComparison.Ordinal);
+        Assert.Contains("voron_open(path, key_file)", keyErrors[0], StringComparison.Ordinal);
+        Assert.Contains($"The key file '{badKeyFile}' is not a key", keyErrors[1], StringComparison.Ordinal);
+        Assert.Equal([$"opened {encrypted}: 0 SQLite databases, 0 collections", $"closed {encrypted}"],
+            keyed.Out.Split('\n', StringSplitOptions.RemoveEmptyEntries));
     }
 
     private static async Task CreateStoreAsync(string directory)
