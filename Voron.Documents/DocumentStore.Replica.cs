@@ -31,7 +31,7 @@ public sealed partial class DocumentStore
     /// <param name="replica">The lineage to follow and how often to poll; null: the defaults.</param>
     /// <param name="options">How the store behaves; <see cref="DocumentStoreOptions.Path"/>, <see cref="DocumentStoreOptions.InMemory"/> and the durability settings are ignored (the replica's), and so is <see cref="ChangeFeedOptions.Enabled"/> (the primary's).</param>
     /// <param name="meterFactory">Where to create the <c>Voron.Documents</c> meter; null: a process-wide meter.</param>
-    /// <exception cref="ArgumentException">The options set an <see cref="DocumentStoreOptions.EncryptionKeyProvider"/>: replicas of an encrypted store are not supported yet.</exception>
+    /// <exception cref="ArgumentException">The options set a <see cref="DocumentStoreOptions.EncryptionKeyProvider"/>: replicas of an encrypted store are not supported yet.</exception>
     /// <exception cref="InvalidOperationException">The destination holds no snapshot to start from; the primary has not opened a document store yet; or its documents need an upgrade only the primary may write.</exception>
     public static DocumentStore OpenReplica(IArchiveDestination destination, string directory, ReplicaOptions? replica = null, DocumentStoreOptions? options = null,
         IMeterFactory? meterFactory = null)

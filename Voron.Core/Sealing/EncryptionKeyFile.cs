@@ -6,7 +6,7 @@ namespace Voron.Sealing;
 /// Reads a key file, the form in which the voron tool (<c>--key-file</c>, <c>VORON_KEY_FILE</c>)
 /// and the SQLite extension (<c>voron_open(path, key_file)</c>) take a store's key. A key file is
 /// exactly one of:
-///   - 32 raw bytes (what <c>voron key new</c> writes);
+///   - 32 raw bytes (what <c>voron key new</c> writes), not all of them printable text;
 ///   - 64 hexadecimal characters;
 ///   - the base64 of 32 bytes;
 /// the text forms with surrounding whitespace (a trailing newline) trimmed. Anything else is a
@@ -42,7 +42,7 @@ internal static class EncryptionKeyFile
     /// <summary>The key <paramref name="content"/> holds in one of the three forms, or null when it holds none of them.</summary>
     internal static byte[]? Parse(ReadOnlySpan<byte> content)
     {
-        if (content.Length == SealFormat.KeySize)
+        if (content.Length == SealFormat.KeySize && !IsText(content))
         {
             return Checked(content);
         }
@@ -89,6 +89,24 @@ internal static class EncryptionKeyFile
             CryptographicOperations.ZeroMemory(copy);
             throw;
         }
+    }
+
+    /// <summary>
+    /// Whether 32 bytes are printable ASCII or whitespace: text (a 32-character hex or base64 string,
+    /// a passphrase), never taken as a raw key, since a random key is text with probability
+    /// (100/256)^32, about 10^-13 (<c>voron key new</c> draws again then).
+    /// </summary>
+    internal static bool IsText(ReadOnlySpan<byte> content)
+    {
+        foreach (var b in content)
+        {
+            if (b is not ((>= 0x20 and <= 0x7E) or (byte)'\t' or (byte)'\r' or (byte)'\n'))
+            {
+                return false;
+            }
+        }
+
+        return true;
     }
 
     private static byte[] Pinned() => GC.AllocateArray<byte>(SealFormat.KeySize, pinned: true);

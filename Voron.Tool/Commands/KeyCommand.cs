@@ -45,9 +45,15 @@ internal static class KeyCommand
             throw new ToolException(ExitCodes.Usage, $"'{path}' exists: voron key new never overwrites a file. Give a new file name."); // created meanwhile
         }
 
-        var key = RandomNumberGenerator.GetBytes(32);
+        var key = new byte[32];
         try
         {
+            do
+            {
+                RandomNumberGenerator.Fill(key);
+            }
+            while (Voron.Sealing.EncryptionKeyFile.IsText(key)); // would be read back as text (about one key in 10^13)
+
             using (stream)
             {
                 stream.Write(key);

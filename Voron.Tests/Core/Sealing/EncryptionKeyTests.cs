@@ -1,6 +1,6 @@
 using System.Security.Cryptography;
-using System.Text;
 using Voron.Testing;
+using static Voron.Tests.Core.Sealing.SealingFixtures;
 
 namespace Voron.Tests.Core.Sealing;
 
@@ -12,8 +12,6 @@ namespace Voron.Tests.Core.Sealing;
 /// </summary>
 public sealed class EncryptionKeyTests
 {
-    private const string TreeName = "encrypted";
-
     private static readonly byte[] Key = RandomNumberGenerator.GetBytes(32);
 
     public static TheoryData<string> RefusedCases =>
@@ -121,20 +119,25 @@ public sealed class EncryptionKeyTests
     }
 
     [Fact]
-    public void The_open_copy_of_the_provider_key_is_cleared_when_the_store_is_disposed()
+    public async Task The_open_copy_of_the_provider_key_serves_backups_and_is_cleared_when_the_store_is_disposed()
     {
-        using var directory = new TempDirectory();
-        var options = StorageEnvironmentOptions.ForDirectory(directory.Path);
+        using var work = new TempDirectory();
+        var options = StorageEnvironmentOptions.ForDirectory(work.Combine("store"));
         options.EncryptionKeyProvider = _ => (byte[])Key.Clone();
         byte[] copy;
-        using (StorageEnvironment.Open(options))
+        using (var env = StorageEnvironment.Open(options))
         {
-            copy = options.SealingKey!; // the engine's copy, which backups read while the store is open
+            Put(env, "a", "in the backup");
+            copy = options.SealingKey!; // the engine's copy, which a backup reads while the store is open
             Assert.Equal(Key, copy);
+            await env.BackupAsync(work.Combine("backup")); // verified with the key: the copy is opened
         }
 
         Assert.DoesNotContain(copy, b => b != 0);
         Assert.Null(options.SealingKey);
+        await StorageEnvironment.RestoreAsync(work.Combine("backup"), work.Combine("restored"), new RestoreOptions { EncryptionKey = Key });
+        using var restored = Open(work.Combine("restored"), o => o.EncryptionKey = Key);
+        Assert.Equal("in the backup", Get(restored, "a"));
     }
 
     [Fact]
@@ -215,20 +218,4 @@ public sealed class EncryptionKeyTests
         configure(options);
         return StorageEnvironment.Open(options);
     }
-
-    private static void Put(StorageEnvironment env, string key, string value)
-    {
-        using var tx = env.BeginWrite();
-        tx.CreateTree(TreeName).Put(Encoding.UTF8.GetBytes(key), Encoding.UTF8.GetBytes(value));
-        tx.Commit();
-    }
-
-    private static string? Get(StorageEnvironment env, string key)
-    {
-        using var read = env.BeginRead();
-        return read.OpenTree(TreeName) is { } tree && tree.TryGet(Encoding.UTF8.GetBytes(key), out var value) ? Encoding.UTF8.GetString(value) : null;
-    }
-
-    private static Dictionary<string, byte[]> Snapshot(string directory) =>
-        Directory.GetFiles(directory, "*", SearchOption.AllDirectories).ToDictionary(f => Path.GetRelativePath(directory, f), File.ReadAllBytes);
 }

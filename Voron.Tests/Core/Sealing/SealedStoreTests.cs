@@ -3,6 +3,7 @@ using Voron.Header;
 using Voron.Journal;
 using Voron.Sealing;
 using Voron.Testing;
+using static Voron.Tests.Core.Sealing.SealingFixtures;
 
 namespace Voron.Tests.Core.Sealing;
 
@@ -266,19 +267,6 @@ public sealed class SealedStoreTests(ITestOutputHelper output)
         return StorageEnvironment.Open(options);
     }
 
-    private static void Put(StorageEnvironment env, string key, string value)
-    {
-        using var tx = env.BeginWrite();
-        tx.CreateTree(TreeName).Put(Encoding.UTF8.GetBytes(key), Encoding.UTF8.GetBytes(value));
-        tx.Commit();
-    }
-
-    private static string? Get(StorageEnvironment env, string key)
-    {
-        using var read = env.BeginRead();
-        return read.OpenTree(TreeName) is { } tree && tree.TryGet(Encoding.UTF8.GetBytes(key), out var value) ? Encoding.UTF8.GetString(value) : null;
-    }
-
     private static void Compare(StorageEnvironment env, Dictionary<string, byte[]> model, string where)
     {
         using var read = env.BeginRead();
@@ -289,9 +277,6 @@ public sealed class SealedStoreTests(ITestOutputHelper output)
             Assert.True(tree!.TryGet(Encoding.UTF8.GetBytes(key), out var actual) && actual.SequenceEqual(value), $"{where}: key {key} differs");
         }
     }
-
-    private static Dictionary<string, byte[]> Snapshot(string directory) =>
-        Directory.GetFiles(directory, "*", SearchOption.AllDirectories).ToDictionary(f => Path.GetRelativePath(directory, f), File.ReadAllBytes);
 
     private static List<string> Found(string directory, string[] markers)
     {

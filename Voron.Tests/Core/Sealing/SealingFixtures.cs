@@ -84,4 +84,27 @@ internal static class SealingFixtures
     }
 
     public static byte[] RandomBytes(int length) => RandomNumberGenerator.GetBytes(length);
+
+    /// <summary>The tree <see cref="Put"/> and <see cref="Get"/> use.</summary>
+    public const string StoreTree = "sealed";
+
+    /// <summary>Commits <paramref name="key"/> = <paramref name="value"/> to <see cref="StoreTree"/>.</summary>
+    public static void Put(StorageEnvironment env, string key, string value)
+    {
+        using var tx = env.BeginWrite();
+        tx.CreateTree(StoreTree).Put(System.Text.Encoding.UTF8.GetBytes(key), System.Text.Encoding.UTF8.GetBytes(value));
+        tx.Commit();
+    }
+
+    public static string? Get(StorageEnvironment env, string key)
+    {
+        using var read = env.BeginRead();
+        return read.OpenTree(StoreTree) is { } tree && tree.TryGet(System.Text.Encoding.UTF8.GetBytes(key), out var value)
+            ? System.Text.Encoding.UTF8.GetString(value)
+            : null;
+    }
+
+    /// <summary>Every file of a store directory and its bytes, to show a refused open changed none.</summary>
+    public static Dictionary<string, byte[]> Snapshot(string directory) =>
+        Directory.GetFiles(directory, "*", SearchOption.AllDirectories).ToDictionary(f => Path.GetRelativePath(directory, f), File.ReadAllBytes);
 }
