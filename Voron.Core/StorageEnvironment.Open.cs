@@ -71,7 +71,8 @@ public sealed partial class StorageEnvironment
                 RecreateMissingDataFile(fileSystem, layout, header);
             }
 
-            pager = new Pager(fileSystem.Open(layout.DataFile, FileOpenMode.OpenExisting), options.MaxDataFileSize);
+            pager = new Pager(fileSystem.Open(layout.DataFile, FileOpenMode.OpenExisting), options.MaxDataFileSize,
+                storeKey is null ? null : new SealedPages(storeKey, options.DecryptedPageCacheBytes)); // PG7
             DataFileIdentity.Validate(pager.ReadIdentityPage(), layout.DataFile);
 
             // Write-ahead during recovery too: records a lazy-mode process left in the OS cache
@@ -466,7 +467,7 @@ public sealed partial class StorageEnvironment
         target.Clear();
         if (page.Encoding == JournalPageEncoding.DiffAgainstPrevious)
         {
-            pager.ReadRaw(page.PageNumber, target);
+            pager.ReadOpened(page.PageNumber, target); // a sealed store's writer never journals these (T10); the page must open
         }
 
         ApplyDiff(page, target, file, offset, txId);

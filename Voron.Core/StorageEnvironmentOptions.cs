@@ -50,6 +50,12 @@ public sealed class StorageEnvironmentOptions
     /// </summary>
     internal byte[]? SealingKey { get; set; }
 
+    /// <summary>
+    /// OP3: the most bytes of opened pages a sealed store keeps (Sealing/DecryptedPageCache.cs);
+    /// 256 MiB by default. Ignored by a store that is not sealed.
+    /// </summary>
+    internal long DecryptedPageCacheBytes { get; set; } = Sealing.SealedPages.DefaultCacheBytes;
+
     internal bool DeleteFilesOnDispose { get; private init; }
 
     /// <summary>A store over another file system implementation (the crash simulator).</summary>

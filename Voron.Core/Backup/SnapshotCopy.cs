@@ -22,8 +22,11 @@ namespace Voron.Backup;
 // BK7. writers never wait on a backup: taking the snapshot is BeginRead (the readers' lock,
 //      held for a dictionary update); the copy reads the page table without locks (PT1). What
 //      the held snapshot costs is that of any long reader (docs/core.md, "Long readers").
+// BK10. a sealed store's backup holds sealed pages only (SL9): the data file's bytes are copied as
+//      they are, and each page-table version is sealed (a copy, with a nonce of its own) before it
+//      is written; the copy keeps the salt, so the same pages subkey opens both (SL2).
 
-/// <summary>Writes a backup (BK1..BK7) of a store into a directory.</summary>
+/// <summary>Writes a backup (BK1..BK7, BK10) of a store into a directory.</summary>
 internal static class SnapshotCopy
 {
     private const int ChunkPages = 256; // 2 MiB per write
@@ -138,8 +141,9 @@ internal static class SnapshotCopy
             {
                 var page = first + i;
                 var room = (count - i) * Constants.PageSize;
-                if (table.TryGet(page, snapshot, out var bytes))
+                if (table.TryGet(page, snapshot, out var version))
                 {
+                    var bytes = environment.Pager.SealedPages is { } sealedPages ? sealedPages.ForCopy(page, version) : version; // BK10
                     var fit = Math.Min(bytes.Length, room);
                     bytes[..fit].CopyTo(chunk[(i * Constants.PageSize)..]);
                     if (bytes.Length > fit)

@@ -52,6 +52,13 @@ namespace Voron.Scratch;
 //        MV1–MV5), so spans readers hold into live slots stay valid.
 //   SC4. Allocation, freeing, growth and truncation happen under the page table's lock; reads
 //        are lock-free (the verified bits are advisory: a lost bit only costs a re-check).
+//   SC5. In a sealed store each page image is sealed before it is written here (SL9), under an
+//        ephemeral key drawn at each open and never written anywhere (StoreKey.CreateEphemeral),
+//        so a scratch file a crash left behind is unreadable to everyone, its owner included. A
+//        read opens the slot (SC1 and the seal, on every miss of its own decrypted-page cache,
+//        keyed by the slot's offset: OP1); the flusher's read opens it into a new array, which
+//        the pager seals again under the pages subkey (PG7). A page-file block arrives sealed by
+//        its writer and is stored as it is (Sealing/SealedPages.IsPageToSeal).
 
 /// <summary>Page versions spilled from the page table's memory; see the FORMAT block above.</summary>
 internal sealed unsafe partial class ScratchFile : IDisposable
@@ -68,9 +75,16 @@ internal sealed unsafe partial class ScratchFile : IDisposable
     private long _length; // bytes, a multiple of the page size; guarded by the page table's lock
     private bool _deleted;
 
-    public ScratchFile(IFileSystem fileSystem, string path, long reserve)
+    private readonly Sealing.SealedPages? _sealed; // SC5
+
+    /// <param name="fileSystem">Where the file lives.</param>
+    /// <param name="path">The file.</param>
+    /// <param name="reserve">The most bytes the mapping may show.</param>
+    /// <param name="sealedPages">A sealed store's scratch seal, under an ephemeral key (SC5), disposed with the file; else null.</param>
+    public ScratchFile(IFileSystem fileSystem, string path, long reserve, Sealing.SealedPages? sealedPages = null)
     {
         _fileSystem = fileSystem;
+        _sealed = sealedPages;
         Path = path;
         _reserve = reserve / Constants.PageSize * Constants.PageSize;
     }
@@ -123,19 +137,40 @@ internal sealed unsafe partial class ScratchFile : IDisposable
         }
 
         var buffers = new List<ReadOnlyMemory<byte>>();
-        for (var i = 0; i < images.Count;)
+        var rented = new List<byte[]>();
+        try
         {
-            var start = offsets[i];
-            var next = start;
-            buffers.Clear();
-            while (i < images.Count && offsets[i] == next)
+            for (var i = 0; i < images.Count;)
             {
-                buffers.Add(images[i].Value);
-                next += images[i].Value.Length;
-                i++;
-            }
+                var start = offsets[i];
+                var next = start;
+                buffers.Clear();
+                while (i < images.Count && offsets[i] == next)
+                {
+                    var (pageNumber, image) = images[i];
+                    if (_sealed != null)
+                    {
+                        buffers.Add(_sealed.ForWrite(pageNumber, image, out var copy)); // SC5
+                        if (copy != null)
+                        {
+                            rented.Add(copy);
+                        }
+                    }
+                    else
+                    {
+                        buffers.Add(image);
+                    }
 
-            _file!.Write(start, buffers);
+                    next += image.Length;
+                    i++;
+                }
+
+                _file!.Write(start, buffers);
+            }
+        }
+        finally
+        {
+            rented.ForEach(Sealing.SealedPages.Return);
         }
 
         return offsets;
@@ -148,6 +183,11 @@ internal sealed unsafe partial class ScratchFile : IDisposable
     public ReadOnlySpan<byte> Read(long pageNumber, long offset, int length)
     {
         var image = new ReadOnlySpan<byte>(Base + offset, length);
+        if (_sealed != null && Sealing.SealedPages.IsSealedImage(image))
+        {
+            return _sealed.Open(pageNumber, image, Path, offset, cacheKey: offset); // SC5: checks SC1 and the seal on every miss
+        }
+
         if (!IsVerified(offset))
         {
             Validate(image, pageNumber, offset);
@@ -164,6 +204,14 @@ internal sealed unsafe partial class ScratchFile : IDisposable
     /// </summary>
     public ReadOnlyMemory<byte> ReadMemory(long pageNumber, long offset, int length)
     {
+        var stored = new ReadOnlySpan<byte>(Base + offset, length);
+        if (_sealed != null && Sealing.SealedPages.IsSealedImage(stored))
+        {
+            var opened = new byte[length]; // SC5: opened for the flusher, which seals it again for the data file (PG7)
+            _sealed.OpenInto(pageNumber, stored, opened, Path, offset);
+            return opened;
+        }
+
         Validate(new ReadOnlySpan<byte>(Base + offset, length), pageNumber, offset);
         MarkVerified(offset);
         return new MappedMemory(Base + offset, length).Memory;
@@ -279,6 +327,7 @@ internal sealed unsafe partial class ScratchFile : IDisposable
     public void Dispose()
     {
         _deleted = true;
+        _sealed?.Dispose();
         _map?.Dispose();
         _file?.Dispose();
         _map = null;

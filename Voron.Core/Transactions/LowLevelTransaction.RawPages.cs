@@ -52,6 +52,7 @@ internal sealed partial class LowLevelTransaction
             return own;
         }
 
+        RefuseRawPagesWhenSealed();
         var copy = _seams.PageTable.Buffers.Rent(); // see ModifyPage
         if (!overwrite)
         {
@@ -66,6 +67,7 @@ internal sealed partial class LowLevelTransaction
     /// <summary>Allocates one raw page, zero-filled; journaled as a diff against zeros like any new page.</summary>
     public Span<byte> AllocateRawPage(out long pageNumber)
     {
+        RefuseRawPagesWhenSealed();
         var page = AllocatePages(1, out pageNumber);
         page.Clear(); // CreatePage wrote a header page number: a raw page is all caller bytes
         (_rawPages ??= []).Add(pageNumber);
@@ -78,5 +80,19 @@ internal sealed partial class LowLevelTransaction
         RequireWritable();
         _rawPages?.Remove(pageNumber);
         FreePages(pageNumber, 1);
+    }
+
+    /// <summary>
+    /// A sealed store keeps no page-file blocks yet: they would reach the data file in plaintext
+    /// (their seal belongs in their map entry, Sealing/SealFormat.cs). Refused before anything changes.
+    /// </summary>
+    private void RefuseRawPagesWhenSealed()
+    {
+        if (_seams.Pager.IsSealed)
+        {
+            throw new NotSupportedException(
+                "This store is encrypted, and page files (the SQLite databases kept in the store) cannot be written to an encrypted store yet. " +
+                "Keep SQL databases in a store opened without an encryption key.");
+        }
     }
 }
