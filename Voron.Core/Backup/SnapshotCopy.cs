@@ -54,16 +54,11 @@ internal static class SnapshotCopy
                 var committed = snapshot.Low.Committed;
                 var sourceStoreId = environment.StoreId;
                 var commitTime = SnapshotCommitTime(environment, committed); // BM5
-                if (options.Compact && environment.Seal is not null)
-                {
-                    throw new NotSupportedException(
-                        $"The store at '{environment.Path}' is sealed, and a compacted backup of a sealed store is not supported yet. Take the backup without BackupOptions.Compact.");
-                }
-
                 if (options.Compact)
                 {
                     meter.Phase("copy", 0);
-                    pages = Compaction.CompactingCopy.Write(snapshot, fileSystem, destination, meter, allowedFile: marker);
+                    pages = Compaction.CompactingCopy.Write(snapshot, fileSystem, destination, meter, allowedFile: marker,
+                        sealingKey: environment.Options.SealingKey); // a sealed store's compacted backup is sealed, under a salt of its own
                     var copyHeader = HeaderFile.ReadNewest(fileSystem, directory.Layout) ??
                         throw new InvalidOperationException($"The compacting copy in '{destination}' wrote no header.");
                     manifest = new BackupManifest(sourceStoreId, committed.TxId, committed.JournalEnd.FileNumber, committed.JournalEnd.Offset,

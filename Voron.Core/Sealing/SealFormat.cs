@@ -2,14 +2,16 @@ using System.Security.Cryptography;
 
 namespace Voron.Sealing;
 
-// Design notes — encryption at rest ("sealing"). Status: a store opened with the internal
-// StorageEnvironmentOptions.SealingKey is created sealed (header format 4), its key is checked
-// before recovery (SL5), its journal records are sealed and opened (Journal/JournalSealing.cs),
-// and its data-file pages, scratch-file slots and backups hold sealed pages only (PG7 in
-// Paging/Pager.cs, SC5 in Scratch/ScratchFile.cs, BK10 in Backup/SnapshotCopy.cs); pages are read
-// through the decrypted-page cache (OP1–OP4 in Sealing/DecryptedPageCache.cs). Not yet: page-file
-// blocks (a sealed store refuses page files, so SQL databases, until their map entries carry the
-// seal), compaction and replicas of a sealed store.
+// Design notes — encryption at rest ("sealing"). Status: a store opened with a key
+// (StorageEnvironmentOptions.SealingKey inside the engine) is created sealed (header format 4), its
+// key is checked before recovery (SL5), its journal records are sealed and opened
+// (Journal/JournalSealing.cs), and its data-file pages, scratch-file slots, backups and compacted
+// copies hold sealed pages only (PG7 in Paging/Pager.cs, SC5 in Scratch/ScratchFile.cs, BK10 in
+// Backup/SnapshotCopy.cs, a compacted copy opened with a key); pages are read through the
+// decrypted-page cache (OP1–OP4 in Sealing/DecryptedPageCache.cs); page-file blocks (SQLite's
+// pages) are sealed by their writer with the nonce and tag in their map entry (PF5, PF6 in
+// PageFiles/PageFileFormat.cs). Rekeying is compaction into a copy under the new key
+// (StorageEnvironment.RekeyAsync). Not yet: replicas of a sealed store.
 //
 // Threat model. Someone who reads or changes the store's files — a stolen disk, a copied backup,
 // an archive bucket — learns nothing of the keys and values beyond what stays plaintext (below),
@@ -32,10 +34,13 @@ namespace Voron.Sealing;
 //     a reader.
 //   - Page-file blocks (SQLite's pages). A block is a headerless 8 KiB store page, so its nonce
 //     and tag cannot live in it: they go in the block's map entry (PageFiles/PageFileFormat.cs),
-//     which grows from 16 to 44 bytes in page-file version 2 (Page 8, Checksum 4 — of the sealed
+//     which grows from 16 to 44 bytes in a sealed store (Page 8, Checksum 4 — of the sealed
 //     block —, Reserved 4, Nonce 12, Tag 16). The entry lives in a tree page, itself sealed, so a
 //     nonce or tag cannot be swapped without breaking that page's seal. PageSeal.SealBlock and
-//     OpenBlock are that seal (AAD: SL3).
+//     OpenBlock are that seal (AAD: SL3). Since the entry is written by the transaction that
+//     writes the block, the block is sealed there, at each write (PF6), not by the pager: its
+//     page-table versions, journal images and data-file bytes are all ciphertext, and the pager
+//     writes it as it is (SealedPages.IsPageToSeal).
 //   - Journal records. The payload is compressed first (ciphertext does not compress), then the
 //     stored payload is sealed with RecordSeal under the journal subkey; the 128-byte record
 //     header stays plaintext and is the AAD. The sector trailers cover the stored (sealed) bytes,
@@ -166,10 +171,10 @@ namespace Voron.Sealing;
 // to recovery and one to the writer; backup verification and restore (CopyDirectory,
 // PointInTimeRestore, so ObjectArchive's restore) take the key; Inspect reads without it (records
 // judged on headers and trailers, SL8); the archive shipper reads record headers only. Refused
-// for now: compaction of a sealed store; a replica's follower has no key.
+// for now: a replica's follower has no key.
 
 // FORMAT: sealed page and sealed byte range, version 1 (under the header file's format version 4:
-// a sealed store's data file, scratch file and backups hold sealed pages; page-file blocks not yet).
+// a sealed store's data file, scratch file and backups hold sealed pages; page-file blocks: PF5).
 //
 // Sealed page or overflow run (the page header of Paging/PageHeader.cs, with bytes 24..63 used):
 //   OFFSET SIZE NAME          MEANING

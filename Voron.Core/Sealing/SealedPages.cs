@@ -129,6 +129,27 @@ internal sealed class SealedPages : IDisposable
     public void OpenInto(long pageNumber, ReadOnlySpan<byte> stored, Span<byte> destination, string file, long offset) =>
         Seal.Open(stored, destination, pageNumber, file, offset);
 
+    /// <summary>
+    /// The plaintext of the sealed page-file block <paramref name="stored"/> of page
+    /// <paramref name="pageNumber"/>, whose nonce and tag its map entry keeps (PF3, PF5): cached per nonce (OP1).
+    /// </summary>
+    public ReadOnlySpan<byte> OpenBlock(long pageNumber, ReadOnlySpan<byte> stored, scoped ReadOnlySpan<byte> nonceAndTag, string file)
+    {
+        var nonce = nonceAndTag[..SealFormat.NonceSize];
+        if (Cache.TryGet(pageNumber, nonce, out var cached) && cached.Length == stored.Length)
+        {
+            return cached;
+        }
+
+        var opened = GC.AllocateUninitializedArray<byte>(stored.Length);
+        Seal.OpenBlock(stored, nonceAndTag, opened, pageNumber, file, pageNumber * Constants.PageSize);
+        Cache.Add(pageNumber, nonce, opened);
+        return opened;
+    }
+
+    /// <summary>PF6: seals <paramref name="block"/> (page <paramref name="pageNumber"/>) in place and writes its nonce and tag.</summary>
+    public void SealBlock(Span<byte> block, long pageNumber, Span<byte> nonceAndTag) => Seal.SealBlock(block, pageNumber, nonceAndTag);
+
     public void Dispose()
     {
         foreach (var (aead, _) in _seals.Values)
