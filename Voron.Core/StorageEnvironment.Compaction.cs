@@ -63,8 +63,50 @@ public sealed partial class StorageEnvironment
         return Task.Run(() => Compact(options, progress, cancellationToken));
     }
 
-    /// <summary>The work of <see cref="CompactAsync"/>, on the calling thread (the crash tests call it directly).</summary>
-    internal static CompactionResult Compact(StorageEnvironmentOptions options, IProgress<BackupProgress>? progress, CancellationToken cancellationToken)
+    /// <summary>
+    /// Rewrites the store in <paramref name="options"/>' directory under <paramref name="newKey"/>
+    /// (32 bytes) and swaps the copy in, exactly as <see cref="CompactAsync"/> does: afterwards the
+    /// store opens with <paramref name="newKey"/> only. Open it with its current key in
+    /// <paramref name="options"/> (none for a store that is not encrypted: this encrypts it). Every
+    /// page is sealed anew under a new salt. The store must not be open.
+    /// </summary>
+    /// <remarks>
+    /// A crash at any point leaves the store under its old key or under the new one, never a mix:
+    /// the swap is compaction's (the next open finishes it). Backups and journal archives taken
+    /// before keep the old key: keep it as long as you keep them.
+    /// </remarks>
+    /// <example>
+    /// <code>
+    /// var options = StorageEnvironmentOptions.ForDirectory(path);
+    /// options.EncryptionKey = oldKey;
+    /// await StorageEnvironment.RekeyAsync(options, newKey);
+    /// </code>
+    /// </example>
+    /// <exception cref="StoreLockedException">The store is open, in this process or another.</exception>
+    /// <exception cref="ArgumentException"><paramref name="newKey"/> is not 32 bytes, or is all zeros.</exception>
+    public static Task<CompactionResult> RekeyAsync(StorageEnvironmentOptions options, byte[] newKey, IProgress<BackupProgress>? progress = null,
+        CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        ArgumentNullException.ThrowIfNull(newKey);
+        Sealing.StoreKey.Derive(newKey, new byte[Sealing.SealFormat.SaltSize], 0, Sealing.SealFormat.Preferred).Dispose(); // the key's own checks, before anything is read
+        if (options.InMemory)
+        {
+            throw new ArgumentException("An in-memory store cannot be rekeyed: it is gone when it closes.", nameof(options));
+        }
+
+        if (IsReplicaDirectory(options.Directory))
+        {
+            throw new InvalidOperationException($"The store at '{options.Directory}' is a read replica; rekey its primary and open a new replica.");
+        }
+
+        var key = newKey.ToArray();
+        return Task.Run(() => Compact(options, progress, cancellationToken, key));
+    }
+
+    /// <summary>The work of <see cref="CompactAsync"/> and <see cref="RekeyAsync"/> (<paramref name="newKey"/>), on the calling thread (the crash tests call it directly).</summary>
+    internal static CompactionResult Compact(StorageEnvironmentOptions options, IProgress<BackupProgress>? progress, CancellationToken cancellationToken,
+        byte[]? newKey = null)
     {
         var clock = Stopwatch.StartNew();
         var fileSystem = options.FileSystem;
@@ -81,21 +123,15 @@ public sealed partial class StorageEnvironment
         var source = OpenCore(options, new BorrowedLock());
         try
         {
-            if (source.Seal is not null)
-            {
-                throw new NotSupportedException(
-                    $"The store at '{options.Directory}' is encrypted, and compacting an encrypted store is not supported yet (its copy would not be " +
-                    "encrypted). Nothing was changed; take a backup instead (BackupAsync), which stays encrypted.");
-            }
-
             before = source.Pager.PageCount * Constants.PageSize;
             sourceId = HeaderFile.ReadNewest(fileSystem, layout)!.Value.StoreId; // open wrote or found a valid copy
             fileSystem.CreateDirectory(copyLayout.Directory);
             using (var read = source.BeginRead())
             {
                 transactionId = read.Id;
-                CompactingCopy.Write(read, fileSystem, copyLayout.Directory, meter);
-                copyId = Verify(read, options, copyLayout, meter);
+                var copyKey = newKey ?? options.SealingKey; // a sealed store's copy is sealed, under a new salt
+                CompactingCopy.Write(read, fileSystem, copyLayout.Directory, meter, sealingKey: copyKey);
+                copyId = Verify(read, options, copyLayout, meter, copyKey);
             }
         }
         catch
@@ -142,13 +178,14 @@ public sealed partial class StorageEnvironment
     /// Opens the copy, checks its integrity and that it holds the snapshot's trees with the same
     /// counts, and closes it; returns its store id.
     /// </summary>
-    private static ulong Verify(ReadTransaction source, StorageEnvironmentOptions sourceOptions, StoreLayout copyLayout, CopyMeter meter)
+    private static ulong Verify(ReadTransaction source, StorageEnvironmentOptions sourceOptions, StoreLayout copyLayout, CopyMeter meter, byte[]? sealingKey)
     {
         var fileSystem = sourceOptions.FileSystem;
         var options = StorageEnvironmentOptions.ForFileSystem(copyLayout.Directory, fileSystem);
         options.BackgroundFlush = false;
         options.JournalFileSize = sourceOptions.JournalFileSize;
         options.MaxDataFileSize = sourceOptions.MaxDataFileSize;
+        options.SealingKey = sealingKey;
         using (var copy = Open(options))
         {
             var report = copy.CheckIntegrity();

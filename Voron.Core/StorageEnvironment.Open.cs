@@ -14,14 +14,15 @@ namespace Voron;
 public sealed partial class StorageEnvironment
 {
     // Open algorithm:
-    //   1. create the directory (owner only) and take the exclusive lock (voron.lock); an existing
-    //      store's key is checked (step 2a) before anything is written; write
-    //      this process's record into it (Platform/LockFileRecord.cs: informational only); delete
-    //      the scratch file an earlier process left (Scratch/ScratchFile.cs: nothing in it is needed)
+    //   1. create the directory (owner only) and take the exclusive lock (voron.lock)
     //   1a. compaction/ (Compaction/CompactionSwap.cs): a valid marker (compaction/ready) that
     //      matches the store (CP3) = a committed compaction: finish its swap (CP2), every step
     //      idempotent; a marker that does not match is a CorruptionException (never swap in a stale
-    //      copy); files there without a valid marker = an interrupted compaction: delete them
+    //      copy); files there without a valid marker = an interrupted compaction: delete them. First,
+    //      before the key is checked: a committed rekey's swap decides which key fits
+    //   1b. an existing store's key is checked (step 2a) before anything else is written; write
+    //      this process's record into the lock (Platform/LockFileRecord.cs: informational only);
+    //      delete the scratch file an earlier process left (Scratch/ScratchFile.cs: nothing in it is needed)
     //   2. read the newest valid header copy (Header/HeaderFile.cs); none at all = a new store:
     //      write the data file's identity page, sync it, write header revision 1, sync the directory
     //   3. map the data file and check its identity page (format version)
@@ -57,13 +58,15 @@ public sealed partial class StorageEnvironment
         try
         {
             options.ResolveSealingKey(); // the provider, once per open, with the lock held; cleared at dispose
+            // Step 1a first: a swap whose marker is written is committed whatever key is given, and
+            // after a rekey (StorageEnvironment.RekeyAsync) it decides which key the store takes.
+            Compaction.CompactionSwap.Resume(fileSystem, layout, options.JournalArchiveDirectory);
             if (HeaderFile.ReadNewest(fileSystem, layout) is { } existing)
             {
-                DeriveStoreKey(existing, options.SealingKey, layout.Directory)?.Dispose(); // SL5: a key that does not fit changes no file, the lock's record included
+                DeriveStoreKey(existing, options.SealingKey, layout.Directory)?.Dispose(); // SL5: a key that does not fit changes no other file, the lock's record included
             }
 
             LockFileRecord.TryWrite(storeLock, options.Durability); // who holds it, for StoreLockedException and Inspect
-            Compaction.CompactionSwap.Resume(fileSystem, layout, options.JournalArchiveDirectory); // step 1a
             Scratch.ScratchFile.DeleteLeftover(fileSystem, layout.ScratchFile); // SC3: an earlier process's spilled versions are all in the journal
             var header = HeaderFile.ReadNewest(fileSystem, layout, out var headerCopies) ?? CreateStore(fileSystem, layout, headerCopies, options.SealingKey);
             storeKey = DeriveStoreKey(header, options.SealingKey, layout.Directory); // step 2a
@@ -72,7 +75,8 @@ public sealed partial class StorageEnvironment
                 RecreateMissingDataFile(fileSystem, layout, header);
             }
 
-            pager = new Pager(fileSystem.Open(layout.DataFile, FileOpenMode.OpenExisting), options.MaxDataFileSize);
+            pager = new Pager(fileSystem.Open(layout.DataFile, FileOpenMode.OpenExisting), options.MaxDataFileSize,
+                storeKey is null ? null : new SealedPages(storeKey, options.DecryptedPageCacheBytes)); // PG7
             DataFileIdentity.Validate(pager.ReadIdentityPage(), layout.DataFile);
 
             // Write-ahead during recovery too: records a lazy-mode process left in the OS cache
@@ -338,7 +342,7 @@ public sealed partial class StorageEnvironment
                 ? null
                 : throw new EncryptionKeyException(directory, EncryptionKeyProblem.KeyForUnencryptedStore,
                     $"The store at '{directory}' is not encrypted, and an encryption key was given. Open it without EncryptionKey and " +
-                    "EncryptionKeyProvider (a store is encrypted when it is created and stays as it was created); nothing was changed.");
+                    "EncryptionKeyProvider, or encrypt it first with StorageEnvironment.RekeyAsync; nothing was changed.");
         }
 
         if (userKey is null)
@@ -469,7 +473,7 @@ public sealed partial class StorageEnvironment
         target.Clear();
         if (page.Encoding == JournalPageEncoding.DiffAgainstPrevious)
         {
-            pager.ReadRaw(page.PageNumber, target);
+            pager.ReadOpened(page.PageNumber, target); // a sealed store's writer never journals these (T10); the page must open
         }
 
         ApplyDiff(page, target, file, offset, txId);

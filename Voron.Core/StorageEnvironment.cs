@@ -98,7 +98,10 @@ public sealed partial class StorageEnvironment : IDisposable
         Pager = pager;
         Journal = journal;
         _committed = committed;
-        PageTable = new PageTable(new Scratch.ScratchFile(_fileSystem, _layout.ScratchFile, options.MaxDataFileSize), options.MaxPageVersionMemory,
+        var scratchSeal = header.Seal is { } seal // SC5: spilled versions sealed under a key that dies with the process
+            ? new Sealing.SealedPages(Sealing.StoreKey.CreateEphemeral(header.StoreId, seal.Algorithm), options.DecryptedPageCacheBytes / 4, ownsKey: true)
+            : null;
+        PageTable = new PageTable(new Scratch.ScratchFile(_fileSystem, _layout.ScratchFile, options.MaxDataFileSize, scratchSeal), options.MaxPageVersionMemory,
             new PageBufferPool(options.RecyclePageBuffers ? PageBufferPoolCapacity(options.MaxPageVersionMemory) : 0));
         // The subsystems below get what they need as seams, never the environment (Pebble's
         // commitEnv): nothing below this type points back up to it.
@@ -131,7 +134,8 @@ public sealed partial class StorageEnvironment : IDisposable
             Path = Path,
         }, header, options);
         InPlace = new InPlacePages(pager, _flusher.Untouched,
-            _options.Durability == DurabilityMode.Durable && _options.JournalArchiveDirectory == null ? _options.InPlaceNewPagesThreshold : long.MaxValue); // IP2, IP6
+            _options.Durability == DurabilityMode.Durable && _options.JournalArchiveDirectory == null && !pager.IsSealed
+                ? _options.InPlaceNewPagesThreshold : long.MaxValue); // IP2, IP6, IP7
         _pipeline = new CommitPipeline(new CommitSeams
         {
             ThrowIfUnusable = ThrowIfUnusable,
@@ -585,8 +589,8 @@ public sealed partial class StorageEnvironment : IDisposable
         PageTable.Dispose(); // the scratch mapping: readers that outlived Dispose may still read spilled versions (LC6)
         Journal.Dispose();
         JournalSealing?.Dispose(); // after the writer that uses it
+        Pager.Dispose(); // its sealed pages (PG7) make AEADs from the key on each new reading thread
         SealKey?.Dispose(); // SL10
         Options.ReleaseSealingKey(); // SL10: the open's copy of the user's key
-        Pager.Dispose();
     }
 }

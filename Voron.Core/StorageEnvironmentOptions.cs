@@ -98,6 +98,12 @@ public sealed class StorageEnvironmentOptions
     }
 
     /// <summary>
+    /// OP3: the most bytes of opened pages a sealed store keeps (Sealing/DecryptedPageCache.cs);
+    /// 256 MiB by default. Ignored by a store that is not sealed.
+    /// </summary>
+    internal long DecryptedPageCacheBytes { get; set; } = Sealing.SealedPages.DefaultCacheBytes;
+
+    /// <summary>
     /// Whether disposing the store deletes its files: set by <see cref="CreateInMemory"/>, whose
     /// file system nobody else can reach, so its memory goes back to the OS at Dispose (LC7).
     /// </summary>

@@ -46,7 +46,7 @@ public sealed class CommandLineTests
     [InlineData(new[] { "merge", "--flush-delay", "slow" }, "--flush-delay must be a number of milliseconds")]
     [InlineData(new[] { "documents", "--flush-delay", "1" }, "'--flush-delay'")]
     [InlineData(new[] { "ops", "--parts", "restore" }, "--parts must list names from backup, tools, recovery")]
-    [InlineData(new[] { "kv", "--engines", "voron,rocksdb" }, "--engines must list names from voron, voron-portable, sqlite, sqlite-mmap, lmdb")]
+    [InlineData(new[] { "kv", "--engines", "voron,rocksdb" }, "--engines must list names from voron, voron-sealed, voron-portable, sqlite, sqlite-mmap, lmdb")]
     [InlineData(new[] { "merge", "--loops", "sideways" }, "--loops must list names from closed, open")]
     [InlineData(new[] { "kv", "--runs", "0" }, "--runs must be a positive whole number")]
     public async Task A_bad_argument_is_named_and_exits_with_2(string[] args, string expected)
@@ -98,7 +98,7 @@ public sealed class CommandLineTests
         var parsed = CommandLine.Parse(["kv", "--engines", "voron, lmdb", "--runs", "3"]);
 
         Assert.Empty(parsed.Errors);
-        Assert.Equal(["voron", "lmdb"], parsed.GetValue(ExperimentCatalog.Engines)!);
+        Assert.Equal(["voron", "lmdb"], parsed.GetValue(ExperimentCatalog.KvEngines)!);
         Assert.Equal(3, parsed.GetValue(ExperimentCatalog.Runs));
         Assert.Equal(["open"], CommandLine.Parse(["merge", "--loops", "open"]).GetValue(ExperimentCatalog.MergeLoops)!);
     }

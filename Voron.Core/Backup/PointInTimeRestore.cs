@@ -219,10 +219,12 @@ internal static class PointInTimeRestore
         var toTime = options.ToTime?.ToUnixTimeMilliseconds();
         if (log.Files.Count > 0 && !(toTime == null && options.ToTransactionId == manifest.SnapshotTxId))
         {
-            using var pager = new Pager(fileSystem.Open(dataFile, FileOpenMode.OpenExisting), maxDataFileSize);
-            byte[] image = [];
             // The source's records are sealed under its subkeys: the backup's salt (a copy keeps its source's, SL2) and the source's store id.
             using var sourceKey = backupHeader.Seal is { } seal ? StoreKey.Derive(options.SealingKey, seal.Salt, manifest.SourceStoreId, seal.Algorithm) : null;
+            // Pages are sealed under the salt's pages subkey, the same for the source and every copy (SL2, PG7).
+            using var pager = new Pager(fileSystem.Open(dataFile, FileOpenMode.OpenExisting), maxDataFileSize,
+                sourceKey is null ? null : new SealedPages(sourceKey, 0));
+            byte[] image = [];
             using var sealing = sourceKey is null ? null : new JournalSealing(sourceKey);
             var result = JournalReader.Recover(fileSystem, archive, manifest.SourceStoreId, new JournalPosition(manifest.JournalFile, manifest.JournalOffset),
                 manifest.SnapshotTxId + 1,

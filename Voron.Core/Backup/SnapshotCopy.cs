@@ -22,8 +22,11 @@ namespace Voron.Backup;
 // BK7. writers never wait on a backup: taking the snapshot is BeginRead (the readers' lock,
 //      held for a dictionary update); the copy reads the page table without locks (PT1). What
 //      the held snapshot costs is that of any long reader (docs/core.md, "Long readers").
+// BK10. a sealed store's backup holds sealed pages only (SL9): the data file's bytes are copied as
+//      they are, and each page-table version is sealed (a copy, with a nonce of its own) before it
+//      is written; the copy keeps the salt, so the same pages subkey opens both (SL2).
 
-/// <summary>Writes a backup (BK1..BK7) of a store into a directory.</summary>
+/// <summary>Writes a backup (BK1..BK7, BK10) of a store into a directory.</summary>
 internal static class SnapshotCopy
 {
     private const int ChunkPages = 256; // 2 MiB per write
@@ -51,16 +54,11 @@ internal static class SnapshotCopy
                 var committed = snapshot.Low.Committed;
                 var sourceStoreId = environment.StoreId;
                 var commitTime = SnapshotCommitTime(environment, committed); // BM5
-                if (options.Compact && environment.Seal is not null)
-                {
-                    throw new NotSupportedException(
-                        $"The store at '{environment.Path}' is sealed, and a compacted backup of a sealed store is not supported yet. Take the backup without BackupOptions.Compact.");
-                }
-
                 if (options.Compact)
                 {
                     meter.Phase("copy", 0);
-                    pages = Compaction.CompactingCopy.Write(snapshot, fileSystem, destination, meter, allowedFile: marker);
+                    pages = Compaction.CompactingCopy.Write(snapshot, fileSystem, destination, meter, allowedFile: marker,
+                        sealingKey: environment.Options.SealingKey); // a sealed store's compacted backup is sealed, under a salt of its own
                     var copyHeader = HeaderFile.ReadNewest(fileSystem, directory.Layout) ??
                         throw new InvalidOperationException($"The compacting copy in '{destination}' wrote no header.");
                     manifest = new BackupManifest(sourceStoreId, committed.TxId, committed.JournalEnd.FileNumber, committed.JournalEnd.Offset,
@@ -138,8 +136,9 @@ internal static class SnapshotCopy
             {
                 var page = first + i;
                 var room = (count - i) * Constants.PageSize;
-                if (table.TryGet(page, snapshot, out var bytes))
+                if (table.TryGet(page, snapshot, out var version))
                 {
+                    var bytes = environment.Pager.SealedPages is { } sealedPages ? sealedPages.ForCopy(page, version) : version; // BK10
                     var fit = Math.Min(bytes.Length, room);
                     bytes[..fit].CopyTo(chunk[(i * Constants.PageSize)..]);
                     if (bytes.Length > fit)

@@ -36,7 +36,14 @@ internal static class CompactingCopy
     /// which also throws on cancellation. The destination may already hold one file named
     /// <paramref name="allowedFile"/> (a backup's in-progress manifest, BK1).
     /// </summary>
-    internal static long Write(ReadTransaction source, IFileSystem fileSystem, string destinationDirectory, CopyMeter meter, string? allowedFile = null)
+    /// <param name="source">The snapshot to copy.</param>
+    /// <param name="fileSystem">Where the copy goes.</param>
+    /// <param name="destinationDirectory">The copy's directory, empty or missing.</param>
+    /// <param name="meter">Progress and cancellation.</param>
+    /// <param name="allowedFile">A file the destination may already hold.</param>
+    /// <param name="sealingKey">The key the copy is sealed under (a new salt: every page sealed anew, SL1, SL2), or null for a plaintext copy.</param>
+    internal static long Write(ReadTransaction source, IFileSystem fileSystem, string destinationDirectory, CopyMeter meter, string? allowedFile = null,
+        byte[]? sealingKey = null)
     {
         ArgumentNullException.ThrowIfNull(source);
         var layout = new StoreLayout(destinationDirectory);
@@ -50,6 +57,7 @@ internal static class CompactingCopy
         meter.Phase("copy", total);
 
         var options = DestinationOptions(source.Environment.Options, fileSystem, destinationDirectory);
+        options.SealingKey = sealingKey;
         using (var destination = StorageEnvironment.Open(options))
         {
             var writer = new ChunkedWriter(destination, meter);

@@ -14,7 +14,7 @@ internal enum JournalPageEncoding : byte
 
     /// <summary>
     /// Format 3: the entry's pages were written in place in the data file, and made durable there,
-    /// before the record (Transactions/InPlacePages.cs, IP1–IP6); the entry's 4 bytes are the
+    /// before the record (Transactions/InPlacePages.cs, IP1–IP7); the entry's 4 bytes are the
     /// CRC32C of their bytes, which recovery checks.
     /// </summary>
     InDataFile = 3,

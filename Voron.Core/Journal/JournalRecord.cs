@@ -58,7 +58,7 @@ namespace Voron.Journal;
 //                             new page: zero-fill, then apply); 3 = in the data file (version 3
 //                             only): the pages were written in place in the data file and made
 //                             durable there before this record (Transactions/InPlacePages.cs,
-//                             IP1–IP6), StoredLength = 4 and the bytes are the CRC32C (plain, not
+//                             IP1–IP7), StoredLength = 4 and the bytes are the CRC32C (plain, not
 //                             bound: it names data-file bytes) of the pages' PageCount * 8192
 //                             bytes. Diff format: Journal/Diff/PageDiff.cs; a diff's StoredLength
 //                             is below PageCount * 8192

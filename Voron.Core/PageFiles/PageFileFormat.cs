@@ -36,14 +36,38 @@ namespace Voron.PageFiles;
 //   8      4    Checksum      CRC32C of the page's 8192 bytes
 //   12     4    Reserved      zero
 //
+// In a sealed store (header format 4; encryption at rest, Sealing/SealFormat.cs) — the same tree
+// and metadata (Version 1: the store's header format says entries are sealed ones), blocks sealed
+// one by one by their writer with the pages subkey
+// (PageSeal.SealBlock: AAD the page number and a block domain byte, SL3), in place: the raw page
+// holds the 8192 bytes of ciphertext, and the nonce and tag, which a headerless page has no room
+// for, live in the entry, which grows to 44 bytes:
+//   OFFSET SIZE NAME          MEANING
+//   0      8    Page          the raw store page holding the sealed block, > 0
+//   8      4    Checksum      CRC32C of the page's 8192 bytes as stored (sealed): PF3 without the key
+//   12     4    Reserved      zero
+//   16     12   Nonce         the block's seal (SL1)
+//   28     16   Tag           the AEAD tag of the block
+// The entry lives in a tree page, itself sealed (PG7), so a nonce or tag cannot be changed or
+// swapped without breaking that page's seal. A block is sealed again, with a new nonce, at every
+// write to it (PF6); the writing transaction keeps the block's plaintext to read its own writes.
+//
 // Validity rules: a page file is valid iff
 //   PF1. its metadata exists, Version is 1, BlockSize is 8192 and Length >= 0;
 //   PF2. every other key is 8 bytes, its block number b satisfies b * 8192 < Length, and its
-//        value is 16 bytes with a Page inside the data file and a zero Reserved field;
+//        value is 16 bytes (44 in a sealed store) with a Page inside the data file and a zero
+//        Reserved field;
 //   PF3. a block's page, read from the data file, has the entry's Checksum (checked the first
-//        time the page is read after open or after the flusher rewrote it: PG3);
+//        time the page is read after open or after the flusher rewrote it: PG3); in a sealed
+//        store the block then opens with the entry's nonce and tag (SL7: else CorruptionException);
 //   PF4. no page is the block of two entries, nor anything else (StorageEnvironment.CheckIntegrity
 //        claims every block's page).
+//   PF5. (a sealed store) no page file of a sealed store is read or written in plaintext: every block
+//        written is sealed before the write returns, and read blocks are opened (the opened bytes
+//        are cached per nonce: OP1).
+//   PF6. (a sealed store) a block is sealed again at each write with a nonce of its own (SL1), so the
+//        journal and the data file only ever see ciphertext; the writer keeps the plaintext of the
+//        blocks it changed for its own reads until it ends.
 // Bytes that break a rule raise CorruptionException naming the data file, the page and the rule.
 // Bytes past Length read as zeros; a block with no entry reads as zeros. Compatibility: a new
 // field takes reserved bytes and bumps Version; readers refuse versions they do not know: a
@@ -54,6 +78,9 @@ namespace Voron.PageFiles;
 internal static class PageFileFormat
 {
     public const int Version = 1;
+
+    /// <summary>An entry of a sealed store's page file: page, checksum, reserved, nonce and tag (the FORMAT block above).</summary>
+    public const int SealedEntrySize = 16 + Sealing.SealFormat.BlockSealSize;
     public const int BlockSize = Constants.PageSize;
     public const int MetadataSize = 32;
     public const int EntrySize = 16;
@@ -130,6 +157,26 @@ internal static class PageFileFormat
         BinaryPrimitives.WriteInt64LittleEndian(value, page);
         BinaryPrimitives.WriteUInt32LittleEndian(value[8..], checksum);
         BinaryPrimitives.WriteUInt32LittleEndian(value[12..], 0);
+    }
+
+    /// <summary>A sealed store's entry: <see cref="WriteEntry"/>, then the block's nonce and tag.</summary>
+    public static void WriteSealedEntry(Span<byte> value, long page, uint checksum, ReadOnlySpan<byte> nonceAndTag)
+    {
+        WriteEntry(value, page, checksum);
+        nonceAndTag.CopyTo(value[EntrySize..SealedEntrySize]);
+    }
+
+    /// <summary>Reads a block entry of a store that is sealed or not; <paramref name="nonceAndTag"/> is empty when it is not.</summary>
+    public static (long Page, uint Checksum) ReadEntry(ReadOnlySpan<byte> value, string file, string name, long block, bool sealedStore, out ReadOnlySpan<byte> nonceAndTag)
+    {
+        var expected = sealedStore ? SealedEntrySize : EntrySize;
+        if (value.Length != expected)
+        {
+            throw Corrupt(file, name, $"rule PF2: the entry of block {block} is {value.Length} bytes, expected {expected}");
+        }
+
+        nonceAndTag = sealedStore ? value[EntrySize..SealedEntrySize] : default;
+        return ReadEntry(value[..EntrySize], file, name, block);
     }
 
     /// <summary>Reads a block entry, checking the value half of PF2 (the page's range is checked when it is read).</summary>

@@ -37,6 +37,9 @@ internal sealed class PageFileView
 
     private string DataFile => _transaction.DataFilePath;
 
+    /// <summary>A sealed store's page file: 44-byte entries, blocks sealed (PF2, PF5).</summary>
+    private bool Sealed => _transaction.IsSealed;
+
     /// <summary>Names the file in corruption messages (made only when one is raised).</summary>
     private string Owner => $"page file '{Name}'";
 
@@ -104,8 +107,8 @@ internal sealed class PageFileView
             return false;
         }
 
-        var (page, checksum) = PageFileFormat.ReadEntry(value, DataFile, Name, block);
-        bytes = _transaction.GetRawPage(page, checksum, Owner);
+        var (page, checksum) = PageFileFormat.ReadEntry(value, DataFile, Name, block, Sealed, out var nonceAndTag);
+        bytes = Sealed ? _transaction.GetSealedBlock(page, checksum, nonceAndTag, Owner) : _transaction.GetRawPage(page, checksum, Owner); // PF5
         return true;
     }
 
@@ -215,18 +218,29 @@ internal sealed class PageFileView
                 throw PageFileFormat.Corrupt(DataFile, Name, $"rule PF2: block {block} lies past the file's length {Length}");
             }
 
-            var (page, checksum) = PageFileFormat.ReadEntry(cursor.Value, DataFile, Name, block);
+            var (page, checksum) = PageFileFormat.ReadEntry(cursor.Value, DataFile, Name, block, Sealed, out var nonceAndTag);
             claim(page, 1, $"{Owner} (block {block})");
             var actual = Crc32C.Compute(_transaction.GetRawPage(page, checksum, Owner));
             if (actual != checksum)
             {
                 throw new CorruptionException(DataFile, page * BlockSize, $"rule PF3: raw page {page} of {Owner} has checksum 0x{actual:X8}, its map entry says 0x{checksum:X8}");
             }
+
+            if (Sealed)
+            {
+                _transaction.GetSealedBlock(page, checksum, nonceAndTag, Owner); // PF3: the seal opens
+            }
         }
     }
 
     private void WriteIntoBlock(long block, int inBlock, ReadOnlySpan<byte> bytes)
     {
+        if (Sealed)
+        {
+            WriteIntoSealedBlock(block, inBlock, bytes);
+            return;
+        }
+
         Span<byte> key = stackalloc byte[PageFileFormat.BlockKeySize];
         Span<byte> entry = stackalloc byte[PageFileFormat.EntrySize];
         PageFileFormat.WriteBlockKey(key, block);
@@ -247,6 +261,31 @@ internal sealed class PageFileView
         _map.Put(key, entry);
     }
 
+    /// <summary>PF6: changes the block's plaintext, seals it again into its raw page, and records the seal in its entry.</summary>
+    private void WriteIntoSealedBlock(long block, int inBlock, ReadOnlySpan<byte> bytes)
+    {
+        Span<byte> key = stackalloc byte[PageFileFormat.BlockKeySize];
+        Span<byte> entry = stackalloc byte[PageFileFormat.SealedEntrySize];
+        PageFileFormat.WriteBlockKey(key, block);
+        long page;
+        Span<byte> plaintext;
+        if (_map.TryGet(key, out var value))
+        {
+            (page, var checksum) = PageFileFormat.ReadEntry(value, DataFile, Name, block, sealedStore: true, out var nonceAndTag);
+            plaintext = _transaction.ModifySealedBlock(page, checksum, nonceAndTag, Owner, overwrite: bytes.Length == BlockSize);
+        }
+        else
+        {
+            plaintext = _transaction.AllocateSealedBlock(out page);
+        }
+
+        bytes.CopyTo(plaintext[inBlock..]);
+        Span<byte> seal = stackalloc byte[Sealing.SealFormat.BlockSealSize];
+        var sealedChecksum = _transaction.SealBlock(page, seal, Owner);
+        PageFileFormat.WriteSealedEntry(entry, page, sealedChecksum, seal);
+        _map.Put(key, entry);
+    }
+
     private void FreeBlocksFrom(long firstBlock)
     {
         Span<byte> start = stackalloc byte[PageFileFormat.BlockKeySize];
@@ -256,7 +295,7 @@ internal sealed class PageFileView
         for (var more = cursor.Seek(start); more; more = cursor.MoveNext())
         {
             var block = PageFileFormat.ReadBlockKey(cursor.Key, DataFile, Name);
-            doomed.Add((cursor.Key.ToArray(), PageFileFormat.ReadEntry(cursor.Value, DataFile, Name, block).Page));
+            doomed.Add((cursor.Key.ToArray(), PageFileFormat.ReadEntry(cursor.Value, DataFile, Name, block, Sealed, out _).Page));
         }
 
         // The cursor is dead once the tree changes (BT10): collect first, then delete.

@@ -7,6 +7,7 @@ internal sealed partial class Pager
     private sealed class GatheredRun(Pager pager)
     {
         private readonly List<ReadOnlyMemory<byte>> _pieces = [];
+        private readonly List<byte[]> _rented = []; // sealed copies (PG7), given back once written
         private long _start;
         private long _end;
 
@@ -14,7 +15,7 @@ internal sealed partial class Pager
 
         public long Bytes { get; private set; }
 
-        public void Add(long offset, ReadOnlyMemory<byte> piece)
+        public void Add(long offset, ReadOnlyMemory<byte> piece, byte[]? rented = null)
         {
             if (_pieces.Count > 0 && offset != _end)
             {
@@ -28,6 +29,11 @@ internal sealed partial class Pager
             }
 
             _pieces.Add(piece);
+            if (rented != null)
+            {
+                _rented.Add(rented);
+            }
+
             _end += piece.Length;
         }
 
@@ -38,7 +44,20 @@ internal sealed partial class Pager
                 return;
             }
 
-            pager._file.Write(_start, _pieces);
+            try
+            {
+                pager._file.Write(_start, _pieces);
+            }
+            finally
+            {
+                foreach (var rented in _rented)
+                {
+                    Sealing.SealedPages.Return(rented);
+                }
+
+                _rented.Clear();
+            }
+
             // PG3: every page whose bytes this write touched is validated again on its next read.
             var first = _start / Constants.PageSize;
             var last = (_end + Constants.PageSize - 1) / Constants.PageSize;

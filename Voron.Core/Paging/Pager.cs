@@ -42,6 +42,13 @@ namespace Voron.Paging;
 //        is referenced by the header, the journal or any reader (every record's pages lie below
 //        its own NextPageNumber, which never decreases), so PG5 still holds and the next open
 //        needs no growth to recover. Best effort: a file system that refuses keeps the length.
+//   PG7. In a sealed store (Sealing/SealFormat.cs) every page that goes to the file through this
+//        type — WritePages (the flusher, a commit's in-place pages), WritePage (recovery) — is
+//        sealed first into a copy of its own (SL9), whole (a new seal changes every byte, so FL10's
+//        units do not apply); a page-file block arrives sealed by its writer and goes as it is
+//        (SealedPages.IsPageToSeal). ReadPage opens a page into the decrypted-page cache instead of
+//        handing out the mapping (OP1–OP4 in Sealing/DecryptedPageCache.cs); each miss checks P1–P4
+//        and the seal, so PG3's bits are not used. The identity page (page 0) stays plaintext.
 
 /// <summary>The data file: validated reads through a read-only mapping, positional writes, growth.</summary>
 internal sealed unsafe partial class Pager : IDisposable
@@ -56,6 +63,7 @@ internal sealed unsafe partial class Pager : IDisposable
     private long[] _verified = new long[1024]; // PG3: one bit per page
     private long _length;
     private long _trimPagesOnDispose; // PG6: 0 = leave the length as it is
+    private readonly Sealing.SealedPages? _sealed; // PG7: a sealed store's pages, else null
 
     /// <summary>The smallest growth step of the data file (PG4): 512 KiB.</summary>
     public const long MinGrowthPages = 64;
@@ -66,9 +74,13 @@ internal sealed unsafe partial class Pager : IDisposable
     /// <summary>PG4: a growth step is the file's size over this (between the two bounds above).</summary>
     public const long GrowthDivisor = 8;
 
-    public Pager(IStorageFile file, long maxFileSize)
+    /// <param name="file">The data file.</param>
+    /// <param name="maxFileSize">MaxDataFileSize: the mapping's reservation.</param>
+    /// <param name="sealedPages">A sealed store's seal and opened-page cache (PG7), disposed with the pager; null for a plaintext store.</param>
+    public Pager(IStorageFile file, long maxFileSize, Sealing.SealedPages? sealedPages = null)
     {
         _file = file;
+        _sealed = sealedPages;
         _length = file.Length;
         if (_length % Constants.PageSize != 0)
         {
@@ -90,6 +102,12 @@ internal sealed unsafe partial class Pager : IDisposable
         _base = (nint)_map.BaseAddress;
         _views = new SupersededViews(_map);
     }
+
+    /// <summary>Whether the store is sealed: pages are sealed on their way to the file and opened when read (PG7).</summary>
+    public bool IsSealed => _sealed != null;
+
+    /// <summary>A sealed store's pages (PG7), else null.</summary>
+    public Sealing.SealedPages? SealedPages => _sealed;
 
     /// <summary>The views growth left behind, and their release (MV1–MV5).</summary>
     public SupersededViews Views => _views;
@@ -121,7 +139,8 @@ internal sealed unsafe partial class Pager : IDisposable
 
     /// <summary>
     /// A page (or the whole overflow run it starts) from the mapping, validated (PG3). The span
-    /// points into the mapping: valid while the transaction that reads it is live (MV1, MV4).
+    /// points into the mapping: valid while the transaction that reads it is live (MV1, MV4). In a
+    /// sealed store (PG7) it is the page opened, from the decrypted-page cache.
     /// </summary>
     public ReadOnlySpan<byte> ReadPage(long pageNumber)
     {
@@ -147,6 +166,12 @@ internal sealed unsafe partial class Pager : IDisposable
             page = new ReadOnlySpan<byte>(Base + offset, runLength);
         }
 
+        if (_sealed != null)
+        {
+            CheckFlags(pageNumber, flags);
+            return _sealed.Open(pageNumber, page, Path); // PG7: P1, P3, P4 and the seal, on every miss
+        }
+
         if (!IsVerified(pageNumber))
         {
             Validate(page, pageNumber, flags);
@@ -154,6 +179,14 @@ internal sealed unsafe partial class Pager : IDisposable
         }
 
         return page;
+    }
+
+    private void CheckFlags(long pageNumber, PageFlags flags)
+    {
+        if (flags is not (PageFlags.Leaf or PageFlags.Branch or PageFlags.Overflow or PageFlags.FreeSpace))
+        {
+            throw new CorruptionException(Path, pageNumber * Constants.PageSize, $"rule P2: page {pageNumber} has unknown flags 0x{(byte)flags:X2}");
+        }
     }
 
     private void Validate(ReadOnlySpan<byte> run, long pageNumber, PageFlags flags)
@@ -164,11 +197,7 @@ internal sealed unsafe partial class Pager : IDisposable
             throw new CorruptionException(Path, offset, $"rule P1: page {pageNumber} holds the header of page {PageHeader.GetPageNumber(run)}");
         }
 
-        if (flags is not (PageFlags.Leaf or PageFlags.Branch or PageFlags.Overflow or PageFlags.FreeSpace))
-        {
-            throw new CorruptionException(Path, offset, $"rule P2: page {pageNumber} has unknown flags 0x{(byte)flags:X2}");
-        }
-
+        CheckFlags(pageNumber, flags);
         var expected = PageHeader.ComputeChecksum(run);
         var actual = PageHeader.GetChecksum(run);
         if (expected != actual)
@@ -202,6 +231,7 @@ internal sealed unsafe partial class Pager : IDisposable
 
     private void ForgetVerified(long pageNumber, int pageCount)
     {
+        _sealed?.Cache.Forget(pageNumber, pageCount); // OP1 makes them miss anyway; this frees the memory
         var bits = Volatile.Read(ref _verified);
         for (var p = pageNumber; p < pageNumber + pageCount; p++)
         {
@@ -312,6 +342,12 @@ internal sealed unsafe partial class Pager : IDisposable
             var offset = pageNumber * Constants.PageSize;
             EnsurePageCount(pageNumber + image.Length / Constants.PageSize);
             var mask = units?[i] ?? Flushing.FlushUnits.All;
+            if (_sealed != null)
+            {
+                run.Add(offset, _sealed.ForWrite(pageNumber, image, out var rented), rented); // PG7: a new seal changes every byte
+                continue;
+            }
+
             if (Flushing.FlushUnits.IsWhole(mask, image.Length))
             {
                 run.Add(offset, image);
@@ -342,12 +378,42 @@ internal sealed unsafe partial class Pager : IDisposable
         return (run.Runs, run.Bytes);
     }
 
-    /// <summary>Writes one page image at its place (creation and recovery).</summary>
+    /// <summary>Writes one page image at its place (creation and recovery); sealed first in a sealed store (PG7).</summary>
     public void WritePage(long pageNumber, ReadOnlySpan<byte> image)
     {
         EnsurePageCount(pageNumber + image.Length / Constants.PageSize);
-        _file.Write(pageNumber * Constants.PageSize, image);
+        byte[]? rented = null;
+        try
+        {
+            if (_sealed != null && Sealing.SealedPages.IsPageToSeal(pageNumber, image))
+            {
+                var copy = _sealed.ForWrite(pageNumber, image.ToArray(), out rented);
+                _file.Write(pageNumber * Constants.PageSize, copy.Span);
+            }
+            else
+            {
+                _file.Write(pageNumber * Constants.PageSize, image);
+            }
+        }
+        finally
+        {
+            Sealing.SealedPages.Return(rented);
+        }
+
         ForgetVerified(pageNumber, image.Length / Constants.PageSize);
+    }
+
+    /// <summary>
+    /// The page or run at <paramref name="pageNumber"/> as the file holds it, opened in a sealed
+    /// store (recovery's base for a diff, PG7); bytes that do not open are a CorruptionException.
+    /// </summary>
+    public void ReadOpened(long pageNumber, Span<byte> destination)
+    {
+        ReadRaw(pageNumber, destination);
+        if (_sealed != null)
+        {
+            _sealed.OpenInto(pageNumber, destination.ToArray(), destination, Path);
+        }
     }
 
     /// <summary>
@@ -375,6 +441,7 @@ internal sealed unsafe partial class Pager : IDisposable
 
     public void Dispose()
     {
+        _sealed?.Dispose();
         _map.Dispose(); // first: a file with a mapped view cannot be shortened on Windows
         var trim = Volatile.Read(ref _trimPagesOnDispose) * Constants.PageSize;
         if (trim > 0 && _file.Length > trim)

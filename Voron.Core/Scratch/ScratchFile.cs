@@ -19,8 +19,9 @@ namespace Voron.Scratch;
 //
 //   OFFSET      SIZE           NAME      MEANING
 //   slot*8192   n*8192         image     one page version (n = 1) or overflow run (n pages),
-//                                        byte for byte as the commit published it: page header
-//                                        (Paging/PageHeader.cs) with its page number and checksum
+//                                        byte for byte as the commit published it (a page with its
+//                                        header, Paging/PageHeader.cs, or a page-file block, which
+//                                        has none), or sealed (SC5)
 //
 // Which slot holds which version lives only in memory (the page table's entries). Slots are
 // allocated from a bitmap (first fit from a rotating cursor; the file grows when no free run
@@ -32,8 +33,10 @@ namespace Voron.Scratch;
 //
 // Validity: a slot is read only through a page-table entry naming it. The first read after it
 // was written checks
-//   SC1. the page number in its header equals the entry's page number (P1), and the checksum over
-//        the whole image matches (P4);
+//   SC1. the CRC32C of the slot's bytes equals the one recorded when the version was spilled
+//        (Slot.Checksum, kept in the page-table entry). Not the page header's P1 and P4: a
+//        page-file block has no header (T8), and a sealed slot's header checksum is of its sealed
+//        bytes (SC5); a slot's own CRC covers both, and a misplaced slot too;
 // else CorruptionException(voron.scratch, offset). A reader checks a slot once (the first read);
 // the flusher checks it on every read, right before its bytes go to the data file (the file is
 // never synced, so the OS may write a slot back and read it in again). A damaged slot therefore
@@ -52,6 +55,16 @@ namespace Voron.Scratch;
 //        MV1–MV5), so spans readers hold into live slots stay valid.
 //   SC4. Allocation, freeing, growth and truncation happen under the page table's lock; reads
 //        are lock-free (the verified bits are advisory: a lost bit only costs a re-check).
+//   SC5. In a sealed store each page image is sealed before it is written here (SL9), under an
+//        ephemeral key drawn at each open and never written anywhere (StoreKey.CreateEphemeral),
+//        so a scratch file a crash left behind is unreadable to everyone, its owner included. A
+//        read opens the slot (SC1 and the seal, on every miss of its own decrypted-page cache,
+//        keyed by the slot's offset: OP1); the flusher's read opens it into a new array, which
+//        the pager seals again under the pages subkey (PG7). A page-file block arrives sealed by
+//        its writer and is stored as it is (Sealing/SealedPages.IsPageToSeal).
+
+/// <summary>Where a spilled version lives: its slot's offset, the CRC32C of the slot's bytes (SC1), and whether the scratch file sealed it (SC5).</summary>
+internal readonly record struct Slot(long Offset, uint Checksum, bool Sealed);
 
 /// <summary>Page versions spilled from the page table's memory; see the FORMAT block above.</summary>
 internal sealed unsafe partial class ScratchFile : IDisposable
@@ -68,9 +81,16 @@ internal sealed unsafe partial class ScratchFile : IDisposable
     private long _length; // bytes, a multiple of the page size; guarded by the page table's lock
     private bool _deleted;
 
-    public ScratchFile(IFileSystem fileSystem, string path, long reserve)
+    private readonly Sealing.SealedPages? _sealed; // SC5
+
+    /// <param name="fileSystem">Where the file lives.</param>
+    /// <param name="path">The file.</param>
+    /// <param name="reserve">The most bytes the mapping may show.</param>
+    /// <param name="sealedPages">A sealed store's scratch seal, under an ephemeral key (SC5), disposed with the file; else null.</param>
+    public ScratchFile(IFileSystem fileSystem, string path, long reserve, Sealing.SealedPages? sealedPages = null)
     {
         _fileSystem = fileSystem;
+        _sealed = sealedPages;
         Path = path;
         _reserve = reserve / Constants.PageSize * Constants.PageSize;
     }
@@ -109,52 +129,73 @@ internal sealed unsafe partial class ScratchFile : IDisposable
 
     /// <summary>
     /// Writes <paramref name="images"/> (page number, image) into free slots and returns the
-    /// offset of each. Contiguous slots are written with one gathered write. Under the page
+    /// slot of each (its offset, and the checksum SC1 checks it by). Contiguous slots are written with one gathered write. Under the page
     /// table's lock (SC4).
     /// </summary>
-    public long[] Store(IReadOnlyList<KeyValuePair<long, byte[]>> images)
+    public Slot[] Store(IReadOnlyList<KeyValuePair<long, byte[]>> images)
     {
         EnsureOpen();
         Interlocked.Add(ref _writtenBytes, images.Sum(i => (long)i.Value.Length));
         var offsets = new long[images.Count];
+        var slots = new Slot[images.Count];
         for (var i = 0; i < images.Count; i++)
         {
             offsets[i] = Allocate(images[i].Value.Length / Constants.PageSize) * Constants.PageSize;
         }
 
         var buffers = new List<ReadOnlyMemory<byte>>();
-        for (var i = 0; i < images.Count;)
+        var rented = new List<byte[]>();
+        try
         {
-            var start = offsets[i];
-            var next = start;
-            buffers.Clear();
-            while (i < images.Count && offsets[i] == next)
+            for (var i = 0; i < images.Count;)
             {
-                buffers.Add(images[i].Value);
-                next += images[i].Value.Length;
-                i++;
-            }
+                var start = offsets[i];
+                var next = start;
+                buffers.Clear();
+                while (i < images.Count && offsets[i] == next)
+                {
+                    var (pageNumber, image) = images[i];
+                    byte[]? copy = null;
+                    var stored = _sealed != null ? _sealed.ForWrite(pageNumber, image, out copy) : image; // SC5
+                    if (copy != null)
+                    {
+                        rented.Add(copy);
+                    }
 
-            _file!.Write(start, buffers);
+                    buffers.Add(stored);
+                    slots[i] = new Slot(offsets[i], Crc32C.Compute(stored.Span), Sealed: copy != null); // SC1
+
+                    next += image.Length;
+                    i++;
+                }
+
+                _file!.Write(start, buffers);
+            }
+        }
+        finally
+        {
+            rented.ForEach(Sealing.SealedPages.Return);
         }
 
-        return offsets;
+        return slots;
     }
 
     /// <summary>
-    /// The image of <paramref name="pageNumber"/> in the slot at <paramref name="offset"/>, checked
-    /// on its first read (SC1). The span reads the mapping: valid while the slot is not reused (SC2).
+    /// The image of <paramref name="pageNumber"/> in <paramref name="slot"/>, checked on its first
+    /// read (SC1). The span reads the mapping (valid while the slot is not reused: SC2), or in a
+    /// sealed store the slot opened, from the scratch file's decrypted-page cache (SC5).
     /// </summary>
-    public ReadOnlySpan<byte> Read(long pageNumber, long offset, int length)
+    public ReadOnlySpan<byte> Read(long pageNumber, Slot slot, int length)
     {
+        var offset = slot.Offset;
         var image = new ReadOnlySpan<byte>(Base + offset, length);
         if (!IsVerified(offset))
         {
-            Validate(image, pageNumber, offset);
+            Validate(image, pageNumber, slot);
             MarkVerified(offset);
         }
 
-        return image;
+        return slot.Sealed ? _sealed!.Open(pageNumber, image, Path, offset, cacheKey: offset) : image; // SC5
     }
 
     /// <summary>
@@ -162,25 +203,29 @@ internal sealed unsafe partial class ScratchFile : IDisposable
     /// call, not only the first: the file is never synced, so the OS may write a slot back and read
     /// it again, and this is the last look before its bytes become the data file's only copy.
     /// </summary>
-    public ReadOnlyMemory<byte> ReadMemory(long pageNumber, long offset, int length)
+    public ReadOnlyMemory<byte> ReadMemory(long pageNumber, Slot slot, int length)
     {
-        Validate(new ReadOnlySpan<byte>(Base + offset, length), pageNumber, offset);
+        var offset = slot.Offset;
+        var stored = new ReadOnlySpan<byte>(Base + offset, length);
+        Validate(stored, pageNumber, slot);
+        if (slot.Sealed)
+        {
+            var opened = new byte[length]; // SC5: opened for the flusher, which seals it again for the data file (PG7)
+            _sealed!.OpenInto(pageNumber, stored, opened, Path, offset);
+            return opened;
+        }
+
         MarkVerified(offset);
         return new MappedMemory(Base + offset, length).Memory;
     }
 
-    private void Validate(ReadOnlySpan<byte> image, long pageNumber, long offset)
+    private void Validate(ReadOnlySpan<byte> image, long pageNumber, Slot slot)
     {
-        if (PageHeader.GetPageNumber(image) != pageNumber)
+        var actual = Crc32C.Compute(image);
+        if (actual != slot.Checksum)
         {
-            throw new CorruptionException(Path, offset, $"rule SC1: the slot holding page {pageNumber} has the header of page {PageHeader.GetPageNumber(image)}");
-        }
-
-        var expected = PageHeader.ComputeChecksum(image);
-        var actual = PageHeader.GetChecksum(image);
-        if (expected != actual)
-        {
-            throw new CorruptionException(Path, offset, $"rule SC1: the slot holding page {pageNumber} has checksum 0x{actual:X8}, its bytes give 0x{expected:X8}");
+            throw new CorruptionException(Path, slot.Offset,
+                $"rule SC1: the slot holding page {pageNumber} has checksum 0x{actual:X8}, the page table recorded 0x{slot.Checksum:X8} when it spilled the version");
         }
     }
 
@@ -279,6 +324,7 @@ internal sealed unsafe partial class ScratchFile : IDisposable
     public void Dispose()
     {
         _deleted = true;
+        _sealed?.Dispose();
         _map?.Dispose();
         _file?.Dispose();
         _map = null;

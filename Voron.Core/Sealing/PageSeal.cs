@@ -8,12 +8,12 @@ namespace Voron.Sealing;
 /// page-file blocks, whose nonce and tag live in their map entry. Uses one <see cref="Aead"/>, so
 /// one thread at a time (SL6); the nonce source may be shared.
 /// </summary>
-internal sealed class PageSeal(Aead aead, NonceSource nonces, ulong storeId)
+internal sealed class PageSeal(Aead aead, NonceSource nonces)
 {
-    private const int PageAadSize = sizeof(ulong) + sizeof(long) + SealFormat.PageAadFieldsSize;
-    private const int BlockAadSize = sizeof(ulong) + sizeof(long) + 1;
+    private const int PageAadSize = sizeof(long) + SealFormat.PageAadFieldsSize;
+    private const int BlockAadSize = sizeof(long) + 1;
 
-    /// <summary>The last byte of a block's AAD: no page's AAD has a 17-byte form, and this marks the domain besides (SL3).</summary>
+    /// <summary>The last byte of a block's AAD: no page's AAD has a 9-byte form, and this marks the domain besides (SL3).</summary>
     private const byte BlockDomain = 0xB1;
 
     /// <summary>
@@ -157,19 +157,17 @@ internal sealed class PageSeal(Aead aead, NonceSource nonces, ulong storeId)
         }
     }
 
-    /// <summary>SL3 for a page: store id, the expected page number, page-header bytes 12..23.</summary>
-    private void WritePageAad(Span<byte> aad, long pageNumber, ReadOnlySpan<byte> run)
+    /// <summary>SL3 for a page: the expected page number, page-header bytes 12..23.</summary>
+    private static void WritePageAad(Span<byte> aad, long pageNumber, ReadOnlySpan<byte> run)
     {
-        BinaryPrimitives.WriteUInt64LittleEndian(aad, storeId);
-        BinaryPrimitives.WriteInt64LittleEndian(aad[sizeof(ulong)..], pageNumber);
-        run.Slice(SealFormat.PageAadFieldsOffset, SealFormat.PageAadFieldsSize).CopyTo(aad[(sizeof(ulong) + sizeof(long))..]);
+        BinaryPrimitives.WriteInt64LittleEndian(aad, pageNumber);
+        run.Slice(SealFormat.PageAadFieldsOffset, SealFormat.PageAadFieldsSize).CopyTo(aad[sizeof(long)..]);
     }
 
-    /// <summary>SL3 for a page-file block: store id, its page number, the block domain byte.</summary>
-    private void WriteBlockAad(Span<byte> aad, long pageNumber)
+    /// <summary>SL3 for a page-file block: its page number, the block domain byte.</summary>
+    private static void WriteBlockAad(Span<byte> aad, long pageNumber)
     {
-        BinaryPrimitives.WriteUInt64LittleEndian(aad, storeId);
-        BinaryPrimitives.WriteInt64LittleEndian(aad[sizeof(ulong)..], pageNumber);
+        BinaryPrimitives.WriteInt64LittleEndian(aad, pageNumber);
         aad[^1] = BlockDomain;
     }
 }

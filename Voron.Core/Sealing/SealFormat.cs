@@ -2,12 +2,16 @@ using System.Security.Cryptography;
 
 namespace Voron.Sealing;
 
-// Design notes — encryption at rest ("sealing"). Status: the primitives below (StoreKey,
-// NonceSource, PageSeal, RecordSeal) exist and are tested; a store opened with the internal
-// StorageEnvironmentOptions.SealingKey is created sealed (header format 4), its key is checked
-// before recovery (SL5), and its journal records are sealed and opened (Journal/JournalSealing.cs),
-// backups and restores included. Pages are not sealed yet. The rules say how the pager and the
-// flusher will use the primitives, so that the wiring follows one design.
+// Design notes — encryption at rest ("sealing"). Status: a store opened with a key
+// (StorageEnvironmentOptions.SealingKey inside the engine) is created sealed (header format 4), its
+// key is checked before recovery (SL5), its journal records are sealed and opened
+// (Journal/JournalSealing.cs), and its data-file pages, scratch-file slots, backups and compacted
+// copies hold sealed pages only (PG7 in Paging/Pager.cs, SC5 in Scratch/ScratchFile.cs, BK10 in
+// Backup/SnapshotCopy.cs, a compacted copy opened with a key); pages are read through the
+// decrypted-page cache (OP1–OP4 in Sealing/DecryptedPageCache.cs); page-file blocks (SQLite's
+// pages) are sealed by their writer with the nonce and tag in their map entry (PF5, PF6 in
+// PageFiles/PageFileFormat.cs). Rekeying is compaction into a copy under the new key
+// (StorageEnvironment.RekeyAsync). Not yet: replicas of a sealed store.
 //
 // Threat model. Someone who reads or changes the store's files — a stolen disk, a copied backup,
 // an archive bucket — learns nothing of the keys and values beyond what stays plaintext (below),
@@ -19,21 +23,24 @@ namespace Voron.Sealing;
 //
 // What is sealed, where, and by whom:
 //   - Data-file pages. Sealed by whoever writes the data file — the flusher's gathered writes,
-//     recovery's replay, in-place pages (IP1–IP6), compaction's copy — into a copy made for the
+//     recovery's replay, in-place pages (IP1–IP7), compaction's copy — into a copy made for the
 //     write, just before it goes through IStorageFile (SL9). A single page or a whole overflow
 //     run is one seal: the header of its first page stays plaintext, the rest of the run is
 //     encrypted, the nonce and tag take page-header bytes 24..51 (FORMAT block below).
 //     Pager.ReadPage opens a page into a decrypted-page cache kept per page VERSION (page number
-//     and the transaction that wrote it): a hot page is decrypted once per version, not per read.
-//     An entry lives while a transaction that can see its version lives and is freed as
-//     superseded views are (MV1–MV5 in Paging/SupersededViews.cs); its buffer is cleared before
-//     it returns to a pool (SL10). The mapped sealed bytes are never handed to a reader.
+//     and the nonce of its seal, which no other version has: OP1): a hot page is decrypted once
+//     per version, not per read. An evicted entry's buffer is left to the collector, which keeps
+//     it while any reader holds a span into it (OP2). The mapped sealed bytes are never handed to
+//     a reader.
 //   - Page-file blocks (SQLite's pages). A block is a headerless 8 KiB store page, so its nonce
 //     and tag cannot live in it: they go in the block's map entry (PageFiles/PageFileFormat.cs),
-//     which grows from 16 to 44 bytes in page-file version 2 (Page 8, Checksum 4 — of the sealed
+//     which grows from 16 to 44 bytes in a sealed store (Page 8, Checksum 4 — of the sealed
 //     block —, Reserved 4, Nonce 12, Tag 16). The entry lives in a tree page, itself sealed, so a
 //     nonce or tag cannot be swapped without breaking that page's seal. PageSeal.SealBlock and
-//     OpenBlock are that seal (AAD: SL3).
+//     OpenBlock are that seal (AAD: SL3). Since the entry is written by the transaction that
+//     writes the block, the block is sealed there, at each write (PF6), not by the pager: its
+//     page-table versions, journal images and data-file bytes are all ciphertext, and the pager
+//     writes it as it is (SealedPages.IsPageToSeal).
 //   - Journal records. The payload is compressed first (ciphertext does not compress), then the
 //     stored payload is sealed with RecordSeal under the journal subkey; the 128-byte record
 //     header stays plaintext and is the AAD. The sector trailers cover the stored (sealed) bytes,
@@ -42,7 +49,8 @@ namespace Voron.Sealing;
 //   - The scratch file (Scratch/ScratchFile.cs): page versions spilled from memory. Sealed under
 //     an ephemeral key (StoreKey.CreateEphemeral) drawn at each open and never written anywhere:
 //     the scratch file is rebuilt on every open and nobody reads it after the process ends, so
-//     a scratch file a crash left behind is unreadable to everyone.
+//     a scratch file a crash left behind is unreadable to everyone. Its reads are opened into a
+//     cache of its own (SC5).
 //   - Copies. Backups, archived journal files and archive objects, replicas and compacted copies
 //     hold sealed bytes only: the first three copy the bytes as they are (a restore or a replica
 //     needs the key: same key, same salt and store id in the copied header, same subkeys); a
@@ -86,11 +94,15 @@ namespace Voron.Sealing;
 //        other subkeys. A copy that gets a store id of its own (a backup, a restore) keeps its
 //        source's salt and algorithm and gets the check value of its own id (HeaderSeal.For), so
 //        the source's archived journal opens with the copy's salt and the source's store id.
-//   SL3. What the AAD binds. A page: the store id, the page number the reader EXPECTS (not the one
-//        the header claims) and page-header bytes 12..23 (Flags, Reserved, Lower, Upper, Holes,
-//        OverflowSize), so a sealed page moved to another number, copied into another store
-//        under the same key, or with a changed header field fails to open. A page-file block:
-//        the store id, a domain byte that no page's AAD has in that place, and its page number.
+//        The pages subkey is the exception: it is derived with store id 0, so it belongs to the
+//        salt and is shared by the store and every copy that keeps the salt (backups, restores):
+//        their data files hold the source's sealed pages byte for byte. A page cannot move to an
+//        unrelated store: that store has a salt of its own, so another pages subkey.
+//   SL3. What the AAD binds. A page: the page number the reader EXPECTS (not the one the header
+//        claims) and page-header bytes 12..23 (Flags, Reserved, Lower, Upper, Holes,
+//        OverflowSize), so a sealed page moved to another number or with a changed header field
+//        fails to open (and one from an unrelated store fails under its pages subkey, SL2). A
+//        page-file block: its page number, then a domain byte, so no page's AAD equals a block's.
 //        A record: what the caller gives (the journal: the record header with HeaderChecksum
 //        read as zero, so its transaction id, sizes, flags and state).
 //   SL4. A sealed page's Checksum (P4) is the CRC32C of the page as stored — sealed body, nonce,
@@ -121,8 +133,11 @@ namespace Voron.Sealing;
 //        is corruption (the trailers prove the bytes were written so).
 //   SL9. A seal is made into a buffer nobody else reads: the writer copies the page version, seals
 //        the copy, writes it, drops it. Reading a page never writes its plaintext anywhere.
-//   SL10. Buffers that held plaintext of a sealed store (the decrypted-page cache, the journal's
-//        payload buffers) and every key buffer are cleared before they are returned or released.
+//   SL10. Buffers that held plaintext of a sealed store and that the store reuses or returns (the
+//        journal's payload buffers) and every key buffer are cleared before they are returned or
+//        released. The decrypted-page cache's buffers are the exception (OP2): readers may hold
+//        them, so they are never reused, and their plaintext stays in process memory until the
+//        collector reclaims it — memory the threat model leaves out.
 //
 // THE NONCE RULE (SL1), argued. AES-GCM and ChaCha20-Poly1305 fail badly on a repeated nonce: two
 // messages under one (key, nonce) give away the XOR of their plaintexts, and for GCM the hash key,
@@ -149,15 +164,17 @@ namespace Voron.Sealing;
 //     seals each. Rekeying (a new salt, so new subkeys) starts q again.
 //
 // Journal records: Journal/JournalSealing.cs seals and opens them (the Sealed flag, the layout and
-// the AAD are in the FORMAT block of JournalRecord.cs). StorageEnvironment.Open derives the
+// the AAD are in the FORMAT block of JournalRecord.cs). A sealed store journals every page that
+// existed before whole (T10 in Transactions/LowLevelTransaction.cs): a diff's base would be the
+// page the data file holds, which a crash may leave torn, and a torn sealed page cannot be opened. StorageEnvironment.Open derives the
 // StoreKey and checks the check value (SL5) before it writes anything, then gives a JournalSealing
 // to recovery and one to the writer; backup verification and restore (CopyDirectory,
 // PointInTimeRestore, so ObjectArchive's restore) take the key; Inspect reads without it (records
 // judged on headers and trailers, SL8); the archive shipper reads record headers only. Refused
-// until pages are sealed: compaction of a sealed store; a replica's follower has no key.
+// for now: a replica's follower has no key.
 
-// FORMAT: sealed page and sealed byte range, version 1 (under the header file's format version;
-// no store writes them yet).
+// FORMAT: sealed page and sealed byte range, version 1 (under the header file's format version 4:
+// a sealed store's data file, scratch file and backups hold sealed pages; page-file blocks: PF5).
 //
 // Sealed page or overflow run (the page header of Paging/PageHeader.cs, with bytes 24..63 used):
 //   OFFSET SIZE NAME          MEANING

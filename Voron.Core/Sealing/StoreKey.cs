@@ -66,7 +66,7 @@ internal sealed class StoreKey : IDisposable
         {
             HKDF.Extract(HashAlgorithmName.SHA256, userKey, salt, prk);
             return new StoreKey(storeId, algorithm,
-                Expand(prk, "pages", algorithm, storeId, SealFormat.KeySize),
+                Expand(prk, "pages", algorithm, 0, SealFormat.KeySize), // SL2: the salt's, shared by every copy that keeps it
                 Expand(prk, "journal", algorithm, storeId, SealFormat.KeySize),
                 Expand(prk, "check", algorithm, storeId, SealFormat.CheckValueSize));
         }

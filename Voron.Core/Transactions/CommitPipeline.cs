@@ -16,7 +16,7 @@ namespace Voron.Transactions;
 //        transaction refuses changes from here on (T7)
 //   WriteAndPublish (in commit order; with async commit on the merger's committer task):
 //     2. Journal.Append(record) — one positional write + fdatasync (J2); before it, a large
-//        commit's new pages may be written in place and the data file synced (IP1–IP6,
+//        commit's new pages may be written in place and the data file synced (IP1–IP7,
 //        Transactions/InPlacePages.cs), the record naming them instead of carrying them
 //     3. PageTable.Publish(tx pages)          (PT2: only after 2 returned; may prune and
 //        spill to the scratch file: PT6, PT8)

@@ -57,6 +57,8 @@ namespace Voron.Transactions;
 //        restore refuses a record that names pages (ReplayPage) rather than skip them. A hot
 //        backup copies snapshots, not the journal (BK5): in-place pages are in the data file it
 //        reads, or free in its snapshot (a free page's bytes are anything).
+//   IP7. Not in a sealed store: the entry's checksum would have to be of the sealed bytes, which
+//        only the pager sees (PG7). Its new pages are journaled and flushed like any others.
 
 /// <summary>Writes a commit's new pages in place when IP1–IP3 allow it (the notes above).</summary>
 internal sealed class InPlacePages

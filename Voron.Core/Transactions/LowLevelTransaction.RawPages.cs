@@ -77,6 +77,79 @@ internal sealed partial class LowLevelTransaction
     {
         RequireWritable();
         _rawPages?.Remove(pageNumber);
+        _openedBlocks?.Remove(pageNumber);
         FreePages(pageNumber, 1);
+    }
+
+    // Sealed page-file blocks (PageFiles/PageFileFormat.cs, PF5, PF6): the plaintext of
+    // each block this write transaction changed, for its own reads; the raw page holds the sealed
+    // bytes, made again after every write.
+    private Dictionary<long, byte[]>? _openedBlocks;
+
+    /// <summary>Whether the store is sealed: its page files hold sealed blocks (PF2, PF5).</summary>
+    public bool IsSealed => _seams.Pager.IsSealed;
+
+    /// <summary>
+    /// PF3, PF5: the plaintext of sealed block page <paramref name="pageNumber"/>: this transaction's
+    /// own if it changed it, else its stored bytes (checked against <paramref name="checksum"/> from
+    /// the data file) opened with <paramref name="nonceAndTag"/>, from the decrypted-page cache (OP1).
+    /// </summary>
+    public ReadOnlySpan<byte> GetSealedBlock(long pageNumber, uint checksum, scoped ReadOnlySpan<byte> nonceAndTag, string owner)
+    {
+        if (_openedBlocks != null && _openedBlocks.TryGetValue(pageNumber, out var own))
+        {
+            return own;
+        }
+
+        var stored = GetRawPage(pageNumber, checksum, owner);
+        return _seams.Pager.SealedPages!.OpenBlock(pageNumber, stored, nonceAndTag, DataFilePath);
+    }
+
+    /// <summary>
+    /// PF6: the plaintext of sealed block page <paramref name="pageNumber"/> to change (with
+    /// <paramref name="overwrite"/> its current bytes are not read); call <see cref="SealBlock"/>
+    /// once the change is made.
+    /// </summary>
+    public Span<byte> ModifySealedBlock(long pageNumber, uint checksum, scoped ReadOnlySpan<byte> nonceAndTag, string owner, bool overwrite)
+    {
+        RequireWritable();
+        _openedBlocks ??= [];
+        if (_openedBlocks.TryGetValue(pageNumber, out var own))
+        {
+            return own;
+        }
+
+        var plaintext = new byte[Constants.PageSize];
+        if (!overwrite)
+        {
+            GetSealedBlock(pageNumber, checksum, nonceAndTag, owner).CopyTo(plaintext);
+        }
+
+        _openedBlocks[pageNumber] = plaintext;
+        return plaintext;
+    }
+
+    /// <summary>A new sealed block (zeros until written); call <see cref="SealBlock"/> once it is.</summary>
+    public Span<byte> AllocateSealedBlock(out long pageNumber)
+    {
+        AllocateRawPage(out pageNumber);
+        var plaintext = new byte[Constants.PageSize];
+        (_openedBlocks ??= [])[pageNumber] = plaintext;
+        return plaintext;
+    }
+
+    /// <summary>
+    /// PF6: seals the plaintext of block page <paramref name="pageNumber"/> (changed through
+    /// <see cref="ModifySealedBlock"/> or <see cref="AllocateSealedBlock"/>) into its raw page,
+    /// writes the nonce and tag into <paramref name="nonceAndTag"/> and returns the CRC32C of the
+    /// sealed bytes (the entry's Checksum).
+    /// </summary>
+    public uint SealBlock(long pageNumber, Span<byte> nonceAndTag, string owner)
+    {
+        var plaintext = _openedBlocks![pageNumber];
+        var target = ModifyRawPage(pageNumber, 0, owner, overwrite: true);
+        plaintext.CopyTo(target);
+        _seams.Pager.SealedPages!.SealBlock(target, pageNumber, nonceAndTag);
+        return Crc32C.Compute(target);
     }
 }

@@ -51,6 +51,11 @@ namespace Voron.Transactions;
 //   T9. A page this transaction created is journaled as a diff against zeros unless it is a
 //       tree page or overflow run whose zero bytes are at most a quarter of it: that one is
 //       journaled whole (IsDenseNewPage). Either decodes to the same bytes (no format change).
+//   T10. In a sealed store a page that existed before is journaled whole, never as a diff against
+//       its previous version. Replay applies such a diff on top of whatever the data file holds
+//       there, which for a plaintext page may be torn (old and new sectors mixed) and still comes
+//       right; a torn sealed page cannot be opened, so the diff would have no base. A full image
+//       needs none: replay seals and writes it (PG7). New pages keep T9 (their base is zeros).
 
 /// <summary>The page-level transaction under <see cref="ReadTransaction"/> and <see cref="WriteTransaction"/>.</summary>
 internal sealed partial class LowLevelTransaction : IPageAccess, IAllocatorPages
@@ -415,6 +420,12 @@ internal sealed partial class LowLevelTransaction : IPageAccess, IAllocatorPages
             if (isNew && IsDenseNewPage(pageNumber, current))
             {
                 result[i] = new JournalPage(pageNumber, current);
+                continue;
+            }
+
+            if (!isNew && _seams.Pager.IsSealed)
+            {
+                result[i] = new JournalPage(pageNumber, current); // T10
                 continue;
             }
 

@@ -31,14 +31,14 @@ internal sealed partial class PageTable
             }
         }
 
-        var offsets = _scratch.Store(victims); // written before any entry names them (readers may look at once)
+        var slots = _scratch.Store(victims); // written before any entry names them (readers may look at once)
         for (var i = 0; i < victims.Count; i++)
         {
             var (pageNumber, bytes) = victims[i];
             var versions = _versions[pageNumber];
             var index = Array.FindIndex(versions, v => v.TxId == txIds[i]);
             var replaced = (PageVersion[])versions.Clone();
-            replaced[index] = PageVersion.Spilled(txIds[i], offsets[i], bytes.Length);
+            replaced[index] = PageVersion.Spilled(txIds[i], slots[i], bytes.Length);
             _versions[pageNumber] = replaced; // PT1: same bytes, now in the slot; the array is left untouched
             _buffers.Retire(bytes, retention.CurrentGeneration); // PT9: for the transactions that may hold it
             Interlocked.Add(ref _memoryBytes, -bytes.Length);

@@ -125,7 +125,7 @@ internal sealed partial class PageTable : IDisposable
 
             if (version.IsSpilled)
             {
-                bytes = _scratch.Read(pageNumber, version.ScratchOffset, version.Length);
+                bytes = _scratch.Read(pageNumber, version.Slot, version.Length);
                 return true;
             }
         }
@@ -230,7 +230,7 @@ internal sealed partial class PageTable : IDisposable
                 continue;
             }
 
-            result.Add(new(pageNumber, version.Bytes ?? _scratch.ReadMemory(pageNumber, version.ScratchOffset, version.Length)));
+            result.Add(new(pageNumber, version.Bytes ?? _scratch.ReadMemory(pageNumber, version.Slot, version.Length)));
         }
 
         result.Sort((a, b) => a.Key.CompareTo(b.Key));

@@ -89,8 +89,11 @@ public sealed partial class StoreAdapterTests
     {
         Assert.Equal(["voron", "voron-portable", "sqlite", "sqlite-mmap", "lmdb"], KvEngineCatalog.All.Select(k => k.Name));
         Assert.Equal(["voron", "voron-compact", "voron-portable", "sqlite", "sqlite-mmap", "lmdb"], KvEngineCatalog.WithCompaction.Select(k => k.Name));
+        Assert.Equal(["voron", "voron-sealed", "voron-portable", "sqlite", "sqlite-mmap", "lmdb"], KvEngineCatalog.WithSealed.Select(k => k.Name));
         Assert.Equal(["voron", "voron-kv", "sqlite", "litedb"], DocumentEngineCatalog.All.Select(k => k.Name));
+        Assert.Equal(["voron", "voron-sealed", "voron-kv", "sqlite", "litedb"], DocumentEngineCatalog.WithSealed.Select(k => k.Name));
         Assert.Equal(["documents", "sql-voron", "sql-docs", "sqlite", "litedb"], OrderPaths.All);
+        Assert.Equal(["documents", "documents-sealed", "sql-voron", "sql-voron-sealed", "sql-docs", "sql-docs-sealed", "sqlite", "litedb"], OrderPaths.WithSealed);
         Assert.Equal(
             ["voron-unmerged", "voron-merged", "voron-merged-async", "voron-portable-unmerged", "voron-portable-merged-async", "sqlite", "sqlite-batched", "lmdb", "lmdb-batched"],
             MergeExperiment.ClosedModes);

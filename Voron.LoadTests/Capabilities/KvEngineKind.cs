@@ -20,6 +20,11 @@ namespace Voron.LoadTests.Capabilities;
 /// variant only (<see cref="KvEngineCatalog.WithCompaction"/>), since the other suites have no
 /// rounds to compact between.
 /// </param>
+/// <param name="UnsealedTwin">
+/// For a sealed variant (a store opened with a key, <c>voron-sealed</c>), the engine it is the
+/// same as but for the key; its rows give the ratio to that one's (<see cref="SealedTwins"/>).
+/// Null for every other engine.
+/// </param>
 internal sealed record KvEngineKind(
     string Name,
     string Label,
@@ -29,7 +34,8 @@ internal sealed record KvEngineKind(
     Func<string> Probe,
     string MissingLibraryNote,
     string MainFile,
-    bool CompactsEachRound = false)
+    bool CompactsEachRound = false,
+    string? UnsealedTwin = null)
 {
     /// <summary>Opens a store on the real disk.</summary>
     public IKvEngine OpenOnDisk(string directory) => Open(directory, SimulatedDisk.None);

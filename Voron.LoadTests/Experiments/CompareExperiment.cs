@@ -1,3 +1,4 @@
+using Voron.LoadTests.Capabilities;
 using Voron.LoadTests.Capabilities.Orders;
 using Voron.LoadTests.Experiments.Compare;
 
@@ -12,7 +13,11 @@ namespace Voron.LoadTests.Experiments;
 /// relational), (e) LiteDB. Closed loads at 1, 16 and 64 copies, the paths interleaved and their
 /// order rotated each round; then an open-load sweep per path that finds its saturation rate
 /// (the highest arrival rate it serves with p99 at most 10 ms). Every timed span includes the work
-/// its writes cause (<see cref="IOrderPath.Settle"/>).
+/// its writes cause (<see cref="IOrderPath.Settle"/>). With <c>--encrypt</c> each Voron path
+/// chosen also runs over a sealed store (<c>documents-sealed</c>, <c>sql-voron-sealed</c>,
+/// <c>sql-docs-sealed</c>), interleaved with it; the table "sealed ÷ unsealed" gives the ratios
+/// against <see cref="SealedTargets.Compare"/>, and "peers not run" says why no encrypted SQLite
+/// (SQLCipher) is beside them.
 /// </summary>
 internal sealed class CompareExperiment : IExperiment
 {
@@ -20,6 +25,21 @@ internal sealed class CompareExperiment : IExperiment
     internal const string OpenLoop = "open";
     internal static readonly int[] DefaultCopies = [1, 16, 64];
     internal const string SummaryTable = "summary";
+    internal const string SealedTable = "sealed ÷ unsealed";
+    internal const string PeersNotRunTable = "peers not run";
+
+    /// <summary>The encrypted SQLite a .NET developer would pick, which cannot run here.</summary>
+    internal const string SqlCipherPeer = "SQLCipher (SQLitePCLRaw.bundle_e_sqlcipher)";
+
+    /// <summary>
+    /// Why <see cref="SqlCipherPeer"/> has no rows: checked against the package list of the
+    /// registry copy (/work/.library/env/packages/nuget.tsv, served on 2026-12-01).
+    /// </summary>
+    internal const string SqlCipherWhyNot =
+        "cannot run here: stock SQLite does not encrypt; an encrypted SQLite needs another native build (SQLCipher through SQLitePCLRaw.bundle_e_sqlcipher, " +
+        "then PRAGMA key, or SQLite's SEE), and SQLitePCLRaw.bundle_e_sqlcipher is not in this machine's package registry copy (no row of that name in its " +
+        "list; the SQLitePCLRaw bundles served are bundle_e_sqlite3, bundle_green and bundle_sqlite3, none of which encrypts), so no encrypted peer " +
+        "stands beside the sealed paths";
 
     private readonly string[] _paths;
     private readonly int[] _copies;
@@ -32,9 +52,12 @@ internal sealed class CompareExperiment : IExperiment
     /// <param name="rounds">Interleaved rounds of each closed load (default 3, 1 with --quick).</param>
     /// <param name="duration">Each closed run's length (default 5 s, 1 s with --quick); open sweep points last the same.</param>
     /// <param name="loops">closed, open or both (default both).</param>
-    public CompareExperiment(string[]? paths = null, int[]? copies = null, int? rounds = null, TimeSpan? duration = null, string[]? loops = null)
+    /// <param name="encrypt">Whether each chosen Voron path also runs over a sealed store, beside it (--encrypt).</param>
+    public CompareExperiment(string[]? paths = null, int[]? copies = null, int? rounds = null, TimeSpan? duration = null, string[]? loops = null,
+        bool encrypt = false)
     {
-        _paths = paths is { Length: > 0 } ? paths : OrderPaths.All;
+        // In the catalog's order, each sealed path after its twin; none given: every unsealed path.
+        _paths = SealedTwins.InOrder(OrderPaths.Kinds.Select(k => (k.Name, k.UnsealedTwin)), paths, encrypt);
         _copies = copies is { Length: > 0 } ? copies : DefaultCopies;
         _rounds = rounds;
         _duration = duration;
@@ -42,6 +65,9 @@ internal sealed class CompareExperiment : IExperiment
     }
 
     public string Name => "compare";
+
+    /// <summary>The paths this run opens, in the order of its first round (--paths, --encrypt).</summary>
+    internal IReadOnlyList<string> PathNames => _paths;
 
     public string Description => "the two front doors on one shop workload (orders: create, load, query, update, report): document API, SQL on Voron, SQL over documents, vs SQLite and LiteDB; closed 1/16/64 copies and open-load saturation; HTML report";
 
@@ -79,6 +105,7 @@ internal sealed class CompareExperiment : IExperiment
             var closed = _loops.Contains(ClosedLoop) ? await RunClosedAsync(context, report, paths, rounds, duration, warmUp).ConfigureAwait(false) : [];
             var saturation = _loops.Contains(OpenLoop) ? await RunOpenAsync(context, report, paths, duration, warmUp).ConfigureAwait(false) : [];
             AddSummary(report, paths.Select(p => p.Path.Name).ToList(), closed, saturation);
+            AddSealed(report, paths.Select(p => p.Path.Name).ToList(), closed, saturation);
         }
         finally
         {
@@ -235,6 +262,44 @@ internal sealed class CompareExperiment : IExperiment
                     $"{what}: {value:F2}× (target ≥ {target}×: {(value >= target ? "reached" : "not reached")})."));
             }
         }
+    }
+
+    /// <summary>
+    /// For each sealed path that ran: its ops/s at each copy count and its saturation rate beside
+    /// its twin's (n/a when the twin did not run), with the ratio against
+    /// <see cref="SealedTargets.Compare"/>; and the encrypted peer that cannot run here.
+    /// </summary>
+    private void AddSealed(Report report, List<string> paths, Dictionary<(string Path, int Copies), ClosedFigures> closed, Dictionary<string, double> saturation)
+    {
+        var sealedPaths = OrderPaths.Kinds.Where(k => k.UnsealedTwin != null && paths.Contains(k.Name)).ToList();
+        if (sealedPaths.Count == 0)
+        {
+            return;
+        }
+
+        foreach (var kind in sealedPaths)
+        {
+            var twin = kind.UnsealedTwin!;
+            foreach (var copies in _copies.Where(c => closed.ContainsKey((kind.Name, c))))
+            {
+                AddRow($"closed {copies}: ops/s", closed[(kind.Name, copies)].Operations.Median, closed.GetValueOrDefault((twin, copies))?.Operations.Median);
+            }
+
+            if (saturation.ContainsKey(kind.Name))
+            {
+                AddRow("open: saturation ops/s", saturation[kind.Name] is > 0 and var rate ? rate : null,
+                    saturation.TryGetValue(twin, out var twinRate) && twinRate > 0 ? twinRate : null);
+            }
+
+            void AddRow(string measure, double? sealedValue, double? unsealedValue) =>
+                report.AddRow([("table", SealedTable), ("path", kind.Name), ("measure", measure), ("opsPerSec", sealedValue),
+                    .. SealedTargets.Cells(twin, unsealedValue, sealedValue, SealedTargets.Compare)]);
+        }
+
+        report.AddRow(("table", PeersNotRunTable), ("path", SqlCipherPeer), ("why", SqlCipherWhyNot));
+        report.AddNote($"{SqlCipherPeer}: {SqlCipherWhyNot}.");
+        SealedTargets.AddSummary(report,
+            $"each sealed path's ops/s at every closed load and its saturation rate over its twin's (the documents and SQL paths) {SealedTargets.Describe(SealedTargets.Compare)}");
     }
 
     private static double? Ratio(double? value, double? baseline) =>

@@ -1,4 +1,5 @@
 using System.Text.Json;
+using Voron.LoadTests.Capabilities;
 using Voron.LoadTests.Capabilities.Documents;
 using Voron.LoadTests.Experiments.Documents;
 
@@ -19,6 +20,8 @@ namespace Voron.LoadTests.Experiments;
 /// what the engine alone does (vsFloor). Every row has the process's CPU and allocated bytes per
 /// operation (<see cref="ProcessCost"/>); Voron's rows say which of their targets they meet
 /// (<see cref="DocumentTargets"/>); after the bulk insert, each Voron store's leaf fill per tree.
+/// With <c>--encrypt</c> (or <c>--engines voron,voron-sealed</c>) Voron.Documents over a sealed
+/// store runs beside voron, and its rows give the ratio to voron's against <see cref="SealedTargets"/>.
 /// </summary>
 internal sealed partial class DocumentsExperiment : IExperiment
 {
@@ -27,6 +30,9 @@ internal sealed partial class DocumentsExperiment : IExperiment
     internal const int UpdateCallers = 16;
     internal const int Take = 20;
     internal static readonly string[] Engines = DocumentEngineNames.All;
+
+    /// <summary>Every engine this suite can run, sealed ones after their twins: the order of the rows.</summary>
+    private static readonly string[] RowOrder = DocumentEngineNames.WithSealed;
 
     private readonly long? _documents;
     private readonly TimeSpan? _duration;
@@ -41,14 +47,15 @@ internal sealed partial class DocumentsExperiment : IExperiment
     /// <param name="engines">The engines to run (<see cref="DocumentEngineNames.All"/>); default all.</param>
     /// <param name="workloads">The workloads to report (<see cref="DocumentWorkloads.All"/>); default all. The bulk insert always runs: it loads the data the others read.</param>
     /// <param name="insertCallers">The insert workload's caller counts; default <see cref="InsertCallers"/>.</param>
+    /// <param name="encrypt">Whether each chosen engine that has a sealed variant runs it beside it (--encrypt).</param>
     public DocumentsExperiment(long? documents = null, TimeSpan? duration = null, bool warmUp = true,
-        string[]? engines = null, string[]? workloads = null, int[]? insertCallers = null)
+        string[]? engines = null, string[]? workloads = null, int[]? insertCallers = null, bool encrypt = false)
     {
         _documents = documents;
         _duration = duration;
         _warmUp = warmUp;
-        // An option not given arrives as null or, from the command line, as an empty list: both mean all.
-        _engines = engines is { Length: > 0 } ? engines : DocumentEngineNames.All;
+        // An option not given arrives as null or, from the command line, as an empty list: both mean all (but the sealed variants).
+        _engines = SealedTwins.InOrder(DocumentEngineCatalog.WithSealed.Select(k => (k.Name, k.UnsealedTwin)), engines, encrypt);
         _workloads = workloads is { Length: > 0 } ? workloads : DocumentWorkloads.All;
         _insertCallers = insertCallers is { Length: > 0 } ? insertCallers : InsertCallers;
     }
@@ -117,6 +124,10 @@ internal sealed partial class DocumentsExperiment : IExperiment
         }
 
         AddTargetCounts(report);
+        SealedTargets.AddSummary(report,
+            $"writes ({DocumentWorkloads.Bulk}, {DocumentWorkloads.Update}, {DocumentWorkloads.Insert}) {SealedTargets.Describe(SealedTargets.Writes)}; " +
+            $"reads ({DocumentWorkloads.Load}, {DocumentWorkloads.QueryEqual}, {DocumentWorkloads.QueryRange}) {SealedTargets.Describe(SealedTargets.Reads)}: " +
+            "the issue's targets for durable writes and for point reads and scans, applied to the document path");
 
         report.AddNote("Targets (ratios from one run, on voron's rows: target and met, yes/no/n-a per target in the target's order): insert at 64 callers " +
                        ">= 10x SQLite and >= 0.5x the engine floor (vsFloor); insert from 1 caller >= 1.5x SQLite; bulk >= 2x SQLite's batched insert, >= 0.5x " +
@@ -162,7 +173,7 @@ internal sealed partial class DocumentsExperiment : IExperiment
         var engines = new List<IDocumentEngine>();
         try
         {
-            foreach (var kind in DocumentEngineCatalog.All.Where(k => _engines.Contains(k.Name)))
+            foreach (var kind in DocumentEngineCatalog.WithSealed.Where(k => _engines.Contains(k.Name)))
             {
                 engines.Add(await kind.OpenAsync(context.NewDirectory(prefix + kind.Name)).ConfigureAwait(false));
             }
@@ -181,7 +192,7 @@ internal sealed partial class DocumentsExperiment : IExperiment
     private async Task<List<DocumentRunResult>> RunWorkloadsAsync(ExperimentContext context, Report? report, List<IDocumentEngine> engines, long documents, TimeSpan duration,
         List<(string Column, object? Value)[]>? feedRows, string prefix)
     {
-        var voron = engines.OfType<IChangeFeedEngine>().FirstOrDefault(); // the change feed's workloads are Voron's alone
+        var voron = engines.OfType<IChangeFeedEngine>().FirstOrDefault(e => e.Name == DocumentEngineCatalog.Voron); // the change feed's workloads are unsealed Voron's alone
         var feedRounds = context.Quick || report == null ? 1 : 3;
         var results = new List<DocumentRunResult>();
         var round = 0;
@@ -335,7 +346,8 @@ internal sealed partial class DocumentsExperiment : IExperiment
     private static void AddRows(Report report, List<DocumentRunResult> results)
     {
         // Rows in the workloads' order, each workload's engines in a fixed order whichever ran first.
-        foreach (var result in results.GroupBy(r => (r.Workload, r.Callers)).SelectMany(g => g.OrderBy(r => Array.IndexOf(Engines, r.Engine))))
+        var twins = DocumentEngineCatalog.WithSealed.Where(k => k.UnsealedTwin != null).ToDictionary(k => k.Name, k => k.UnsealedTwin!);
+        foreach (var result in results.GroupBy(r => (r.Workload, r.Callers)).SelectMany(g => g.OrderBy(r => Array.IndexOf(RowOrder, r.Engine))))
         {
             double? Ratio(string engine) => result.Engine == engine ? null :
                 results.FirstOrDefault(r => r.Engine == engine && r.Workload == result.Workload && r.Callers == result.Callers) is { } other
@@ -344,7 +356,13 @@ internal sealed partial class DocumentsExperiment : IExperiment
             var voron = result.Engine == DocumentEngineCatalog.Voron;
             var vsSqlite = Ratio(DocumentEngineCatalog.Sqlite);
             var vsFloor = voron ? Ratio(DocumentEngineCatalog.VoronKv) : null;
-            report.AddRow(
+            var sealedCells = twins.TryGetValue(result.Engine, out var twin)
+                ? SealedTargets.Cells(twin,
+                    results.FirstOrDefault(r => r.Engine == twin && r.Workload == result.Workload && r.Callers == result.Callers)?.OperationsPerSecond,
+                    result.OperationsPerSecond,
+                    result.Workload is DocumentWorkloads.Load or DocumentWorkloads.QueryEqual or DocumentWorkloads.QueryRange ? SealedTargets.Reads : SealedTargets.Writes)
+                : [];
+            report.AddRow([
                 ("engine", result.Engine),
                 ("workload", result.Workload),
                 ("callers", result.Callers),
@@ -359,7 +377,8 @@ internal sealed partial class DocumentsExperiment : IExperiment
                 ("vsFloor", vsFloor),
                 ("target", voron ? DocumentTargets.Describe(result.Workload, result.Callers) : null),
                 ("met", voron ? DocumentTargets.Met(result.Workload, result.Callers, result.OperationsPerSecond, vsSqlite, vsFloor) : null),
-                ("conflicts", result.Workload == DocumentWorkloads.Update ? result.Conflicts : null));
+                ("conflicts", result.Workload == DocumentWorkloads.Update ? result.Conflicts : null),
+                .. sealedCells]);
         }
     }
 

@@ -43,6 +43,17 @@ internal static class ExperimentCatalog
     internal static readonly Option<string[]?> Engines = ExperimentOptions.Names(
         "--engines", "VORON_ENGINES", "engines to run, separated by commas; default all", KvEngineCatalog.All.Select(k => k.Name).ToArray());
 
+    /// <summary>kv: which engines, the sealed variants (voron-sealed) among them.</summary>
+    internal static readonly Option<string[]?> KvEngines = ExperimentOptions.Names(
+        "--engines", "VORON_ENGINES", "engines to run, separated by commas; default all but the sealed ones (--encrypt adds those)",
+        KvEngineCatalog.WithSealed.Select(k => k.Name).ToArray());
+
+    /// <summary>kv, documents, compare: each chosen Voron engine or path also runs sealed, beside it.</summary>
+    internal static readonly Option<bool> Encrypt = ExperimentOptions.Switch(
+        "--encrypt", "VORON_ENCRYPT",
+        "encryption at rest: beside each chosen Voron engine or path, its sealed variant (the same store opened with a random 256-bit key), " +
+        "interleaved with it in the same process; the rows give sealed ÷ unsealed against the targets");
+
     /// <summary>churn: which engines, its compacting variant (voron-compact) among them.</summary>
     internal static readonly Option<string[]?> ChurnEngines = ExperimentOptions.Names(
         "--engines", "VORON_ENGINES", "engines to run, separated by commas; default all", KvEngineCatalog.WithCompaction.Select(k => k.Name).ToArray());
@@ -74,7 +85,7 @@ internal static class ExperimentCatalog
 
     /// <summary>compare: which paths.</summary>
     internal static readonly Option<string[]?> ComparePaths = ExperimentOptions.Names(
-        "--paths", "VORON_COMPARE_PATHS", "paths to run, separated by commas; default all", OrderPaths.All);
+        "--paths", "VORON_COMPARE_PATHS", "paths to run, separated by commas; default all but the sealed ones (--encrypt adds those)", OrderPaths.WithSealed);
 
     /// <summary>compare: the closed loads' copy counts.</summary>
     internal static readonly Option<int[]?> CompareCopies = ExperimentOptions.List(
@@ -103,7 +114,7 @@ internal static class ExperimentCatalog
 
     /// <summary>documents: which engines.</summary>
     internal static readonly Option<string[]?> DocumentsEngines = ExperimentOptions.Names(
-        "--engines", "VORON_DOCS_ENGINES", "engines to run, separated by commas; default all", Documents.DocumentEngineNames.All);
+        "--engines", "VORON_DOCS_ENGINES", "engines to run, separated by commas; default all but the sealed ones (--encrypt adds those)", Documents.DocumentEngineNames.WithSealed);
 
     /// <summary>documents: which workloads (the bulk insert always loads the data; it is reported only when named).</summary>
     internal static readonly Option<string[]?> DocumentsWorkloads = ExperimentOptions.Names(
@@ -157,18 +168,19 @@ internal static class ExperimentCatalog
 
     internal static IReadOnlyList<ExperimentDefinition> All { get; } =
     [
-        new(new CompareExperiment(), [ComparePaths, CompareCopies, Runs, CompareDuration, CompareLoops],
+        new(new CompareExperiment(), [ComparePaths, CompareCopies, Runs, CompareDuration, CompareLoops, Encrypt],
             result => new CompareExperiment(
                 paths: result.GetValue(ComparePaths),
                 copies: result.GetValue(CompareCopies),
                 rounds: result.GetValue(Runs),
                 duration: result.GetValue(CompareDuration) is { } seconds ? TimeSpan.FromSeconds(seconds) : null,
-                loops: result.GetValue(CompareLoops)),
+                loops: result.GetValue(CompareLoops),
+                encrypt: result.GetValue(Encrypt)),
             Writes: true),
-        new(new KvExperiment(), [KvEntries, Runs, Engines],
-            result => new KvExperiment(result.GetValue(KvEntries), result.GetValue(Runs), result.GetValue(Engines)), Writes: true),
+        new(new KvExperiment(), [KvEntries, Runs, KvEngines, Encrypt],
+            result => new KvExperiment(result.GetValue(KvEntries), result.GetValue(Runs), result.GetValue(KvEngines), result.GetValue(Encrypt)), Writes: true),
         new(new YcsbExperiment(), [Runs, Engines], result => new YcsbExperiment(runs: result.GetValue(Runs), engines: result.GetValue(Engines)), Writes: true),
-        new(DocumentsSuite(null), [DocumentsCount, DocumentsSeconds, DocumentsEngines, DocumentsWorkloads, DocumentsCallers, DocumentsParts],
+        new(DocumentsSuite(null), [DocumentsCount, DocumentsSeconds, DocumentsEngines, DocumentsWorkloads, DocumentsCallers, Encrypt, DocumentsParts],
             result => DocumentsSuite(result).Only(result.GetValue(DocumentsParts))),
         Plain(new SqlExperiment()),
         new(new MergeExperiment(), [MergeCallers, MergeLoops],
@@ -219,7 +231,8 @@ internal static class ExperimentCatalog
                 duration: result.GetValue(DocumentsSeconds) is { } seconds ? TimeSpan.FromSeconds(seconds) : null,
                 engines: result.GetValue(DocumentsEngines),
                 workloads: result.GetValue(DocumentsWorkloads),
-                insertCallers: result.GetValue(DocumentsCallers)), Writes: false),
+                insertCallers: result.GetValue(DocumentsCallers),
+                encrypt: result.GetValue(Encrypt)), Writes: false),
             new(new ExpiryExperiment(), Writes: false),
         ]);
 

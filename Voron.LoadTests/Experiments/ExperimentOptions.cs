@@ -43,6 +43,16 @@ internal static class ExperimentOptions
         DefaultValueFactory = result => Environment.GetEnvironmentVariable(variable) is { Length: > 0 } text ? ParseNames(result, text, variable, allowed) : null,
     };
 
+    /// <summary>
+    /// A switch: <c>--name</c>, else true when the variable <paramref name="variable"/> is <c>1</c>
+    /// or <c>true</c>.
+    /// </summary>
+    public static Option<bool> Switch(string name, string variable, string description) => new(name)
+    {
+        Description = $"{description} (or the environment variable {variable}=1)",
+        DefaultValueFactory = _ => Environment.GetEnvironmentVariable(variable) is "1" or "true",
+    };
+
     /// <summary>Text (a path, a connection string): <c>--name TEXT</c>, else the variable <paramref name="variable"/>, else null (the experiment's default).</summary>
     public static Option<string?> Text(string name, string variable, string description, string helpName) => new(name)
     {

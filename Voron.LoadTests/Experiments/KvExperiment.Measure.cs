@@ -216,7 +216,11 @@ internal sealed partial class KvExperiment
 
                 var rate = Summary(runs, r => r.OpsPerSec);
                 var writes = runs[0].AcknowledgedSeconds != null;
-                report.AddRow(
+                var sealedCells = kind.UnsealedTwin is { } twin
+                    ? SealedTargets.Cells(twin, medians.TryGetValue((twin, workload), out var unsealed) ? unsealed : null, rate.Median,
+                        writes ? SealedTargets.Writes : SealedTargets.Reads)
+                    : [];
+                report.AddRow([
                     ("engine", kind.Name),
                     ("label", kind.Label),
                     ("workload", workload),
@@ -238,7 +242,8 @@ internal sealed partial class KvExperiment
                     ("vsVoron", kind.Name == KvEngineCatalog.Voron ? null : Ratio(kind.Name, KvEngineCatalog.Voron, workload)),
                     ("vsSqlite", Ratio(kind.Name, KvEngineCatalog.Sqlite, workload)),
                     ("vsSqliteMmap", Ratio(kind.Name, KvEngineCatalog.SqliteMmap, workload)),
-                    ("vsLmdb", Ratio(kind.Name, KvEngineCatalog.Lmdb, workload)));
+                    ("vsLmdb", Ratio(kind.Name, KvEngineCatalog.Lmdb, workload)),
+                    .. sealedCells]);
             }
         }
 

@@ -25,6 +25,8 @@ namespace Voron.LoadTests.Experiments;
 /// with min and max. Bytes written come from /proc/self/io; the size on disk is every file of the store.
 /// After each insert workload every store must scan to the right count and find a sample of its keys.
 /// After the first run's in-order load, each Voron store's page occupancy is a fact (<c>leafFill.voron.seq-insert-1tx</c>).
+/// With <c>--encrypt</c> (or <c>--engines voron,voron-sealed</c>) the sealed variant runs beside
+/// voron, and its rows give the ratio to voron's against <see cref="SealedTargets"/>.
 /// </summary>
 internal sealed partial class KvExperiment : IExperiment
 {
@@ -48,11 +50,13 @@ internal sealed partial class KvExperiment : IExperiment
     private readonly int? _entryCount;
     private readonly int? _runs;
     private readonly IReadOnlyList<string>? _engines;
+    private readonly bool _encrypt;
 
     /// <param name="entryCount">N; by default 1,000,000, or 20,000 for a quick run (<c>--entries</c> or <c>VORON_KV_N</c>).</param>
     /// <param name="runs">Runs of each workload; by default 5, 2 for a quick run (<c>--runs</c>).</param>
-    /// <param name="engines">The engines to run (<c>--engines</c>); all by default.</param>
-    public KvExperiment(int? entryCount = null, int? runs = null, IReadOnlyList<string>? engines = null)
+    /// <param name="engines">The engines to run (<c>--engines</c>); all unsealed ones by default.</param>
+    /// <param name="encrypt">Whether each chosen engine that has a sealed variant runs it beside it (<c>--encrypt</c>).</param>
+    public KvExperiment(int? entryCount = null, int? runs = null, IReadOnlyList<string>? engines = null, bool encrypt = false)
     {
         if (entryCount is <= 0)
         {
@@ -62,6 +66,7 @@ internal sealed partial class KvExperiment : IExperiment
         _entryCount = entryCount;
         _runs = runs;
         _engines = engines;
+        _encrypt = encrypt;
     }
 
     public string Name => "kv";
@@ -82,7 +87,7 @@ internal sealed partial class KvExperiment : IExperiment
         report.AddFact("seed", Seed.ToString(CultureInfo.InvariantCulture));
         report.AddFact("loadAverageAtStart", LoadAverage());
 
-        var engines = KvEngineCatalog.Available(context, report, _engines);
+        var engines = KvEngineCatalog.Available(context, report, _engines, KvEngineCatalog.WithSealed, _encrypt);
         context.Progress($"building the data set: {count:N0} small entries, {count / KvDataSet.JsonDivisor:N0} JSON and {count / KvDataSet.OverflowDivisor:N0} overflow documents (seed {Seed})");
         var data = KvDataSet.Create(count, Seed);
         report.AddFact("jsonDocuments", data.Json.Length);
@@ -117,6 +122,9 @@ internal sealed partial class KvExperiment : IExperiment
         report.AddFact("loadAverageAtEnd", LoadAverage());
         AddRows(report, results, engines);
         AddNotes(report);
+        SealedTargets.AddSummary(report,
+            $"durable writes ({string.Join(", ", WriteWorkloads)}, settled opsPerSec) {SealedTargets.Describe(SealedTargets.Writes)}; " +
+            $"point reads and the scan ({string.Join(", ", Workloads.Except(WriteWorkloads))}) {SealedTargets.Describe(SealedTargets.Reads)}");
         report.AddNote(WriteCounters.Note(context.Device));
         return Task.FromResult(report);
     }

@@ -112,6 +112,7 @@ internal sealed partial class InvariantIds
         ["MV"] = "Core: releasing the views a moving mapping leaves behind",
         ["NC"] = "Documents: numeric comparisons in queries",
         ["OA"] = "Core: object archive (snapshots, restore and retention from a destination)",
+        ["OP"] = "Core: the decrypted-page cache of a sealed store (opened pages)",
         ["QC"] = "Documents: the query translation cache",
         ["O"] = "Tests: crash oracle (store model)",
         ["P"] = "Core: page header format",

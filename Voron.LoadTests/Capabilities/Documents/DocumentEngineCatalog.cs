@@ -7,14 +7,23 @@ internal static class DocumentEngineCatalog
 {
     public const string Voron = "voron";
 
+    /// <summary>Voron.Documents over a sealed store: <see cref="Voron"/> opened with a key.</summary>
+    public const string VoronSealed = "voron-sealed";
+
     /// <summary>The engine floor: Voron.Core's merger putting the bytes a document save stores.</summary>
     public const string VoronKv = "voron-kv";
 
     public const string Sqlite = "sqlite";
     public const string LiteDb = "litedb";
 
-    /// <summary>Every engine, in <see cref="StoreAdapters.All"/>'s order: the order the experiment opens them in.</summary>
-    public static IReadOnlyList<DocumentEngineKind> All { get; } = [.. StoreAdapters.All.SelectMany(a => a.Documents)];
+    /// <summary>
+    /// Every engine, each sealed variant after its twin, in <see cref="StoreAdapters.All"/>'s order:
+    /// the order the experiment opens them in and lists their rows.
+    /// </summary>
+    public static IReadOnlyList<DocumentEngineKind> WithSealed { get; } = [.. StoreAdapters.All.SelectMany(a => a.Documents)];
+
+    /// <summary>Every unsealed engine: the default ones (a sealed one runs when named or with --encrypt).</summary>
+    public static IReadOnlyList<DocumentEngineKind> All { get; } = [.. WithSealed.Where(k => k.UnsealedTwin == null)];
 
     /// <summary>
     /// A document store with its change feed on or off, in <paramref name="directory"/>: the first

@@ -14,16 +14,32 @@ internal static class OrderPaths
     /// <summary>(c) SQL over documents: a <c>voron_docs</c> table on <c>Vfs=voron</c> with the document store bound.</summary>
     public const string SqlDocs = "sql-docs";
 
+    /// <summary>(a) over a sealed store: the same store opened with a key.</summary>
+    public const string DocumentsSealed = "documents-sealed";
+
+    /// <summary>(b) over a sealed store: <c>VoronSqlite.Register</c> over an environment opened with a key.</summary>
+    public const string SqlVoronSealed = "sql-voron-sealed";
+
+    /// <summary>(c) over a sealed store.</summary>
+    public const string SqlDocsSealed = "sql-docs-sealed";
+
     /// <summary>(d) Stock SQLite, WAL, <c>synchronous=FULL</c>, relational tables.</summary>
     public const string Sqlite = "sqlite";
 
     /// <summary>(e) LiteDB 5.</summary>
     public const string LiteDb = "litedb";
 
-    /// <summary>Every path, from every store's <see cref="IStoreAdapter.OrderPaths"/>, in <see cref="StoreAdapters.All"/>'s order.</summary>
+    /// <summary>
+    /// Every path, from every store's <see cref="IStoreAdapter.OrderPaths"/>, in
+    /// <see cref="StoreAdapters.All"/>'s order, each sealed one after its unsealed twin.
+    /// </summary>
     public static IReadOnlyList<OrderPathKind> Kinds { get; } = [.. StoreAdapters.All.SelectMany(a => a.OrderPaths)];
 
-    public static readonly string[] All = [.. Kinds.Select(k => k.Name)];
+    /// <summary>Every path --paths takes, the sealed ones after their twins.</summary>
+    public static readonly string[] WithSealed = [.. Kinds.Select(k => k.Name)];
+
+    /// <summary>Every unsealed path: the default ones (a sealed one runs when named or with --encrypt).</summary>
+    public static readonly string[] All = [.. Kinds.Where(k => k.UnsealedTwin == null).Select(k => k.Name)];
 
     /// <summary>The key of the query-by-customer plan in <see cref="IOrderPath.Plans"/>.</summary>
     public const string QueryPlan = "query";
@@ -41,7 +57,7 @@ internal static class OrderPaths
     public static async Task<IOrderPath> OpenAsync(string name, string directory, OrdersSize size, SimulatedDisk? disk = null)
     {
         var kind = Kinds.SingleOrDefault(k => k.Name == name) ??
-                   throw new ArgumentException($"unknown order path '{name}' (known: {string.Join(", ", All)})", nameof(name));
+                   throw new ArgumentException($"unknown order path '{name}' (known: {string.Join(", ", WithSealed)})", nameof(name));
         return await kind.OpenAsync(directory, size, disk ?? SimulatedDisk.None).ConfigureAwait(false);
     }
 

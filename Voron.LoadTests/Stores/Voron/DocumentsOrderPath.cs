@@ -12,7 +12,8 @@ namespace Voron.LoadTests.Stores.Voron;
 /// date range is written as the LINQ subset takes it: <c>string.CompareOrdinal(o.CreatedAt, from) &gt;= 0</c>
 /// (ordinal, as the index orders strings). The update is the session's own optimistic
 /// concurrency: load, change, save; the save checks the loaded version (ConcurrencyException).
-/// The report reads the customer's orders through the index and adds them up in C#.
+/// The report reads the customer's orders through the index and adds them up in C#. Sealed
+/// (<c>documents-sealed</c>) when opened with a key.
 /// </summary>
 internal sealed class DocumentsOrderPath : IOrderPath
 {
@@ -23,22 +24,26 @@ internal sealed class DocumentsOrderPath : IOrderPath
     private readonly StorageEnvironment _environment;
     private readonly DocumentStore _store;
 
-    private DocumentsOrderPath(StorageEnvironment environment, DocumentStore store)
+    private readonly bool _sealed;
+
+    private DocumentsOrderPath(StorageEnvironment environment, DocumentStore store, bool isSealed)
     {
         _environment = environment;
         _store = store;
+        _sealed = isSealed;
     }
 
-    public static async Task<DocumentsOrderPath> OpenAsync(string directory, OrdersSize size, SimulatedDisk disk)
+    /// <param name="sealingKey">The key to seal the store with (<see cref="VoronStore.NewSealingKey"/>); null: not sealed.</param>
+    public static async Task<DocumentsOrderPath> OpenAsync(string directory, OrdersSize size, SimulatedDisk disk, byte[]? sealingKey = null)
     {
-        var environment = VoronStore.Open(directory, disk);
+        var environment = VoronStore.Open(directory, disk, sealingKey: sealingKey);
         DocumentStore? store = null;
         try
         {
             store = DocumentStore.Open(environment);
             await LoadAsync(store, size).ConfigureAwait(false);
             environment.FlushToDataFile();
-            return new DocumentsOrderPath(environment, store);
+            return new DocumentsOrderPath(environment, store, sealingKey != null);
         }
         catch
         {
@@ -57,11 +62,12 @@ internal sealed class DocumentsOrderPath : IOrderPath
         await store.EnsureIndexAsync(IndexDefinition.For(Json.Order, OrderIndex, o => o.Customer, o => o.CreatedAt)).ConfigureAwait(false);
     }
 
-    public string Name => OrderPaths.Documents;
+    public string Name => _sealed ? OrderPaths.DocumentsSealed : OrderPaths.Documents;
 
     public string Description => "Voron.Documents: sessions, typed LINQ queries on a compound index (customer, createdAt)";
 
-    public string Durability => "Durable mode: SaveChangesAsync completes after the journal fdatasync covering it; concurrent sessions share transactions and flushes through the merger";
+    public string Durability => "Durable mode: SaveChangesAsync completes after the journal fdatasync covering it; concurrent sessions share transactions and flushes through the merger" +
+                                (_sealed ? $"; {VoronStore.Sealing}" : "");
 
     public bool UsesThreads => false;
 

@@ -12,7 +12,8 @@ namespace Voron.LoadTests.Stores.Voron;
 /// customer and createdAt), and SQL reaches them through a <c>voron_docs</c> table on the store's
 /// VFS with the store bound (UseDocuments). The index's paths are declared columns, so voron_docs
 /// pushes the customer equality, the created_at range and the ORDER BY down to it
-/// (<see cref="Plans"/> shows it). Customers and products are documents too.
+/// (<see cref="Plans"/> shows it). Customers and products are documents too. Sealed
+/// (<c>sql-docs-sealed</c>) when opened with a key.
 /// </summary>
 internal sealed class SqlDocsOrderPath : IOrderPath, ISqlCounted
 {
@@ -23,16 +24,20 @@ internal sealed class SqlDocsOrderPath : IOrderPath, ISqlCounted
     private readonly DocumentStore _store;
     private readonly VoronSqliteRegistration _registration;
 
-    private SqlDocsOrderPath(StorageEnvironment environment, DocumentStore store, VoronSqliteRegistration registration)
+    private readonly bool _sealed;
+
+    private SqlDocsOrderPath(StorageEnvironment environment, DocumentStore store, VoronSqliteRegistration registration, bool isSealed)
     {
         _environment = environment;
         _store = store;
         _registration = registration;
+        _sealed = isSealed;
     }
 
-    public static async Task<SqlDocsOrderPath> OpenAsync(string directory, OrdersSize size, SimulatedDisk disk)
+    /// <param name="sealingKey">The key to seal the store with (<see cref="VoronStore.NewSealingKey"/>); null: not sealed.</param>
+    public static async Task<SqlDocsOrderPath> OpenAsync(string directory, OrdersSize size, SimulatedDisk disk, byte[]? sealingKey = null)
     {
-        var environment = VoronStore.Open(directory, disk);
+        var environment = VoronStore.Open(directory, disk, sealingKey: sealingKey);
         DocumentStore? store = null;
         VoronSqliteRegistration? registration = null;
         try
@@ -40,7 +45,7 @@ internal sealed class SqlDocsOrderPath : IOrderPath, ISqlCounted
             store = DocumentStore.Open(environment);
             await DocumentsOrderPath.LoadAsync(store, size).ConfigureAwait(false);
             registration = VoronStore.RegisterSql(environment, "voron-orders").UseDocuments(store);
-            var path = new SqlDocsOrderPath(environment, store, registration);
+            var path = new SqlDocsOrderPath(environment, store, registration, sealingKey != null);
             using (var connection = path.Connect())
             {
                 SqliteCommands.Execute(connection, CreateTable);
@@ -58,11 +63,12 @@ internal sealed class SqlDocsOrderPath : IOrderPath, ISqlCounted
         }
     }
 
-    public string Name => OrderPaths.SqlDocs;
+    public string Name => _sealed ? OrderPaths.SqlDocsSealed : OrderPaths.SqlDocs;
 
     public string Description => "SQL over documents: a voron_docs table on Vfs=voron over the Order documents, pushed down to their compound index";
 
-    public string Durability => $"{SqlVoronOrderPath.VoronDurability} (a SQL transaction's document changes are one store transaction); busy_timeout={SqliteStore.BusyTimeoutMs}";
+    public string Durability => $"{SqlVoronOrderPath.VoronDurability} (a SQL transaction's document changes are one store transaction); busy_timeout={SqliteStore.BusyTimeoutMs}" +
+                                (_sealed ? $"; {VoronStore.Sealing}" : "");
 
     public bool UsesThreads => true;
 

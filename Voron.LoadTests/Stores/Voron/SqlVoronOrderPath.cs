@@ -10,7 +10,8 @@ namespace Voron.LoadTests.Stores.Voron;
 /// <c>orders</c> of a Voron store registered as a SQLite VFS (<c>Vfs=</c> its name), through
 /// Microsoft.Data.Sqlite. The same statements as <see cref="SqliteOrderPath"/>; only the
 /// connection differs (<see cref="VoronSqliteRegistration.OpenConnection"/>: journal_mode=MEMORY,
-/// pooled), with the same page cache and busy_timeout.
+/// pooled), with the same page cache and busy_timeout. Sealed (<c>sql-voron-sealed</c>) when
+/// opened with a key: the VFS registered over a sealed environment.
 /// </summary>
 internal sealed class SqlVoronOrderPath : IOrderPath, ISqlCounted
 {
@@ -19,20 +20,24 @@ internal sealed class SqlVoronOrderPath : IOrderPath, ISqlCounted
     private readonly StorageEnvironment _environment;
     private readonly VoronSqliteRegistration _registration;
 
-    private SqlVoronOrderPath(StorageEnvironment environment, VoronSqliteRegistration registration)
+    private readonly bool _sealed;
+
+    private SqlVoronOrderPath(StorageEnvironment environment, VoronSqliteRegistration registration, bool isSealed)
     {
         _environment = environment;
         _registration = registration;
+        _sealed = isSealed;
     }
 
-    public static SqlVoronOrderPath Open(string directory, OrdersSize size, SimulatedDisk disk)
+    /// <param name="sealingKey">The key to seal the store with (<see cref="VoronStore.NewSealingKey"/>); null: not sealed.</param>
+    public static SqlVoronOrderPath Open(string directory, OrdersSize size, SimulatedDisk disk, byte[]? sealingKey = null)
     {
-        var environment = VoronStore.Open(directory, disk);
+        var environment = VoronStore.Open(directory, disk, sealingKey: sealingKey);
         VoronSqliteRegistration? registration = null;
         try
         {
             registration = VoronStore.RegisterSql(environment, "voron-orders");
-            var path = new SqlVoronOrderPath(environment, registration);
+            var path = new SqlVoronOrderPath(environment, registration, sealingKey != null);
             using (var connection = path.Connect())
             {
                 RelationalOrders.Create(connection, size);
@@ -52,11 +57,11 @@ internal sealed class SqlVoronOrderPath : IOrderPath, ISqlCounted
     /// <summary>The durability text of both SQL paths on Voron.</summary>
     internal const string VoronDurability = "Durable store: COMMIT returns after the journal fdatasync covering it; concurrent commits share it";
 
-    public string Name => OrderPaths.SqlVoron;
+    public string Name => _sealed ? OrderPaths.SqlVoronSealed : OrderPaths.SqlVoron;
 
     public string Description => "SQLite on Vfs=voron through Microsoft.Data.Sqlite: relational tables customers, products, orders, order_lines";
 
-    public string Durability => $"{VoronDurability}; busy_timeout={SqliteStore.BusyTimeoutMs} for concurrent writers";
+    public string Durability => $"{VoronDurability}; busy_timeout={SqliteStore.BusyTimeoutMs} for concurrent writers" + (_sealed ? $"; {VoronStore.Sealing}" : "");
 
     public bool UsesThreads => true;
 

@@ -31,6 +31,16 @@ internal sealed class VoronAdapter : IStoreAdapter
             MissingLibraryNote: "",
             MainFile: "voron.data"),
         new KvEngineKind(
+            KvEngineCatalog.VoronSealed,
+            "Voron.Core, sealed (encrypted at rest)",
+            "as voron: durable journal, one write + fdatasync per commit; the data file written and fdatasync'd by the background flush",
+            $"as voron, {VoronStore.Sealing}",
+            (directory, disk) => new VoronKvEngine(directory, disk, name: KvEngineCatalog.VoronSealed, sealingKey: VoronStore.NewSealingKey()),
+            LibraryVersion,
+            MissingLibraryNote: "",
+            MainFile: "voron.data",
+            UnsealedTwin: KvEngineCatalog.Voron),
+        new KvEngineKind(
             KvEngineCatalog.VoronCompact,
             "Voron.Core, compacted once per round",
             "as voron; after each round's settle the store is closed, StorageEnvironment.CompactAsync rewrites it densely and swaps it in, and it is reopened",
@@ -55,6 +65,9 @@ internal sealed class VoronAdapter : IStoreAdapter
     public IReadOnlyList<DocumentEngineKind> Documents { get; } =
     [
         new(DocumentEngineCatalog.Voron, async directory => await VoronDocumentEngine.OpenAsync(directory).ConfigureAwait(false)),
+        new(DocumentEngineCatalog.VoronSealed,
+            async directory => await VoronDocumentEngine.OpenAsync(directory, sealingKey: VoronStore.NewSealingKey()).ConfigureAwait(false),
+            UnsealedTwin: DocumentEngineCatalog.Voron),
         new(DocumentEngineCatalog.VoronKv, directory => Task.FromResult<IDocumentEngine>(new VoronKvDocumentEngine(directory))),
     ];
 
@@ -64,8 +77,17 @@ internal sealed class VoronAdapter : IStoreAdapter
     public IReadOnlyList<OrderPathKind> OrderPaths { get; } =
     [
         new(Capabilities.Orders.OrderPaths.Documents, async (directory, size, disk) => await DocumentsOrderPath.OpenAsync(directory, size, disk).ConfigureAwait(false)),
+        new(Capabilities.Orders.OrderPaths.DocumentsSealed,
+            async (directory, size, disk) => await DocumentsOrderPath.OpenAsync(directory, size, disk, VoronStore.NewSealingKey()).ConfigureAwait(false),
+            UnsealedTwin: Capabilities.Orders.OrderPaths.Documents),
         new(Capabilities.Orders.OrderPaths.SqlVoron, (directory, size, disk) => Task.FromResult<IOrderPath>(SqlVoronOrderPath.Open(directory, size, disk))),
+        new(Capabilities.Orders.OrderPaths.SqlVoronSealed,
+            (directory, size, disk) => Task.FromResult<IOrderPath>(SqlVoronOrderPath.Open(directory, size, disk, VoronStore.NewSealingKey())),
+            UnsealedTwin: Capabilities.Orders.OrderPaths.SqlVoron),
         new(Capabilities.Orders.OrderPaths.SqlDocs, async (directory, size, disk) => await SqlDocsOrderPath.OpenAsync(directory, size, disk).ConfigureAwait(false)),
+        new(Capabilities.Orders.OrderPaths.SqlDocsSealed,
+            async (directory, size, disk) => await SqlDocsOrderPath.OpenAsync(directory, size, disk, VoronStore.NewSealingKey()).ConfigureAwait(false),
+            UnsealedTwin: Capabilities.Orders.OrderPaths.SqlDocs),
     ];
 
     public IReadOnlyList<ConcurrentWriterKind> ConcurrentWriters { get; } =

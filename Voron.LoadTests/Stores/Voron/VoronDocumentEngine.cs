@@ -8,29 +8,50 @@ namespace Voron.LoadTests.Stores.Voron;
 /// Voron.Documents as an app uses it: one <see cref="DocumentStore"/>, a session per unit of work,
 /// typed calls with source-generated JSON metadata, indexes on city and age. Durable mode: a
 /// session's save completes after the journal fdatasync that covers it; concurrent sessions share
-/// transactions and flushes through the merger.
+/// transactions and flushes through the merger. Sealed (<c>voron-sealed</c>) when opened with a key.
 /// </summary>
 internal sealed class VoronDocumentEngine : IChangeFeedEngine
 {
     private static readonly ProfileJson Json = ProfileJson.Default;
 
-    private VoronDocumentEngine(DocumentStore store) => Store = store;
+    /// <summary>The environment a sealed store was opened over, disposed after the store; null when the store owns its own.</summary>
+    private readonly StorageEnvironment? _sealedEnvironment;
+
+    private VoronDocumentEngine(DocumentStore store, StorageEnvironment? sealedEnvironment)
+    {
+        Store = store;
+        _sealedEnvironment = sealedEnvironment;
+    }
 
     /// <param name="directory">The store's directory.</param>
     /// <param name="changeFeed">Whether the store keeps its change feed (DocumentStoreOptions.ChangeFeed.Enabled; the feed-cost workload compares both).</param>
-    public static async Task<VoronDocumentEngine> OpenAsync(string directory, bool changeFeed = true)
+    /// <param name="sealingKey">The key to seal the store with (<see cref="VoronStore.NewSealingKey"/>); null: not sealed.</param>
+    public static async Task<VoronDocumentEngine> OpenAsync(string directory, bool changeFeed = true, byte[]? sealingKey = null)
     {
-        var store = VoronStore.OpenDocuments(directory, changeFeed);
-        await store.EnsureIndexAsync(IndexDefinition.For(Json.Profile, "profiles_by_city", p => p.City)).ConfigureAwait(false);
-        await store.EnsureIndexAsync(IndexDefinition.For(Json.Profile, "profiles_by_age", p => p.Age)).ConfigureAwait(false);
-        return new VoronDocumentEngine(store);
+        (DocumentStore Store, StorageEnvironment? Environment) opened = sealingKey == null
+            ? (VoronStore.OpenDocuments(directory, changeFeed), null)
+            : VoronStore.OpenSealedDocuments(directory, sealingKey, changeFeed);
+        var (store, environment) = opened;
+        var engine = new VoronDocumentEngine(store, environment);
+        try
+        {
+            await store.EnsureIndexAsync(IndexDefinition.For(Json.Profile, "profiles_by_city", p => p.City)).ConfigureAwait(false);
+            await store.EnsureIndexAsync(IndexDefinition.For(Json.Profile, "profiles_by_age", p => p.Age)).ConfigureAwait(false);
+            return engine;
+        }
+        catch
+        {
+            engine.Dispose();
+            throw;
+        }
     }
 
     public DocumentStore Store { get; }
 
-    public string Name => DocumentEngineCatalog.Voron;
+    public string Name => _sealedEnvironment == null ? DocumentEngineCatalog.Voron : DocumentEngineCatalog.VoronSealed;
 
-    public string Durability => "Durable mode: a save completes after the journal fdatasync covering it (concurrent sessions share it)";
+    public string Durability => "Durable mode: a save completes after the journal fdatasync covering it (concurrent sessions share it)" +
+                                (_sealedEnvironment == null ? "" : $"; {VoronStore.Sealing}");
 
     public bool UsesThreads => false;
 
@@ -51,7 +72,11 @@ internal sealed class VoronDocumentEngine : IChangeFeedEngine
         return session.GetMetadata(profile)!.Version;
     }
 
-    public void Dispose() => Store.Dispose();
+    public void Dispose()
+    {
+        Store.Dispose();
+        _sealedEnvironment?.Dispose();
+    }
 
     private sealed class Caller(DocumentStore store) : IDocumentCaller
     {

@@ -5,23 +5,26 @@ namespace Voron.LoadTests.Stores.Voron;
 /// <summary>
 /// Voron.Core as a key-value engine: one tree, one durable write transaction per batch. It can
 /// also close, compact and reopen its store (<see cref="ICompactable"/>, <c>churn</c>'s
-/// <c>voron-compact</c>).
+/// <c>voron-compact</c>). Sealed (<c>voron-sealed</c>) when it is given a key.
 /// </summary>
 internal sealed class VoronKvEngine : IKvEngine, ICompactable
 {
     internal const string TreeName = "kv";
     private readonly SimulatedDisk _disk;
     private readonly bool _portable;
+    private readonly byte[]? _sealingKey;
     private StorageEnvironment _environment;
     private byte[] _scanValue = new byte[1024];
 
-    internal VoronKvEngine(string directory, SimulatedDisk disk, bool portable = false, string? name = null)
+    /// <param name="sealingKey">The key the store is sealed with (<see cref="VoronStore.NewSealingKey"/>), kept to reopen it; null: not sealed.</param>
+    internal VoronKvEngine(string directory, SimulatedDisk disk, bool portable = false, string? name = null, byte[]? sealingKey = null)
     {
         Directory = directory;
         Name = name ?? (portable ? KvEngineCatalog.VoronPortable : KvEngineCatalog.Voron);
         _disk = disk;
         _portable = portable;
-        _environment = VoronStore.Open(directory, disk, portable);
+        _sealingKey = sealingKey;
+        _environment = VoronStore.Open(directory, disk, portable, sealingKey: sealingKey);
     }
 
     public string Name { get; }
@@ -102,14 +105,14 @@ internal sealed class VoronKvEngine : IKvEngine, ICompactable
         _environment.Dispose();
         try
         {
-            return await StorageEnvironment.CompactAsync(_disk.VoronOptions(Directory, _portable), progress: null, cancellationToken).ConfigureAwait(false);
+            return await StorageEnvironment.CompactAsync(VoronStore.Options(Directory, _disk, _portable, sealingKey: _sealingKey), progress: null, cancellationToken).ConfigureAwait(false);
         }
         finally
         {
             // Reopened whether or not the compaction worked: a failed compaction leaves the store
             // as it was (a failure before the commit point deletes the copy), and Dispose below
             // must find an open store.
-            _environment = VoronStore.Open(Directory, _disk, _portable);
+            _environment = VoronStore.Open(Directory, _disk, _portable, sealingKey: _sealingKey);
         }
     }
 

@@ -3,7 +3,7 @@ using Voron.Flushing;
 namespace Voron.Tests.Core.Properties;
 
 /// <summary>
-/// New pages written in place (Transactions/InPlacePages.cs, IP1–IP6) against a sorted
+/// New pages written in place (Transactions/InPlacePages.cs, IP1–IP7) against a sorted
 /// dictionary: bulk loads (in-order keys and overflow values, above the in-place threshold) mixed
 /// with small random writes and deletes (journaled; they rewrite and free pages written in place,
 /// whose runs are then allocated again), flushes, flushes that die after the data file's sync and

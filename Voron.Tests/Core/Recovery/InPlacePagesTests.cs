@@ -4,7 +4,7 @@ using Voron.Header;
 namespace Voron.Tests.Core.Recovery;
 
 /// <summary>
-/// New pages written in place (Transactions/InPlacePages.cs, IP1–IP6): a large commit writes the
+/// New pages written in place (Transactions/InPlacePages.cs, IP1–IP7): a large commit writes the
 /// pages it created to the data file and syncs it before its record, which names them by checksum;
 /// recovery checks them (R10) and takes a page a later record rewrote from that record.
 /// </summary>

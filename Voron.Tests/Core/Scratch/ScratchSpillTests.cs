@@ -2,7 +2,7 @@ namespace Voron.Tests.Core.Scratch;
 
 /// <summary>
 /// The memory bound: page versions a long-lived reader holds back beyond MaxPageVersionMemory spill
-/// to the scratch file (Transactions/PageTable.cs PT6–PT8, Scratch/ScratchFile.cs SC1–SC4), while
+/// to the scratch file (Transactions/PageTable.cs PT6–PT8, Scratch/ScratchFile.cs SC1–SC5), while
 /// every reader still reads exactly its snapshot.
 /// </summary>
 public sealed class ScratchSpillTests

@@ -99,7 +99,7 @@ public sealed class NonceRuleModelTests(ITestOutputHelper output)
             journalAead = key.CreateJournalAead();
             pageNonces = new NonceSource(counterBits, destination => prefixes.NextBytes(destination));
             journalNonces = new NonceSource(counterBits, destination => prefixes.NextBytes(destination));
-            pages = new PageSeal(pagesAead, pageNonces, disk.StoreId);
+            pages = new PageSeal(pagesAead, pageNonces);
             records = new RecordSeal(journalAead, journalNonces);
         }
 

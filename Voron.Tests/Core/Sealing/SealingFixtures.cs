@@ -67,7 +67,7 @@ internal static class SealingFixtures
         {
             Key = StoreKey(algorithm);
             Aead = Key.CreatePagesAead();
-            Seal = new PageSeal(Aead, new NonceSource(), Key.StoreId);
+            Seal = new PageSeal(Aead, new NonceSource());
         }
 
         public StoreKey Key { get; }
