@@ -107,7 +107,7 @@ public sealed class EncryptionKeyFileTests
     }
 
     [Fact]
-    public async Task Backup_and_restore_of_an_encrypted_store_take_the_key_file_and_follow_refuses_one()
+    public async Task Backup_restore_and_compact_of_an_encrypted_store_take_the_key_file_and_follow_refuses_one()
     {
         using var temp = new TempDirectory();
         var store = CreateEncrypted(temp.Combine("store"));
@@ -120,6 +120,9 @@ public sealed class EncryptionKeyFileTests
         Assert.True(refused.ExitCode == ExitCodes.Usage, refused.ToString());
         var restore = await ToolRun.RunAsync("restore", temp.Combine("backup"), temp.Combine("restored"), "--key-file", keyFile);
         Assert.True(restore.ExitCode == ExitCodes.Ok, restore.ToString());
+        Assert.True(StorageEnvironment.Inspect(temp.Combine("restored")).IsEncrypted);
+        var compact = await ToolRun.RunAsync("compact", temp.Combine("restored"), "--key-file", keyFile);
+        Assert.True(compact.ExitCode == ExitCodes.Ok, compact.ToString());
         Assert.True(StorageEnvironment.Inspect(temp.Combine("restored")).IsEncrypted);
 
         var follow = await ToolRun.RunAsync("follow", temp.Combine("destination"), temp.Combine("replica"), "--key-file", keyFile);

@@ -141,6 +141,30 @@ public sealed class EncryptionKeyTests
     }
 
     [Fact]
+    public async Task CompactAsync_and_RekeyAsync_take_the_current_key_from_the_public_options()
+    {
+        using var directory = new TempDirectory();
+        using (var env = Open(directory.Path, o => o.EncryptionKeyProvider = _ => Key))
+        {
+            Put(env, "a", "kept");
+        }
+
+        var compact = StorageEnvironmentOptions.ForDirectory(directory.Path);
+        compact.EncryptionKeyProvider = _ => Key;
+        await StorageEnvironment.CompactAsync(compact);
+        Assert.True(StorageEnvironment.Inspect(directory.Path).IsEncrypted);
+
+        var newKey = RandomNumberGenerator.GetBytes(32);
+        var rekey = StorageEnvironmentOptions.ForDirectory(directory.Path);
+        rekey.EncryptionKey = Key;
+        await StorageEnvironment.RekeyAsync(rekey, newKey);
+
+        Assert.Equal(EncryptionKeyProblem.WrongKey, Assert.Throws<EncryptionKeyException>(() => Open(directory.Path, o => o.EncryptionKey = Key)).Problem);
+        using var reopened = Open(directory.Path, o => o.EncryptionKeyProvider = _ => newKey);
+        Assert.Equal("kept", Get(reopened, "a"));
+    }
+
+    [Fact]
     public void Inspect_says_a_store_is_encrypted_and_with_what_without_the_key()
     {
         using var encrypted = new TempDirectory();
