@@ -18,7 +18,7 @@ public sealed class ReplicaResnapshotTests(ITestOutputHelper output)
     {
         var seed = TestSeed.Next(output, $"{nameof(Reopen_with_resnapshot_rebuilds_a_replica_broken_at_its_position_into_the_primarys_newest_state)}({kind})");
         using var primary = new ReplicatedPrimary(seed);
-        var (directory, stoppedAt, rule) = await BreakAtPositionAsync(primary, seed, kind);
+        var (directory, stoppedAt, rule, snapshot) = await BreakAtPositionAsync(primary, seed, kind);
 
         // Without the option: the same clear stop as before, and the status says a re-snapshot would cure it.
         using (var stale = StorageEnvironment.OpenReplica(primary.Destination, directory, ReplicaModelTests.FastOptions(primary.Lineage)))
@@ -36,7 +36,7 @@ public sealed class ReplicaResnapshotTests(ITestOutputHelper output)
         var status = replica.Replica!;
         Assert.Contains(rule, status.RebuiltBecause);
         Assert.Equal(ReplicaState.Following, status.State);
-        await AssertCaughtUpAsync(primary, replica, shipped);
+        await AssertCaughtUpAsync(primary, replica, Math.Max(shipped, snapshot));
         AssertNoRebuildLeftovers(directory);
     }
 
@@ -45,7 +45,7 @@ public sealed class ReplicaResnapshotTests(ITestOutputHelper output)
     {
         var seed = TestSeed.Next(output, nameof(Reopen_with_resnapshot_without_a_snapshot_past_the_break_says_what_to_upload_and_keeps_the_replica));
         using var primary = new ReplicatedPrimary(seed);
-        var (directory, stoppedAt, _) = await BreakAtPositionAsync(primary, seed, "gap", uploadSnapshot: false);
+        var (directory, stoppedAt, _, _) = await BreakAtPositionAsync(primary, seed, "gap", uploadSnapshot: false);
 
         var refused = Assert.Throws<ReplicaStoppedException>(() => StorageEnvironment.OpenReplica(primary.Destination, directory, Resnapshot(primary.Lineage)));
         Assert.Contains("RE5", refused.Message);
@@ -135,8 +135,9 @@ public sealed class ReplicaResnapshotTests(ITestOutputHelper output)
     {
         var seed = TestSeed.Next(output, $"{nameof(A_crash_after_each_swap_step_leaves_the_old_replica_or_the_new_one)}({step})");
         using var primary = new ReplicatedPrimary(seed);
-        var (directory, stoppedAt, _) = await BreakAtPositionAsync(primary, seed, "gap");
+        var (directory, stoppedAt, _, snapshot) = await BreakAtPositionAsync(primary, seed, "gap");
         var shipped = await primary.ShipAsync();
+        var rebuiltTo = Math.Max(shipped, snapshot); // the snapshot may be newer than what the destination's journal holds yet
 
         var crash = Assert.Throws<SimulatedCrashException>(() => StorageEnvironment.OpenReplica(primary.Destination, directory, new ReplicaOptions
         {
@@ -164,12 +165,12 @@ public sealed class ReplicaResnapshotTests(ITestOutputHelper output)
             }
             else
             {
-                await AssertCaughtUpAsync(primary, after, shipped); // the new replica
+                await AssertCaughtUpAsync(primary, after, rebuiltTo); // the new replica
             }
         }
 
         using var rebuilt = StorageEnvironment.OpenReplica(primary.Destination, directory, Resnapshot(primary.Lineage));
-        await AssertCaughtUpAsync(primary, rebuilt, shipped);
+        await AssertCaughtUpAsync(primary, rebuilt, rebuiltTo);
     }
 
     [Fact]
@@ -202,9 +203,11 @@ public sealed class ReplicaResnapshotTests(ITestOutputHelper output)
     /// The replica follows the primary, is closed; the primary ships at least two more objects, the
     /// first of which (the one at the replica's position) is broken as <paramref name="kind"/> says;
     /// then a newer snapshot is uploaded (unless told not to) and more is committed, not yet shipped.
-    /// Returns the replica's directory, its last transaction, and the rule its stop names.
+    /// Returns the replica's directory, its last transaction, the rule its stop names, and the newer
+    /// snapshot's transaction (0 without one): a replica rebuilt from it holds at least that, even
+    /// when the destination's journal does not reach it yet (the primary's live journal file is not shipped).
     /// </summary>
-    private static async Task<(string Directory, long StoppedAt, string Rule)> BreakAtPositionAsync(ReplicatedPrimary primary, int seed, string kind,
+    private static async Task<(string Directory, long StoppedAt, string Rule, long Snapshot)> BreakAtPositionAsync(ReplicatedPrimary primary, int seed, string kind,
         bool uploadSnapshot = true)
     {
         var random = new Random(seed);
@@ -222,24 +225,20 @@ public sealed class ReplicaResnapshotTests(ITestOutputHelper output)
             _ => throw new ArgumentOutOfRangeException(nameof(kind), kind, "gap, damage or chain"),
         };
         damage(victim);
-        if (uploadSnapshot)
-        {
-            await primary.UploadSnapshotAsync("backup-after-break");
-        }
-
+        var snapshot = uploadSnapshot ? await primary.UploadSnapshotAsync("backup-after-break") : 0;
         primary.Commit(random.Next(5, 20));
-        return (directory, first, rule);
+        return (directory, first, rule, snapshot);
     }
 
-    private static async Task AssertCaughtUpAsync(ReplicatedPrimary primary, StorageEnvironment replica, long shipped)
+    private static async Task AssertCaughtUpAsync(ReplicatedPrimary primary, StorageEnvironment replica, long expected)
     {
         using (var timeout = new CancellationTokenSource(ReplicaModelTests.Patience))
         {
-            await replica.WaitForTransactionAsync(shipped, timeout.Token);
+            await replica.WaitForTransactionAsync(expected, timeout.Token);
         }
 
         Assert.Equal(ReplicaState.Following, replica.Replica!.State);
-        Assert.Equal(shipped, replica.LastCommittedTransactionId);
+        Assert.Equal(expected, replica.LastCommittedTransactionId);
         using var read = replica.BeginRead();
         Assert.Null(primary.Compare(read.Id, ReplicatedPrimary.Read(read)));
     }
