@@ -10,8 +10,9 @@ namespace Voron.Tests.Core.Sealing;
 /// <summary>
 /// A store opened with the internal SealingKey option, end to end: its header is sealed (format 4),
 /// its journal records are sealed, recovery opens them with the key, and every key that does not
-/// fit is refused before any file changes (SL5, SL8). Data-file pages are not sealed yet: these
-/// tests read the journal files only where they look for plaintext.
+/// fit is refused before any file changes (SL5, SL8). Where they look for plaintext they read the
+/// journal files; the pages' own tests look in the data file. The public key options are
+/// EncryptionKeyTests'.
 /// </summary>
 public sealed class SealedStoreTests(ITestOutputHelper output)
 {
