@@ -3,7 +3,7 @@ using System.Collections.Concurrent;
 
 namespace Voron.Sealing;
 
-// Design notes — the decrypted-page cache (issue 47, item 2: "decrypt a page at most once per version").
+// Design notes — the decrypted-page cache: a page is decrypted at most once per version.
 //
 // A sealed store's data file cannot be read in place: Pager.ReadPage opens a page (SealedPages.Open)
 // into a buffer of its own and hands out that buffer. This cache keeps those buffers, so a hot page
