@@ -134,8 +134,7 @@ public sealed partial class StorageEnvironment : IDisposable
             Path = Path,
         }, header, options);
         InPlace = new InPlacePages(pager, _flusher.Untouched,
-            _options.Durability == DurabilityMode.Durable && _options.JournalArchiveDirectory == null && !pager.IsSealed
-                ? _options.InPlaceNewPagesThreshold : long.MaxValue); // IP2, IP6, IP7
+            _options.Durability == DurabilityMode.Durable && _options.JournalArchiveDirectory == null ? _options.InPlaceNewPagesThreshold : long.MaxValue); // IP2, IP6
         _pipeline = new CommitPipeline(new CommitSeams
         {
             ThrowIfUnusable = ThrowIfUnusable,

@@ -47,7 +47,7 @@ namespace Voron.Paging;
 //        sealed first into a copy of its own (SL9), whole (a new seal changes every byte, so FL10's
 //        units do not apply); a page-file block arrives sealed by its writer and goes as it is
 //        (SealedPages.IsPageToSeal). ReadPage opens a page into the decrypted-page cache instead of
-//        handing out the mapping (OP1–OP4 in Sealing/DecryptedPageCache.cs); each miss checks P1–P4
+//        handing out the mapping (OP1–OP5 in Sealing/DecryptedPageCache.cs); each miss checks P1–P4
 //        and the seal, so PG3's bits are not used. The identity page (page 0) stays plaintext.
 
 /// <summary>The data file: validated reads through a read-only mapping, positional writes, growth.</summary>
@@ -333,7 +333,11 @@ internal sealed unsafe partial class Pager : IDisposable
     /// of gathered writes (seeks) and the bytes written. An image may be any memory (a managed
     /// array, or a page version in the scratch file's mapping).
     /// </summary>
-    public (int Runs, long Bytes) WritePages(IReadOnlyList<KeyValuePair<long, ReadOnlyMemory<byte>>> sortedPages, IReadOnlyList<ulong>? units = null)
+    /// <param name="sortedPages">The images, sorted by page number.</param>
+    /// <param name="units">FL10's masks, one per image, or null for whole images.</param>
+    /// <param name="storedChecksums">When given (one slot per image), the CRC32C of each image's bytes as written: sealed in a sealed store (IP7).</param>
+    public (int Runs, long Bytes) WritePages(IReadOnlyList<KeyValuePair<long, ReadOnlyMemory<byte>>> sortedPages, IReadOnlyList<ulong>? units = null,
+        uint[]? storedChecksums = null)
     {
         var run = new GatheredRun(this);
         for (var i = 0; i < sortedPages.Count; i++)
@@ -344,8 +348,19 @@ internal sealed unsafe partial class Pager : IDisposable
             var mask = units?[i] ?? Flushing.FlushUnits.All;
             if (_sealed != null)
             {
-                run.Add(offset, _sealed.ForWrite(pageNumber, image, out var rented), rented); // PG7: a new seal changes every byte
+                var stored = _sealed.ForWrite(pageNumber, image, out var rented); // PG7: a new seal changes every byte
+                if (storedChecksums != null)
+                {
+                    storedChecksums[i] = Crc32C.Compute(stored.Span);
+                }
+
+                run.Add(offset, stored, rented);
                 continue;
+            }
+
+            if (storedChecksums != null)
+            {
+                storedChecksums[i] = Crc32C.Compute(image.Span);
             }
 
             if (Flushing.FlushUnits.IsWhole(mask, image.Length))

@@ -17,19 +17,23 @@ namespace Voron.Sealing;
 //        a span into one for as long as its transaction lives, and the runtime keeps an array alive
 //        exactly as long as a span into it exists. So evicting or replacing an entry only drops the
 //        cache's reference; no reader's span is invalidated, and no generation has to be waited for.
-//        Nothing takes a raw pointer to a cached buffer: BTreeCursor keeps an address only for bytes
-//        the mapping holds (IPageAccess.IsMapped), which a cached buffer never is. SL10 is kept for
+//        A raw pointer into a cached buffer is kept only with a reference to the buffer beside it
+//        (OP5). SL10 is kept for
 //        buffers the store owns outright; an evicted buffer's plaintext stays in process memory
 //        until the collector reuses it, which the threat model leaves to the operating system.
 //   OP3. The cache holds at most its capacity in bytes (StorageEnvironmentOptions.DecryptedPageCacheBytes,
 //        internal; 256 MiB by default). An insert above it evicts by second chance (CLOCK over the
 //        insertion order): an entry hit since it was last passed is kept once more. A run larger than
 //        the capacity is handed out uncached.
-//   OP4. Lookups are lock-free (a ConcurrentDictionary read and a nonce compare); inserts and
-//        evictions take one lock. Two readers that miss the same page both decrypt it; the second
-//        insert replaces the first, and both buffers are valid.
+//   OP4. Lookups are lock-free (a ConcurrentDictionary read and a nonce compare) and write no
+//        shared memory on a hit but the second-chance bit, once; inserts and evictions take one
+//        lock. Two readers that miss the same page both decrypt it; the second insert replaces the
+//        first, and both buffers are valid.
+//   OP5. Buffers are allocated on the pinned object heap, so they never move: a cursor may keep
+//        the address of the leaf it is on, as it does for mapped pages, provided it also keeps the
+//        buffer itself (IPageAccess.IsMapped's keepAlive), which keeps it from being collected.
 
-/// <summary>Opened pages of a sealed store, one entry per page, keyed by the seal's nonce (OP1–OP4 above).</summary>
+/// <summary>Opened pages of a sealed store, one entry per page, keyed by the seal's nonce (OP1–OP5 above).</summary>
 internal sealed class DecryptedPageCache
 {
     private readonly ConcurrentDictionary<long, Entry> _entries = new();
@@ -37,7 +41,6 @@ internal sealed class DecryptedPageCache
     private readonly Lock _lock = new();
     private readonly long _capacity;
     private long _bytes; // under _lock
-    private long _hits;
     private long _misses;
     private long _evictions;
 
@@ -59,8 +62,6 @@ internal sealed class DecryptedPageCache
         }
     }
 
-    public long Hits => Interlocked.Read(ref _hits);
-
     public long Misses => Interlocked.Read(ref _misses);
 
     public long Evictions => Interlocked.Read(ref _evictions);
@@ -72,8 +73,11 @@ internal sealed class DecryptedPageCache
     {
         if (_entries.TryGetValue(pageNumber, out var entry) && entry.Matches(nonce))
         {
-            entry.Referenced = true;
-            Interlocked.Increment(ref _hits);
+            if (!entry.Referenced)
+            {
+                entry.Referenced = true; // written only when it changes: readers on other cores share the hot entries' lines
+            }
+
             bytes = entry.Bytes;
             return true;
         }

@@ -8,7 +8,7 @@ namespace Voron.Sealing;
 // (Journal/JournalSealing.cs), and its data-file pages, scratch-file slots, backups and compacted
 // copies hold sealed pages only (PG7 in Paging/Pager.cs, SC5 in Scratch/ScratchFile.cs, BK10 in
 // Backup/SnapshotCopy.cs, a compacted copy opened with a key); pages are read through the
-// decrypted-page cache (OP1–OP4 in Sealing/DecryptedPageCache.cs); page-file blocks (SQLite's
+// decrypted-page cache (OP1–OP5 in Sealing/DecryptedPageCache.cs); page-file blocks (SQLite's
 // pages) are sealed by their writer with the nonce and tag in their map entry (PF5, PF6 in
 // PageFiles/PageFileFormat.cs). Rekeying is compaction into a copy under the new key
 // (StorageEnvironment.RekeyAsync). Not yet: replicas of a sealed store.

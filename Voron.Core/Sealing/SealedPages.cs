@@ -4,7 +4,7 @@ using Voron.Paging;
 namespace Voron.Sealing;
 
 /// <summary>
-/// The data file's side of a sealed store (SL9, SL10, OP1–OP4): seals page images on their way to
+/// The data file's side of a sealed store (SL9, SL10, OP1–OP5): seals page images on their way to
 /// the data file and opens pages read from it into the decrypted-page cache. Thread-safe: each
 /// thread seals and opens with its own <see cref="PageSeal"/> (SL6), all of them drawing nonces
 /// from one source (SL1).
@@ -13,6 +13,9 @@ internal sealed class SealedPages : IDisposable
 {
     /// <summary>OP3: the cache's default capacity.</summary>
     public const long DefaultCacheBytes = 256L << 20;
+
+    [ThreadStatic]
+    private static byte[]? t_lastOpened; // OP5: the buffer this thread was last handed, for TryGetOwner
 
     private readonly NonceSource _nonces = new();
     private readonly ThreadLocal<(Aead Aead, PageSeal Seal)> _seals;
@@ -112,13 +115,31 @@ internal sealed class SealedPages : IDisposable
         var nonce = stored.Slice(SealFormat.PageNonceOffset, SealFormat.NonceSize);
         if (Cache.TryGet(cacheKey, nonce, out var cached) && cached.Length == stored.Length)
         {
-            return cached;
+            return t_lastOpened = cached;
         }
 
-        var opened = GC.AllocateUninitializedArray<byte>(stored.Length);
+        var opened = GC.AllocateUninitializedArray<byte>(stored.Length, pinned: true); // OP5
         Seal.Open(stored, opened, pageNumber, file, offset);
         Cache.Add(cacheKey, nonce, opened);
-        return opened;
+        return t_lastOpened = opened;
+    }
+
+    /// <summary>
+    /// OP5: the opened buffer <paramref name="page"/> is, when it is the one this thread was last
+    /// handed by <see cref="Open(long, ReadOnlySpan{byte}, string)"/> or <see cref="OpenBlock"/>
+    /// (a pinned array: its address is stable while <paramref name="owner"/> is referenced).
+    /// </summary>
+    public static bool TryGetOwner(ReadOnlySpan<byte> page, [System.Diagnostics.CodeAnalysis.NotNullWhen(true)] out byte[]? owner)
+    {
+        owner = t_lastOpened;
+        if (owner != null && owner.Length == page.Length &&
+            System.Runtime.CompilerServices.Unsafe.AreSame(ref System.Runtime.InteropServices.MemoryMarshal.GetReference(page), ref System.Runtime.InteropServices.MemoryMarshal.GetArrayDataReference(owner)))
+        {
+            return true;
+        }
+
+        owner = null;
+        return false;
     }
 
     /// <summary>Opens a sealed page or run into <paramref name="destination"/> without the cache (recovery, tools).</summary>
@@ -138,13 +159,13 @@ internal sealed class SealedPages : IDisposable
         var nonce = nonceAndTag[..SealFormat.NonceSize];
         if (Cache.TryGet(pageNumber, nonce, out var cached) && cached.Length == stored.Length)
         {
-            return cached;
+            return t_lastOpened = cached;
         }
 
-        var opened = GC.AllocateUninitializedArray<byte>(stored.Length);
+        var opened = GC.AllocateUninitializedArray<byte>(stored.Length, pinned: true); // OP5
         Seal.OpenBlock(stored, nonceAndTag, opened, pageNumber, file, pageNumber * Constants.PageSize);
         Cache.Add(pageNumber, nonce, opened);
-        return opened;
+        return t_lastOpened = opened;
     }
 
     /// <summary>PF6: seals <paramref name="block"/> (page <paramref name="pageNumber"/>) in place and writes its nonce and tag.</summary>

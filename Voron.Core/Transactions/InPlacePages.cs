@@ -57,8 +57,9 @@ namespace Voron.Transactions;
 //        restore refuses a record that names pages (ReplayPage) rather than skip them. A hot
 //        backup copies snapshots, not the journal (BK5): in-place pages are in the data file it
 //        reads, or free in its snapshot (a free page's bytes are anything).
-//   IP7. Not in a sealed store: the entry's checksum would have to be of the sealed bytes, which
-//        only the pager sees (PG7). Its new pages are journaled and flushed like any others.
+//   IP7. In a sealed store the pager seals the pages on their way to the file (PG7), so the
+//        entry's checksum is of the sealed bytes as written (Pager.WritePages gives them back):
+//        recovery checks them without the key (R10), and reads open them as any page.
 
 /// <summary>Writes a commit's new pages in place when IP1–IP3 allow it (the notes above).</summary>
 internal sealed class InPlacePages
@@ -145,9 +146,11 @@ internal sealed class InPlacePages
             return prepared.JournalPages; // IP3
         }
 
-        _pager.WritePages(images); // sorted: Pages is sorted by page number
+        var stored = new uint[images.Count]; // IP7: the checksums of the bytes as written, sealed in a sealed store
+        _pager.WritePages(images, storedChecksums: stored); // sorted: Pages is sorted by page number
         _pager.Sync(); // IP2: before the record is written
         var entries = (JournalPage[])prepared.JournalPages.Clone();
+        var written = 0;
         for (var j = 0; j < indexes.Count; j++)
         {
             var i = indexes[j];
@@ -158,7 +161,7 @@ internal sealed class InPlacePages
 
             var (pageNumber, image) = pages[i];
             var checksum = new byte[JournalRecord.InDataFileLength];
-            BinaryPrimitives.WriteUInt32LittleEndian(checksum, JournalRecord.InDataFileChecksum(image));
+            BinaryPrimitives.WriteUInt32LittleEndian(checksum, stored[written++]);
             entries[i] = new JournalPage(pageNumber, checksum, JournalPageEncoding.InDataFile, image.Length / Constants.PageSize);
         }
 

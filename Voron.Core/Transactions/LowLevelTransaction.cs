@@ -187,7 +187,22 @@ internal sealed partial class LowLevelTransaction : IPageAccess, IAllocatorPages
     }
 
     /// <summary>A page the data file's mapping holds, not a version in memory (BTreeCursor keeps its address).</summary>
-    public bool IsMapped(ReadOnlySpan<byte> page) => _seams.Pager.Contains(page);
+    public bool IsMapped(ReadOnlySpan<byte> page, out object? keepAlive)
+    {
+        keepAlive = null;
+        if (_seams.Pager.Contains(page))
+        {
+            return true;
+        }
+
+        if (_seams.Pager.IsSealed && Sealing.SealedPages.TryGetOwner(page, out var owner))
+        {
+            keepAlive = owner; // OP5
+            return true;
+        }
+
+        return false;
+    }
 
     /// <summary>BT12's question: the page is in <see cref="_dirty"/> (modified or created here).</summary>
     public bool HoldsWritableCopy(long pageNumber) => _dirty != null && _dirty.ContainsKey(pageNumber);

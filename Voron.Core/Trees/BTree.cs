@@ -151,18 +151,19 @@ internal sealed partial class BTree
 
     /// <summary>
     /// <see cref="OpenPage(long, int, bool)"/>, and the page's address when it lies in the data
-    /// file's mapping (<see cref="IPageAccess.IsMapped"/>), else 0.
+    /// file's mapping or a sealed store's decrypted-page cache (<see cref="IPageAccess.IsMapped"/>),
+    /// else 0; <paramref name="keepAlive"/> must be kept as long as the address is used.
     /// </summary>
-    internal unsafe TreePage OpenPage(long pageNumber, int level, out nint mappedAddress)
+    internal unsafe TreePage OpenPage(long pageNumber, int level, out nint mappedAddress, out object? keepAlive)
     {
         var bytes = _pages.GetPage(pageNumber);
         var page = CheckLevel(TreePage.Open(bytes, pageNumber, _file), level);
-        mappedAddress = _pages.IsMapped(bytes) ? (nint)Unsafe.AsPointer(ref MemoryMarshal.GetReference(bytes)) : 0;
+        mappedAddress = _pages.IsMapped(bytes, out keepAlive) ? (nint)Unsafe.AsPointer(ref MemoryMarshal.GetReference(bytes)) : 0;
         return page;
     }
 
     /// <summary>
-    /// The leaf <see cref="OpenPage(long, int, out nint)"/> found at <paramref name="mappedAddress"/>,
+    /// The leaf <see cref="OpenPage(long, int, out nint, out object)"/> found at <paramref name="mappedAddress"/>,
     /// neither fetched nor checked again: while the tree's version is unchanged (BT10) and its
     /// transaction is open, mapped bytes stay where they are and as they were (PG1).
     /// </summary>

@@ -31,7 +31,9 @@ internal sealed class BTreeCursor
     // (IPageAccess.IsMapped), else 0: Key and Value then read it where it is, instead of fetching
     // and checking the page again for every entry (a full scan spent a fifth of its time there).
     // Pages held in memory are fetched each time: only the transaction's reference keeps them.
+    // A sealed store's opened page is kept at its pinned address with its buffer (OP5).
     private nint _leafAddress;
+    private object? _leafKeepAlive;
     private int _leafUpper;
 
     private const int CacheLine = 64;
@@ -193,11 +195,11 @@ internal sealed class BTreeCursor
         var pageNumber = _tree.State.RootPage;
         for (var level = 0; ; level++)
         {
-            var page = _tree.OpenPage(pageNumber, level, out var mappedAddress);
+            var page = _tree.OpenPage(pageNumber, level, out var mappedAddress, out var keepAlive);
             _pages[level] = pageNumber;
             if (page.IsLeaf)
             {
-                Land(level, page, mappedAddress, scanning: false);
+                Land(level, page, mappedAddress, keepAlive, scanning: false);
                 count = page.Count;
                 var found = page.SearchLeaf(key);
                 exact = found >= 0;
@@ -215,13 +217,13 @@ internal sealed class BTreeCursor
     {
         for (; ; level++)
         {
-            var page = _tree.OpenPage(pageNumber, level, out var mappedAddress);
+            var page = _tree.OpenPage(pageNumber, level, out var mappedAddress, out var keepAlive);
             _pages[level] = pageNumber;
             var index = first ? 0 : page.Count - 1;
             _indexes[level] = index;
             if (page.IsLeaf)
             {
-                Land(level, page, mappedAddress, scanning: true);
+                Land(level, page, mappedAddress, keepAlive, scanning: true);
                 return true;
             }
 
@@ -235,11 +237,12 @@ internal sealed class BTreeCursor
     /// move past a leaf, SeekFirst, SeekLast), so it will likely read all of it; a Seek may read
     /// one entry, and its leaf is not prefetched.
     /// </summary>
-    private void Land(int level, TreePage leaf, nint mappedAddress, bool scanning)
+    private void Land(int level, TreePage leaf, nint mappedAddress, object? keepAlive, bool scanning)
     {
         _leafLevel = level;
         _leafCount = leaf.Count;
         _leafAddress = mappedAddress;
+        _leafKeepAlive = keepAlive; // OP5: the opened buffer stays as long as its address is used
         _leafUpper = leaf.Upper;
         if (scanning && mappedAddress != 0)
         {

@@ -32,10 +32,13 @@ internal interface IPageAccess
     /// file's read-only mapping. Such bytes stay at their address until the store is disposed, and
     /// the flusher does not rewrite them while a transaction that reads them is open (PG1 in
     /// Paging/Pager.cs), so a cursor may keep the address of the leaf it is on rather than fetch
-    /// the leaf again for every entry (BTreeCursor). False for pages held in memory (versions not
-    /// yet in the data file, this transaction's copies): only a reference keeps those alive.
+    /// the leaf again for every entry (BTreeCursor). In a sealed store the same holds for a page
+    /// opened into the decrypted-page cache, whose buffer is pinned and never reused (OP2, OP5),
+    /// as long as the caller also keeps <paramref name="keepAlive"/> (null for mapped bytes).
+    /// False for pages held in memory (versions not yet in the data file, this transaction's
+    /// copies): only a reference keeps those alive.
     /// </summary>
-    bool IsMapped(ReadOnlySpan<byte> page);
+    bool IsMapped(ReadOnlySpan<byte> page, out object? keepAlive);
 
     /// <summary>A writable copy of a single page (never an overflow run), made once per
     /// transaction; later calls return the same buffer.</summary>

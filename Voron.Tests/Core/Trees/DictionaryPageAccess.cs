@@ -64,7 +64,11 @@ internal sealed class DictionaryPageAccess : IPageAccess
     public bool HoldsWritableCopy(long pageNumber) => _writableThisTransaction.Contains(pageNumber);
 
     /// <summary>Never: these pages are movable arrays, not a mapping.</summary>
-    public bool IsMapped(ReadOnlySpan<byte> page) => false;
+    public bool IsMapped(ReadOnlySpan<byte> page, out object? keepAlive)
+    {
+        keepAlive = null;
+        return false;
+    }
 
     public Span<byte> AllocatePages(int pageCount, out long pageNumber)
     {

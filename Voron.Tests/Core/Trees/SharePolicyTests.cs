@@ -167,7 +167,7 @@ public sealed class SharePolicyTests
 
         public ReadOnlySpan<byte> GetPage(long pageNumber) => inner.GetPage(pageNumber);
 
-        public bool IsMapped(ReadOnlySpan<byte> page) => inner.IsMapped(page);
+        public bool IsMapped(ReadOnlySpan<byte> page, out object? keepAlive) => inner.IsMapped(page, out keepAlive);
 
         public Span<byte> ModifyPage(long pageNumber)
         {
