@@ -24,6 +24,9 @@ internal static class CrashChild
 
     private static readonly TimeSpan Lifetime = TimeSpan.FromSeconds(10);
 
+    /// <summary>The environment variable naming a key file: when set, the store is encrypted with its key (the sealed kill loop).</summary>
+    internal const string KeyFileVariable = "VORON_CRASH_CHILD_KEY_FILE";
+
     /// <summary>The mode argument that selects lazy durability.</summary>
     internal const string Lazy = "lazy";
 
@@ -48,6 +51,11 @@ internal static class CrashChild
         options.FlushThresholdBytes = 256 * 1024;
         options.FlushInterval = TimeSpan.FromMilliseconds(20);
         options.MaxBatchOperations = 8;
+        if (Environment.GetEnvironmentVariable(KeyFileVariable) is { Length: > 0 } keyFile)
+        {
+            options.EncryptionKey = Sealing.EncryptionKeyFile.Read(keyFile);
+        }
+
         if (lazy)
         {
             options.Durability = DurabilityMode.Lazy;

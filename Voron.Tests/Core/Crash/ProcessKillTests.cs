@@ -25,15 +25,26 @@ public sealed partial class ProcessKillTests(ITestOutputHelper output)
     [Fact]
     public void Kill_9_at_random_moments_loses_no_acknowledged_commit() => KillLoops(CrashBudget.Kills, portable: false);
 
+    /// <summary>The same on an encrypted (sealed) store: the child opens it with a key file's key,
+    /// so kills land in sealing, opening and full-image journaling too (fewer kills by default, as the portable loop).</summary>
+    [Fact]
+    public void Kill_9_at_random_moments_loses_no_acknowledged_commit_of_an_encrypted_store()
+    {
+        using var keys = new TempDirectory();
+        var keyFile = keys.Combine("store.key");
+        File.WriteAllText(keyFile, Convert.ToHexString(Voron.Tests.Core.Sealing.SealingFixtures.Key(71))); // the hex form of a key file
+        KillLoops(CrashBudget.PortableKills, portable: false, keyFile);
+    }
+
     /// <summary>The same on the portable file system (Platform/Portable): fewer kills by default
     /// (<see cref="CrashBudget.PortableKills"/>), all of them with VORON_PORTABLE_FULL=1.</summary>
     [Fact]
     public void Kill_9_at_random_moments_loses_no_acknowledged_commit_on_the_portable_file_system() =>
         KillLoops(CrashBudget.PortableKills, portable: true);
 
-    private void KillLoops(int kills, bool portable)
+    private void KillLoops(int kills, bool portable, string? keyFile = null)
     {
-        var seed = TestSeed.Next(output, nameof(ProcessKillTests) + (portable ? " (portable)" : ""));
+        var seed = TestSeed.Next(output, nameof(ProcessKillTests) + (portable ? " (portable)" : "") + (keyFile != null ? " (encrypted)" : ""));
         var failures = new ConcurrentQueue<string>();
         var statistics = new ConcurrentBag<(int Runs, int Acks, int Verified, int BeforeReady)>();
         var loops = Enumerable.Range(0, Loops).Select(loop => new Thread(() =>
@@ -41,7 +52,7 @@ public sealed partial class ProcessKillTests(ITestOutputHelper output)
             using var directory = new TempDirectory();
             try
             {
-                statistics.Add(KillLoop(directory.Combine("store"), seed, loop, kills / Loops, failures, portable));
+                statistics.Add(KillLoop(directory.Combine("store"), seed, loop, kills / Loops, failures, portable, keyFile));
             }
             catch (Exception e)
             {
@@ -63,7 +74,8 @@ public sealed partial class ProcessKillTests(ITestOutputHelper output)
         Assert.Equal(kills / Loops * Loops, runs);
     }
 
-    private static (int Runs, int Acks, int Verified, int BeforeReady) KillLoop(string directory, int seed, int loop, int runs, ConcurrentQueue<string> failures, bool portable)
+    private static (int Runs, int Acks, int Verified, int BeforeReady) KillLoop(string directory, int seed, int loop, int runs, ConcurrentQueue<string> failures, bool portable,
+        string? keyFile)
     {
         var acknowledged = new Dictionary<string, string>(StringComparer.Ordinal);
         var verified = 0;
@@ -72,7 +84,7 @@ public sealed partial class ProcessKillTests(ITestOutputHelper output)
         {
             var random = new Random(CrashHarness.StateSeed(seed, "kill", loop, run));
             var where = $"loop {loop} run {run} (seed {seed})";
-            var child = Start(directory, seed, (loop * 100_000) + run, lazy: loop % 2 == 1, portable);
+            var child = Start(directory, seed, (loop * 100_000) + run, lazy: loop % 2 == 1, portable, keyFile);
             var lines = new ConcurrentQueue<string>();
             using var ready = new ManualResetEventSlim();
             var reader = new Thread(() =>
@@ -135,7 +147,7 @@ public sealed partial class ProcessKillTests(ITestOutputHelper output)
             // child recovers it first.
             if (run % 2 == 1 || run == runs - 1)
             {
-                Verify(directory, acknowledged, where, failures, portable);
+                Verify(directory, acknowledged, where, failures, portable, keyFile);
                 verified++;
             }
         }
@@ -143,7 +155,7 @@ public sealed partial class ProcessKillTests(ITestOutputHelper output)
         return (runs, acknowledged.Count, verified, beforeReady);
     }
 
-    internal static Process Start(string directory, int seed, int run, bool lazy, bool portable)
+    internal static Process Start(string directory, int seed, int run, bool lazy, bool portable, string? keyFile = null)
     {
         var child = new ProcessStartInfo(Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") ?? "dotnet")
         {
@@ -161,10 +173,16 @@ public sealed partial class ProcessKillTests(ITestOutputHelper output)
             child.ArgumentList.Add(portable ? (lazy ? CrashChild.PortableLazy : CrashChild.Portable) : CrashChild.Lazy);
         }
 
+        if (keyFile != null)
+        {
+            child.Environment[CrashChild.KeyFileVariable] = keyFile;
+        }
+
         return Process.Start(child) ?? throw new InvalidOperationException("dotnet did not start");
     }
 
-    private static void Verify(string directory, Dictionary<string, string> acknowledged, string where, ConcurrentQueue<string> failures, bool portable)
+    private static void Verify(string directory, Dictionary<string, string> acknowledged, string where, ConcurrentQueue<string> failures, bool portable,
+        string? keyFile)
     {
         if (acknowledged.Count == 0 && !Directory.Exists(directory))
         {
@@ -175,6 +193,7 @@ public sealed partial class ProcessKillTests(ITestOutputHelper output)
         {
             var options = StorageEnvironmentOptions.ForDirectory(directory);
             options.UsePortableFileSystem = portable;
+            options.EncryptionKey = keyFile != null ? Voron.Sealing.EncryptionKeyFile.Read(keyFile) : null;
             var environment = StorageEnvironment.Open(options);
             try
             {
