@@ -158,6 +158,30 @@ public sealed class EncryptionKeyFileTests
         Assert.True(StorageEnvironment.Inspect(store).IsEncrypted);
     }
 
+    [Fact]
+    public async Task Rekey_rewrites_the_store_under_the_new_key_file_and_a_missing_or_bad_new_key_is_a_usage_error()
+    {
+        using var temp = new TempDirectory();
+        var store = CreateEncrypted(temp.Combine("store"));
+        var oldKey = temp.Combine("old.key");
+        await File.WriteAllTextAsync(oldKey, Convert.ToHexString(Key));
+        var newKey = temp.Combine("new.key");
+        Assert.Equal(ExitCodes.Ok, (await ToolRun.RunAsync("key", "new", newKey)).ExitCode);
+        var bad = temp.Combine("bad.key");
+        await File.WriteAllTextAsync(bad, "not a key");
+
+        var refused = await ToolRun.RunAsync("rekey", store, "--key-file", oldKey, "--new-key-file", bad);
+        Assert.Equal(ExitCodes.Usage, refused.ExitCode);
+        Assert.Equal(ExitCodes.Usage, (await ToolRun.RunAsync("rekey", store, "--key-file", oldKey)).ExitCode); // --new-key-file is required
+
+        var rekeyed = await ToolRun.RunAsync("rekey", store, "--key-file", oldKey, "--new-key-file", newKey);
+        Assert.True(rekeyed.ExitCode == ExitCodes.Ok, rekeyed.ToString());
+        Assert.Equal(ExitCodes.Usage, (await ToolRun.RunAsync("dump", store, "--tree", "kv", "--key-file", oldKey)).ExitCode); // the old key no longer fits
+        var dumped = await ToolRun.RunAsync("dump", store, "--tree", "kv", "--key-file", newKey);
+        Assert.True(dumped.ExitCode == ExitCodes.Ok, dumped.ToString());
+        Assert.Contains("value 3", dumped.Out, StringComparison.Ordinal);
+    }
+
     private static string CreateEncrypted(string directory)
     {
         var options = StorageEnvironmentOptions.ForDirectory(directory);

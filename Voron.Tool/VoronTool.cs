@@ -53,6 +53,7 @@ internal static class VoronTool
         root.Subcommands.Add(BackupCommand.Create(console));
         root.Subcommands.Add(RestoreCommand.Create(console));
         root.Subcommands.Add(CompactCommand.Create(console));
+        root.Subcommands.Add(RekeyCommand.Create(console));
         root.Subcommands.Add(ExportCommand.Create(console));
         root.Subcommands.Add(ImportCommand.Create(console));
         root.Subcommands.Add(SqlCommand.Create(console));
