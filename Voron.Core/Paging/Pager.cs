@@ -402,7 +402,8 @@ internal sealed unsafe partial class Pager : IDisposable
         {
             if (_sealed != null && Sealing.SealedPages.IsPageToSeal(pageNumber, image))
             {
-                var copy = _sealed.ForWrite(pageNumber, image.ToArray(), out rented);
+                var copy = _sealed.SealCopy(image, out var sealedCopy);
+                rented = sealedCopy;
                 _file.Write(pageNumber * Constants.PageSize, copy.Span);
             }
             else
@@ -427,7 +428,7 @@ internal sealed unsafe partial class Pager : IDisposable
         ReadRaw(pageNumber, destination);
         if (_sealed != null)
         {
-            _sealed.OpenInto(pageNumber, destination.ToArray(), destination, Path);
+            _sealed.OpenInto(pageNumber, destination, destination, Path); // opened in place (PageSeal.Open allows it)
         }
     }
 

@@ -69,9 +69,17 @@ internal sealed class SealedPages : IDisposable
             return image;
         }
 
+        var sealedCopy = SealCopy(image.Span, out var copy);
+        rented = copy;
+        return sealedCopy;
+    }
+
+    /// <summary>SL9: <paramref name="image"/>, a page to seal, sealed in a copy rented from <see cref="ArrayPool{T}.Shared"/> (give it back with <see cref="Return"/>).</summary>
+    public ReadOnlyMemory<byte> SealCopy(ReadOnlySpan<byte> image, out byte[] rented)
+    {
         rented = ArrayPool<byte>.Shared.Rent(image.Length);
         var copy = rented.AsSpan(0, image.Length);
-        image.Span.CopyTo(copy);
+        image.CopyTo(copy);
         Seal.Seal(copy);
         return rented.AsMemory(0, image.Length);
     }
