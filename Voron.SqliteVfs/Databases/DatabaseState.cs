@@ -91,8 +91,9 @@ namespace Voron.SqliteVfs.Databases;
 //     and RESERVED. A connection that comes back to RESERVED without having dropped its
 //     snapshot (a deferred transaction that read first) gets SQLITE_BUSY_SNAPSHOT instead (extended
 //     code 517; SQLite keeps it because the connection has a read transaction open) — SQLite's own
-//     answer in WAL mode, which retry logic tells from a busy lock (plain SQLITE_BUSY, V1) and
-//     Microsoft.Data.Sqlite does not retry — and the ticket is released. A ticket unused after
+//     answer in WAL mode, which retry logic keyed on the extended code tells from a busy lock
+//     (plain SQLITE_BUSY, V1; Microsoft.Data.Sqlite sees the primary code 5 and retries either
+//     until its command timeout, as on a stock WAL database) — and the ticket is released. A ticket unused after
 //     TicketLifetime lapses, and so does one whose re-run ends without asking for RESERVED.
 // V7. SQLITE_FCNTL_COMMIT_PHASETWO submits the write set (blocks written since RESERVED, those
 //     equal to the snapshot's dropped) as a new version whose parent is the newest version,

@@ -184,6 +184,7 @@ public sealed class CrossDoorCommitTests
     {
         using var store = new Store();
         using var reader = store.Open();
+        reader.DefaultTimeout = 1; // Microsoft.Data.Sqlite retries SQLITE_BUSY_SNAPSHOT, too, for the command timeout (30 s by default)
         using var other = store.Open();
         CreateTables(reader);
         reader.Execute("INSERT INTO orders(id, total) VALUES ('orders/1', 1)");

@@ -142,7 +142,15 @@ public sealed class FailedCommitCacheTests
         var random = new Random(seed);
         using var store = new DocsStore();
         await store.Documents.EnsureIndexAsync(new IndexDefinition("orders", "OrdersByEmail", "email").AsUnique());
+        // One thread: the only SQLITE_BUSY here is V6's, which waiting never clears, and
+        // Microsoft.Data.Sqlite retries it for the command timeout (30 s by default) before giving
+        // it back. 5 s still covers any lock wait (a V6 ticket lapses after 1 s).
         var connections = Enumerable.Range(0, 3).Select(_ => store.Open()).ToArray();
+        foreach (var connection in connections)
+        {
+            connection.DefaultTimeout = 5;
+        }
+
         try
         {
             var setup = connections[0];
