@@ -76,7 +76,7 @@ public sealed partial class StorageEnvironment
             }
 
             pager = new Pager(fileSystem.Open(layout.DataFile, FileOpenMode.OpenExisting), options.MaxDataFileSize,
-                storeKey is null ? null : new SealedPages(storeKey, options.DecryptedPageCacheBytes)); // PG7
+                storeKey is null ? null : new SealedPages(storeKey, options.DecryptedPageCacheSize)); // PG7
             DataFileIdentity.Validate(pager.ReadIdentityPage(), layout.DataFile);
 
             // Write-ahead during recovery too: records a lazy-mode process left in the OS cache

@@ -99,7 +99,7 @@ public sealed partial class StorageEnvironment : IDisposable
         Journal = journal;
         _committed = committed;
         var scratchSeal = header.Seal is { } seal // SC5: spilled versions sealed under a key that dies with the process
-            ? new Sealing.SealedPages(Sealing.StoreKey.CreateEphemeral(header.StoreId, seal.Algorithm), options.DecryptedPageCacheBytes / 4, ownsKey: true)
+            ? new Sealing.SealedPages(Sealing.StoreKey.CreateEphemeral(header.StoreId, seal.Algorithm), options.DecryptedPageCacheSize / 4, ownsKey: true)
             : null;
         PageTable = new PageTable(new Scratch.ScratchFile(_fileSystem, _layout.ScratchFile, options.MaxDataFileSize, scratchSeal), options.MaxPageVersionMemory,
             new PageBufferPool(options.RecyclePageBuffers ? PageBufferPoolCapacity(options.MaxPageVersionMemory) : 0));

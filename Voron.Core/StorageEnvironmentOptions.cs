@@ -98,10 +98,25 @@ public sealed class StorageEnvironmentOptions
     }
 
     /// <summary>
-    /// OP3: the most bytes of opened pages a sealed store keeps (Sealing/DecryptedPageCache.cs);
-    /// 256 MiB by default. Ignored by a store that is not sealed.
+    /// An encrypted store's cache of decrypted pages, in bytes (OP3 in Sealing/DecryptedPageCache.cs):
+    /// a page is decrypted the first time it is read after it was written and kept here, so a hot
+    /// page is decrypted once per version; beyond this size the least recently used entries go
+    /// (second chance). A working set larger than the cache decrypts on every miss. 0 keeps none:
+    /// every read of a page decrypts it. The spilled versions of the scratch file get a quarter of
+    /// it. <see cref="StoreStatistics.DecryptedPages"/> shows its use. Default 256 MiB; at least 0.
+    /// Ignored by a store that is not encrypted. docs/encryption.md.
     /// </summary>
-    internal long DecryptedPageCacheBytes { get; set; } = Sealing.SealedPages.DefaultCacheBytes;
+    public long DecryptedPageCacheSize
+    {
+        get => _decryptedPageCacheSize;
+        set
+        {
+            ArgumentOutOfRangeException.ThrowIfNegative(value);
+            _decryptedPageCacheSize = value;
+        }
+    }
+
+    private long _decryptedPageCacheSize = Sealing.SealedPages.DefaultCacheBytes;
 
     /// <summary>
     /// Whether disposing the store deletes its files: set by <see cref="CreateInMemory"/>, whose

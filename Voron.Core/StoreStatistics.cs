@@ -19,7 +19,22 @@ namespace Voron;
 /// <param name="OldestReader">The oldest open read transaction other than the statistics' own, if any.</param>
 public sealed record StoreStatistics(long TransactionId, long DataFileBytes, long AllocatedPages, long FreePages, long PendingFreePages,
     IReadOnlyList<TreeStatistics> Trees, IReadOnlyList<SectionStatistics> Sections, IReadOnlyList<JournalFileStatistics> JournalFiles,
-    long ScratchBytes, long PageVersionMemoryBytes, SnapshotPin? OldestReader);
+    long ScratchBytes, long PageVersionMemoryBytes, SnapshotPin? OldestReader)
+{
+    /// <summary>
+    /// An encrypted store's cache of decrypted pages (<see cref="StorageEnvironmentOptions.DecryptedPageCacheSize"/>),
+    /// read at the call; null for a store that is not encrypted.
+    /// </summary>
+    public DecryptedPageCacheStatistics? DecryptedPages { get; init; }
+}
+
+/// <summary>An encrypted store's cache of decrypted pages (<see cref="StoreStatistics.DecryptedPages"/>).</summary>
+/// <param name="CapacityBytes">Its size: <see cref="StorageEnvironmentOptions.DecryptedPageCacheSize"/>.</param>
+/// <param name="Bytes">Bytes of decrypted pages it holds now (at most <paramref name="CapacityBytes"/>).</param>
+/// <param name="Pages">Entries it holds now (a run of overflow pages is one).</param>
+/// <param name="Misses">Reads since the open that found no entry for the page's current version, so decrypted it.</param>
+/// <param name="Evictions">Entries dropped since the open to stay within <paramref name="CapacityBytes"/>.</param>
+public sealed record DecryptedPageCacheStatistics(long CapacityBytes, long Bytes, int Pages, long Misses, long Evictions);
 
 /// <summary>One tree's pages by kind and how full they are, counted from its pages.</summary>
 /// <param name="Name">The tree's name; <c>$root</c> for the catalog.</param>

@@ -58,6 +58,14 @@ public sealed class EncryptionKeyFileTests
 
         var byEnvironment = await ToolRun.RunWithEnvironmentAsync(new Dictionary<string, string> { ["VORON_KEY_FILE"] = keyFile }, "stat", store);
         Assert.True(byEnvironment.ExitCode == ExitCodes.Ok, byEnvironment.ToString());
+        Assert.Contains("Decrypted page cache", byEnvironment.Out, StringComparison.Ordinal); // the cache's use, for an encrypted store only
+
+        var json = await ToolRun.RunAsync("stat", store, "--json", "--key-file", keyFile);
+        Assert.True(json.ExitCode == ExitCodes.Ok, json.ToString());
+        using var parsed = JsonDocument.Parse(json.Out);
+        var cache = parsed.RootElement.GetProperty("decryptedPages");
+        Assert.Equal(256L << 20, cache.GetProperty("capacityBytes").GetInt64());
+        Assert.True(cache.GetProperty("bytes").GetInt64() <= cache.GetProperty("capacityBytes").GetInt64());
     }
 
     public static TheoryData<string> RefusedCases => ["no key", "wrong key", "key for a plain store", "10 bytes", "63 hex characters", "text", "missing file"];

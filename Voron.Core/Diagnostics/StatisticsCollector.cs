@@ -58,6 +58,11 @@ internal static class StatisticsCollector
             journalFiles,
             pageTable.SpilledBytes,
             pageTable.MemoryBytes,
-            oldestReader);
+            oldestReader)
+        {
+            DecryptedPages = environment.Pager.SealedPages?.Cache is { } cache
+                ? new DecryptedPageCacheStatistics(cache.Capacity, cache.Bytes, cache.Count, cache.Misses, cache.Evictions)
+                : null,
+        };
     }
 }

@@ -21,8 +21,8 @@ namespace Voron.Sealing;
 //        (OP5). SL10 is kept for
 //        buffers the store owns outright; an evicted buffer's plaintext stays in process memory
 //        until the collector reuses it, which the threat model leaves to the operating system.
-//   OP3. The cache holds at most its capacity in bytes (StorageEnvironmentOptions.DecryptedPageCacheBytes,
-//        internal; 256 MiB by default). An insert above it evicts by second chance (CLOCK over the
+//   OP3. The cache holds at most its capacity in bytes (StorageEnvironmentOptions.DecryptedPageCacheSize,
+//        256 MiB by default; StoreStatistics.DecryptedPages shows its use). An insert above it evicts by second chance (CLOCK over the
 //        insertion order): an entry hit since it was last passed is kept once more. A run larger than
 //        the capacity is handed out uncached.
 //   OP4. Lookups are lock-free (a ConcurrentDictionary read and a nonce compare) and write no
@@ -61,6 +61,9 @@ internal sealed class DecryptedPageCache
             }
         }
     }
+
+    /// <summary>OP3: the most bytes it holds.</summary>
+    public long Capacity => _capacity;
 
     public long Misses => Interlocked.Read(ref _misses);
 

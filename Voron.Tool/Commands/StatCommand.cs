@@ -68,6 +68,12 @@ internal static class StatCommand
         InspectOutput.Row(summary, "Free pages", $"{InspectOutput.Count(engine.FreePages)} ({InspectOutput.Count(engine.PendingFreePages)} pending release)");
         InspectOutput.Row(summary, "Scratch", InspectOutput.Bytes(engine.ScratchBytes));
         InspectOutput.Row(summary, "Page versions in memory", InspectOutput.Bytes(engine.PageVersionMemoryBytes));
+        if (engine.DecryptedPages is { } cache)
+        {
+            InspectOutput.Row(summary, "Decrypted page cache",
+                $"{InspectOutput.Bytes(cache.Bytes)} of {InspectOutput.Bytes(cache.CapacityBytes)} ({InspectOutput.Count(cache.Pages)} entries; {InspectOutput.Count(cache.Misses)} misses, {InspectOutput.Count(cache.Evictions)} evictions since the open)");
+        }
+
         InspectOutput.Row(summary, "Oldest reader", engine.OldestReader is { } pin
             ? $"transaction {InspectOutput.Count(pin.SnapshotTransactionId)}, {pin.Age.TotalSeconds:0.0} s old, holding back {InspectOutput.Count(pin.HeldBackTransactions)} transaction(s), {InspectOutput.Bytes(pin.HeldBackBytes)}"
             : "none");
@@ -165,6 +171,17 @@ internal static class StatCommand
         writer.WriteNumber("pendingFreePages", engine.PendingFreePages);
         writer.WriteNumber("scratchBytes", engine.ScratchBytes);
         writer.WriteNumber("pageVersionMemoryBytes", engine.PageVersionMemoryBytes);
+        if (engine.DecryptedPages is { } cache)
+        {
+            writer.WriteStartObject("decryptedPages");
+            writer.WriteNumber("capacityBytes", cache.CapacityBytes);
+            writer.WriteNumber("bytes", cache.Bytes);
+            writer.WriteNumber("pages", cache.Pages);
+            writer.WriteNumber("misses", cache.Misses);
+            writer.WriteNumber("evictions", cache.Evictions);
+            writer.WriteEndObject();
+        }
+
         if (engine.OldestReader is { } pin)
         {
             writer.WriteStartObject("oldestReader");

@@ -213,6 +213,71 @@ public sealed class SealedPagesTests(ITestOutputHelper output)
         tx.Commit();
     }
 
+    /// <summary>
+    /// OP3 through the public API: DecryptedPageCacheSize is what the cache holds at most, and
+    /// GetStatistics says so. Reads after a reopen come from the data file, so each page is
+    /// decrypted into the cache; a 64 KiB cache must evict, the default must not, 0 keeps nothing,
+    /// and every read is right whatever the size.
+    /// </summary>
+    [Theory]
+    [InlineData(64 * 1024)]
+    [InlineData(0)]
+    [InlineData(SealedPages.DefaultCacheBytes)]
+    public void DecryptedPageCacheSize_bounds_the_cache_and_GetStatistics_reports_its_use(long size)
+    {
+        Assert.Throws<ArgumentOutOfRangeException>(() => StorageEnvironmentOptions.CreateInMemory().DecryptedPageCacheSize = -1);
+        using var directory = new TempDirectory();
+        StorageEnvironment OpenPublic()
+        {
+            var options = StorageEnvironmentOptions.ForDirectory(directory.Path);
+            options.EncryptionKey = Key;
+            options.DecryptedPageCacheSize = size;
+            return StorageEnvironment.Open(options);
+        }
+
+        var model = new SortedDictionary<string, byte[]>(StringComparer.Ordinal);
+        using (var env = OpenPublic())
+        {
+            using var tx = env.BeginWrite();
+            var tree = tx.CreateTree(TreeName);
+            for (var i = 0; i < 3000; i++)
+            {
+                var value = Encoding.UTF8.GetBytes(new string((char)('a' + (i % 26)), 200));
+                tree.Put(Encoding.UTF8.GetBytes($"k{i:D5}"), value);
+                model[$"k{i:D5}"] = value;
+            }
+
+            tx.Commit();
+            env.FlushToDataFile();
+        }
+
+        using (var env = OpenPublic())
+        {
+            Compare(env, model, $"cache of {size} bytes");
+            var cache = env.GetStatistics().DecryptedPages;
+            Assert.NotNull(cache);
+            Assert.Equal(size, cache.CapacityBytes);
+            Assert.True(cache.Bytes <= size, $"the cache holds {cache.Bytes} bytes, above its {size}");
+            Assert.True(cache.Misses > 20, $"{cache.Misses} misses: the reads did not decrypt from the data file");
+            if (size == SealedPages.DefaultCacheBytes)
+            {
+                Assert.Equal(0, cache.Evictions);
+                Assert.True(cache.Pages > 20, $"{cache.Pages} pages kept");
+            }
+            else if (size == 0)
+            {
+                Assert.Equal((0L, 0), (cache.Bytes, cache.Pages));
+            }
+            else
+            {
+                Assert.True(cache.Evictions > 0, "a 64 KiB cache must evict to hold about 80 pages of leaves");
+            }
+        }
+
+        using var plain = StorageEnvironment.Open(StorageEnvironmentOptions.CreateInMemory());
+        Assert.Null(plain.GetStatistics().DecryptedPages);
+    }
+
     private static IEnumerable<string> Scan(byte[] bytes, string[] markers, string file) =>
         markers.Where(m => bytes.AsSpan().IndexOf(Encoding.UTF8.GetBytes(m)) >= 0).Select(m => $"{m} in {file}");
 
@@ -224,7 +289,7 @@ public sealed class SealedPagesTests(ITestOutputHelper output)
         options.JournalArchiveDirectory = archive;
         options.JournalCompression = false; // so the plaintext control finds its markers in the journal too
         options.MaxPageVersionMemory = maxVersionMemory;
-        options.DecryptedPageCacheBytes = cacheBytes;
+        options.DecryptedPageCacheSize = cacheBytes;
         options.SealingKey = key;
         return StorageEnvironment.Open(options);
     }
