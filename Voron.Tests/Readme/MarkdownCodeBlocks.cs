@@ -37,12 +37,15 @@ internal static class MarkdownCodeBlocks
                 continue;
             }
 
-            if (!line.StartsWith("```", StringComparison.Ordinal))
+            // A fence may be indented (a block inside a list item): its lines lose that indentation.
+            // Regression: an indented example was never compiled, because only fences at column 0 were read.
+            var indent = line.Length - line.TrimStart(' ').Length;
+            if (!line.AsSpan(indent).StartsWith("```", StringComparison.Ordinal))
             {
                 continue;
             }
 
-            var language = line[3..].Trim();
+            var language = line[(indent + 3)..].Trim();
             var previous = i - 1;
             while (previous >= 0 && string.IsNullOrWhiteSpace(lines[previous]))
             {
@@ -52,9 +55,10 @@ internal static class MarkdownCodeBlocks
             var fragment = previous >= 0 && lines[previous].Trim() == FragmentMarker;
             var start = i;
             var code = new List<string>();
-            for (i++; i < lines.Length && !lines[i].StartsWith("```", StringComparison.Ordinal); i++)
+            for (i++; i < lines.Length && !lines[i].TrimStart(' ').StartsWith("```", StringComparison.Ordinal); i++)
             {
-                code.Add(lines[i]);
+                var strip = Math.Min(indent, lines[i].Length - lines[i].TrimStart(' ').Length);
+                code.Add(lines[i][strip..]);
             }
 
             if (i == lines.Length)
