@@ -402,9 +402,7 @@ internal sealed unsafe partial class Pager : IDisposable
         {
             if (_sealed != null && Sealing.SealedPages.IsPageToSeal(pageNumber, image))
             {
-                var copy = _sealed.SealCopy(image, out var sealedCopy);
-                rented = sealedCopy;
-                _file.Write(pageNumber * Constants.PageSize, copy.Span);
+                _file.Write(pageNumber * Constants.PageSize, _sealed.SealCopy(image, out rented).Span);
             }
             else
             {

@@ -69,9 +69,7 @@ internal sealed class SealedPages : IDisposable
             return image;
         }
 
-        var sealedCopy = SealCopy(image.Span, out var copy);
-        rented = copy;
-        return sealedCopy;
+        return SealCopy(image.Span, out rented);
     }
 
     /// <summary>SL9: <paramref name="image"/>, a page to seal, sealed in a copy rented from <see cref="ArrayPool{T}.Shared"/> (give it back with <see cref="Return"/>).</summary>
